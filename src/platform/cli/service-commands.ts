@@ -1,0 +1,65 @@
+import { SERVICE_NAMES, type ServiceName } from '../config.js';
+import { openDatabase } from '../db/connection.js';
+import { migrateToLatest } from '../db/migrations.js';
+import { closeOnSignals, startServices } from '../runner.js';
+import type { ServiceDefinition } from '../service.js';
+import { type Command, UsageError } from './command.js';
+
+/** The services named on the command line, or all of them. */
+function chooseServices(
+  args: string[],
+  definitions: readonly ServiceDefinition[],
+): ServiceDefinition[] {
+  if (args.length === 0) return [...definitions];
+  const chosen: ServiceDefinition[] = [];
+  for (const arg of args) {
+    const definition = definitions.find((candidate) => candidate.name === arg);
+    if (!definition) {
+      throw new UsageError(`Unknown service "${arg}"; choose from ${SERVICE_NAMES.join(', ')}.`);
+    }
+    if (!chosen.includes(definition)) chosen.push(definition);
+  }
+  return chosen;
+}
+
+const serviceList = `[${SERVICE_NAMES.join('|')} ...]`;
+
+export function serviceCommands(definitions: readonly ServiceDefinition[]): Command[] {
+  return [
+    {
+      name: 'start',
+      usage: `start ${serviceList}`,
+      summary: 'Migrate and start the services (all by default) until SIGINT or SIGTERM.',
+      async run(args, context) {
+        const chosen = chooseServices(args, definitions);
+        const config = context.config();
+        const running = await startServices(chosen, config, { stdout: context.stdout });
+        closeOnSignals(running, config.shutdownTimeoutMs, context.stderr);
+        return 'running';
+      },
+    },
+    {
+      name: 'migrate',
+      usage: `migrate ${serviceList}`,
+      summary: 'Apply pending database migrations and exit.',
+      async run(args, context) {
+        const chosen = chooseServices(args, definitions);
+        const config = context.config();
+        for (const definition of chosen) {
+          const database = openDatabase(config.services[definition.name as ServiceName].database);
+          try {
+            const applied = await migrateToLatest(database, definition.migrations);
+            context.stdout.write(
+              applied.length === 0
+                ? `${definition.name}: database is up to date\n`
+                : `${definition.name}: applied ${applied.join(', ')}\n`,
+            );
+          } finally {
+            await database.close();
+          }
+        }
+        return 0;
+      },
+    },
+  ];
+}

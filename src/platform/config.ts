@@ -1,0 +1,188 @@
+import { isAbsolute, join, resolve } from 'node:path';
+
+/**
+ * The process configuration, read once from the environment at start-up.
+ * Every variable is listed in docs/configuration.md; keep the two in step.
+ */
+export interface Config {
+  host: string;
+  logLevel: LogLevel;
+  bodyLimitBytes: number;
+  requestTimeoutMs: number;
+  shutdownTimeoutMs: number;
+  trustProxy: TrustProxy;
+  dataDir: string;
+  services: Record<ServiceName, ServiceConfig>;
+}
+
+export type ServiceName = 'codehost' | 'refdata';
+export const SERVICE_NAMES: readonly ServiceName[] = ['codehost', 'refdata'];
+
+export interface ServiceConfig {
+  port: number;
+  /** The URL clients use to reach the service, without a trailing slash. */
+  publicUrl: string;
+  database: DatabaseConfig;
+}
+
+export type DatabaseConfig =
+  | { kind: 'sqlite'; file: string }
+  | { kind: 'postgres'; url: string; schema: string; poolMax: number };
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Fastify's trustProxy: off, a hop count, or the addresses of trusted proxies. */
+export type TrustProxy = boolean | number | string[];
+
+/** A configuration value that cannot be used; the message names the variable. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    readonly value: string,
+    readonly accepts: string,
+  ) {
+    super(
+      `Invalid configuration: ${variable}=${JSON.stringify(value)} is not accepted; ${accepts}.`,
+    );
+    this.name = 'ConfigError';
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const DEFAULT_PORTS: Record<ServiceName, number> = { codehost: 8080, refdata: 8081 };
+
+export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
+  const read = (name: string): string | undefined => {
+    const value = env[name];
+    return value === undefined || value.trim() === '' ? undefined : value.trim();
+  };
+
+  const host = read('HOST') ?? '127.0.0.1';
+  const dataDirRaw = read('DATA_DIR') ?? './data';
+  const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
+  const poolMax = integer(read, 'DATABASE_POOL_MAX', 10, 1, 1000);
+
+  const services = {} as Record<ServiceName, ServiceConfig>;
+  for (const name of SERVICE_NAMES) {
+    const prefix = name.toUpperCase();
+    const port = integer(read, `${prefix}_PORT`, DEFAULT_PORTS[name], 0, 65535);
+    const publicUrl = httpUrl(
+      read,
+      `${prefix}_PUBLIC_URL`,
+      `http://localhost:${port === 0 ? DEFAULT_PORTS[name] : port}`,
+    );
+    const databaseUrlVariable = read(`${prefix}_DATABASE_URL`)
+      ? `${prefix}_DATABASE_URL`
+      : 'DATABASE_URL';
+    const databaseUrl = read(databaseUrlVariable);
+    const database: DatabaseConfig = databaseUrl
+      ? {
+          kind: 'postgres',
+          url: postgresUrl(databaseUrlVariable, databaseUrl),
+          schema: name,
+          poolMax,
+        }
+      : { kind: 'sqlite', file: join(dataDir, `${name}.sqlite`) };
+    services[name] = { port, publicUrl, database };
+  }
+
+  return {
+    host,
+    logLevel: oneOf(read, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    bodyLimitBytes: integer(read, 'HTTP_BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
+    requestTimeoutMs: integer(read, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000),
+    shutdownTimeoutMs: integer(read, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    trustProxy: trustProxy(read),
+    dataDir,
+    services,
+  };
+}
+
+type Reader = (name: string) => string | undefined;
+
+function integer(read: Reader, name: string, fallback: number, min: number, max: number): number {
+  const raw = read(name);
+  if (raw === undefined) return fallback;
+  const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < min || value > max) {
+    throw new ConfigError(name, raw, `it accepts a whole number from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function oneOf<T extends string>(
+  read: Reader,
+  name: string,
+  fallback: T,
+  allowed: readonly T[],
+): T {
+  const raw = read(name);
+  if (raw === undefined) return fallback;
+  const match = allowed.find((candidate) => candidate === raw.toLowerCase());
+  if (!match) throw new ConfigError(name, raw, `it accepts one of ${allowed.join(', ')}`);
+  return match;
+}
+
+function httpUrl(read: Reader, name: string, fallback: string): string {
+  const raw = read(name);
+  if (raw === undefined) return fallback;
+  const accepts = 'it accepts an absolute http:// or https:// URL without query or fragment';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, raw, accepts);
+  }
+  if (!['http:', 'https:'].includes(url.protocol) || url.search || url.hash || url.username) {
+    throw new ConfigError(name, raw, accepts);
+  }
+  return url.href.replace(/\/+$/, '');
+}
+
+function postgresUrl(name: string, raw: string): string {
+  const accepts = 'it accepts a postgres:// or postgresql:// connection URL';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    // Never echo a connection string that might hold a password.
+    throw new ConfigError(name, redactUrlPassword(raw), accepts);
+  }
+  if (!['postgres:', 'postgresql:'].includes(url.protocol)) {
+    throw new ConfigError(name, redactUrlPassword(raw), accepts);
+  }
+  return raw;
+}
+
+function trustProxy(read: Reader): TrustProxy {
+  const raw = read('TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return integer(read, 'TRUST_PROXY', 0, 1, 100);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  const addressOrCidr = /^[0-9a-fA-F.:]+(\/\d{1,3})?$/;
+  if (entries.every((entry) => addressOrCidr.test(entry))) return entries;
+  throw new ConfigError(
+    'TRUST_PROXY',
+    raw,
+    'it accepts true, false, a hop count, or a comma-separated list of proxy addresses or CIDR ranges',
+  );
+}
+
+/** Replaces the password of a URL-like string, for messages and logs. */
+export function redactUrlPassword(raw: string): string {
+  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
+}
+
+/** A one-line, password-free description of where a service keeps its data. */
+export function describeDatabase(database: DatabaseConfig, cwd: string = process.cwd()): string {
+  if (database.kind === 'sqlite') {
+    const relative = database.file.startsWith(`${cwd}/`)
+      ? database.file.slice(cwd.length + 1)
+      : database.file;
+    return `SQLite ${relative}`;
+  }
+  return `PostgreSQL ${redactUrlPassword(database.url)} (schema ${database.schema})`;
+}

@@ -1,0 +1,75 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import { withConstraintErrors } from './errors.js';
+
+export interface DatabaseHandle<Tables> {
+  readonly db: Kysely<Tables>;
+  readonly config: DatabaseConfig;
+  /** Resolves when the database answers a trivial query. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Schema names are interpolated into connection options, so only plain identifiers pass. */
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+
+const SQLITE_BUSY_TIMEOUT_MS = 5000;
+
+export function openDatabase<Tables>(config: DatabaseConfig): DatabaseHandle<Tables> {
+  const dialect = config.kind === 'sqlite' ? sqliteDialect(config.file) : postgresDialect(config);
+  const db = new Kysely<Tables>({ dialect: withConstraintErrors(dialect) });
+  let closed: Promise<void> | undefined;
+  return {
+    db,
+    config,
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    close() {
+      closed ??= db.destroy();
+      return closed;
+    },
+  };
+}
+
+function sqliteDialect(file: string): SqliteDialect {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const database = new Sqlite(file);
+  // WAL lets readers work while a write is in progress; foreign keys are off by
+  // default in SQLite; the busy timeout makes a second writer wait instead of failing.
+  database.pragma('journal_mode = WAL');
+  database.pragma('foreign_keys = ON');
+  database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  database.pragma('synchronous = NORMAL');
+  return new SqliteDialect({ database });
+}
+
+const INT8_OID = 20;
+
+function postgresDialect(config: Extract<DatabaseConfig, { kind: 'postgres' }>): PostgresDialect {
+  if (!SCHEMA_NAME.test(config.schema)) {
+    throw new Error(`Invalid PostgreSQL schema name: ${config.schema}`);
+  }
+  const pool = new pg.Pool({
+    connectionString: config.url,
+    max: config.poolMax,
+    // Each service lives in its own schema, so its queries name tables unqualified.
+    options: `-c search_path=${config.schema}`,
+    application_name: `codehost-refdata/${config.schema}`,
+    types: {
+      // Counts and bigint keys as numbers, matching what SQLite returns.
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        oid === INT8_OID
+          ? (value: string) => Number(value)
+          : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // An idle client that loses its server must not crash the process; the next
+  // query reports the problem instead.
+  pool.on('error', () => {});
+  return new PostgresDialect({ pool });
+}

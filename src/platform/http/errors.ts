@@ -1,0 +1,157 @@
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ConstraintViolationError } from '../db/errors.js';
+import {
+  type FieldError,
+  type FieldLocation,
+  HttpError,
+  type Problem,
+  problem,
+} from './problem.js';
+import type { RouteTable } from './route-table.js';
+
+/** How a service puts a problem on the wire. */
+export type ErrorRenderer = (
+  problem: Problem,
+  context: { traceId: string; request: FastifyRequest },
+) => { contentType: string; body: unknown };
+
+const VALIDATION_LOCATIONS: Record<string, FieldLocation> = {
+  body: 'body',
+  querystring: 'query',
+  params: 'path',
+  headers: 'header',
+};
+
+interface AjvIssue {
+  instancePath: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Converts anything thrown while handling a request into a problem. */
+export function problemFromError(error: unknown): Problem {
+  if (error instanceof HttpError) return error.problem;
+  if (error instanceof ConstraintViolationError) {
+    // Services translate constraint failures into their own messages; one that
+    // slips through is still the client's conflict, not a server fault, except for
+    // not-null and check failures, which mean our own validation missed something.
+    if (error.kind === 'unique' || error.kind === 'foreign_key') {
+      return problem(
+        409,
+        'conflict',
+        'The request conflicts with the current state of the resource.',
+      );
+    }
+    return internalProblem();
+  }
+  const fastifyError = error as Partial<FastifyError> & {
+    validation?: AjvIssue[];
+    validationContext?: string;
+  };
+  if (Array.isArray(fastifyError.validation)) {
+    const location = VALIDATION_LOCATIONS[fastifyError.validationContext ?? 'body'] ?? 'body';
+    const errors = fastifyError.validation.map((issue) => fieldError(location, issue));
+    return problem(400, 'validation', summarize(errors), {
+      title: 'Invalid request',
+      errors,
+    });
+  }
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return problem(
+        413,
+        'payload-too-large',
+        'The request body is larger than this server accepts.',
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return problem(
+        415,
+        'unsupported-media-type',
+        'This route does not accept that Content-Type.',
+      );
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return problem(400, 'malformed-body', 'The request body is not valid JSON.', {
+        title: 'Malformed request body',
+      });
+  }
+  const status = fastifyError.statusCode ?? 500;
+  if (status >= 400 && status < 500) {
+    // Client errors raised by Fastify and its plugins describe the request, not us.
+    return problem(status, 'bad-request', fastifyError.message);
+  }
+  return internalProblem();
+}
+
+function internalProblem(): Problem {
+  return problem(
+    500,
+    'internal',
+    'An unexpected error occurred. Quote the traceId when reporting it.',
+  );
+}
+
+function fieldError(location: FieldLocation, issue: AjvIssue): FieldError {
+  const missing = issue.params.missingProperty;
+  const additional = issue.params.additionalProperty;
+  const child =
+    typeof missing === 'string' ? missing : typeof additional === 'string' ? additional : undefined;
+  const pointer = child === undefined ? issue.instancePath : `${issue.instancePath}/${child}`;
+  const field = location === 'body' ? pointer : pointer.replace(/^\//, '').replaceAll('/', '.');
+  const detail =
+    typeof additional === 'string'
+      ? 'is not a known field'
+      : typeof missing === 'string'
+        ? 'is required'
+        : (issue.message ?? 'is invalid');
+  return { in: location, field, detail };
+}
+
+function summarize(errors: FieldError[]): string {
+  return errors.map((error) => `${error.field || error.in} ${error.detail}`).join('; ');
+}
+
+export function sendProblem(
+  reply: FastifyReply,
+  request: FastifyRequest,
+  render: ErrorRenderer,
+  value: Problem,
+): FastifyReply {
+  const { contentType, body } = render(value, { traceId: request.id, request });
+  if (value.headers) reply.headers(value.headers);
+  return reply
+    .status(value.status)
+    .type(contentType)
+    .send(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/** Installs the 404/405 and error handlers that give a service its error shape. */
+export function installErrorHandling(
+  app: FastifyInstance,
+  render: ErrorRenderer,
+  routes: RouteTable,
+): void {
+  app.setErrorHandler((error, request, reply) => {
+    const value = problemFromError(error);
+    if (value.status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+    }
+    return sendProblem(reply, request, render, value);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const allowed = routes.methodsFor(request.url);
+    const value =
+      allowed.length > 0
+        ? problem(
+            405,
+            'method-not-allowed',
+            `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+            {
+              headers: { allow: allowed.join(', ') },
+            },
+          )
+        : problem(404, 'not-found', 'No resource exists at this address.');
+    return sendProblem(reply, request, render, value);
+  });
+}

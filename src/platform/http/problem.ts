@@ -1,0 +1,52 @@
+import { STATUS_CODES } from 'node:http';
+
+/** Where an invalid value was found. */
+export type FieldLocation = 'body' | 'query' | 'path' | 'header';
+
+export interface FieldError {
+  in: FieldLocation;
+  /** A JSON pointer into the body, or the parameter or header name. */
+  field: string;
+  detail: string;
+}
+
+/**
+ * A service-neutral description of a failed request. Each service renders it in
+ * its own wire shape (GitLab messages for codehost, RFC 9457 for refdata).
+ */
+export interface Problem {
+  status: number;
+  /** Stable machine-readable kind, e.g. `not-found`, `validation`. */
+  code: string;
+  /** Short human summary of the kind; defaults to the HTTP reason phrase. */
+  title: string;
+  /** Explanation specific to this occurrence; never internals. */
+  detail?: string;
+  errors?: FieldError[];
+  /** Response headers that belong to the problem, e.g. `Allow` on 405. */
+  headers?: Record<string, string>;
+}
+
+export function problem(
+  status: number,
+  code: string,
+  detail?: string,
+  extra: Partial<Omit<Problem, 'status' | 'code' | 'detail'>> = {},
+): Problem {
+  return {
+    status,
+    code,
+    title: extra.title ?? STATUS_CODES[status] ?? 'Error',
+    ...(detail === undefined ? {} : { detail }),
+    ...(extra.errors ? { errors: extra.errors } : {}),
+    ...(extra.headers ? { headers: extra.headers } : {}),
+  };
+}
+
+/** Thrown by route code to answer with a problem; the error handler renders it. */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(readonly problem: Problem) {
+    super(problem.detail ?? problem.title);
+  }
+}

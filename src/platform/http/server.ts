@@ -1,0 +1,80 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import formBody from '@fastify/formbody';
+import helmet from '@fastify/helmet';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type RawServerDefault,
+} from 'fastify';
+import type { Config } from '../config.js';
+import { type ErrorRenderer, installErrorHandling } from './errors.js';
+import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
+import { OneLinePerRequest } from './request-logging.js';
+import { RouteTable } from './route-table.js';
+
+/** The Fastify instance type every route module of both services works with. */
+export type HttpApp = FastifyInstance<
+  RawServerDefault,
+  IncomingMessage,
+  ServerResponse,
+  FastifyBaseLogger,
+  TypeBoxTypeProvider
+>;
+
+export interface HttpServerOptions {
+  config: Pick<Config, 'bodyLimitBytes' | 'requestTimeoutMs' | 'trustProxy'>;
+  logger: FastifyBaseLogger;
+  renderError: ErrorRenderer;
+}
+
+/**
+ * The server both services share: request IDs, size limits, security headers,
+ * form and JSON bodies, one log line per request, and the error handlers that put
+ * every failure into the service's own shape. Routes are added by the caller.
+ */
+export async function createHttpServer(options: HttpServerOptions): Promise<HttpApp> {
+  const { config } = options;
+  const app = Fastify({
+    loggerInstance: options.logger,
+    genReqId: requestIdFor,
+    logController: new OneLinePerRequest(),
+    bodyLimit: config.bodyLimitBytes,
+    requestTimeout: config.requestTimeoutMs,
+    // A hop count trusts that many proxies nearest to us, as proxy-addr defines it.
+    trustProxy:
+      typeof config.trustProxy === 'number' ? hopCountTrust(config.trustProxy) : config.trustProxy,
+    return503OnClosing: true,
+    ajv: {
+      customOptions: {
+        // Unknown fields are an error the client should hear about, not silently dropped.
+        removeAdditional: false,
+        allErrors: true,
+        coerceTypes: 'array',
+      },
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const routes = new RouteTable();
+  routes.track(app);
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header(REQUEST_ID_HEADER, request.id);
+  });
+
+  await app.register(helmet, {
+    contentSecurityPolicy: {
+      useDefaults: true,
+      // Deployments often serve plain HTTP behind a TLS proxy or on localhost; an
+      // upgrade directive would break same-origin assets there.
+      directives: { 'upgrade-insecure-requests': null },
+    },
+  });
+  await app.register(formBody, { bodyLimit: config.bodyLimitBytes });
+  installErrorHandling(app, options.renderError, routes);
+  return app;
+}
+
+function hopCountTrust(hops: number): (address: string, hop: number) => boolean {
+  return (_address, hop) => hop < hops;
+}

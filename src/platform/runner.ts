@@ -1,0 +1,141 @@
+import type { AddressInfo } from 'node:net';
+import type { Writable } from 'node:stream';
+import type { DestinationStream } from 'pino';
+import { type Config, describeDatabase } from './config.js';
+import { openDatabase } from './db/connection.js';
+import { migrateToLatest } from './db/migrations.js';
+import { createLogger } from './http/logging.js';
+import { DOCS_PATH } from './http/openapi.js';
+import type { HttpApp } from './http/server.js';
+import { buildService, type ServiceDefinition } from './service.js';
+
+export interface RunningService {
+  name: string;
+  app: HttpApp;
+  url: string;
+}
+
+export interface RunOptions {
+  /** Where the human start-up lines go. */
+  stdout: Writable;
+  /** Where JSON log lines go; standard output when omitted. */
+  logDestination?: DestinationStream;
+}
+
+/**
+ * Opens, migrates and starts each service, then prints one line per service
+ * saying where it listens, where its API documentation is and which database it
+ * uses. If any service fails to start, those already started are closed again.
+ */
+export async function startServices(
+  definitions: readonly ServiceDefinition[],
+  config: Config,
+  options: RunOptions,
+): Promise<RunningService[]> {
+  const running: RunningService[] = [];
+  try {
+    for (const definition of definitions) {
+      running.push(await startService(definition, config, options));
+    }
+  } catch (error) {
+    await closeServices(running);
+    throw error;
+  }
+  for (const service of running) {
+    const database = describeDatabase(
+      config.services[service.name as keyof Config['services']].database,
+    );
+    options.stdout.write(
+      `${service.name} listening on ${service.url}, API docs at ${service.url}${DOCS_PATH}, database ${database}\n`,
+    );
+  }
+  return running;
+}
+
+async function startService(
+  definition: ServiceDefinition,
+  config: Config,
+  options: RunOptions,
+): Promise<RunningService> {
+  const serviceConfig = config.services[definition.name];
+  const logger = createLogger(definition.name, config.logLevel, options.logDestination);
+  const database = openDatabase(serviceConfig.database);
+  let app: HttpApp | undefined;
+  try {
+    await migrateToLatest(database, definition.migrations);
+    app = await buildService(definition, { platform: config, database, logger });
+    // Fastify logs every listen address on its own; the start-up lines printed
+    // afterwards say the same more usefully, so that log line is held back.
+    const level = app.log.level;
+    app.log.level = 'warn';
+    try {
+      await app.listen({ host: config.host, port: serviceConfig.port });
+    } finally {
+      app.log.level = level;
+    }
+  } catch (error) {
+    if (app) await app.close();
+    else await database.close();
+    throw new StartError(definition.name, error);
+  }
+  return { name: definition.name, app, url: displayUrl(app.server.address() as AddressInfo) };
+}
+
+export class StartError extends Error {
+  override readonly name = 'StartError';
+  constructor(service: string, cause: unknown) {
+    const reason =
+      (cause as NodeJS.ErrnoException).code === 'EADDRINUSE'
+        ? `its port is already in use (${(cause as Error).message})`
+        : cause instanceof Error
+          ? cause.message
+          : String(cause);
+    super(`${service} could not start: ${reason}`, { cause });
+  }
+}
+
+function displayUrl(address: AddressInfo): string {
+  const wildcard = address.address === '0.0.0.0' || address.address === '::';
+  const host = wildcard
+    ? 'localhost'
+    : address.family === 'IPv6'
+      ? `[${address.address}]`
+      : address.address;
+  return `http://${host}:${address.port}`;
+}
+
+/** Stops accepting, lets in-flight requests finish, then closes each database. */
+export async function closeServices(services: readonly RunningService[]): Promise<void> {
+  await Promise.allSettled(services.map((service) => service.app.close()));
+}
+
+/**
+ * Closes the services on SIGINT or SIGTERM. A second signal, or a shutdown that
+ * outlasts the timeout, exits at once with a failure status.
+ */
+export function closeOnSignals(
+  services: readonly RunningService[],
+  timeoutMs: number,
+  stderr: Writable,
+): void {
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) {
+      stderr.write(`Received ${signal} again; exiting without waiting.\n`);
+      process.exit(1);
+    }
+    stopping = true;
+    for (const service of services) service.app.log.info({ signal }, 'shutting down');
+    const timer = setTimeout(() => {
+      stderr.write(`Shutdown took longer than ${timeoutMs} ms; exiting.\n`);
+      process.exit(1);
+    }, timeoutMs);
+    timer.unref();
+    void closeServices(services).then(() => {
+      clearTimeout(timer);
+      process.exit(0);
+    });
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
+}

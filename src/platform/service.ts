@@ -1,0 +1,73 @@
+import type { FastifyBaseLogger } from 'fastify';
+import type { Command } from './cli/command.js';
+import type { Config, ServiceConfig, ServiceName } from './config.js';
+import type { DatabaseHandle } from './db/connection.js';
+import type { MigrationSet } from './db/migrations.js';
+import type { ErrorRenderer } from './http/errors.js';
+import { registerHealthRoutes } from './http/health.js';
+import { type ApiDescription, registerApiDocs, registerOpenApi } from './http/openapi.js';
+import { createHttpServer, type HttpApp } from './http/server.js';
+import { PACKAGE_VERSION } from './version.js';
+
+export interface ServiceDependencies<Tables> {
+  database: DatabaseHandle<Tables>;
+  config: ServiceConfig;
+  platform: Config;
+}
+
+/**
+ * What a service tells the platform about itself. The platform owns the server,
+ * the database connection and the lifecycle; the service owns its routes, tables
+ * and error shape. Services never import each other.
+ */
+export interface ServiceDefinition<Tables = unknown> {
+  name: ServiceName;
+  title: string;
+  description: string;
+  apiTags?: ApiDescription['tags'];
+  migrations: MigrationSet;
+  /** Builds the renderer once the service's public URL is known. */
+  errorRenderer(config: ServiceConfig): ErrorRenderer;
+  registerRoutes(app: HttpApp, dependencies: ServiceDependencies<Tables>): Promise<void>;
+  /** Admin verbs this service adds to the command line. */
+  adminCommands: readonly Command[];
+}
+
+export interface BuildOptions<Tables> {
+  platform: Config;
+  database: DatabaseHandle<Tables>;
+  logger: FastifyBaseLogger;
+  /** Adds routes after the service's own; tests use it for fixture routes. */
+  extend?: (app: HttpApp) => Promise<void> | void;
+}
+
+/** Assembles a service's server; it owns the database from here and closes it on close. */
+export async function buildService<Tables>(
+  definition: ServiceDefinition<Tables>,
+  options: BuildOptions<Tables>,
+): Promise<HttpApp> {
+  const config = options.platform.services[definition.name];
+  const app = await createHttpServer({
+    config: options.platform,
+    logger: options.logger,
+    renderError: definition.errorRenderer(config),
+  });
+  app.addHook('onClose', async () => options.database.close());
+
+  await registerOpenApi(app, {
+    title: definition.title,
+    description: definition.description,
+    version: PACKAGE_VERSION,
+    publicUrl: config.publicUrl,
+    ...(definition.apiTags ? { tags: definition.apiTags } : {}),
+  });
+  registerHealthRoutes(app, () => options.database.ping());
+  await definition.registerRoutes(app, {
+    database: options.database,
+    config,
+    platform: options.platform,
+  });
+  await options.extend?.(app);
+  await registerApiDocs(app);
+  return app;
+}

@@ -1,0 +1,76 @@
+import type { Writable } from 'node:stream';
+import { codehost } from './codehost/app.js';
+import { type Command, type CommandContext, UsageError } from './platform/cli/command.js';
+import { serviceCommands } from './platform/cli/service-commands.js';
+import { type Config, ConfigError, loadConfig } from './platform/config.js';
+import { environmentWithEnvFile } from './platform/env-file.js';
+import type { ServiceDefinition } from './platform/service.js';
+import { refdata } from './refdata/app.js';
+
+/** Both services, in the order they start. This is the one place that knows both. */
+export const SERVICES: readonly ServiceDefinition[] = [
+  codehost as ServiceDefinition,
+  refdata as ServiceDefinition,
+];
+
+export const PROGRAM = 'codehost-refdata';
+
+export function allCommands(): Command[] {
+  return [...serviceCommands(SERVICES), ...SERVICES.flatMap((service) => service.adminCommands)];
+}
+
+export interface ProgramIo {
+  env: Readonly<Record<string, string | undefined>>;
+  stdout: Writable;
+  stderr: Writable;
+  /** The `.env` file merged under the environment; none in tests. */
+  envFile?: string;
+}
+
+/**
+ * Runs one command line. Returns the exit status, or 'running' when servers were
+ * started and the process should stay up.
+ */
+export async function runProgram(argv: string[], io: ProgramIo): Promise<number | 'running'> {
+  const commands = allCommands();
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+    io.stdout.write(usage(commands));
+    return name === undefined ? 2 : 0;
+  }
+  const command = commands.find((candidate) => candidate.name === name);
+  if (!command) {
+    io.stderr.write(`Unknown command "${name}".\n${usage(commands)}`);
+    return 2;
+  }
+  let config: Config | undefined;
+  const context: CommandContext = {
+    config: () => {
+      const env = io.envFile ? environmentWithEnvFile(io.env, io.envFile) : io.env;
+      config ??= loadConfig(env);
+      return config;
+    },
+    stdout: io.stdout,
+    stderr: io.stderr,
+  };
+  try {
+    return await command.run(args, context);
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr.write(`${error.message}\nUsage: ${PROGRAM} ${command.usage}\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
+
+function usage(commands: Command[]): string {
+  const width = Math.max(...commands.map((command) => command.usage.length));
+  const lines = commands.map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`);
+  return `Usage: ${PROGRAM} <command> [arguments]\n\nCommands:\n${lines.join('\n')}\n  help${' '.repeat(Math.max(0, width - 4))}  Show this text.\n`;
+}

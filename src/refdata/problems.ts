@@ -1,0 +1,79 @@
+import { Type } from '@sinclair/typebox';
+import type { ErrorRenderer } from '../platform/http/errors.js';
+import type { FieldError } from '../platform/http/problem.js';
+import type { HttpApp } from '../platform/http/server.js';
+
+/**
+ * Problem types of our own, each documented at `<public URL>/problems/<code>`.
+ * Problems that say no more than their HTTP status use `about:blank`, as RFC 9457
+ * section 4.2.1 intends.
+ */
+export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description: string }>> = {
+  validation: {
+    title: 'Invalid request',
+    description:
+      'A parameter or body field is missing, of the wrong type, unknown, or has a value the service does not accept. The `errors` member lists each one with a JSON pointer (body) or parameter name.',
+  },
+  'malformed-body': {
+    title: 'Malformed request body',
+    description: 'The request body could not be parsed as the declared Content-Type.',
+  },
+};
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+export function problemDetailsRenderer(publicUrl: string): ErrorRenderer {
+  return (problem, { traceId, request }) => {
+    const documented = PROBLEM_TYPES[problem.code];
+    return {
+      contentType: PROBLEM_CONTENT_TYPE,
+      body: {
+        type: documented ? `${publicUrl}/problems/${problem.code}` : 'about:blank',
+        title: documented?.title ?? problem.title,
+        status: problem.status,
+        ...(problem.detail ? { detail: problem.detail } : {}),
+        // The path only: a query string may carry values that do not belong in errors.
+        instance: request.url.split('?')[0],
+        traceId,
+        ...(problem.errors ? { errors: problem.errors.map(problemDetailsError) } : {}),
+      },
+    };
+  };
+}
+
+function problemDetailsError(error: FieldError): Record<string, string> {
+  switch (error.in) {
+    case 'body':
+      return { pointer: `#${error.field}`, detail: error.detail };
+    case 'header':
+      return { header: error.field, detail: error.detail };
+    default:
+      return { parameter: error.field, detail: error.detail };
+  }
+}
+
+const ProblemType = Type.Object({
+  type: Type.String({ format: 'uri' }),
+  title: Type.String(),
+  description: Type.String(),
+});
+
+/** Makes every problem `type` URI we hand out dereferenceable. */
+export function registerProblemTypeRoutes(app: HttpApp, publicUrl: string): void {
+  app.get(
+    '/problems/:code',
+    {
+      schema: {
+        tags: ['problems'],
+        summary: 'Describe a problem type used in error responses',
+        params: Type.Object({ code: Type.String({ maxLength: 64 }) }),
+        response: { 200: ProblemType },
+      },
+    },
+    async (request, reply) => {
+      const documented = PROBLEM_TYPES[request.params.code];
+      if (!documented) return reply.callNotFound();
+      return { type: `${publicUrl}/problems/${request.params.code}`, ...documented };
+    },
+  );
+}
