@@ -1,4 +1,4 @@
-import { type Migration, type MigrationResult, Migrator } from 'kysely';
+import { type Kysely, type Migration, type MigrationResultSet, Migrator, sql } from 'kysely';
 import type { DatabaseHandle } from './connection.js';
 
 /** A service's migrations by name; names sort in the order they apply. */
@@ -9,28 +9,48 @@ export class MigrationError extends Error {
 }
 
 /**
- * Applies every pending migration. Safe when several instances start at once on
- * one PostgreSQL database: Kysely's migrator serialises runs with an advisory lock
- * and tolerates the schema and bookkeeping tables appearing concurrently.
+ * Applies every pending migration and returns the names applied. Safe when
+ * several instances start at once on one database:
+ * - PostgreSQL: Kysely's migrator holds an advisory lock and runs each migration
+ *   in a transaction, and tolerates the bookkeeping tables appearing concurrently.
+ * - SQLite: Kysely assumes a single process there, so the whole run happens in one
+ *   BEGIN IMMEDIATE transaction: a second process waits for the write lock (busy
+ *   timeout), then finds nothing left to do; a failure rolls the run back whole.
  */
 export async function migrateToLatest(
   handle: DatabaseHandle<unknown>,
   migrations: MigrationSet,
 ): Promise<string[]> {
-  const migrator = new Migrator({
-    db: handle.db,
-    provider: { getMigrations: async () => ({ ...migrations }) },
-    ...(handle.config.kind === 'postgres' ? { migrationTableSchema: handle.config.schema } : {}),
-  });
-  const { error, results = [] } = await migrator.migrateToLatest();
-  if (error) {
-    const failed = results.find((result: MigrationResult) => result.status === 'Error');
-    const reason = error instanceof Error ? error.message : String(error);
+  const config = handle.config;
+  const run = (db: Kysely<unknown>) =>
+    new Migrator({
+      db,
+      provider: { getMigrations: async () => ({ ...migrations }) },
+      ...(config.kind === 'postgres' ? { migrationTableSchema: config.schema } : {}),
+    }).migrateToLatest();
+
+  const outcome =
+    config.kind === 'postgres'
+      ? await run(handle.db)
+      : await handle.db.connection().execute(async (connection) => {
+          await sql`begin immediate`.execute(connection);
+          const result = await run(connection).catch((error: unknown) => ({ error }));
+          await sql.raw(result.error ? 'rollback' : 'commit').execute(connection);
+          return result;
+        });
+  return appliedOrThrow(outcome);
+}
+
+function appliedOrThrow(outcome: MigrationResultSet): string[] {
+  const results = outcome.results ?? [];
+  if (outcome.error) {
+    const failed = results.find((result) => result.status === 'Error');
+    const reason = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
     throw new MigrationError(
       failed
         ? `Migration ${failed.migrationName} failed: ${reason}`
         : `Migrations failed: ${reason}`,
-      { cause: error },
+      { cause: outcome.error },
     );
   }
   return results.filter((result) => result.status === 'Success').map((r) => r.migrationName);
