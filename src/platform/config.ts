@@ -171,9 +171,9 @@ function trustProxy(read: Reader): TrustProxy {
   );
 }
 
-/** Replaces the password of a URL-like string, for messages and logs. */
-export function redactUrlPassword(raw: string): string {
-  return raw.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*:)[^@/]*@/i, '$1***@');
+/** Replaces the password of every URL in a text, for messages and logs. */
+export function redactUrlPassword(text: string): string {
+  return text.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@/\s]*@/gi, '$1***@');
 }
 
 /** A one-line, password-free description of where a service keeps its data. */

@@ -131,27 +131,29 @@ export function installErrorHandling(
   render: ErrorRenderer,
   routes: RouteTable,
 ): void {
+  // Fastify parses the body even of requests bound for the not-found handler; the
+  // missing route is the answer that matters then, not the state of the body.
+  const routeProblem = (request: FastifyRequest): Problem => {
+    const allowed = routes.methodsFor(request.url);
+    return allowed.length > 0
+      ? problem(
+          405,
+          'method-not-allowed',
+          `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+          { headers: { allow: allowed.join(', ') } },
+        )
+      : problem(404, 'not-found', 'No resource exists at this address.');
+  };
+
   app.setErrorHandler((error, request, reply) => {
-    const value = problemFromError(error);
+    const value = request.is404 ? routeProblem(request) : problemFromError(error);
     if (value.status >= 500) {
       request.log.error({ err: error }, 'request failed');
     }
     return sendProblem(reply, request, render, value);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const allowed = routes.methodsFor(request.url);
-    const value =
-      allowed.length > 0
-        ? problem(
-            405,
-            'method-not-allowed',
-            `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
-            {
-              headers: { allow: allowed.join(', ') },
-            },
-          )
-        : problem(404, 'not-found', 'No resource exists at this address.');
-    return sendProblem(reply, request, render, value);
-  });
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(reply, request, render, routeProblem(request)),
+  );
 }

@@ -1,6 +1,6 @@
 import type { DestinationStream, LoggerOptions } from 'pino';
 import pino from 'pino';
-import type { LogLevel } from '../config.js';
+import { type LogLevel, redactUrlPassword } from '../config.js';
 
 /**
  * Query parameters that carry credentials. Their values are replaced in every
@@ -47,20 +47,18 @@ const REDACT_KEYS = [
   'client_secret',
   'secret',
   'authorization',
-  'Authorization',
   'cookie',
-  '"private-token"',
-  '"PRIVATE-TOKEN"',
-  '"set-cookie"',
+  'private-token',
+  'set-cookie',
+  'x-api-key',
 ];
-const REDACT_PATHS = REDACT_KEYS.flatMap((key) => [
-  key,
-  `*.${key}`,
-  `*.*.${key}`,
-  `headers.${key}`,
-  `req.headers.${key}`,
-  `res.headers.${key}`,
-]);
+const REDACT_PARENTS = ['', '*.', '*.*.', 'headers.', 'req.headers.', 'res.headers.'];
+// Keys with a hyphen need pino's bracket notation to be matched at all.
+const REDACT_PATHS = REDACT_KEYS.flatMap((key) =>
+  REDACT_PARENTS.map((parent) =>
+    /^[a-z_]+$/.test(key) ? `${parent}${key}` : `${parent.replace(/\.$/, '')}["${key}"]`,
+  ),
+);
 
 interface LoggedRequest {
   method: string;
@@ -85,7 +83,13 @@ export function loggerOptions(service: string, level: LogLevel): LoggerOptions {
         userAgent: request.headers['user-agent'],
       }),
       res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
-      err: pino.stdSerializers.err,
+      err: (error: Error) => {
+        const serialized = pino.stdSerializers.err(error);
+        // Connection strings turn up in driver error messages; keep their passwords out.
+        serialized.message = redactUrlPassword(serialized.message);
+        if (serialized.stack) serialized.stack = redactUrlPassword(serialized.stack);
+        return serialized;
+      },
     },
   };
 }
