@@ -135,7 +135,9 @@ export function installErrorHandling(
   // missing route is the answer that matters then, not the state of the body.
   const routeProblem = (request: FastifyRequest): Problem => {
     const allowed = routes.methodsFor(request.url);
-    return allowed.length > 0
+    // A route that exists for this very method and still ends up here (a handler
+    // calling callNotFound for a missing resource) is a plain 404.
+    return allowed.length > 0 && !allowed.includes(request.method)
       ? problem(
           405,
           'method-not-allowed',

@@ -37,8 +37,13 @@ export async function registerApiDocs(app: HttpApp): Promise<void> {
   await app.register(swaggerUi, {
     routePrefix: DOCS_PATH,
     staticCSP: true,
-    // The page and its spec are same-origin; no upgrade (see the server's CSP).
-    transformStaticCSP: (header) => header.replace(/\s*upgrade-insecure-requests;?/, ''),
+    // Scripts stay locked to the plugin's hashes. Swagger UI sets inline styles,
+    // which style hashes cannot allow, so styles get 'unsafe-inline' (as helmet's
+    // default policy gives every other page). No upgrade: see the server's CSP.
+    transformStaticCSP: (header) =>
+      header
+        .replace(/\s*upgrade-insecure-requests;?/, '')
+        .replace(/style-src ([^;]*);/, "style-src $1 'unsafe-inline';"),
     // No calls to the public validator badge: the page must work offline.
     uiConfig: { validatorUrl: null, deepLinking: true },
   });

@@ -62,6 +62,18 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     reply.header(REQUEST_ID_HEADER, request.id);
   });
 
+  // While closing, Fastify only ends connections that are idle at that moment; a
+  // keep-alive connection whose request was still running would then hold the
+  // shutdown open until its keep-alive timeout. Ending each such connection with
+  // its last response lets shutdown finish as soon as in-flight requests do.
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
+
   await app.register(helmet, {
     contentSecurityPolicy: {
       useDefaults: true,

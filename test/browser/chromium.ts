@@ -1,0 +1,30 @@
+import { existsSync } from 'node:fs';
+import { type Browser, chromium } from 'playwright-core';
+
+/** Debian's chromium; CHROMIUM_PATH points elsewhere when it lives elsewhere. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+/**
+ * Browser suites run whenever Chromium is installed. Without it they are skipped
+ * with this reason, unless REQUIRE_BROWSER=1 (CI), in which case they fail.
+ */
+export const browserAvailable = existsSync(CHROMIUM_PATH) || process.env.REQUIRE_BROWSER === '1';
+export const browserSkipReason = `Chromium not found at ${CHROMIUM_PATH}; install Debian's chromium or set CHROMIUM_PATH`;
+
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    // The machine's network is closed: without these Chromium keeps trying to
+    // reach Google's services in the background.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+}

@@ -1,0 +1,172 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runProgram } from '../src/program.js';
+
+function captured() {
+  const stream = new PassThrough();
+  let text = '';
+  stream.on('data', (chunk: Buffer) => {
+    text += chunk.toString();
+  });
+  return { stream, text: () => text };
+}
+
+async function run(argv: string[], env: Record<string, string> = {}) {
+  const stdout = captured();
+  const stderr = captured();
+  const status = await runProgram(argv, { env, stdout: stdout.stream, stderr: stderr.stream });
+  return { status, stdout: stdout.text(), stderr: stderr.text() };
+}
+
+const temporaryDataDir = () => mkdtempSync(join(tmpdir(), 'chrd-cli-'));
+
+describe('command line, in process', () => {
+  it('prints usage listing start and migrate', async () => {
+    const help = await run(['help']);
+    expect(help.status).toBe(0);
+    expect(help.stdout).toMatch(/start \[codehost\|refdata \.\.\.\]/);
+    expect(help.stdout).toMatch(/migrate \[codehost\|refdata \.\.\.\]/);
+    expect((await run([])).status).toBe(2);
+  });
+
+  it('rejects an unknown command and an unknown service with status 2', async () => {
+    const unknown = await run(['frobnicate']);
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toMatch(/^Unknown command "frobnicate"/);
+    const badService = await run(['migrate', 'gitlab'], { DATA_DIR: temporaryDataDir() });
+    expect(badService.status).toBe(2);
+    expect(badService.stderr).toMatch(/^Unknown service "gitlab"; choose from codehost, refdata\./);
+  });
+
+  it.each([
+    ['start', { CODEHOST_PORT: 'abc' }, 'CODEHOST_PORT="abc"'],
+    ['start', { LOG_LEVEL: 'chatty' }, 'LOG_LEVEL="chatty"'],
+    ['migrate', { DATABASE_URL: 'mysql://u:pw@h/db' }, 'DATABASE_URL="mysql://u:***@h/db"'],
+  ])(
+    '%s stops on bad configuration with one line naming the variable',
+    async (command, env, named) => {
+      const result = await run([command], env);
+      expect(result.status).toBe(1);
+      expect(result.stderr).toContain(
+        `Invalid configuration: ${named} is not accepted; it accepts`,
+      );
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stdout).toBe('');
+    },
+  );
+
+  it('migrates the chosen services and says so', async () => {
+    const dataDir = temporaryDataDir();
+    const result = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toBe('refdata: database is up to date\n');
+    expect(existsSync(join(dataDir, 'refdata.sqlite'))).toBe(true);
+    expect(existsSync(join(dataDir, 'codehost.sqlite'))).toBe(false);
+  });
+});
+
+describe('command line, as a real process', () => {
+  const children: ChildProcess[] = [];
+  const blockers: Server[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) child.kill('SIGKILL');
+    for (const blocker of blockers.splice(0)) blocker.close();
+  });
+
+  function start(env: Record<string, string>, args: string[] = []) {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start', ...args], {
+      env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', HOST: '127.0.0.1', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const output = () => ({ stdout, stderr });
+    const waitForLines = async (count: number) => {
+      for (let waited = 0; waited < 15_000; waited += 50) {
+        if (stdout.split('\n').filter((line) => line.includes(' listening on ')).length >= count) {
+          return stdout.split('\n');
+        }
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      throw new Error(`no start-up lines; stdout: ${stdout}; stderr: ${stderr}`);
+    };
+    return { child, exited, output, waitForLines };
+  }
+
+  it('starts both services, says where they are, serves them, and stops cleanly on SIGTERM', async () => {
+    const dataDir = temporaryDataDir();
+    const service = start({ DATA_DIR: dataDir, CODEHOST_PORT: '0', REFDATA_PORT: '0' });
+    const lines = await service.waitForLines(2);
+
+    // The first lines printed say where each service listens, its docs, its database.
+    const pattern =
+      /^(codehost|refdata) listening on (http:\/\/127\.0\.0\.1:\d+), API docs at \2\/docs, database SQLite (.+)$/;
+    const [first, second] = [pattern.exec(lines[0] ?? ''), pattern.exec(lines[1] ?? '')];
+    expect(first?.[1]).toBe('codehost');
+    expect(second?.[1]).toBe('refdata');
+    expect(first?.[3]).toBe(join(dataDir, 'codehost.sqlite'));
+
+    for (const match of [first, second]) {
+      const url = match?.[2] ?? '';
+      expect((await fetch(`${url}/-/health`)).status).toBe(200);
+      const ready = await fetch(`${url}/-/ready`);
+      expect(await ready.json()).toEqual({ status: 'ok', database: 'ok' });
+      const docs = await fetch(`${url}/docs/`);
+      expect(docs.status).toBe(200);
+      expect(await docs.text()).toContain('swagger-ui');
+    }
+
+    service.child.kill('SIGTERM');
+    expect(await service.exited).toBe(0);
+    const { stdout } = service.output();
+    expect(stdout).toContain('"msg":"shutting down"');
+    // A cleanly closed SQLite database folds its write-ahead log back and removes it.
+    expect(readdirSync(dataDir).sort()).toEqual(['codehost.sqlite', 'refdata.sqlite']);
+  });
+
+  it('starts only the service named', async () => {
+    const service = start({ DATA_DIR: temporaryDataDir(), REFDATA_PORT: '0' }, ['refdata']);
+    const lines = await service.waitForLines(1);
+    expect(lines[0]).toMatch(/^refdata listening on /);
+    service.child.kill('SIGINT');
+    expect(await service.exited).toBe(0);
+    expect(service.output().stdout).not.toContain('codehost listening');
+  });
+
+  it('exits with one clear line when the configuration is bad', async () => {
+    const service = start({ DATA_DIR: temporaryDataDir(), REFDATA_PORT: '99999' });
+    expect(await service.exited).toBe(1);
+    const { stderr, stdout } = service.output();
+    expect(stderr).toMatch(
+      /^Invalid configuration: REFDATA_PORT="99999" is not accepted; it accepts a whole number from 0 to 65535\.\n$/,
+    );
+    expect(stdout).toBe('');
+  });
+
+  it('exits with a clear line when a port is taken, leaving nothing running', async () => {
+    const blocker = createServer();
+    blockers.push(blocker);
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const port = (blocker.address() as { port: number }).port;
+    const service = start({
+      DATA_DIR: temporaryDataDir(),
+      CODEHOST_PORT: '0',
+      REFDATA_PORT: String(port),
+    });
+    expect(await service.exited).toBe(1);
+    expect(service.output().stderr).toMatch(/^refdata could not start: its port is already in use/);
+  });
+});
