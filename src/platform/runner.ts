@@ -1,7 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
-import type { DestinationStream } from 'pino';
-import { type Config, describeDatabase } from './config.js';
+import { type Config, describeDatabase, type ServiceName } from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrations.js';
 import { createLogger } from './http/logging.js';
@@ -10,16 +9,14 @@ import type { HttpApp } from './http/server.js';
 import { buildService, type ServiceDefinition } from './service.js';
 
 export interface RunningService {
-  name: string;
+  name: ServiceName;
   app: HttpApp;
   url: string;
 }
 
 export interface RunOptions {
-  /** Where the human start-up lines go. */
+  /** Where the human start-up lines go; log lines go to standard output. */
   stdout: Writable;
-  /** Where JSON log lines go; standard output when omitted. */
-  logDestination?: DestinationStream;
 }
 
 /**
@@ -35,16 +32,14 @@ export async function startServices(
   const running: RunningService[] = [];
   try {
     for (const definition of definitions) {
-      running.push(await startService(definition, config, options));
+      running.push(await startService(definition, config));
     }
   } catch (error) {
     await closeServices(running);
     throw error;
   }
   for (const service of running) {
-    const database = describeDatabase(
-      config.services[service.name as keyof Config['services']].database,
-    );
+    const database = describeDatabase(config.services[service.name].database);
     options.stdout.write(
       `${service.name} listening on ${service.url}, API docs at ${service.url}${DOCS_PATH}, database ${database}\n`,
     );
@@ -55,10 +50,9 @@ export async function startServices(
 async function startService(
   definition: ServiceDefinition,
   config: Config,
-  options: RunOptions,
 ): Promise<RunningService> {
   const serviceConfig = config.services[definition.name];
-  const logger = createLogger(definition.name, config.logLevel, options.logDestination);
+  const logger = createLogger(definition.name, config.logLevel);
   const database = openDatabase(serviceConfig.database);
   let app: HttpApp | undefined;
   try {

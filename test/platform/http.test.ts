@@ -161,6 +161,19 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         expect(logged).toMatchObject({ level: 50, err: { type: 'Error' } });
       });
 
+      it('renders a problem a route throws in its own shape', async () => {
+        const body = expectError(await service.app.inject({ url: '/test/conflict' }), 409);
+        if (isRefdata) {
+          expect(body).toMatchObject({
+            type: 'about:blank',
+            title: 'Conflict',
+            detail: 'That name is taken.',
+          });
+        } else {
+          expect(body).toEqual({ message: '409 Conflict' });
+        }
+      });
+
       it('keeps a well-formed incoming X-Request-Id and replaces a doubtful one', async () => {
         const kept = await service.app.inject({
           url: '/nowhere',

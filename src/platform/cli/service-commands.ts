@@ -1,4 +1,4 @@
-import { SERVICE_NAMES, type ServiceName } from '../config.js';
+import { SERVICE_NAMES } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { closeOnSignals, startServices } from '../runner.js';
@@ -46,7 +46,7 @@ export function serviceCommands(definitions: readonly ServiceDefinition[]): Comm
         const chosen = chooseServices(args, definitions);
         const config = context.config();
         for (const definition of chosen) {
-          const database = openDatabase(config.services[definition.name as ServiceName].database);
+          const database = openDatabase(config.services[definition.name].database);
           try {
             const applied = await migrateToLatest(database, definition.migrations);
             context.stdout.write(
