@@ -61,12 +61,15 @@ describe.each(DATABASE_KINDS)('storage on %s', (kind) => {
 
   it('lets two instances, in two processes, migrate one database at the same time', async () => {
     const database = await freshDatabase();
+    // Both processes begin migrating at this moment, well after either has booted.
+    const startAt = String(Date.now() + 2500);
     const migrateInAnotherProcess = async () => {
       const { stdout } = await run(process.execPath, [
         '--import',
         'tsx',
         migrateProcess,
         JSON.stringify(database.config),
+        startAt,
       ]);
       return JSON.parse(stdout) as string[];
     };

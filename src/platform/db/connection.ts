@@ -39,13 +39,35 @@ export function openDatabase<Tables>(config: DatabaseConfig): DatabaseHandle<Tab
 function sqliteDialect(file: string): SqliteDialect {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const database = new Sqlite(file);
-  // WAL lets readers work while a write is in progress; foreign keys are off by
-  // default in SQLite; the busy timeout makes a second writer wait instead of failing.
-  database.pragma('journal_mode = WAL');
-  database.pragma('foreign_keys = ON');
+  // The busy timeout makes a second writer wait instead of failing; WAL lets
+  // readers work while a write is in progress; foreign keys are off by default.
   database.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`);
+  switchToWal(database);
+  database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
   return new SqliteDialect({ database });
+}
+
+const pause = new Int32Array(new SharedArrayBuffer(4));
+
+/**
+ * SQLite does not always call the busy handler while changing the journal mode,
+ * so a second instance opening a new file while the first switches it to WAL
+ * gets SQLITE_BUSY at once. Retry for as long as the busy timeout would wait.
+ * This runs once per open, and only waits while another process holds the lock.
+ */
+function switchToWal(database: Sqlite.Database): void {
+  const deadline = Date.now() + SQLITE_BUSY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      database.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      const busy = /^SQLITE_BUSY/.test(String((error as { code?: unknown }).code));
+      if (!busy || Date.now() >= deadline) throw error;
+      Atomics.wait(pause, 0, 0, 25);
+    }
+  }
 }
 
 const INT8_OID = 20;
