@@ -34,9 +34,13 @@ export interface ProgramIo {
 export async function runProgram(argv: string[], io: ProgramIo): Promise<number | 'running'> {
   const commands = allCommands();
   const [name, ...args] = argv;
-  if (name === undefined || name === 'help' || name === '--help' || name === '-h') {
+  if (name === undefined) {
+    io.stderr.write(usage(commands));
+    return 2;
+  }
+  if (name === 'help' || name === '--help' || name === '-h') {
     io.stdout.write(usage(commands));
-    return name === undefined ? 2 : 0;
+    return 0;
   }
   const command = commands.find((candidate) => candidate.name === name);
   if (!command) {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,10 +16,15 @@ function captured() {
   return { stream, text: () => text };
 }
 
-async function run(argv: string[], env: Record<string, string> = {}) {
+async function run(argv: string[], env: Record<string, string> = {}, envFile?: string) {
   const stdout = captured();
   const stderr = captured();
-  const status = await runProgram(argv, { env, stdout: stdout.stream, stderr: stderr.stream });
+  const status = await runProgram(argv, {
+    env,
+    stdout: stdout.stream,
+    stderr: stderr.stream,
+    ...(envFile ? { envFile } : {}),
+  });
   return { status, stdout: stdout.text(), stderr: stderr.text() };
 }
 
@@ -31,7 +36,10 @@ describe('command line, in process', () => {
     expect(help.status).toBe(0);
     expect(help.stdout).toMatch(/start \[codehost\|refdata \.\.\.\]/);
     expect(help.stdout).toMatch(/migrate \[codehost\|refdata \.\.\.\]/);
-    expect((await run([])).status).toBe(2);
+    const bare = await run([]);
+    expect(bare.status).toBe(2);
+    expect(bare.stderr).toMatch(/^Usage: codehost-refdata <command>/);
+    expect(bare.stdout).toBe('');
   });
 
   it('rejects an unknown command and an unknown service with status 2', async () => {
@@ -59,6 +67,20 @@ describe('command line, in process', () => {
       expect(result.stdout).toBe('');
     },
   );
+
+  it('reads the .env file, with the environment winning over it', async () => {
+    const directory = temporaryDataDir();
+    const envFile = join(directory, '.env');
+    writeFileSync(envFile, `DATA_DIR=${directory}/from-file\nLOG_LEVEL=shouty\n`);
+
+    const fromFile = await run(['migrate', 'codehost'], {}, envFile);
+    expect(fromFile.status).toBe(1);
+    expect(fromFile.stderr).toContain('LOG_LEVEL="shouty"');
+
+    const overridden = await run(['migrate', 'codehost'], { LOG_LEVEL: 'warn' }, envFile);
+    expect(overridden.status).toBe(0);
+    expect(existsSync(join(directory, 'from-file', 'codehost.sqlite'))).toBe(true);
+  });
 
   it('migrates the chosen services and says so', async () => {
     const dataDir = temporaryDataDir();

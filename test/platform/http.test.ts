@@ -135,6 +135,17 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         }
       });
 
+      it('escapes field names in JSON pointers (RFC 6901)', async () => {
+        const response = await postJson(
+          '/test/echo',
+          JSON.stringify({ name: 'a', count: 1, 'a/b~c': true }),
+        );
+        const body = expectError(response, 400);
+        if (isRefdata) {
+          expect(body.errors).toEqual([{ pointer: '#/a~1b~0c', detail: 'is not a known field' }]);
+        }
+      });
+
       it('names an invalid query parameter', async () => {
         const body = expectError(
           await postJson('/test/echo?limit=99', JSON.stringify({ name: 'a', count: 1 })),

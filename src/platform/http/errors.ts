@@ -96,7 +96,11 @@ function fieldError(location: FieldLocation, issue: AjvIssue): FieldError {
   const additional = issue.params.additionalProperty;
   const child =
     typeof missing === 'string' ? missing : typeof additional === 'string' ? additional : undefined;
-  const pointer = child === undefined ? issue.instancePath : `${issue.instancePath}/${child}`;
+  // Ajv escapes instancePath itself; the property name it reports separately is raw.
+  const pointer =
+    child === undefined
+      ? issue.instancePath
+      : `${issue.instancePath}/${child.replaceAll('~', '~0').replaceAll('/', '~1')}`;
   const field = location === 'body' ? pointer : pointer.replace(/^\//, '').replaceAll('/', '.');
   const detail =
     typeof additional === 'string'
