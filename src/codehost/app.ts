@@ -1,17 +1,67 @@
+import cookie from '@fastify/cookie';
+import { registerRateLimiting } from '../platform/http/rate-limit.js';
 import type { ServiceDefinition } from '../platform/service.js';
+import { accountCommands } from './accounts/commands.js';
+import { createInitialAdmin } from './accounts/initial-admin.js';
+import { PasswordHasher } from './accounts/passwords.js';
+import { UserStore } from './accounts/users.js';
+import { registerUserRoutes } from './api/user-routes.js';
+import { createCodehost } from './context.js';
 import { codehostMigrations } from './db/migrations.js';
 import type { CodehostTables } from './db/tables.js';
-import { renderGitlabError } from './errors.js';
+import { renderCodehostError } from './errors.js';
+import { registerAuthorizeRoutes } from './oauth/authorize-routes.js';
+import { registerMetadataRoutes } from './oauth/metadata-routes.js';
+import { registerTokenRoutes } from './oauth/token-routes.js';
+import { registerApplicationPages } from './web/application-pages.js';
+import { registerProfilePages } from './web/profile-pages.js';
+import { registerSignInPages } from './web/sign-in-pages.js';
+import { registerTokenPages } from './web/token-pages.js';
+
+/** Expired sessions and ended rate-limit windows are swept this often. */
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 export const codehost: ServiceDefinition<CodehostTables> = {
   name: 'codehost',
   title: 'codehost',
   description:
-    'OAuth 2.0 authorization server and notification-settings API of a code-hosting service, wire-compatible with GitLab (`/oauth/*`, `/api/v3`, `/api/v4`). Errors use GitLab\'s `{"message": ...}` shape.',
+    'OAuth 2.0 authorization server and notification-settings API of a code-hosting service, wire-compatible with GitLab (`/oauth/*`, `/api/v3`, `/api/v4`). API errors use GitLab\'s `{"message": ...}` shape; OAuth errors RFC 6749\'s `{"error", "error_description"}`.',
+  apiTags: [
+    {
+      name: 'oauth',
+      description: 'OAuth 2.0 authorization server (RFC 6749, 7009, 7636, 7662, 8414)',
+    },
+    { name: 'api', description: 'GitLab API v3 (and the v4 alias)' },
+  ],
   migrations: codehostMigrations,
-  errorRenderer: () => renderGitlabError,
-  adminCommands: [],
-  async registerRoutes() {
-    // Accounts, OAuth and the API register here as they are built.
+  errorRenderer: () => renderCodehostError,
+  adminCommands: accountCommands,
+  async initialize({ database, platform }) {
+    const users = new UserStore(database.db, new PasswordHasher(platform.security.passwordHash));
+    return createInitialAdmin(users, platform.dataDir);
+  },
+  async registerRoutes(app, { database, config, platform }) {
+    const context = createCodehost(database.db, config, platform);
+    await app.register(cookie);
+    app.decorateRequest('session', undefined);
+    await registerRateLimiting(app, context.counters);
+
+    registerSignInPages(app, context);
+    registerProfilePages(app, context);
+    registerApplicationPages(app, context);
+    registerTokenPages(app, context);
+    registerAuthorizeRoutes(app, context);
+    registerTokenRoutes(app, context);
+    registerMetadataRoutes(app, context);
+    registerUserRoutes(app, context);
+
+    const sweep = setInterval(() => {
+      Promise.all([
+        context.sessions.purgeExpired(),
+        context.counters.purge(24 * 60 * 60 * 1000),
+      ]).catch((error: unknown) => app.log.warn({ err: error }, 'sweeping expired rows failed'));
+    }, SWEEP_INTERVAL_MS);
+    sweep.unref();
+    app.addHook('onClose', async () => clearInterval(sweep));
   },
 };

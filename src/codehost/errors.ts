@@ -1,5 +1,56 @@
+import type { FastifyRequest } from 'fastify';
 import type { ErrorRenderer } from '../platform/http/errors.js';
 import type { Problem } from '../platform/http/problem.js';
+import { OAUTH_ERROR_CODES } from './oauth/errors.js';
+import { errorPage } from './web/layout.js';
+
+/** How a route's failures are put on the wire; set in the route's `config`. */
+export type ErrorShape = 'gitlab' | 'oauth' | 'html';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    errorShape?: ErrorShape;
+  }
+}
+
+/**
+ * codehost's errors come in three shapes, chosen by the route:
+ * - the API: GitLab's `{"message": "404 Not Found"}`;
+ * - the OAuth endpoints (and refused tokens anywhere): RFC 6749's
+ *   `{"error", "error_description"}`;
+ * - web pages: an HTML page.
+ * Unknown routes answer in GitLab's shape.
+ */
+export const renderCodehostError: ErrorRenderer = (problem, { traceId, request }) => {
+  const shape = shapeFor(request, problem);
+  if (shape === 'html') {
+    return { contentType: 'text/html; charset=utf-8', body: errorPage(problem, traceId) };
+  }
+  if (shape === 'oauth') {
+    return {
+      contentType: 'application/json; charset=utf-8',
+      body: {
+        error: oauthCode(problem),
+        error_description: problem.detail ?? problem.title,
+        ...(problem.status >= 500 ? { traceId } : {}),
+      },
+    };
+  }
+  return renderGitlabError(problem, { traceId, request });
+};
+
+function shapeFor(request: FastifyRequest, problem: Problem): ErrorShape {
+  const routeShape = request.routeOptions.config?.errorShape;
+  if (routeShape === 'html' || routeShape === 'oauth') return routeShape;
+  // Refused tokens on the API speak OAuth (RFC 6750), as GitLab's API guard does.
+  return OAUTH_ERROR_CODES.has(problem.code) ? 'oauth' : 'gitlab';
+}
+
+function oauthCode(problem: Problem): string {
+  if (OAUTH_ERROR_CODES.has(problem.code)) return problem.code;
+  if (problem.status >= 500) return 'server_error';
+  return 'invalid_request';
+}
 
 /**
  * GitLab's API error shape, `{"message": ...}`, with GitLab's wording: the status

@@ -12,7 +12,22 @@ export interface Config {
   shutdownTimeoutMs: number;
   trustProxy: TrustProxy;
   dataDir: string;
+  security: SecurityConfig;
   services: Record<ServiceName, ServiceConfig>;
+}
+
+/** Costs and limits that guard credentials; see docs/configuration.md. */
+export interface SecurityConfig {
+  /** argon2id cost: memory in KiB, passes, lanes. */
+  passwordHash: { memoryKib: number; iterations: number; parallelism: number };
+  /** Requests per client address per minute on each credential endpoint. */
+  credentialRequestsPerMinute: number;
+  /** Failed sign-ins per account before it is held for the rest of the window. */
+  signInFailuresPerAccount: number;
+  /** Length of the per-account failure window, in seconds. */
+  signInFailureWindowSeconds: number;
+  /** Idle lifetime of a browser session, in seconds. */
+  sessionLifetimeSeconds: number;
 }
 
 export type ServiceName = 'codehost' | 'refdata';
@@ -96,6 +111,24 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
     shutdownTimeoutMs: integer(read, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustProxy: trustProxy(read),
     dataDir,
+    security: {
+      passwordHash: {
+        // OWASP's argon2id baseline (19 MiB, 2 passes, 1 lane).
+        memoryKib: integer(read, 'PASSWORD_HASH_MEMORY_KIB', 19_456, 8, 4_194_304),
+        iterations: integer(read, 'PASSWORD_HASH_ITERATIONS', 2, 1, 100),
+        parallelism: integer(read, 'PASSWORD_HASH_PARALLELISM', 1, 1, 16),
+      },
+      credentialRequestsPerMinute: integer(
+        read,
+        'RATE_LIMIT_CREDENTIALS_PER_MINUTE',
+        30,
+        1,
+        100_000,
+      ),
+      signInFailuresPerAccount: integer(read, 'SIGN_IN_FAILURES_PER_ACCOUNT', 10, 1, 10_000),
+      signInFailureWindowSeconds: integer(read, 'SIGN_IN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
+      sessionLifetimeSeconds: integer(read, 'SESSION_LIFETIME_SECONDS', 604_800, 60, 31_536_000),
+    },
     services,
   };
 }

@@ -12,6 +12,8 @@ export interface RunningService {
   name: ServiceName;
   app: HttpApp;
   url: string;
+  /** What the service's first-start initialization wants the operator to know. */
+  notice?: string;
 }
 
 export interface RunOptions {
@@ -44,6 +46,9 @@ export async function startServices(
       `${service.name} listening on ${service.url}, API docs at ${service.url}${DOCS_PATH}, database ${database}\n`,
     );
   }
+  for (const service of running) {
+    if (service.notice) options.stdout.write(`${service.notice}\n`);
+  }
   return running;
 }
 
@@ -55,8 +60,10 @@ async function startService(
   const logger = createLogger(definition.name, config.logLevel);
   const database = openDatabase(serviceConfig.database);
   let app: HttpApp | undefined;
+  let notice: string | undefined;
   try {
     await migrateToLatest(database, definition.migrations);
+    notice = await definition.initialize?.({ database, config: serviceConfig, platform: config });
     app = await buildService(definition, { platform: config, database, logger });
     // Fastify logs every listen address on its own; the start-up lines printed
     // afterwards say the same more usefully, so that log line is held back.
@@ -72,7 +79,12 @@ async function startService(
     else await database.close();
     throw new StartError(definition.name, error);
   }
-  return { name: definition.name, app, url: displayUrl(app.server.address() as AddressInfo) };
+  return {
+    name: definition.name,
+    app,
+    url: displayUrl(app.server.address() as AddressInfo),
+    ...(notice ? { notice } : {}),
+  };
 }
 
 export class StartError extends Error {

@@ -31,6 +31,12 @@ export interface ServiceDefinition<Tables = unknown> {
   registerRoutes(app: HttpApp, dependencies: ServiceDependencies<Tables>): Promise<void>;
   /** Admin verbs this service adds to the command line. */
   adminCommands: readonly Command[];
+  /**
+   * Runs once the database is migrated when the service is started for real
+   * (not in tests that build the server directly); returns a line to print,
+   * such as where a first administrator's password was written.
+   */
+  initialize?(dependencies: ServiceDependencies<Tables>): Promise<string | undefined>;
 }
 
 export interface BuildOptions<Tables> {

@@ -1,7 +1,195 @@
+import { sql } from 'kysely';
 import type { MigrationSet } from '../../platform/db/migrations.js';
+import { type MigrationDb, TIMESTAMP, withIdColumn } from '../../platform/db/schema.js';
+import { counterTableMigration } from '../../platform/security/counters.js';
 
 /**
  * codehost's schema history, applied in name order at start-up. Names are
  * `NNNN_what`; a released migration is never edited, only followed by a new one.
+ * Booleans are 0/1 integers and times are epoch milliseconds, so one query serves
+ * SQLite and PostgreSQL alike.
  */
-export const codehostMigrations: MigrationSet = {};
+export const codehostMigrations: MigrationSet = {
+  '0001_rate_limit_counters': counterTableMigration,
+  '0002_accounts': {
+    async up(db: MigrationDb) {
+      await withIdColumn(db, db.schema.createTable('users'))
+        .addColumn('username', 'varchar(255)', (c) => c.notNull())
+        .addColumn('username_normalized', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('email', 'varchar(255)', (c) => c.notNull())
+        .addColumn('password_hash', 'text', (c) => c.notNull())
+        .addColumn('is_admin', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('state', 'varchar(16)', (c) =>
+          c
+            .notNull()
+            .defaultTo('active')
+            .check(sqlIn('state', ['active', 'blocked'])),
+        )
+        .addColumn('bio', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+        .addColumn('location', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+        .addColumn('skype', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+        .addColumn('linkedin', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+        .addColumn('twitter', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+        .addColumn('website_url', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+        .addColumn('projects_limit', 'integer', (c) => c.notNull().defaultTo(10))
+        .addColumn('can_create_group', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('external', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('theme_id', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('color_scheme_id', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('otp_secret', 'varchar(64)')
+        .addColumn('otp_last_step', TIMESTAMP)
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('updated_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('confirmed_at', TIMESTAMP)
+        .addColumn('current_sign_in_at', TIMESTAMP)
+        .addColumn('last_sign_in_at', TIMESTAMP)
+        .execute();
+
+      // Every address a user owns, the primary one included, so that one unique
+      // index keeps any address from belonging to two accounts.
+      await withIdColumn(db, db.schema.createTable('emails'))
+        .addColumn('user_id', 'integer', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('email', 'varchar(255)', (c) => c.notNull())
+        .addColumn('email_normalized', 'varchar(255)', (c) => c.notNull().unique())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('emails_user').on('emails').column('user_id').execute();
+
+      await withIdColumn(db, db.schema.createTable('recovery_codes'))
+        .addColumn('user_id', 'integer', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('code_hash', 'varchar(64)', (c) => c.notNull())
+        .addColumn('used_at', TIMESTAMP)
+        .execute();
+      await db.schema
+        .createIndex('recovery_codes_user')
+        .on('recovery_codes')
+        .column('user_id')
+        .execute();
+
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id_hash', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('user_id', 'integer', (c) => c.references('users.id').onDelete('cascade'))
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('expires_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('sessions_expiry').on('sessions').column('expires_at').execute();
+      await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
+
+      // Values every instance must share, such as the session cookie signing key.
+      await db.schema
+        .createTable('instance_settings')
+        .addColumn('name', 'varchar(100)', (c) => c.primaryKey())
+        .addColumn('value', 'text', (c) => c.notNull())
+        .execute();
+
+      await withIdColumn(db, db.schema.createTable('personal_access_tokens'))
+        .addColumn('user_id', 'integer', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('token_hash', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('scopes', 'varchar(255)', (c) => c.notNull())
+        .addColumn('expires_at', TIMESTAMP)
+        .addColumn('revoked_at', TIMESTAMP)
+        .addColumn('last_used_at', TIMESTAMP)
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('personal_access_tokens_user')
+        .on('personal_access_tokens')
+        .column('user_id')
+        .execute();
+    },
+  },
+  '0003_oauth': {
+    async up(db: MigrationDb) {
+      await withIdColumn(db, db.schema.createTable('oauth_applications'))
+        .addColumn('uid', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('secret_hash', 'varchar(64)', (c) => c.notNull())
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('redirect_uri', 'text', (c) => c.notNull())
+        .addColumn('scopes', 'varchar(255)', (c) => c.notNull())
+        .addColumn('confidential', 'integer', (c) => c.notNull().defaultTo(1))
+        .addColumn('owner_id', 'integer', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('updated_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('oauth_applications_owner')
+        .on('oauth_applications')
+        .column('owner_id')
+        .execute();
+
+      await withIdColumn(db, db.schema.createTable('oauth_access_grants'))
+        .addColumn('token_hash', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('resource_owner_id', 'integer', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('application_id', 'integer', (c) =>
+          c.notNull().references('oauth_applications.id').onDelete('cascade'),
+        )
+        .addColumn('redirect_uri', 'text', (c) => c.notNull())
+        .addColumn('scopes', 'varchar(255)', (c) => c.notNull())
+        .addColumn('code_challenge', 'varchar(128)')
+        .addColumn('expires_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('used_at', TIMESTAMP)
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+
+      await withIdColumn(db, db.schema.createTable('oauth_access_tokens'))
+        .addColumn('token_hash', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('refresh_token_hash', 'varchar(64)', (c) => c.unique())
+        .addColumn('resource_owner_id', 'integer', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        // Null for the password grant, which the spec allows without a client.
+        .addColumn('application_id', 'integer', (c) =>
+          c.references('oauth_applications.id').onDelete('cascade'),
+        )
+        // The code a token chain started from: replaying that code, or a rotated
+        // refresh token of the chain, revokes the whole chain.
+        .addColumn('grant_id', 'integer', (c) =>
+          c.references('oauth_access_grants.id').onDelete('cascade'),
+        )
+        .addColumn('scopes', 'varchar(255)', (c) => c.notNull())
+        .addColumn('expires_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('revoked_at', TIMESTAMP)
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('oauth_access_tokens_owner_app')
+        .on('oauth_access_tokens')
+        .columns(['resource_owner_id', 'application_id'])
+        .execute();
+      await db.schema
+        .createIndex('oauth_access_tokens_grant')
+        .on('oauth_access_tokens')
+        .column('grant_id')
+        .execute();
+      // Neither database indexes foreign keys by itself; deletes cascade through these.
+      await db.schema
+        .createIndex('oauth_access_grants_app')
+        .on('oauth_access_grants')
+        .column('application_id')
+        .execute();
+      await db.schema
+        .createIndex('oauth_access_tokens_app')
+        .on('oauth_access_tokens')
+        .column('application_id')
+        .execute();
+    },
+  },
+};
+
+/** A check that a column holds one of fixed values (literals from this file only). */
+function sqlIn(column: string, values: readonly string[]) {
+  return sql.raw(`${column} in (${values.map((value) => `'${value}'`).join(', ')})`);
+}

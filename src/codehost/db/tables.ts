@@ -1,3 +1,125 @@
+import type { Generated } from 'kysely';
+import type { CounterTables } from '../../platform/security/counters.js';
+
+/** 0 or 1: booleans are stored as integers so both databases read them alike. */
+export type Flag = 0 | 1;
+
+export interface UsersTable {
+  id: Generated<number>;
+  username: string;
+  username_normalized: string;
+  name: string;
+  email: string;
+  password_hash: string;
+  is_admin: Generated<Flag>;
+  state: Generated<'active' | 'blocked'>;
+  bio: Generated<string>;
+  location: Generated<string>;
+  skype: Generated<string>;
+  linkedin: Generated<string>;
+  twitter: Generated<string>;
+  website_url: Generated<string>;
+  projects_limit: Generated<number>;
+  can_create_group: Generated<Flag>;
+  external: Generated<Flag>;
+  theme_id: Generated<number>;
+  color_scheme_id: Generated<number>;
+  otp_secret: string | null;
+  otp_last_step: number | null;
+  created_at: number;
+  updated_at: number;
+  confirmed_at: number | null;
+  current_sign_in_at: number | null;
+  last_sign_in_at: number | null;
+}
+
+export interface EmailsTable {
+  id: Generated<number>;
+  user_id: number;
+  email: string;
+  email_normalized: string;
+  created_at: number;
+}
+
+export interface RecoveryCodesTable {
+  id: Generated<number>;
+  user_id: number;
+  code_hash: string;
+  used_at: number | null;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number | null;
+  data: string;
+  expires_at: number;
+}
+
+export interface InstanceSettingsTable {
+  name: string;
+  value: string;
+}
+
+export interface PersonalAccessTokensTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  token_hash: string;
+  scopes: string;
+  expires_at: number | null;
+  revoked_at: number | null;
+  last_used_at: number | null;
+  created_at: number;
+}
+
+export interface OauthApplicationsTable {
+  id: Generated<number>;
+  uid: string;
+  secret_hash: string;
+  name: string;
+  redirect_uri: string;
+  scopes: string;
+  confidential: Flag;
+  owner_id: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface OauthAccessGrantsTable {
+  id: Generated<number>;
+  token_hash: string;
+  resource_owner_id: number;
+  application_id: number;
+  redirect_uri: string;
+  scopes: string;
+  code_challenge: string | null;
+  expires_at: number;
+  used_at: number | null;
+  created_at: number;
+}
+
+export interface OauthAccessTokensTable {
+  id: Generated<number>;
+  token_hash: string;
+  refresh_token_hash: string | null;
+  resource_owner_id: number;
+  application_id: number | null;
+  grant_id: number | null;
+  scopes: string;
+  expires_at: number;
+  revoked_at: number | null;
+  created_at: number;
+}
+
 /** codehost's tables as Kysely sees them; each migration that adds a table adds it here. */
-// biome-ignore lint/complexity/noBannedTypes: no tables yet; later migrations add them.
-export type CodehostTables = {};
+export interface CodehostTables extends CounterTables {
+  users: UsersTable;
+  emails: EmailsTable;
+  recovery_codes: RecoveryCodesTable;
+  sessions: SessionsTable;
+  instance_settings: InstanceSettingsTable;
+  personal_access_tokens: PersonalAccessTokensTable;
+  oauth_applications: OauthApplicationsTable;
+  oauth_access_grants: OauthAccessGrantsTable;
+  oauth_access_tokens: OauthAccessTokensTable;
+}

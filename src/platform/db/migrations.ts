@@ -17,11 +17,13 @@ export class MigrationError extends Error {
  *   BEGIN IMMEDIATE transaction: a second process waits for the write lock (busy
  *   timeout), then finds nothing left to do; a failure rolls the run back whole.
  */
-export async function migrateToLatest(
-  handle: DatabaseHandle<unknown>,
+export async function migrateToLatest<Tables>(
+  handle: DatabaseHandle<Tables>,
   migrations: MigrationSet,
 ): Promise<string[]> {
   const config = handle.config;
+  // Migrations work on the schema as it was then, not on today's table types.
+  const database = handle.db as unknown as Kysely<unknown>;
   const run = (db: Kysely<unknown>) =>
     new Migrator({
       db,
@@ -31,8 +33,8 @@ export async function migrateToLatest(
 
   const outcome =
     config.kind === 'postgres'
-      ? await run(handle.db)
-      : await handle.db.connection().execute(async (connection) => {
+      ? await run(database)
+      : await database.connection().execute(async (connection) => {
           await sql`begin immediate`.execute(connection);
           const result = await run(connection).catch((error: unknown) => ({ error }));
           await sql.raw(result.error ? 'rollback' : 'commit').execute(connection);

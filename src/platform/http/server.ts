@@ -79,8 +79,11 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
       useDefaults: true,
       // Deployments often serve plain HTTP behind a TLS proxy or on localhost; an
       // upgrade directive would break same-origin assets there.
-      directives: { 'upgrade-insecure-requests': null },
+      // Nothing either service serves is meant to be framed (clickjacking of the
+      // consent and sign-in pages above all).
+      directives: { 'upgrade-insecure-requests': null, 'frame-ancestors': ["'none'"] },
     },
+    frameguard: { action: 'deny' },
   });
   await app.register(formBody, { bodyLimit: config.bodyLimitBytes });
   installErrorHandling(app, options.renderError, routes);

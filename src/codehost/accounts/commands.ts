@@ -1,0 +1,128 @@
+import { type Command, type CommandContext, UsageError } from '../../platform/cli/command.js';
+import { openDatabase } from '../../platform/db/connection.js';
+import { migrateToLatest } from '../../platform/db/migrations.js';
+import { codehostMigrations } from '../db/migrations.js';
+import type { CodehostTables } from '../db/tables.js';
+import { generatedPassword } from './initial-admin.js';
+import { PasswordHasher } from './passwords.js';
+import { AccountError, type UserRow, UserStore } from './users.js';
+
+/** Runs an admin action on codehost's database (migrated first), then closes it. */
+async function withUsers(
+  context: CommandContext,
+  action: (users: UserStore) => Promise<number>,
+): Promise<number> {
+  const config = context.config();
+  const database = openDatabase<CodehostTables>(config.services.codehost.database);
+  try {
+    await migrateToLatest(database, codehostMigrations);
+    const users = new UserStore(database.db, new PasswordHasher(config.security.passwordHash));
+    return await action(users);
+  } catch (error) {
+    if (error instanceof AccountError) {
+      context.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  } finally {
+    await database.close();
+  }
+}
+
+async function existingUser(users: UserStore, username: string, context: CommandContext) {
+  const user = await users.findByUsername(username);
+  if (!user) context.stderr.write(`No user "${username}".\n`);
+  return user;
+}
+
+function positional(args: string[], count: number): string[] {
+  const values = args.filter((arg) => !arg.startsWith('--'));
+  if (values.length !== count) throw new UsageError('Wrong number of arguments.');
+  return values;
+}
+
+function stateCommand(name: string, state: UserRow['state'], summary: string): Command {
+  return {
+    name,
+    usage: `${name} <username>`,
+    summary,
+    run: (args, context) => {
+      const [username] = positional(args, 1) as [string];
+      return withUsers(context, async (users) => {
+        const user = await existingUser(users, username, context);
+        if (!user) return 1;
+        await users.setState(user.id, state);
+        context.stdout.write(`${user.username} is now ${state}.\n`);
+        return 0;
+      });
+    },
+  };
+}
+
+/** codehost's admin verbs: manage accounts without the web interface. */
+export const accountCommands: readonly Command[] = [
+  {
+    name: 'codehost-user-create',
+    usage: 'codehost-user-create <username> <email> [--name=<name>] [--admin]',
+    summary: 'Create a codehost user; prints a generated password once.',
+    run: (args, context) => {
+      const [username, email] = positional(args, 2) as [string, string];
+      const unknown = args.filter(
+        (arg) => arg.startsWith('--') && arg !== '--admin' && !arg.startsWith('--name='),
+      );
+      if (unknown.length > 0) throw new UsageError(`Unknown option ${unknown[0]}.`);
+      const name = args.find((arg) => arg.startsWith('--name='))?.slice(7) ?? username;
+      return withUsers(context, async (users) => {
+        const password = generatedPassword();
+        const user = await users.create({
+          username,
+          email,
+          name,
+          password,
+          isAdmin: args.includes('--admin'),
+        });
+        context.stdout.write(
+          `Created ${user.is_admin ? 'administrator' : 'user'} ${user.username} (id ${user.id}).\nPassword: ${password}\n`,
+        );
+        return 0;
+      });
+    },
+  },
+  {
+    name: 'codehost-user-add-email',
+    usage: 'codehost-user-add-email <username> <email>',
+    summary: 'Add a further e-mail address to a codehost user.',
+    run: (args, context) => {
+      const [username, email] = positional(args, 2) as [string, string];
+      return withUsers(context, async (users) => {
+        const user = await existingUser(users, username, context);
+        if (!user) return 1;
+        await users.addEmail(user.id, email);
+        context.stdout.write(`Added ${email} to ${user.username}.\n`);
+        return 0;
+      });
+    },
+  },
+  stateCommand(
+    'codehost-user-block',
+    'blocked',
+    'Block a codehost user (signs them out everywhere).',
+  ),
+  stateCommand('codehost-user-unblock', 'active', 'Unblock a codehost user.'),
+  {
+    name: 'codehost-user-reset-password',
+    usage: 'codehost-user-reset-password <username>',
+    summary: 'Give a codehost user a new generated password (printed once).',
+    run: (args, context) => {
+      const [username] = positional(args, 1) as [string];
+      return withUsers(context, async (users) => {
+        const user = await existingUser(users, username, context);
+        if (!user) return 1;
+        const password = generatedPassword();
+        await users.setPassword(user.id, password);
+        context.stdout.write(`New password for ${user.username}: ${password}\n`);
+        return 0;
+      });
+    },
+  },
+];

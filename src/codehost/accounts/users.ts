@@ -1,0 +1,223 @@
+import type { Kysely, Selectable } from 'kysely';
+import { ConstraintViolationError } from '../../platform/db/errors.js';
+import type { CodehostTables, UsersTable } from '../db/tables.js';
+import { type PasswordHasher, passwordProblem } from './passwords.js';
+
+export type UserRow = Selectable<UsersTable>;
+
+/** A rule a new or changed account broke; `field` names the form field. */
+export class AccountError extends Error {
+  override readonly name = 'AccountError';
+  constructor(
+    readonly field: 'username' | 'email' | 'password' | 'name' | 'user',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** GitLab's namespace rule: letters, digits, `_`, `-` and `.`, not starting with `-` or `.`. */
+const USERNAME = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,254}$/;
+const RESERVED_SUFFIX = /\.(git|atom)$/i;
+/** Deliberately loose (one @, no spaces, a dot in the domain): the mailbox is the judge. */
+const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+export function validEmail(email: string): boolean {
+  return email.length <= 255 && EMAIL.test(email);
+}
+
+export interface NewUser {
+  username: string;
+  name: string;
+  email: string;
+  password: string;
+  isAdmin?: boolean;
+}
+
+/** Users, their e-mail addresses and their passwords. */
+export class UserStore {
+  constructor(
+    private readonly db: Kysely<CodehostTables>,
+    private readonly hasher: PasswordHasher,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(input: NewUser): Promise<UserRow> {
+    const username = input.username.trim();
+    const email = input.email.trim();
+    const name = input.name.trim();
+    if (!USERNAME.test(username) || RESERVED_SUFFIX.test(username)) {
+      throw new AccountError(
+        'username',
+        'Username may contain only letters, digits, "_", "-" and ".", and cannot start with "-" or "." or end in ".git" or ".atom"',
+      );
+    }
+    if (name.length === 0 || name.length > 255) {
+      throw new AccountError('name', 'Name must be 1 to 255 characters');
+    }
+    if (!validEmail(email)) throw new AccountError('email', 'Email is invalid');
+    const weak = passwordProblem(input.password);
+    if (weak) throw new AccountError('password', `Password ${weak}`);
+
+    const passwordHash = await this.hasher.hash(input.password);
+    const now = this.now();
+    try {
+      return await this.db.transaction().execute(async (trx) => {
+        const user = await trx
+          .insertInto('users')
+          .values({
+            username,
+            username_normalized: username.toLowerCase(),
+            name,
+            email,
+            password_hash: passwordHash,
+            is_admin: input.isAdmin ? 1 : 0,
+            created_at: now,
+            updated_at: now,
+            // No mail is sent by this service, so addresses count as confirmed.
+            confirmed_at: now,
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        await trx
+          .insertInto('emails')
+          .values({
+            user_id: user.id,
+            email,
+            email_normalized: normalizeEmail(email),
+            created_at: now,
+          })
+          .execute();
+        return user;
+      });
+    } catch (error) {
+      throw takenError(error);
+    }
+  }
+
+  async findById(id: number): Promise<UserRow | undefined> {
+    return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  async findByUsername(username: string): Promise<UserRow | undefined> {
+    return this.db
+      .selectFrom('users')
+      .selectAll()
+      .where('username_normalized', '=', username.trim().toLowerCase())
+      .executeTakeFirst();
+  }
+
+  /** A login is a username or any of a user's e-mail addresses, in any letter case. */
+  async findByLogin(login: string): Promise<UserRow | undefined> {
+    const normalized = login.trim().toLowerCase();
+    if (normalized.length === 0 || normalized.length > 255) return undefined;
+    if (normalized.includes('@')) {
+      return this.db
+        .selectFrom('users')
+        .innerJoin('emails', 'emails.user_id', 'users.id')
+        .selectAll('users')
+        .where('emails.email_normalized', '=', normalized)
+        .executeTakeFirst();
+    }
+    return this.findByUsername(normalized);
+  }
+
+  async count(): Promise<number> {
+    const row = await this.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  /** The user's addresses, primary first. */
+  async emailsOf(userId: number): Promise<string[]> {
+    const user = await this.findById(userId);
+    if (!user) return [];
+    const rows = await this.db
+      .selectFrom('emails')
+      .select('email')
+      .where('user_id', '=', userId)
+      .orderBy('id')
+      .execute();
+    const others = rows.map((row) => row.email).filter((email) => email !== user.email);
+    return [user.email, ...others];
+  }
+
+  async addEmail(userId: number, email: string): Promise<void> {
+    const address = email.trim();
+    if (!validEmail(address)) throw new AccountError('email', 'Email is invalid');
+    try {
+      await this.db
+        .insertInto('emails')
+        .values({
+          user_id: userId,
+          email: address,
+          email_normalized: normalizeEmail(address),
+          created_at: this.now(),
+        })
+        .execute();
+    } catch (error) {
+      throw takenError(error);
+    }
+  }
+
+  async setState(userId: number, state: 'active' | 'blocked'): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('users')
+        .set({ state, updated_at: this.now() })
+        .where('id', '=', userId)
+        .execute();
+      // A blocked user is signed out everywhere at once.
+      if (state === 'blocked')
+        await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+    });
+  }
+
+  /** Sets a new password and signs the user out of every browser session. */
+  async setPassword(userId: number, password: string): Promise<void> {
+    const weak = passwordProblem(password);
+    if (weak) throw new AccountError('password', `Password ${weak}`);
+    const passwordHash = await this.hasher.hash(password);
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('users')
+        .set({ password_hash: passwordHash, updated_at: this.now() })
+        .where('id', '=', userId)
+        .execute();
+      await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();
+    });
+  }
+
+  async checkPassword(user: UserRow, password: string): Promise<boolean> {
+    return this.hasher.verify(user.password_hash, password);
+  }
+
+  /** GitLab's pair: the previous sign-in moves to `last_sign_in_at`. */
+  async recordSignIn(user: UserRow): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ last_sign_in_at: user.current_sign_in_at, current_sign_in_at: this.now() })
+      .where('id', '=', user.id)
+      .execute();
+  }
+}
+
+function takenError(error: unknown): unknown {
+  if (error instanceof ConstraintViolationError && error.kind === 'unique') {
+    if (error.columns.some((column) => column.startsWith('email'))) {
+      return new AccountError('email', 'Email has already been taken');
+    }
+    return new AccountError('username', 'Username has already been taken');
+  }
+  return error;
+}
+
+export function isTwoFactorEnabled(user: UserRow): boolean {
+  return user.otp_secret !== null;
+}

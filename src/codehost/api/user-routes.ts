@@ -1,0 +1,58 @@
+import type { HttpApp } from '../../platform/http/server.js';
+import type { UserRow } from '../accounts/users.js';
+import type { Codehost } from '../context.js';
+import { authenticateApiRequest } from './authentication.js';
+
+/** The API versions served; v4 is an alias, since the shapes used here did not change. */
+export const API_PREFIXES = ['/api/v3', '/api/v4'] as const;
+
+function iso(time: number | null): string | null {
+  return time === null ? null : new Date(Number(time)).toISOString();
+}
+
+/** GitLab's full user shape, as `GET /user` returns it to the user themself. */
+export function gitlabUser(user: UserRow, publicUrl: string) {
+  return {
+    id: user.id,
+    username: user.username,
+    name: user.name,
+    state: user.state,
+    avatar_url: null,
+    web_url: `${publicUrl}/${encodeURIComponent(user.username)}`,
+    created_at: iso(user.created_at),
+    is_admin: user.is_admin === 1,
+    bio: user.bio || null,
+    location: user.location || null,
+    skype: user.skype,
+    linkedin: user.linkedin,
+    twitter: user.twitter,
+    website_url: user.website_url,
+    last_sign_in_at: iso(user.last_sign_in_at),
+    confirmed_at: iso(user.confirmed_at),
+    email: user.email,
+    theme_id: user.theme_id,
+    color_scheme_id: user.color_scheme_id,
+    projects_limit: user.projects_limit,
+    current_sign_in_at: iso(user.current_sign_in_at),
+    identities: [],
+    can_create_group: user.can_create_group === 1,
+    can_create_project: user.projects_limit > 0,
+    two_factor_enabled: user.otp_secret !== null,
+    external: user.external === 1,
+  };
+}
+
+export function registerUserRoutes(app: HttpApp, codehost: Codehost): void {
+  for (const prefix of API_PREFIXES) {
+    app.get(`${prefix}/user`, {
+      schema: {
+        summary: 'The user the token belongs to',
+        tags: ['api'],
+      },
+      handler: async (request) => {
+        const caller = await authenticateApiRequest(request, codehost, ['api', 'read_user']);
+        return gitlabUser(caller.user, codehost.config.publicUrl);
+      },
+    });
+  }
+}

@@ -1,0 +1,55 @@
+import type { Kysely } from 'kysely';
+import type { Config, ServiceConfig } from '../platform/config.js';
+import { CounterStore } from '../platform/security/counters.js';
+import { PasswordHasher } from './accounts/passwords.js';
+import { PersonalAccessTokenStore } from './accounts/personal-access-tokens.js';
+import { PasswordSignIn } from './accounts/sign-in.js';
+import { TwoFactorStore } from './accounts/two-factor.js';
+import { UserStore } from './accounts/users.js';
+import type { CodehostTables } from './db/tables.js';
+import { ApplicationStore } from './oauth/applications.js';
+import { TokenStore } from './oauth/tokens.js';
+import { SessionStore } from './web/sessions.js';
+
+/** Everything codehost's routes work with, built once per server. */
+export interface Codehost {
+  db: Kysely<CodehostTables>;
+  config: ServiceConfig;
+  platform: Config;
+  counters: CounterStore;
+  hasher: PasswordHasher;
+  users: UserStore;
+  signIn: PasswordSignIn;
+  twoFactor: TwoFactorStore;
+  sessions: SessionStore;
+  applications: ApplicationStore;
+  tokens: TokenStore;
+  personalAccessTokens: PersonalAccessTokenStore;
+}
+
+export function createCodehost(
+  db: Kysely<CodehostTables>,
+  config: ServiceConfig,
+  platform: Config,
+): Codehost {
+  const counters = new CounterStore(db);
+  const hasher = new PasswordHasher(platform.security.passwordHash);
+  const users = new UserStore(db, hasher);
+  return {
+    db,
+    config,
+    platform,
+    counters,
+    hasher,
+    users,
+    signIn: new PasswordSignIn(users, hasher, counters, platform.security),
+    twoFactor: new TwoFactorStore(db),
+    sessions: new SessionStore(db, {
+      lifetimeMs: platform.security.sessionLifetimeSeconds * 1000,
+      secureCookie: config.publicUrl.startsWith('https:'),
+    }),
+    applications: new ApplicationStore(db),
+    tokens: new TokenStore(db),
+    personalAccessTokens: new PersonalAccessTokenStore(db),
+  };
+}

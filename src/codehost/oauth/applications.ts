@@ -1,0 +1,180 @@
+import type { Kysely, Selectable } from 'kysely';
+import { matchesSecretHash, newSecret, secretHash } from '../../platform/security/secrets.js';
+import type { CodehostTables, OauthApplicationsTable } from '../db/tables.js';
+import { formatScopes, type Scope } from './scopes.js';
+
+export type ApplicationRow = Selectable<OauthApplicationsTable>;
+
+export class ApplicationError extends Error {
+  override readonly name = 'ApplicationError';
+  constructor(
+    readonly field: 'name' | 'redirect_uri' | 'scopes',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ApplicationInput {
+  name: string;
+  /** One URI per line, as the form sends them. */
+  redirectUris: string;
+  scopes: readonly Scope[];
+  confidential: boolean;
+}
+
+const MAX_REDIRECT_URIS = 20;
+/** Schemes that would run code in the browser instead of reaching a client. */
+const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:']);
+
+/** The registered URIs, one per line, each checked as RFC 6749 section 3.1.2 requires. */
+export function parseRedirectUris(text: string): string[] {
+  const uris = text
+    .split(/\r?\n/)
+    .map((line) => line.trim())
+    .filter(Boolean);
+  if (uris.length === 0) throw new ApplicationError('redirect_uri', "Redirect URI can't be blank");
+  if (uris.length > MAX_REDIRECT_URIS) {
+    throw new ApplicationError('redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect URIs`);
+  }
+  for (const uri of uris) {
+    let url: URL;
+    try {
+      url = new URL(uri);
+    } catch {
+      throw new ApplicationError('redirect_uri', `Redirect URI must be an absolute URI: ${uri}`);
+    }
+    if (uri.length > 2000 || FORBIDDEN_SCHEMES.has(url.protocol)) {
+      throw new ApplicationError('redirect_uri', `Redirect URI is not allowed: ${uri}`);
+    }
+    if (url.hash || uri.includes('#')) {
+      throw new ApplicationError('redirect_uri', `Redirect URI cannot contain a fragment: ${uri}`);
+    }
+  }
+  return [...new Set(uris)];
+}
+
+export function redirectUrisOf(application: ApplicationRow): string[] {
+  return application.redirect_uri.split('\n').filter(Boolean);
+}
+
+/** Exact string comparison, as RFC 9700 section 4.1.3 asks: no prefixes, no patterns. */
+export function isRegisteredRedirectUri(application: ApplicationRow, uri: string): boolean {
+  return redirectUrisOf(application).includes(uri);
+}
+
+export function scopesOf(row: { scopes: string }): Scope[] {
+  return row.scopes.split(' ').filter(Boolean) as Scope[];
+}
+
+/** The OAuth applications users register under /profile/applications. */
+export class ApplicationStore {
+  constructor(
+    private readonly db: Kysely<CodehostTables>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Registers an application; the secret is returned once and kept only as a hash. */
+  async create(
+    ownerId: number,
+    input: ApplicationInput,
+  ): Promise<{ application: ApplicationRow; secret: string }> {
+    const values = this.validated(input);
+    const secret = newSecret();
+    const now = this.now();
+    const application = await this.db
+      .insertInto('oauth_applications')
+      .values({
+        ...values,
+        uid: newSecret(),
+        secret_hash: secretHash(secret),
+        owner_id: ownerId,
+        created_at: now,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { application, secret };
+  }
+
+  async update(ownerId: number, id: number, input: ApplicationInput): Promise<boolean> {
+    const result = await this.db
+      .updateTable('oauth_applications')
+      .set({ ...this.validated(input), updated_at: this.now() })
+      .where('id', '=', id)
+      .where('owner_id', '=', ownerId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n;
+  }
+
+  /** Deleting an application deletes its codes and tokens with it (cascade). */
+  async delete(ownerId: number, id: number): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('oauth_applications')
+      .where('id', '=', id)
+      .where('owner_id', '=', ownerId)
+      .executeTakeFirst();
+    return result.numDeletedRows > 0n;
+  }
+
+  async renewSecret(ownerId: number, id: number): Promise<string | undefined> {
+    const secret = newSecret();
+    const result = await this.db
+      .updateTable('oauth_applications')
+      .set({ secret_hash: secretHash(secret), updated_at: this.now() })
+      .where('id', '=', id)
+      .where('owner_id', '=', ownerId)
+      .executeTakeFirst();
+    return result.numUpdatedRows > 0n ? secret : undefined;
+  }
+
+  async ownedBy(ownerId: number): Promise<ApplicationRow[]> {
+    return this.db
+      .selectFrom('oauth_applications')
+      .selectAll()
+      .where('owner_id', '=', ownerId)
+      .orderBy('id')
+      .execute();
+  }
+
+  async findOwned(ownerId: number, id: number): Promise<ApplicationRow | undefined> {
+    return this.db
+      .selectFrom('oauth_applications')
+      .selectAll()
+      .where('id', '=', id)
+      .where('owner_id', '=', ownerId)
+      .executeTakeFirst();
+  }
+
+  async findByClientId(clientId: string): Promise<ApplicationRow | undefined> {
+    if (!/^[0-9a-f]{64}$/.test(clientId)) return undefined;
+    return this.db
+      .selectFrom('oauth_applications')
+      .selectAll()
+      .where('uid', '=', clientId)
+      .executeTakeFirst();
+  }
+
+  /** The client named by `clientId` when `secret` is its secret (constant-time check). */
+  async authenticate(clientId: string, secret: string): Promise<ApplicationRow | undefined> {
+    const application = await this.findByClientId(clientId);
+    if (!application) return undefined;
+    return matchesSecretHash(secret, application.secret_hash) ? application : undefined;
+  }
+
+  private validated(input: ApplicationInput) {
+    const name = input.name.trim();
+    if (name.length === 0 || name.length > 255) {
+      throw new ApplicationError('name', 'Name must be 1 to 255 characters');
+    }
+    if (input.scopes.length === 0) {
+      throw new ApplicationError('scopes', 'Choose at least one scope');
+    }
+    return {
+      name,
+      redirect_uri: parseRedirectUris(input.redirectUris).join('\n'),
+      scopes: formatScopes(input.scopes),
+      confidential: input.confidential ? (1 as const) : (0 as const),
+    };
+  }
+}

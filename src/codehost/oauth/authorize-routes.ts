@@ -1,0 +1,249 @@
+import type { FastifyReply } from 'fastify';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import type { UserRow } from '../accounts/users.js';
+import type { Codehost } from '../context.js';
+import { html } from '../web/html.js';
+import { csrfField, page } from '../web/layout.js';
+import type { Session } from '../web/sessions.js';
+import { field, signedInUser, webRoute } from '../web/web-context.js';
+import { type ApplicationRow, isRegisteredRedirectUri, scopesOf } from './applications.js';
+import { coversScopes, DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from './scopes.js';
+import { PKCE_CHALLENGE } from './tokens.js';
+
+interface AuthorizationRequest {
+  application: ApplicationRow;
+  redirectUri: string;
+  state: string | undefined;
+  scopes: Scope[];
+  codeChallenge: string | undefined;
+}
+
+/** An error the client hears about at its redirect URI (RFC 6749 section 4.1.2.1). */
+class RedirectableError extends Error {
+  constructor(
+    readonly redirectUri: string,
+    readonly error: string,
+    readonly description: string,
+    readonly state: string | undefined,
+  ) {
+    super(description);
+  }
+}
+
+const PARAMETERS = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'state',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+] as const;
+
+/**
+ * Checks an authorization request. Until the client and its redirect URI are
+ * known good, errors are shown here (400 page) and never redirected: sending
+ * the browser to an unverified URI would make this an open redirector.
+ */
+async function validate(codehost: Codehost, source: unknown): Promise<AuthorizationRequest> {
+  const raw = (source ?? {}) as Record<string, unknown>;
+  const value = (name: (typeof PARAMETERS)[number]): string | undefined => {
+    const item = raw[name];
+    if (Array.isArray(item)) throw pageError(`The parameter ${name} is repeated.`);
+    if (item !== undefined && typeof item !== 'string')
+      throw pageError(`The parameter ${name} is invalid.`);
+    return item === '' ? undefined : item;
+  };
+  const clientId = value('client_id');
+  const application = clientId ? await codehost.applications.findByClientId(clientId) : undefined;
+  if (!application) {
+    throw pageError(
+      'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+    );
+  }
+  const redirectUri = value('redirect_uri');
+  if (!redirectUri || !isRegisteredRedirectUri(application, redirectUri)) {
+    throw pageError(
+      'The redirect URI included is not valid: it must exactly match one registered for the application.',
+    );
+  }
+  const state = value('state');
+  const fail = (error: string, description: string) =>
+    new RedirectableError(redirectUri, error, description, state);
+
+  const responseType = value('response_type');
+  if (responseType === undefined) throw fail('invalid_request', 'response_type is missing.');
+  if (responseType !== 'code') {
+    throw fail(
+      'unsupported_response_type',
+      'The authorization server does not support this response type; only "code" is supported.',
+    );
+  }
+  const scopeText = value('scope');
+  const scopes = scopeText === undefined ? [...DEFAULT_SCOPES] : parseScopes(scopeText);
+  if (!scopes || !coversScopes(scopesOf(application), scopes)) {
+    throw fail('invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+  }
+  const codeChallenge = value('code_challenge');
+  const method = value('code_challenge_method');
+  if (method !== undefined && method !== 'S256') {
+    throw fail('invalid_request', 'code_challenge_method must be S256.');
+  }
+  if (codeChallenge === undefined) {
+    if (method !== undefined) throw fail('invalid_request', 'code_challenge is missing.');
+    if (!application.confidential) {
+      throw fail(
+        'invalid_request',
+        'PKCE (code_challenge with S256) is required for public clients.',
+      );
+    }
+  } else {
+    if (method === undefined) {
+      // RFC 7636 would default to "plain", which RFC 9700 advises against.
+      throw fail('invalid_request', 'code_challenge_method must be S256.');
+    }
+    if (!PKCE_CHALLENGE.test(codeChallenge)) {
+      throw fail('invalid_request', 'code_challenge is not a valid S256 challenge.');
+    }
+  }
+  return { application, redirectUri, state, scopes, codeChallenge };
+}
+
+function pageError(detail: string): HttpError {
+  return new HttpError(problem(400, 'invalid_request', detail, { title: 'An error has occurred' }));
+}
+
+function redirectWith(
+  reply: FastifyReply,
+  redirectUri: string,
+  parameters: Record<string, string | undefined>,
+) {
+  const target = new URL(redirectUri);
+  for (const [name, value] of Object.entries(parameters)) {
+    if (value !== undefined) target.searchParams.set(name, value);
+  }
+  return reply.redirect(target.href, 302);
+}
+
+async function approve(
+  codehost: Codehost,
+  reply: FastifyReply,
+  user: UserRow,
+  request: AuthorizationRequest,
+) {
+  const code = await codehost.tokens.issueCode({
+    userId: user.id,
+    applicationId: request.application.id,
+    redirectUri: request.redirectUri,
+    scopes: request.scopes,
+    codeChallenge: request.codeChallenge,
+  });
+  return redirectWith(reply, request.redirectUri, { code, state: request.state });
+}
+
+/**
+ * The consent form posts back here and the answer redirects to the client, so
+ * the page's form-action must allow the client's origin, or browsers that apply
+ * form-action to redirects would stop the user at this point.
+ */
+function allowFormRedirectTo(reply: FastifyReply, redirectUri: string) {
+  const policy = reply.getHeader('content-security-policy');
+  if (typeof policy !== 'string') return;
+  const url = new URL(redirectUri);
+  const source = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+  reply.header(
+    'content-security-policy',
+    policy.replace(/form-action [^;]*/, `form-action 'self' ${source}`),
+  );
+}
+
+function consentPage(request: AuthorizationRequest, user: UserRow, session: Session): string {
+  const hidden = html`${csrfField(session.data.csrf)}
+    <input type="hidden" name="client_id" value="${request.application.uid}">
+    <input type="hidden" name="redirect_uri" value="${request.redirectUri}">
+    <input type="hidden" name="response_type" value="code">
+    <input type="hidden" name="scope" value="${request.scopes.join(' ')}">
+    ${request.state === undefined ? html`` : html`<input type="hidden" name="state" value="${request.state}">`}
+    ${request.codeChallenge === undefined ? html`` : html`<input type="hidden" name="code_challenge" value="${request.codeChallenge}"><input type="hidden" name="code_challenge_method" value="S256">`}`;
+  return page(
+    { title: 'Authorization required', user, csrf: session.data.csrf },
+    html`<p>Authorize <strong id="application-name">${request.application.name}</strong> to use your account?</p>
+<p>This application will be able to:</p>
+<ul id="scopes">${request.scopes.map((scope) => html`<li><code>${scope}</code>: ${SCOPES[scope]}</li>`)}</ul>
+<p>You will be sent back to <code>${new URL(request.redirectUri).origin === 'null' ? request.redirectUri : new URL(request.redirectUri).origin}</code>.</p>
+<form class="inline" method="post" action="/oauth/authorize">${hidden}<input type="hidden" name="decision" value="approve"><button type="submit" id="authorize">Authorize</button></form>
+<form class="inline" method="post" action="/oauth/authorize">${hidden}<input type="hidden" name="decision" value="deny"><button type="submit" id="deny">Deny</button></form>`,
+  );
+}
+
+export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void {
+  const handleRedirectable = (reply: FastifyReply, error: unknown) => {
+    if (!(error instanceof RedirectableError)) throw error;
+    return redirectWith(reply, error.redirectUri, {
+      error: error.error,
+      error_description: error.description,
+      state: error.state,
+    });
+  };
+
+  app.get(
+    '/oauth/authorize',
+    webRoute(codehost, {
+      schema: {
+        summary: 'Ask the signed-in user to authorize a client (authorization code flow)',
+        tags: ['oauth'],
+      },
+    }),
+    async (request, reply) => {
+      let authorization: AuthorizationRequest;
+      try {
+        authorization = await validate(codehost, request.query);
+      } catch (error) {
+        return handleRedirectable(reply, error);
+      }
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      if (
+        await codehost.tokens.hasAuthorized(
+          user.id,
+          authorization.application.id,
+          authorization.scopes,
+        )
+      ) {
+        return approve(codehost, reply, user, authorization);
+      }
+      allowFormRedirectTo(reply, authorization.redirectUri);
+      return reply
+        .type('text/html')
+        .send(consentPage(authorization, user, request.session as Session));
+    },
+  );
+
+  app.post(
+    '/oauth/authorize',
+    webRoute(codehost, {
+      schema: { summary: "The consent form's answer: approve or deny", tags: ['oauth'] },
+    }),
+    async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      let authorization: AuthorizationRequest;
+      try {
+        authorization = await validate(codehost, request.body);
+      } catch (error) {
+        return handleRedirectable(reply, error);
+      }
+      const decision = field(request.body, 'decision');
+      if (decision === 'approve') return approve(codehost, reply, user, authorization);
+      if (decision === 'deny') {
+        return redirectWith(reply, authorization.redirectUri, {
+          error: 'access_denied',
+          error_description: 'The resource owner or authorization server denied the request.',
+          state: authorization.state,
+        });
+      }
+      throw new HttpError(problem(400, 'invalid_request', 'decision must be approve or deny.'));
+    },
+  );
+}

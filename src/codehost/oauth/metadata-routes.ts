@@ -1,0 +1,33 @@
+import type { HttpApp } from '../../platform/http/server.js';
+import type { Codehost } from '../context.js';
+import { SCOPE_NAMES } from './scopes.js';
+
+/** RFC 8414 authorization server metadata, so clients can configure themselves. */
+export function registerMetadataRoutes(app: HttpApp, codehost: Codehost): void {
+  const base = codehost.config.publicUrl;
+  const metadata = {
+    issuer: base,
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    introspection_endpoint: `${base}/oauth/introspect`,
+    scopes_supported: SCOPE_NAMES,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'password', 'refresh_token'],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    revocation_endpoint_auth_methods_supported: [
+      'client_secret_basic',
+      'client_secret_post',
+      'none',
+    ],
+    introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
+    code_challenge_methods_supported: ['S256'],
+    service_documentation: `${base}/docs`,
+  };
+  app.get('/.well-known/oauth-authorization-server', {
+    schema: { summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', tags: ['oauth'] },
+    handler: async (_request, reply) =>
+      reply.header('cache-control', 'public, max-age=3600').send(metadata),
+  });
+}

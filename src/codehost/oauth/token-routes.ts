@@ -1,0 +1,313 @@
+import type { FastifyReply } from 'fastify';
+import type { HttpApp } from '../../platform/http/server.js';
+import { isTwoFactorEnabled } from '../accounts/users.js';
+import type { Codehost } from '../context.js';
+import { scopesOf } from './applications.js';
+import { type ClientIdentity, identifyClient, singleValuedParameters } from './client-auth.js';
+import { bearerChallenge, invalidClient, oauthError } from './errors.js';
+import { coversScopes, DEFAULT_SCOPES, parseScopes } from './scopes.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, GrantRefused, type IssuedToken } from './tokens.js';
+
+const FORM_BODY = {
+  type: 'object',
+  additionalProperties: { type: 'string' },
+  description: 'Form parameters (application/x-www-form-urlencoded; JSON is accepted too).',
+} as const;
+
+/** Token, revocation, introspection and token-info endpoints. */
+export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
+  const rateLimit = {
+    max: codehost.platform.security.credentialRequestsPerMinute,
+    timeWindow: 60_000,
+  };
+  const noStore = async (_request: unknown, reply: FastifyReply) => {
+    // RFC 6749 section 5.1: token responses must not be cached.
+    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+  };
+
+  app.post('/oauth/token', {
+    config: { errorShape: 'oauth', rateLimit },
+    onRequest: noStore,
+    schema: {
+      summary: 'Exchange a code, password or refresh token for an access token',
+      tags: ['oauth'],
+      consumes: ['application/x-www-form-urlencoded', 'application/json'],
+      body: FORM_BODY,
+    },
+    handler: async (request) => {
+      const body = singleValuedParameters(request.body);
+      const grantType = body.grant_type;
+      if (grantType === undefined) throw invalidRequest('grant_type is missing.');
+      switch (grantType) {
+        case 'authorization_code':
+          return tokenResponse(await authorizationCodeGrant(codehost, request, body));
+        case 'password':
+          return tokenResponse(await passwordGrant(codehost, request, body));
+        case 'refresh_token':
+          return tokenResponse(await refreshTokenGrant(codehost, request, body));
+        default:
+          throw oauthError(
+            400,
+            'unsupported_grant_type',
+            'grant_type must be authorization_code, password or refresh_token.',
+          );
+      }
+    },
+  });
+
+  app.post('/oauth/revoke', {
+    config: { errorShape: 'oauth', rateLimit },
+    onRequest: noStore,
+    schema: {
+      summary: 'Revoke an access or refresh token (RFC 7009)',
+      tags: ['oauth'],
+      consumes: ['application/x-www-form-urlencoded', 'application/json'],
+      body: FORM_BODY,
+    },
+    handler: async (request, reply) => {
+      const body = singleValuedParameters(request.body);
+      const client = await identifyClient(request, body, codehost.applications);
+      if (body.token === undefined) throw invalidRequest('token is missing.');
+      const hint = body.token_type_hint;
+      if (hint !== undefined && hint !== 'access_token' && hint !== 'refresh_token') {
+        throw oauthError(400, 'unsupported_token_type', 'token_type_hint is not supported.');
+      }
+      const row =
+        hint === 'refresh_token'
+          ? ((await codehost.tokens.findByRefreshToken(body.token)) ??
+            (await codehost.tokens.findByAccessToken(body.token)))
+          : ((await codehost.tokens.findByAccessToken(body.token)) ??
+            (await codehost.tokens.findByRefreshToken(body.token)));
+      // RFC 7009 section 2.2: an unknown or already invalid token is still a 200.
+      if (row) {
+        if (!mayActOnToken(client, row.application_id)) {
+          throw oauthError(400, 'unauthorized_client', 'The token was not issued to this client.');
+        }
+        await codehost.tokens.revoke(row.id);
+      }
+      return reply.status(200).send({});
+    },
+  });
+
+  app.post('/oauth/introspect', {
+    config: { errorShape: 'oauth', rateLimit },
+    onRequest: noStore,
+    schema: {
+      summary: 'Describe a token (RFC 7662); for authenticated clients',
+      tags: ['oauth'],
+      consumes: ['application/x-www-form-urlencoded', 'application/json'],
+      body: FORM_BODY,
+    },
+    handler: async (request) => {
+      const body = singleValuedParameters(request.body);
+      const client = await identifyClient(request, body, codehost.applications);
+      if (client.kind !== 'authenticated') {
+        throw invalidClient('Introspection is for clients that authenticate with their secret.');
+      }
+      if (body.token === undefined) throw invalidRequest('token is missing.');
+      const accessRow = await codehost.tokens.findByAccessToken(body.token);
+      const row = accessRow ?? (await codehost.tokens.findByRefreshToken(body.token));
+      const isRefresh = accessRow === undefined;
+      // A client learns only about its own tokens; anything else is simply inactive.
+      if (!row || row.application_id !== client.application.id || row.revoked_at !== null) {
+        return { active: false };
+      }
+      if (!isRefresh && !codehost.tokens.isActive(row)) return { active: false };
+      const user = await codehost.users.findById(row.resource_owner_id);
+      if (user?.state !== 'active') return { active: false };
+      return {
+        active: true,
+        scope: row.scopes,
+        client_id: client.application.uid,
+        username: user.username,
+        token_type: isRefresh ? 'refresh_token' : 'Bearer',
+        ...(isRefresh ? {} : { exp: Math.floor(Number(row.expires_at) / 1000) }),
+        iat: Math.floor(Number(row.created_at) / 1000),
+        sub: String(user.id),
+        iss: codehost.config.publicUrl,
+      };
+    },
+  });
+
+  app.get('/oauth/token/info', {
+    config: { errorShape: 'oauth' },
+    onRequest: noStore,
+    schema: {
+      summary: "Describe the bearer token the request carries (Doorkeeper's token info)",
+      tags: ['oauth'],
+    },
+    handler: async (request, reply) => {
+      const header = request.headers.authorization;
+      const query = request.query as Record<string, unknown>;
+      const token =
+        header && /^bearer\s/i.test(header)
+          ? header.slice(7).trim()
+          : typeof query.access_token === 'string'
+            ? query.access_token
+            : undefined;
+      const row = token ? await codehost.tokens.findByAccessToken(token) : undefined;
+      if (!row || !codehost.tokens.isActive(row)) {
+        const description = 'The access token is invalid, expired or revoked.';
+        reply.header('www-authenticate', bearerChallenge('invalid_token', description));
+        throw oauthError(401, 'invalid_token', description);
+      }
+      const application = row.application_id
+        ? await codehost.db
+            .selectFrom('oauth_applications')
+            .select('uid')
+            .where('id', '=', row.application_id)
+            .executeTakeFirst()
+        : undefined;
+      return {
+        resource_owner_id: row.resource_owner_id,
+        scopes: row.scopes.split(' ').filter(Boolean),
+        expires_in_seconds: Math.max(0, Math.floor((Number(row.expires_at) - Date.now()) / 1000)),
+        application: { uid: application?.uid ?? null },
+        created_at: Math.floor(Number(row.created_at) / 1000),
+      };
+    },
+  });
+}
+
+function invalidRequest(description: string) {
+  return oauthError(400, 'invalid_request', description);
+}
+
+/** Who may revoke a token: its own client, or anyone for a token issued without one. */
+function mayActOnToken(client: ClientIdentity, applicationId: number | null): boolean {
+  if (applicationId === null) return true;
+  return client.kind !== 'none' && client.application.id === applicationId;
+}
+
+function tokenResponse(issued: IssuedToken) {
+  return {
+    access_token: issued.accessToken,
+    token_type: 'bearer',
+    expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+    ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
+    scope: issued.row.scopes,
+    created_at: Math.floor(Number(issued.row.created_at) / 1000),
+  };
+}
+
+async function authorizationCodeGrant(
+  codehost: Codehost,
+  request: Parameters<typeof identifyClient>[0],
+  body: Record<string, string>,
+): Promise<IssuedToken> {
+  // The order of checks is the one GitLab's Doorkeeper applies.
+  if (body.redirect_uri === undefined) throw invalidRequest('redirect_uri is missing.');
+  const client = await identifyClient(request, body, codehost.applications);
+  if (client.kind === 'none') throw invalidClient('The client is not identified.');
+  if (body.code === undefined) throw invalidRequest('code is missing.');
+  let grant: Awaited<ReturnType<typeof codehost.tokens.redeemCode>>;
+  try {
+    grant = await codehost.tokens.redeemCode({
+      code: body.code,
+      applicationId: client.application.id,
+      redirectUri: body.redirect_uri,
+      codeVerifier: body.code_verifier,
+    });
+  } catch (error) {
+    if (error instanceof GrantRefused) throw oauthError(400, 'invalid_grant', error.message);
+    throw error;
+  }
+  const user = await codehost.users.findById(grant.resource_owner_id);
+  if (user?.state !== 'active') {
+    throw oauthError(400, 'invalid_grant', 'The user who granted access can no longer sign in.');
+  }
+  return codehost.tokens.issueToken({
+    userId: user.id,
+    applicationId: client.application.id,
+    grantId: grant.id,
+    scopes: scopesOf(grant),
+    withRefreshToken: true,
+  });
+}
+
+async function passwordGrant(
+  codehost: Codehost,
+  request: Parameters<typeof identifyClient>[0],
+  body: Record<string, string>,
+): Promise<IssuedToken> {
+  if (body.username === undefined) throw invalidRequest('username is missing.');
+  if (body.password === undefined) throw invalidRequest('password is missing.');
+  // The spec's password grant names no client; one that is named must be valid.
+  const client = await identifyClient(request, body, codehost.applications);
+  const allowed = client.kind === 'none' ? undefined : scopesOf(client.application);
+  const scopes = body.scope === undefined ? [...DEFAULT_SCOPES] : parseScopes(body.scope);
+  if (!scopes || (allowed && !coversScopes(allowed, scopes))) {
+    throw oauthError(
+      400,
+      'invalid_scope',
+      'The requested scope is invalid, unknown or not allowed.',
+    );
+  }
+  const check = await codehost.signIn.check(body.username, body.password);
+  switch (check.outcome) {
+    case 'invalid':
+      throw oauthError(400, 'invalid_grant', 'Invalid login or password.');
+    case 'locked':
+      throw oauthError(
+        400,
+        'invalid_grant',
+        `Too many failed sign-in attempts; try again in ${check.retryAfterSeconds} seconds.`,
+        { 'retry-after': String(check.retryAfterSeconds) },
+      );
+    case 'blocked':
+      throw oauthError(400, 'invalid_grant', 'This account is blocked.');
+  }
+  if (isTwoFactorEnabled(check.user)) {
+    throw oauthError(
+      400,
+      'invalid_grant',
+      'Two-factor authentication is enabled for this account; use a personal access token instead.',
+    );
+  }
+  return codehost.tokens.issueToken({
+    userId: check.user.id,
+    applicationId: client.kind === 'none' ? null : client.application.id,
+    grantId: null,
+    scopes,
+    withRefreshToken: false,
+  });
+}
+
+async function refreshTokenGrant(
+  codehost: Codehost,
+  request: Parameters<typeof identifyClient>[0],
+  body: Record<string, string>,
+): Promise<IssuedToken> {
+  if (body.refresh_token === undefined) throw invalidRequest('refresh_token is missing.');
+  const client = await identifyClient(request, body, codehost.applications);
+  if (client.kind === 'none') throw invalidClient('The client is not identified.');
+  let previous: Awaited<ReturnType<typeof codehost.tokens.refresh>>;
+  const requested = body.scope === undefined ? undefined : parseScopes(body.scope);
+  if (body.scope !== undefined && !requested) {
+    throw oauthError(400, 'invalid_scope', 'The requested scope is invalid or unknown.');
+  }
+  // RFC 6749 section 6: a refresh may narrow the scope, never widen it. Checked
+  // before rotating, so a refused request leaves the refresh token usable.
+  const current = await codehost.tokens.findByRefreshToken(body.refresh_token);
+  if (requested && current && !coversScopes(scopesOf(current), requested)) {
+    throw oauthError(400, 'invalid_scope', 'The requested scope exceeds the original grant.');
+  }
+  try {
+    previous = await codehost.tokens.refresh(body.refresh_token, client.application.id);
+  } catch (error) {
+    if (error instanceof GrantRefused) throw oauthError(400, 'invalid_grant', error.message);
+    throw error;
+  }
+  const granted = scopesOf(previous);
+  const user = await codehost.users.findById(previous.resource_owner_id);
+  if (user?.state !== 'active') {
+    throw oauthError(400, 'invalid_grant', 'The user who granted access can no longer sign in.');
+  }
+  return codehost.tokens.issueToken({
+    userId: user.id,
+    applicationId: client.application.id,
+    grantId: previous.grant_id,
+    scopes: requested ?? granted,
+    withRefreshToken: true,
+  });
+}

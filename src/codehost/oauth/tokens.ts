@@ -1,0 +1,295 @@
+import { createHash } from 'node:crypto';
+import type { Kysely, Selectable } from 'kysely';
+import { constantTimeEqual, newSecret, secretHash } from '../../platform/security/secrets.js';
+import type {
+  CodehostTables,
+  OauthAccessGrantsTable,
+  OauthAccessTokensTable,
+} from '../db/tables.js';
+import { formatScopes } from './scopes.js';
+
+/** The spec's `expires_in`. */
+export const ACCESS_TOKEN_LIFETIME_SECONDS = 7200;
+/** RFC 6749 section 4.1.2 suggests at most ten minutes. */
+export const CODE_LIFETIME_SECONDS = 600;
+
+export type GrantRow = Selectable<OauthAccessGrantsTable>;
+export type AccessTokenRow = Selectable<OauthAccessTokensTable>;
+
+export interface IssuedToken {
+  row: AccessTokenRow;
+  accessToken: string;
+  refreshToken?: string;
+}
+
+/** Why a code or refresh token is refused; all of them are invalid_grant on the wire. */
+export class GrantRefused extends Error {
+  override readonly name = 'GrantRefused';
+}
+
+/** RFC 7636: BASE64URL(SHA256(verifier)); verifiers are 43 to 128 unreserved characters. */
+export function pkceChallenge(verifier: string): string {
+  return createHash('sha256').update(verifier, 'ascii').digest('base64url');
+}
+export const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
+export const PKCE_CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
+
+/** Authorization codes, access tokens and refresh tokens. Only their hashes are stored. */
+export class TokenStore {
+  constructor(
+    private readonly db: Kysely<CodehostTables>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async issueCode(input: {
+    userId: number;
+    applicationId: number;
+    redirectUri: string;
+    scopes: readonly string[];
+    codeChallenge: string | undefined;
+  }): Promise<string> {
+    const code = newSecret();
+    const now = this.now();
+    await this.db
+      .insertInto('oauth_access_grants')
+      .values({
+        token_hash: secretHash(code),
+        resource_owner_id: input.userId,
+        application_id: input.applicationId,
+        redirect_uri: input.redirectUri,
+        scopes: formatScopes(input.scopes),
+        code_challenge: input.codeChallenge ?? null,
+        expires_at: now + CODE_LIFETIME_SECONDS * 1000,
+        created_at: now,
+      })
+      .execute();
+    return code;
+  }
+
+  /**
+   * Spends a code for the client that presents it, checking what RFC 6749 section
+   * 4.1.3 and RFC 7636 ask, and returns the grant. A code presented a second time
+   * revokes every token issued from it (section 4.1.2), since one of the two
+   * presenters is an attacker.
+   */
+  async redeemCode(input: {
+    code: string;
+    applicationId: number;
+    redirectUri: string;
+    codeVerifier: string | undefined;
+  }): Promise<GrantRow> {
+    const grant = await this.db
+      .selectFrom('oauth_access_grants')
+      .selectAll()
+      .where('token_hash', '=', secretHash(input.code))
+      .executeTakeFirst();
+    if (!grant || grant.application_id !== input.applicationId) {
+      throw new GrantRefused('The authorization code is invalid.');
+    }
+    if (grant.used_at !== null) {
+      await this.revokeChain(grant.id);
+      throw new GrantRefused('The authorization code has already been used.');
+    }
+    if (Number(grant.expires_at) <= this.now()) {
+      throw new GrantRefused('The authorization code has expired.');
+    }
+    if (grant.redirect_uri !== input.redirectUri) {
+      throw new GrantRefused(
+        'The redirect URI does not match the one used in the authorization request.',
+      );
+    }
+    if (grant.code_challenge === null) {
+      // A verifier for a request that had no challenge is a downgrade attempt (RFC 9700 2.1.1).
+      if (input.codeVerifier !== undefined) {
+        throw new GrantRefused('A code_verifier was sent but the request had no code_challenge.');
+      }
+    } else if (
+      input.codeVerifier === undefined ||
+      !PKCE_VERIFIER.test(input.codeVerifier) ||
+      !constantTimeEqual(pkceChallenge(input.codeVerifier), grant.code_challenge)
+    ) {
+      throw new GrantRefused('The code_verifier does not match the code_challenge.');
+    }
+    const spent = await this.db
+      .updateTable('oauth_access_grants')
+      .set({ used_at: this.now() })
+      .where('id', '=', grant.id)
+      .where('used_at', 'is', null)
+      .executeTakeFirst();
+    if (spent.numUpdatedRows === 0n) {
+      // Another request spent it a moment ago: the same replay.
+      await this.revokeChain(grant.id);
+      throw new GrantRefused('The authorization code has already been used.');
+    }
+    return grant;
+  }
+
+  async issueToken(input: {
+    userId: number;
+    applicationId: number | null;
+    grantId: number | null;
+    scopes: readonly string[];
+    withRefreshToken: boolean;
+  }): Promise<IssuedToken> {
+    const accessToken = newSecret();
+    const refreshToken = input.withRefreshToken ? newSecret() : undefined;
+    const now = this.now();
+    const row = await this.db
+      .insertInto('oauth_access_tokens')
+      .values({
+        token_hash: secretHash(accessToken),
+        refresh_token_hash: refreshToken ? secretHash(refreshToken) : null,
+        resource_owner_id: input.userId,
+        application_id: input.applicationId,
+        grant_id: input.grantId,
+        scopes: formatScopes(input.scopes),
+        expires_at: now + ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
+        created_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return { row, accessToken, ...(refreshToken ? { refreshToken } : {}) };
+  }
+
+  /**
+   * Rotates a refresh token: the old pair is revoked and a new one issued. A
+   * refresh token used twice (RFC 9700 section 4.14.2) revokes its whole chain.
+   */
+  async refresh(refreshToken: string, applicationId: number): Promise<AccessTokenRow> {
+    const row = await this.findByRefreshToken(refreshToken);
+    if (!row || row.application_id !== applicationId) {
+      throw new GrantRefused('The refresh token is invalid.');
+    }
+    if (row.revoked_at !== null) {
+      if (row.grant_id !== null) await this.revokeChain(row.grant_id);
+      throw new GrantRefused('The refresh token has been revoked.');
+    }
+    const revoked = await this.db
+      .updateTable('oauth_access_tokens')
+      .set({ revoked_at: this.now() })
+      .where('id', '=', row.id)
+      .where('revoked_at', 'is', null)
+      .executeTakeFirst();
+    if (revoked.numUpdatedRows === 0n) {
+      if (row.grant_id !== null) await this.revokeChain(row.grant_id);
+      throw new GrantRefused('The refresh token has been revoked.');
+    }
+    return row;
+  }
+
+  async findByAccessToken(token: string): Promise<AccessTokenRow | undefined> {
+    if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
+    return this.db
+      .selectFrom('oauth_access_tokens')
+      .selectAll()
+      .where('token_hash', '=', secretHash(token))
+      .executeTakeFirst();
+  }
+
+  async findByRefreshToken(token: string): Promise<AccessTokenRow | undefined> {
+    if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
+    return this.db
+      .selectFrom('oauth_access_tokens')
+      .selectAll()
+      .where('refresh_token_hash', '=', secretHash(token))
+      .executeTakeFirst();
+  }
+
+  isActive(row: AccessTokenRow): boolean {
+    return row.revoked_at === null && Number(row.expires_at) > this.now();
+  }
+
+  async revoke(rowId: number): Promise<void> {
+    await this.db
+      .updateTable('oauth_access_tokens')
+      .set({ revoked_at: this.now() })
+      .where('id', '=', rowId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  /** Everything issued from one authorization code, refreshes included. */
+  async revokeChain(grantId: number): Promise<void> {
+    await this.db
+      .updateTable('oauth_access_tokens')
+      .set({ revoked_at: this.now() })
+      .where('grant_id', '=', grantId)
+      .where('revoked_at', 'is', null)
+      .execute();
+  }
+
+  /** "Revoke access": every token and unused code the user gave an application. */
+  async revokeAuthorization(userId: number, applicationId: number): Promise<void> {
+    const now = this.now();
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .updateTable('oauth_access_tokens')
+        .set({ revoked_at: now })
+        .where('resource_owner_id', '=', userId)
+        .where('application_id', '=', applicationId)
+        .where('revoked_at', 'is', null)
+        .execute();
+      await trx
+        .updateTable('oauth_access_grants')
+        .set({ used_at: now })
+        .where('resource_owner_id', '=', userId)
+        .where('application_id', '=', applicationId)
+        .where('used_at', 'is', null)
+        .execute();
+    });
+  }
+
+  /** Applications holding a token of the user that still works or can be refreshed. */
+  async authorizedApplications(
+    userId: number,
+  ): Promise<{ id: number; name: string; scopes: string; authorizedAt: number }[]> {
+    const rows = await this.db
+      .selectFrom('oauth_access_tokens')
+      .innerJoin(
+        'oauth_applications',
+        'oauth_applications.id',
+        'oauth_access_tokens.application_id',
+      )
+      .select((eb) => [
+        'oauth_applications.id as id',
+        'oauth_applications.name as name',
+        eb.fn.max('oauth_access_tokens.scopes').as('scopes'),
+        eb.fn.min('oauth_access_tokens.created_at').as('authorizedAt'),
+      ])
+      .where('oauth_access_tokens.resource_owner_id', '=', userId)
+      .where('oauth_access_tokens.revoked_at', 'is', null)
+      .where((eb) =>
+        eb.or([
+          eb('oauth_access_tokens.expires_at', '>', this.now()),
+          eb('oauth_access_tokens.refresh_token_hash', 'is not', null),
+        ]),
+      )
+      .groupBy(['oauth_applications.id', 'oauth_applications.name'])
+      .orderBy('oauth_applications.name')
+      .execute();
+    return rows.map((row) => ({
+      id: row.id,
+      name: row.name,
+      scopes: String(row.scopes),
+      authorizedAt: Number(row.authorizedAt),
+    }));
+  }
+
+  /**
+   * Whether the user already gave this application these scopes, with a token
+   * still in force, so consent need not be asked again (as Doorkeeper does).
+   */
+  async hasAuthorized(userId: number, applicationId: number, scopes: readonly string[]) {
+    const rows = await this.db
+      .selectFrom('oauth_access_tokens')
+      .select('scopes')
+      .where('resource_owner_id', '=', userId)
+      .where('application_id', '=', applicationId)
+      .where('revoked_at', 'is', null)
+      .execute();
+    return rows.some((row) => {
+      const granted = row.scopes.split(' ');
+      return scopes.every((scope) => granted.includes(scope));
+    });
+  }
+}

@@ -1,0 +1,284 @@
+import type { FastifyReply } from 'fastify';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import type { UserRow } from '../accounts/users.js';
+import type { Codehost } from '../context.js';
+import {
+  ApplicationError,
+  type ApplicationInput,
+  type ApplicationRow,
+  redirectUrisOf,
+} from '../oauth/applications.js';
+import { isScope, SCOPE_NAMES, SCOPES, type Scope } from '../oauth/scopes.js';
+import { html, type Markup } from './html.js';
+import { csrfField, page } from './layout.js';
+import type { Session } from './sessions.js';
+import { field, fieldValues, signedInUser, webRoute } from './web-context.js';
+
+const ID_PARAMS = {
+  type: 'object',
+  properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } },
+  required: ['id'],
+} as const;
+
+function applicationForm(
+  csrf: string,
+  action: string,
+  values: { name: string; redirectUris: string; scopes: readonly string[]; confidential: boolean },
+  submit: string,
+): Markup {
+  return html`<form method="post" action="${action}">
+  ${csrfField(csrf)}
+  <label for="name">Name</label>
+  <input type="text" id="name" name="name" value="${values.name}" required maxlength="255">
+  <label for="redirect_uri">Redirect URI (one per line)</label>
+  <textarea id="redirect_uri" name="redirect_uri" rows="3" required>${values.redirectUris}</textarea>
+  <fieldset><legend>Scopes</legend>
+  ${SCOPE_NAMES.map(
+    (scope) =>
+      html`<div><label class="inline"><input type="checkbox" name="scopes" value="${scope}"${values.scopes.includes(scope) ? html` checked` : html``}> <code>${scope}</code> ${SCOPES[scope]}</label></div>`,
+  )}
+  </fieldset>
+  <label class="inline"><input type="checkbox" name="confidential" value="1"${values.confidential ? html` checked` : html``}> Confidential: the application runs on a server and can keep its secret (public clients must use PKCE)</label>
+  <p><button type="submit">${submit}</button></p>
+</form>`;
+}
+
+function inputFrom(body: unknown): ApplicationInput {
+  const scopes = fieldValues(body, 'scopes');
+  if (!scopes.every(isScope)) throw new ApplicationError('scopes', 'Unknown scope');
+  return {
+    name: field(body, 'name'),
+    redirectUris: field(body, 'redirect_uri'),
+    scopes: scopes as Scope[],
+    confidential: field(body, 'confidential') === '1',
+  };
+}
+
+export function registerApplicationPages(app: HttpApp, codehost: Codehost): void {
+  const listPage = async (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    options: { error?: string; values?: ApplicationInput; status?: number } = {},
+  ) => {
+    const owned = await codehost.applications.ownedBy(user.id);
+    const authorized = await codehost.tokens.authorizedApplications(user.id);
+    const values = options.values ?? {
+      name: '',
+      redirectUris: '',
+      scopes: ['api'],
+      confidential: true,
+    };
+    return reply
+      .status(options.status ?? 200)
+      .type('text/html')
+      .send(
+        page(
+          {
+            title: 'Applications',
+            user,
+            csrf: session.data.csrf,
+            notice: options.error ? { kind: 'error', text: options.error } : undefined,
+          },
+          html`<h2>Add new application</h2>
+${applicationForm(session.data.csrf, '/profile/applications', values, 'Save application')}
+<h2>Your applications (${owned.length})</h2>
+<table id="applications"><tr><th>Name</th><th>Callback URL</th><th>Scopes</th><th></th></tr>
+${owned.map(
+  (
+    application,
+  ) => html`<tr><td><a href="/profile/applications/${application.id}">${application.name}</a></td>
+<td>${redirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td>
+<td>${application.scopes}</td>
+<td><a href="/profile/applications/${application.id}/edit">Edit</a>
+<form class="inline" method="post" action="/profile/applications/${application.id}/delete">${csrfField(session.data.csrf)}<button type="submit">Destroy</button></form></td></tr>`,
+)}
+</table>
+<h2>Authorized applications (${authorized.length})</h2>
+<table id="authorized-applications"><tr><th>Name</th><th>Authorized at</th><th>Scopes</th><th></th></tr>
+${authorized.map(
+  (
+    entry,
+  ) => html`<tr><td>${entry.name}</td><td>${new Date(entry.authorizedAt).toISOString()}</td><td>${entry.scopes}</td>
+<td><form class="inline" method="post" action="/profile/applications/authorized/${entry.id}/revoke">${csrfField(session.data.csrf)}<button type="submit">Revoke access</button></form></td></tr>`,
+)}
+</table>`,
+        ),
+      );
+  };
+
+  const showPage = (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    application: ApplicationRow,
+    secret?: string,
+  ) =>
+    reply.type('text/html').send(
+      page(
+        {
+          title: `Application: ${application.name}`,
+          user,
+          csrf: session.data.csrf,
+          notice: secret
+            ? {
+                kind: 'ok',
+                text: 'Copy the secret now: it is stored only as a hash and will not be shown again.',
+              }
+            : undefined,
+        },
+        html`<table>
+<tr><th>Application ID</th><td><code id="application-id" class="secret">${application.uid}</code></td></tr>
+<tr><th>Secret</th><td>${secret ? html`<code id="application-secret" class="secret">${secret}</code>` : html`<em>hidden; renew it to get a new one</em>`}</td></tr>
+<tr><th>Callback URL</th><td>${redirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td></tr>
+<tr><th>Scopes</th><td>${application.scopes}</td></tr>
+<tr><th>Confidential</th><td>${application.confidential ? 'Yes' : 'No'}</td></tr>
+</table>
+<p><a href="/profile/applications/${application.id}/edit">Edit</a></p>
+<form method="post" action="/profile/applications/${application.id}/renew_secret">${csrfField(session.data.csrf)}<button type="submit">Renew secret</button></form>
+<p><a href="/profile/applications">Back to applications</a></p>`,
+      ),
+    );
+
+  const owned = async (user: UserRow, id: number) => {
+    const application = await codehost.applications.findOwned(user.id, id);
+    if (!application) throw new HttpError(problem(404, 'not-found', 'No such application.'));
+    return application;
+  };
+
+  app.get('/profile/applications', webRoute(codehost), async (request, reply) => {
+    const user = await signedInUser(codehost, request, reply);
+    if (!user) return reply;
+    return listPage(reply, user, request.session as Session);
+  });
+
+  app.post('/profile/applications', webRoute(codehost), async (request, reply) => {
+    const user = await signedInUser(codehost, request, reply);
+    if (!user) return reply;
+    const session = request.session as Session;
+    let input: ApplicationInput | undefined;
+    try {
+      input = inputFrom(request.body);
+      const { application, secret } = await codehost.applications.create(user.id, input);
+      return showPage(reply, user, session, application, secret);
+    } catch (error) {
+      if (!(error instanceof ApplicationError)) throw error;
+      return listPage(reply, user, session, {
+        error: error.message,
+        status: 422,
+        ...(input ? { values: input } : {}),
+      });
+    }
+  });
+
+  app.get(
+    '/profile/applications/:id',
+    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const { id } = request.params as { id: number };
+      return showPage(reply, user, request.session as Session, await owned(user, id));
+    },
+  );
+
+  app.get(
+    '/profile/applications/:id/edit',
+    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const session = request.session as Session;
+      const { id } = request.params as { id: number };
+      const application = await owned(user, id);
+      return reply.type('text/html').send(
+        page(
+          { title: `Edit application: ${application.name}`, user, csrf: session.data.csrf },
+          applicationForm(
+            session.data.csrf,
+            `/profile/applications/${application.id}`,
+            {
+              name: application.name,
+              redirectUris: redirectUrisOf(application).join('\n'),
+              scopes: application.scopes.split(' '),
+              confidential: application.confidential === 1,
+            },
+            'Save application',
+          ),
+        ),
+      );
+    },
+  );
+
+  app.post(
+    '/profile/applications/:id',
+    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const session = request.session as Session;
+      const { id } = request.params as { id: number };
+      const application = await owned(user, id);
+      try {
+        await codehost.applications.update(user.id, application.id, inputFrom(request.body));
+      } catch (error) {
+        if (!(error instanceof ApplicationError)) throw error;
+        return reply
+          .status(422)
+          .type('text/html')
+          .send(
+            page(
+              {
+                title: `Edit application: ${application.name}`,
+                user,
+                csrf: session.data.csrf,
+                notice: { kind: 'error', text: error.message },
+              },
+              html`<p><a href="/profile/applications/${application.id}/edit">Back</a></p>`,
+            ),
+          );
+      }
+      return reply.redirect(`/profile/applications/${application.id}`, 302);
+    },
+  );
+
+  app.post(
+    '/profile/applications/:id/delete',
+    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const { id } = request.params as { id: number };
+      if (!(await codehost.applications.delete(user.id, id))) {
+        throw new HttpError(problem(404, 'not-found', 'No such application.'));
+      }
+      return reply.redirect('/profile/applications', 302);
+    },
+  );
+
+  app.post(
+    '/profile/applications/:id/renew_secret',
+    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const { id } = request.params as { id: number };
+      const application = await owned(user, id);
+      const secret = await codehost.applications.renewSecret(user.id, application.id);
+      return showPage(reply, user, request.session as Session, application, secret);
+    },
+  );
+
+  app.post(
+    '/profile/applications/authorized/:id/revoke',
+    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const { id } = request.params as { id: number };
+      await codehost.tokens.revokeAuthorization(user.id, id);
+      return reply.redirect('/profile/applications', 302);
+    },
+  );
+}

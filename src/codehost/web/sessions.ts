@@ -1,0 +1,114 @@
+import type {} from '@fastify/cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Kysely } from 'kysely';
+import { newSecret, secretHash } from '../../platform/security/secrets.js';
+import type { CodehostTables } from '../db/tables.js';
+
+export const SESSION_COOKIE = '_codehost_session';
+
+/** What a browser session remembers between requests. */
+export interface SessionData {
+  /** The signed-in user. */
+  userId?: number;
+  /** Password accepted, two-factor code still due (and since when). */
+  pendingUserId?: number;
+  pendingSince?: number;
+  /** Where to go once signed in (a path on this service). */
+  returnTo?: string;
+  /** The synchronizer token every form posts back. */
+  csrf: string;
+  /** A TOTP secret offered on the set-up page, until the user confirms it. */
+  otpSetupSecret?: string;
+}
+
+export interface Session {
+  idHash: string;
+  data: SessionData;
+}
+
+/** Sessions of signed-out visitors (a sign-in form, a pending code) live briefly. */
+const ANONYMOUS_LIFETIME_MS = 2 * 60 * 60 * 1000;
+
+/**
+ * Browser sessions stored in the database, so every instance sees them. The
+ * cookie holds a 256-bit random ID; the table holds only its SHA-256, so a copy
+ * of the table cannot be replayed as cookies. Signing in issues a new ID.
+ */
+export class SessionStore {
+  constructor(
+    private readonly db: Kysely<CodehostTables>,
+    private readonly options: { lifetimeMs: number; secureCookie: boolean },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async load(request: FastifyRequest): Promise<Session | undefined> {
+    const id = request.cookies[SESSION_COOKIE];
+    if (!id || !/^[0-9a-f]{64}$/.test(id)) return undefined;
+    const idHash = secretHash(id);
+    const row = await this.db
+      .selectFrom('sessions')
+      .select(['data', 'expires_at'])
+      .where('id_hash', '=', idHash)
+      .executeTakeFirst();
+    if (!row || Number(row.expires_at) <= this.now()) return undefined;
+    try {
+      return { idHash, data: JSON.parse(row.data) as SessionData };
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** A new session (new ID and cookie), dropping the one the request came with. */
+  async start(
+    reply: FastifyReply,
+    data: Omit<SessionData, 'csrf'>,
+    previous?: Session,
+  ): Promise<Session> {
+    if (previous) await this.remove(previous);
+    const id = newSecret();
+    const session: Session = { idHash: secretHash(id), data: { ...data, csrf: newSecret() } };
+    const lifetime = this.lifetimeOf(session.data);
+    await this.db
+      .insertInto('sessions')
+      .values({
+        id_hash: session.idHash,
+        user_id: session.data.userId ?? null,
+        data: JSON.stringify(session.data),
+        expires_at: this.now() + lifetime,
+      })
+      .execute();
+    reply.setCookie(SESSION_COOKIE, id, {
+      path: '/',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: this.options.secureCookie,
+      maxAge: Math.floor(lifetime / 1000),
+    });
+    return session;
+  }
+
+  async save(session: Session): Promise<void> {
+    await this.db
+      .updateTable('sessions')
+      .set({ data: JSON.stringify(session.data), user_id: session.data.userId ?? null })
+      .where('id_hash', '=', session.idHash)
+      .execute();
+  }
+
+  async end(reply: FastifyReply, session: Session | undefined): Promise<void> {
+    if (session) await this.remove(session);
+    reply.clearCookie(SESSION_COOKIE, { path: '/' });
+  }
+
+  async purgeExpired(): Promise<void> {
+    await this.db.deleteFrom('sessions').where('expires_at', '<=', this.now()).execute();
+  }
+
+  private async remove(session: Session): Promise<void> {
+    await this.db.deleteFrom('sessions').where('id_hash', '=', session.idHash).execute();
+  }
+
+  private lifetimeOf(data: SessionData): number {
+    return data.userId === undefined ? ANONYMOUS_LIFETIME_MS : this.options.lifetimeMs;
+  }
+}

@@ -1,0 +1,124 @@
+import type { FastifyReply } from 'fastify';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { PersonalAccessTokenError, parseExpiryDate } from '../accounts/personal-access-tokens.js';
+import type { UserRow } from '../accounts/users.js';
+import type { Codehost } from '../context.js';
+import { isScope, SCOPE_NAMES, SCOPES, type Scope } from '../oauth/scopes.js';
+import { html } from './html.js';
+import { csrfField, page } from './layout.js';
+import type { Session } from './sessions.js';
+import { field, fieldValues, signedInUser, webRoute } from './web-context.js';
+
+const ID_PARAMS = {
+  type: 'object',
+  properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } },
+  required: ['id'],
+} as const;
+
+function day(time: number | null): string {
+  return time === null ? 'Never' : new Date(Number(time)).toISOString().slice(0, 10);
+}
+
+export function registerTokenPages(app: HttpApp, codehost: Codehost): void {
+  const tokensPage = async (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    options: { created?: string; error?: string; status?: number } = {},
+  ) => {
+    const rows = await codehost.personalAccessTokens.listFor(user.id);
+    const active = rows.filter((row) => codehost.personalAccessTokens.isActive(row));
+    const inactive = rows.filter((row) => !codehost.personalAccessTokens.isActive(row));
+    const notice = options.error
+      ? { kind: 'error' as const, text: options.error }
+      : options.created
+        ? {
+            kind: 'ok' as const,
+            text: 'Your new personal access token has been created. Copy it now: it will not be shown again.',
+          }
+        : undefined;
+    return reply
+      .status(options.status ?? 200)
+      .type('text/html')
+      .send(
+        page(
+          { title: 'Personal access tokens', user, csrf: session.data.csrf, notice },
+          html`${options.created ? html`<p><code id="created-personal-access-token" class="secret">${options.created}</code></p>` : html``}
+<p>Send a personal access token in the <code>PRIVATE-TOKEN</code> header to use the API as yourself.
+Accounts with two-factor authentication use these instead of the password grant.</p>
+<h2>Add a personal access token</h2>
+<form method="post" action="/profile/personal_access_tokens">
+  ${csrfField(session.data.csrf)}
+  <label for="name">Name</label>
+  <input type="text" id="name" name="name" required maxlength="255">
+  <label for="expires_at">Expires at (optional)</label>
+  <input type="date" id="expires_at" name="expires_at">
+  <fieldset><legend>Scopes</legend>
+  ${SCOPE_NAMES.map(
+    (scope) =>
+      html`<div><label class="inline"><input type="checkbox" name="scopes" value="${scope}"${scope === 'api' ? html` checked` : html``}> <code>${scope}</code> ${SCOPES[scope]}</label></div>`,
+  )}
+  </fieldset>
+  <p><button type="submit">Create personal access token</button></p>
+</form>
+<h2>Active personal access tokens (${active.length})</h2>
+<table id="active-tokens"><tr><th>Name</th><th>Created</th><th>Expires</th><th>Scopes</th><th>Last used</th><th></th></tr>
+${active.map(
+  (
+    row,
+  ) => html`<tr><td>${row.name}</td><td>${day(row.created_at)}</td><td>${day(row.expires_at)}</td><td>${row.scopes}</td><td>${day(row.last_used_at)}</td>
+<td><form class="inline" method="post" action="/profile/personal_access_tokens/${row.id}/revoke">${csrfField(session.data.csrf)}<button type="submit">Revoke</button></form></td></tr>`,
+)}
+</table>
+<h2>Inactive personal access tokens (${inactive.length})</h2>
+<table id="inactive-tokens"><tr><th>Name</th><th>Created</th><th>State</th></tr>
+${inactive.map(
+  (row) =>
+    html`<tr><td>${row.name}</td><td>${day(row.created_at)}</td><td>${row.revoked_at === null ? 'Expired' : 'Revoked'}</td></tr>`,
+)}
+</table>`,
+        ),
+      );
+  };
+
+  app.get('/profile/personal_access_tokens', webRoute(codehost), async (request, reply) => {
+    const user = await signedInUser(codehost, request, reply);
+    if (!user) return reply;
+    return tokensPage(reply, user, request.session as Session);
+  });
+
+  app.post('/profile/personal_access_tokens', webRoute(codehost), async (request, reply) => {
+    const user = await signedInUser(codehost, request, reply);
+    if (!user) return reply;
+    const session = request.session as Session;
+    try {
+      const scopes = fieldValues(request.body, 'scopes');
+      if (!scopes.every(isScope)) throw new PersonalAccessTokenError('scopes', 'Unknown scope');
+      const expiry = field(request.body, 'expires_at');
+      const { token } = await codehost.personalAccessTokens.create(user.id, {
+        name: field(request.body, 'name'),
+        scopes: scopes as Scope[],
+        expiresAt: expiry ? parseExpiryDate(expiry, Date.now()) : null,
+      });
+      return tokensPage(reply, user, session, { created: token });
+    } catch (error) {
+      if (!(error instanceof PersonalAccessTokenError)) throw error;
+      return tokensPage(reply, user, session, { error: error.message, status: 422 });
+    }
+  });
+
+  app.post(
+    '/profile/personal_access_tokens/:id/revoke',
+    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const { id } = request.params as { id: number };
+      if (!(await codehost.personalAccessTokens.revoke(user.id, id))) {
+        throw new HttpError(problem(404, 'not-found', 'No such active token.'));
+      }
+      return reply.redirect('/profile/personal_access_tokens', 302);
+    },
+  );
+}
