@@ -1,5 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -155,8 +162,19 @@ describe('command line, as a real process', () => {
     expect(await service.exited).toBe(0);
     const { stdout } = service.output();
     expect(stdout).toContain('"msg":"shutting down"');
+    // First start on an empty database: codehost's administrator, as GitLab's root.
+    const passwordFile = join(dataDir, 'codehost-initial-root-password');
+    expect(stdout).toContain(
+      `administrator account "root"; its initial password is in ${passwordFile}`,
+    );
+    expect(statSync(passwordFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(passwordFile, 'utf8')).toMatch(/^[A-Za-z0-9_-]{32}\n$/);
     // A cleanly closed SQLite database folds its write-ahead log back and removes it.
-    expect(readdirSync(dataDir).sort()).toEqual(['codehost.sqlite', 'refdata.sqlite']);
+    expect(readdirSync(dataDir).sort()).toEqual([
+      'codehost-initial-root-password',
+      'codehost.sqlite',
+      'refdata.sqlite',
+    ]);
   });
 
   it('starts only the service named', async () => {

@@ -202,7 +202,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         const response = await service.app.inject({ url: '/-/health' });
         expect(response.headers).toMatchObject({
           'x-content-type-options': 'nosniff',
-          'x-frame-options': 'SAMEORIGIN',
+          'x-frame-options': 'DENY',
           'referrer-policy': 'no-referrer',
         });
         expect(response.headers['content-security-policy']).toContain("default-src 'self'");

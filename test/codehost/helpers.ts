@@ -1,0 +1,207 @@
+import { createServer } from 'node:net';
+import type { LightMyRequestResponse } from 'fastify';
+import type { Kysely } from 'kysely';
+import { PasswordHasher } from '../../src/codehost/accounts/passwords.js';
+import { type UserRow, UserStore } from '../../src/codehost/accounts/users.js';
+import { codehost } from '../../src/codehost/app.js';
+import type { CodehostTables } from '../../src/codehost/db/tables.js';
+import { ApplicationStore } from '../../src/codehost/oauth/applications.js';
+import type { Scope } from '../../src/codehost/oauth/scopes.js';
+import type { ServiceDefinition } from '../../src/platform/service.js';
+import { type DatabaseKind, startTestService, type TestService } from '../harness.js';
+
+/** Cheap argon2 for tests; the real cost is measured in bench/ instead. */
+export const FAST_HASHING = {
+  PASSWORD_HASH_MEMORY_KIB: '64',
+  PASSWORD_HASH_ITERATIONS: '1',
+  RATE_LIMIT_CREDENTIALS_PER_MINUTE: '10000',
+};
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+export interface Codehost extends TestService {
+  db: Kysely<CodehostTables>;
+  /** Where a real HTTP client reaches it (listen mode), also its public URL. */
+  url: string;
+}
+
+export async function startCodehost(
+  kind: DatabaseKind,
+  options: { env?: Record<string, string>; listen?: boolean } = {},
+): Promise<Codehost> {
+  const port = options.listen ? await freePort() : 8080;
+  const url = `http://127.0.0.1:${port}`;
+  const service = await startTestService(codehost as ServiceDefinition, kind, {
+    env: { ...FAST_HASHING, CODEHOST_PUBLIC_URL: url, CODEHOST_PORT: String(port), ...options.env },
+  });
+  if (options.listen) await service.app.listen({ host: '127.0.0.1', port });
+  return { ...service, db: service.database.db as Kysely<CodehostTables>, url };
+}
+
+let sequence = 0;
+
+export async function createUser(
+  service: Codehost,
+  overrides: Partial<{ username: string; email: string; password: string; isAdmin: boolean }> = {},
+): Promise<UserRow & { password: string }> {
+  sequence += 1;
+  const password = overrides.password ?? `secret-password-${sequence}`;
+  const users = new UserStore(service.db, new PasswordHasher(service.config.security.passwordHash));
+  const user = await users.create({
+    username: overrides.username ?? `user${sequence}`,
+    name: `User ${sequence}`,
+    email: overrides.email ?? `user${sequence}@example.com`,
+    password,
+    isAdmin: overrides.isAdmin ?? false,
+  });
+  return { ...user, password };
+}
+
+export async function createApplication(
+  service: Codehost,
+  ownerId: number,
+  options: Partial<{
+    redirectUris: string;
+    scopes: Scope[];
+    confidential: boolean;
+    name: string;
+  }> = {},
+): Promise<{ id: number; clientId: string; secret: string; redirectUri: string }> {
+  const redirectUris = options.redirectUris ?? 'https://client.example/callback';
+  const { application, secret } = await new ApplicationStore(service.db).create(ownerId, {
+    name: options.name ?? 'Test client',
+    redirectUris,
+    scopes: options.scopes ?? ['api', 'read_user'],
+    confidential: options.confidential ?? true,
+  });
+  return {
+    id: application.id,
+    clientId: application.uid,
+    secret,
+    redirectUri: redirectUris.split('\n')[0] ?? '',
+  };
+}
+
+/** The value of a Set-Cookie for a name, from an inject response. */
+export function cookieFrom(response: LightMyRequestResponse, name: string): string | undefined {
+  const header = response.headers['set-cookie'];
+  const all = Array.isArray(header) ? header : header ? [header] : [];
+  for (const entry of all) {
+    const [pair] = entry.split(';');
+    const [key, value] = (pair ?? '').split('=');
+    if (key === name && value) return value;
+  }
+  return undefined;
+}
+
+export function csrfFrom(body: string): string {
+  const match = /name="authenticity_token" value="([0-9a-f]{64})"/.exec(body);
+  if (!match?.[1]) throw new Error(`no authenticity token in page: ${body.slice(0, 300)}`);
+  return match[1];
+}
+
+/** A browser-like client of the web pages, through inject. */
+export class WebClient {
+  cookie: string | undefined;
+  csrf: string | undefined;
+
+  constructor(readonly service: Codehost) {}
+
+  private absorb(response: LightMyRequestResponse): LightMyRequestResponse {
+    const next = cookieFrom(response, '_codehost_session');
+    if (next !== undefined) this.cookie = next;
+    if (response.headers['content-type']?.toString().startsWith('text/html')) {
+      const match = /name="authenticity_token" value="([0-9a-f]{64})"/.exec(response.body);
+      if (match?.[1]) this.csrf = match[1];
+    }
+    return response;
+  }
+
+  async get(url: string): Promise<LightMyRequestResponse> {
+    return this.absorb(
+      await this.service.app.inject({
+        method: 'GET',
+        url,
+        headers: this.cookie ? { cookie: `_codehost_session=${this.cookie}` } : {},
+      }),
+    );
+  }
+
+  /** Posts a form with the current page's token unless the fields name one. */
+  async post(
+    url: string,
+    fields: Record<string, string | string[]>,
+  ): Promise<LightMyRequestResponse> {
+    const form = new URLSearchParams();
+    if (!('authenticity_token' in fields) && this.csrf)
+      form.append('authenticity_token', this.csrf);
+    for (const [name, value] of Object.entries(fields)) {
+      for (const item of Array.isArray(value) ? value : [value]) form.append(name, item);
+    }
+    return this.absorb(
+      await this.service.app.inject({
+        method: 'POST',
+        url,
+        headers: {
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(this.cookie ? { cookie: `_codehost_session=${this.cookie}` } : {}),
+        },
+        payload: form.toString(),
+      }),
+    );
+  }
+
+  async signIn(login: string, password: string): Promise<LightMyRequestResponse> {
+    await this.get('/users/sign_in');
+    return this.post('/users/sign_in', { login, password });
+  }
+}
+
+/** Runs the consent flow and returns the redirect's query parameters. */
+export async function authorizeAndApprove(
+  client: WebClient,
+  parameters: Record<string, string>,
+): Promise<URLSearchParams> {
+  const page = await client.get(`/oauth/authorize?${new URLSearchParams(parameters)}`);
+  if (page.statusCode === 302) return new URL(page.headers.location as string).searchParams;
+  if (page.statusCode !== 200)
+    throw new Error(`authorize answered ${page.statusCode}: ${page.body}`);
+  const fields: Record<string, string> = {};
+  for (const match of page.body.matchAll(
+    /<input type="hidden" name="([a-z_]+)" value="([^"]*)">/g,
+  )) {
+    fields[match[1] as string] = (match[2] as string)
+      .replaceAll('&amp;', '&')
+      .replaceAll('&quot;', '"');
+  }
+  const answer = await client.post('/oauth/authorize', { ...fields, decision: 'approve' });
+  if (answer.statusCode !== 302)
+    throw new Error(`approval answered ${answer.statusCode}: ${answer.body}`);
+  return new URL(answer.headers.location as string).searchParams;
+}
+
+export async function tokenRequest(
+  service: Codehost,
+  fields: Record<string, string>,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return service.app.inject({
+    method: 'POST',
+    url: '/oauth/token',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+    payload: new URLSearchParams(fields).toString(),
+  });
+}
+
+export function basicAuth(id: string, secret: string): string {
+  return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+}
