@@ -81,7 +81,16 @@ export async function signedInUser(
   if (user && user.state === 'active') return user;
   // Remember where the visitor was going (GET only; a POST cannot be replayed).
   const returnTo = request.method === 'GET' ? safeReturnPath(request.url) : undefined;
-  await codehost.sessions.start(reply, returnTo ? { returnTo } : {}, request.session);
+  if (request.session && request.session.data.userId === undefined) {
+    // Keep the session (a half-finished two-factor sign-in survives a detour).
+    if (returnTo) {
+      request.session.data.returnTo = returnTo;
+      await codehost.sessions.save(request.session);
+    }
+  } else {
+    // No session, or one whose user can no longer sign in: start afresh.
+    await codehost.sessions.start(reply, returnTo ? { returnTo } : {}, request.session);
+  }
   reply.redirect('/users/sign_in', 302);
   return undefined;
 }
