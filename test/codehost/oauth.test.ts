@@ -283,7 +283,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
           response_type: 'code',
         },
         { client_id: app.clientId, response_type: 'code' },
-      ]) {
+      ] as Record<string, string>[]) {
         const response = await client.get(`/oauth/authorize?${new URLSearchParams(query)}`);
         expect(response.statusCode).toBe(400);
         expect(response.headers.location).toBeUndefined();
