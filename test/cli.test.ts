@@ -12,6 +12,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
+import { PasswordHasher } from '../src/codehost/accounts/passwords.js';
+import { UserStore } from '../src/codehost/accounts/users.js';
+import type { CodehostTables } from '../src/codehost/db/tables.js';
+import { loadConfig } from '../src/platform/config.js';
+import { openDatabase } from '../src/platform/db/connection.js';
 import { runProgram } from '../src/program.js';
 
 function captured() {
@@ -208,5 +213,63 @@ describe('command line, as a real process', () => {
     });
     expect(await service.exited).toBe(1);
     expect(service.output().stderr).toMatch(/^refdata could not start: its port is already in use/);
+  });
+});
+
+describe('codehost account commands', () => {
+  it('creates a user, adds an e-mail, blocks, unblocks and resets the password', async () => {
+    const env = {
+      DATA_DIR: temporaryDataDir(),
+      PASSWORD_HASH_MEMORY_KIB: '64',
+      PASSWORD_HASH_ITERATIONS: '1',
+    };
+    const created = await run(
+      ['codehost-user-create', 'alice', 'alice@example.com', '--name=Alice A', '--admin'],
+      env,
+    );
+    expect(created.status).toBe(0);
+    expect(created.stdout).toMatch(
+      /^Created administrator alice \(id \d+\)\.\nPassword: [A-Za-z0-9_-]{32}\n$/,
+    );
+    const password = /Password: (\S+)/.exec(created.stdout)?.[1] ?? '';
+
+    const duplicate = await run(['codehost-user-create', 'ALICE', 'other@example.com'], env);
+    expect(duplicate.status).toBe(1);
+    expect(duplicate.stderr).toBe('Username has already been taken\n');
+
+    expect(
+      (await run(['codehost-user-add-email', 'alice', 'second@example.com'], env)).status,
+    ).toBe(0);
+    const taken = await run(['codehost-user-add-email', 'alice', 'SECOND@example.com'], env);
+    expect(taken.stderr).toBe('Email has already been taken\n');
+    expect((await run(['codehost-user-block', 'nobody'], env)).stderr).toBe('No user "nobody".\n');
+    expect((await run(['codehost-user-block', 'alice'], env)).stdout).toBe(
+      'alice is now blocked.\n',
+    );
+    expect((await run(['codehost-user-unblock', 'alice'], env)).stdout).toBe(
+      'alice is now active.\n',
+    );
+    const reset = await run(['codehost-user-reset-password', 'alice'], env);
+    const newPassword = /New password for alice: (\S+)/.exec(reset.stdout)?.[1];
+    expect(newPassword).toBeDefined();
+    expect(newPassword).not.toBe(password);
+    expect((await run(['codehost-user-create', 'bob'], env)).status).toBe(2);
+
+    // The stored state is what the commands said: check it through the database.
+    const database = openDatabase<CodehostTables>(loadConfig(env).services.codehost.database);
+    try {
+      const users = new UserStore(
+        database.db,
+        new PasswordHasher({ memoryKib: 64, iterations: 1, parallelism: 1 }),
+      );
+      const alice = await users.findByLogin('second@example.com');
+      expect(alice?.username).toBe('alice');
+      expect(alice?.is_admin).toBe(1);
+      expect(alice?.state).toBe('active');
+      expect(alice && (await users.checkPassword(alice, newPassword ?? ''))).toBe(true);
+      expect(alice && (await users.checkPassword(alice, password))).toBe(false);
+    } finally {
+      await database.close();
+    }
   });
 });
