@@ -13,13 +13,7 @@ import { isScope, SCOPE_NAMES, SCOPES, type Scope } from '../oauth/scopes.js';
 import { html, type Markup } from './html.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, fieldValues, signedInUser, webRoute } from './web-context.js';
-
-const ID_PARAMS = {
-  type: 'object',
-  properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } },
-  required: ['id'],
-} as const;
+import { field, fieldValues, ID_PARAMS, signedInUser, webRoute } from './web-context.js';
 
 function applicationForm(
   csrf: string,

@@ -8,13 +8,7 @@ import { isScope, SCOPE_NAMES, SCOPES, type Scope } from '../oauth/scopes.js';
 import { html } from './html.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, fieldValues, signedInUser, webRoute } from './web-context.js';
-
-const ID_PARAMS = {
-  type: 'object',
-  properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } },
-  required: ['id'],
-} as const;
+import { field, fieldValues, ID_PARAMS, signedInUser, webRoute } from './web-context.js';
 
 function day(time: number | null): string {
   return time === null ? 'Never' : new Date(Number(time)).toISOString().slice(0, 10);

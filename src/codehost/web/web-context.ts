@@ -12,6 +12,13 @@ declare module 'fastify' {
   }
 }
 
+/** The path parameter of pages about one stored row (an application, a token). */
+export const ID_PARAMS = {
+  type: 'object',
+  properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } },
+  required: ['id'],
+} as const;
+
 export type FormBody = Record<string, string | string[] | undefined>;
 
 /** One text field of a submitted form ('' when absent; the first when repeated). */
