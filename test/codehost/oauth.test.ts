@@ -54,6 +54,22 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
     return { user, client, app, code: redirect.get('code') ?? '', redirect };
   }
 
+  /** Exchanges a code as the confidential client it was issued to. */
+  async function exchange(
+    app: { clientId: string; secret: string; redirectUri: string },
+    code: string,
+  ) {
+    const response = await tokenRequest(service, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: app.redirectUri,
+      client_id: app.clientId,
+      client_secret: app.secret,
+    });
+    expect(response.statusCode).toBe(200);
+    return response.json();
+  }
+
   describe('authorization code flow', () => {
     it('approves, redirects with code and state, and exchanges the code once', async () => {
       const { app, code, redirect, user } = await codeFor({ pkce: true });
@@ -158,10 +174,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(wrongCode.statusCode).toBe(400);
       expect(wrongCode.json().error).toBe('invalid_grant');
 
-      const other = await createApplication(
-        service,
-        app.id > 0 ? (await createUser(service)).id : 0,
-      );
+      const other = await createApplication(service, (await createUser(service)).id);
       const foreign = await tokenRequest(service, {
         grant_type: 'authorization_code',
         code,
@@ -351,6 +364,72 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(signIn.headers.location).toBe(`/oauth/authorize?${query}`);
     });
 
+    it('approves again without asking while access stands, and asks again after "revoke access"', async () => {
+      const { app, code, client } = await codeFor();
+      const token = await exchange(app, code);
+      const query = new URLSearchParams({
+        client_id: app.clientId,
+        redirect_uri: app.redirectUri,
+        response_type: 'code',
+        scope: 'api',
+        state: 'again',
+      });
+      const again = await client.get(`/oauth/authorize?${query}`);
+      expect(again.statusCode).toBe(302);
+      const target = new URL(again.headers.location as string);
+      expect(target.searchParams.get('code')).toMatch(/^[0-9a-f]{64}$/);
+      expect(target.searchParams.get('state')).toBe('again');
+
+      const listed = await client.get('/profile/applications');
+      expect(listed.body).toContain(`/profile/applications/authorized/${app.id}/revoke`);
+      const revoked = await client.post(`/profile/applications/authorized/${app.id}/revoke`, {});
+      expect(revoked.statusCode).toBe(302);
+      const api = await service.app.inject({
+        url: '/api/v3/user',
+        headers: { authorization: `Bearer ${token.access_token}` },
+      });
+      expect(api.statusCode).toBe(401);
+      // The code issued by the automatic approval was withdrawn too.
+      const late = await tokenRequest(service, {
+        grant_type: 'authorization_code',
+        code: target.searchParams.get('code') ?? '',
+        redirect_uri: app.redirectUri,
+        client_id: app.clientId,
+        client_secret: app.secret,
+      });
+      expect(late.json().error).toBe('invalid_grant');
+      const asked = await client.get(`/oauth/authorize?${query}`);
+      expect(asked.statusCode).toBe(200);
+      expect(asked.body).toContain('Authorization required');
+    });
+
+    it('does not count an expired token that cannot be refreshed as standing access', async () => {
+      const user = await createUser(service);
+      const app = await createApplication(service, user.id);
+      const password = await tokenRequest(service, {
+        grant_type: 'password',
+        username: user.username,
+        password: user.password,
+        client_id: app.clientId,
+        client_secret: app.secret,
+      });
+      expect(password.statusCode).toBe(200);
+      const client = new WebClient(service);
+      await client.signIn(user.username, user.password);
+      const query = new URLSearchParams({
+        client_id: app.clientId,
+        redirect_uri: app.redirectUri,
+        response_type: 'code',
+      });
+      expect((await client.get(`/oauth/authorize?${query}`)).statusCode).toBe(302);
+      await service.db
+        .updateTable('oauth_access_tokens')
+        .set({ expires_at: Date.now() - 1 })
+        .where('resource_owner_id', '=', user.id)
+        .execute();
+      expect((await client.get(`/oauth/authorize?${query}`)).statusCode).toBe(200);
+    });
+
     it('refuses an approval posted without the form token', async () => {
       const { user, client } = await signedInClient();
       const app = await createApplication(service, user.id);
@@ -456,14 +535,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
     it('rotates: a new pair each time, the old refresh token revoked, reuse revokes the chain', async () => {
       const { app, code } = await codeFor();
       const client = { client_id: app.clientId, client_secret: app.secret };
-      const first = (
-        await tokenRequest(service, {
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: app.redirectUri,
-          ...client,
-        })
-      ).json();
+      const first = await exchange(app, code);
       const second = await tokenRequest(service, {
         grant_type: 'refresh_token',
         refresh_token: first.refresh_token,
@@ -498,14 +570,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
     it('may narrow but not widen the scope, and a refused widening keeps the token usable', async () => {
       const { app, code } = await codeFor({ scope: 'read_user' });
       const client = { client_id: app.clientId, client_secret: app.secret };
-      const first = (
-        await tokenRequest(service, {
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: app.redirectUri,
-          ...client,
-        })
-      ).json();
+      const first = await exchange(app, code);
       const widened = await tokenRequest(service, {
         grant_type: 'refresh_token',
         refresh_token: first.refresh_token,
@@ -561,14 +626,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
     it('revokes an access token (RFC 7009) and answers 200 for unknown tokens', async () => {
       const { app, code } = await codeFor();
       const client = { client_id: app.clientId, client_secret: app.secret };
-      const token = (
-        await tokenRequest(service, {
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: app.redirectUri,
-          ...client,
-        })
-      ).json();
+      const token = await exchange(app, code);
       const post = (fields: Record<string, string>) =>
         service.app.inject({
           method: 'POST',
@@ -577,7 +635,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
           payload: new URLSearchParams(fields).toString(),
         });
       expect((await post({ token: 'f'.repeat(64), ...client })).statusCode).toBe(200);
-      const stranger = await createApplication(service, app.id && (await createUser(service)).id);
+      const stranger = await createApplication(service, (await createUser(service)).id);
       const foreign = await post({
         token: token.access_token,
         client_id: stranger.clientId,
@@ -595,14 +653,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
     it('introspects for authenticated clients only (RFC 7662)', async () => {
       const { app, code, user } = await codeFor();
       const client = { client_id: app.clientId, client_secret: app.secret };
-      const token = (
-        await tokenRequest(service, {
-          grant_type: 'authorization_code',
-          code,
-          redirect_uri: app.redirectUri,
-          ...client,
-        })
-      ).json();
+      const token = await exchange(app, code);
       const introspect = (fields: Record<string, string>) =>
         service.app.inject({
           method: 'POST',

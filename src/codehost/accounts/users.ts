@@ -135,13 +135,11 @@ export class UserStore {
   }
 
   /** The user's addresses, primary first. */
-  async emailsOf(userId: number): Promise<string[]> {
-    const user = await this.findById(userId);
-    if (!user) return [];
+  async emailsOf(user: UserRow): Promise<string[]> {
     const rows = await this.db
       .selectFrom('emails')
       .select('email')
-      .where('user_id', '=', userId)
+      .where('user_id', '=', user.id)
       .orderBy('id')
       .execute();
     const others = rows.map((row) => row.email).filter((email) => email !== user.email);

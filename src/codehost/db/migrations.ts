@@ -81,12 +81,6 @@ export const codehostMigrations: MigrationSet = {
       await db.schema.createIndex('sessions_expiry').on('sessions').column('expires_at').execute();
       await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
 
-      // Values every instance must share, such as the session cookie signing key.
-      await db.schema
-        .createTable('instance_settings')
-        .addColumn('name', 'varchar(100)', (c) => c.primaryKey())
-        .addColumn('value', 'text', (c) => c.notNull())
-        .execute();
 
       await withIdColumn(db, db.schema.createTable('personal_access_tokens'))
         .addColumn('user_id', 'integer', (c) =>

@@ -55,11 +55,6 @@ export interface SessionsTable {
   expires_at: number;
 }
 
-export interface InstanceSettingsTable {
-  name: string;
-  value: string;
-}
-
 export interface PersonalAccessTokensTable {
   id: Generated<number>;
   user_id: number;
@@ -117,7 +112,6 @@ export interface CodehostTables extends CounterTables {
   emails: EmailsTable;
   recovery_codes: RecoveryCodesTable;
   sessions: SessionsTable;
-  instance_settings: InstanceSettingsTable;
   personal_access_tokens: PersonalAccessTokensTable;
   oauth_applications: OauthApplicationsTable;
   oauth_access_grants: OauthAccessGrantsTable;

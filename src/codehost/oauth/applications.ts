@@ -146,6 +146,14 @@ export class ApplicationStore {
       .executeTakeFirst();
   }
 
+  async findById(id: number): Promise<ApplicationRow | undefined> {
+    return this.db
+      .selectFrom('oauth_applications')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
+  }
+
   async findByClientId(clientId: string): Promise<ApplicationRow | undefined> {
     if (!/^[0-9a-f]{64}$/.test(clientId)) return undefined;
     return this.db

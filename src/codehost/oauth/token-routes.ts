@@ -151,13 +151,10 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
         reply.header('www-authenticate', bearerChallenge('invalid_token', description));
         throw oauthError(401, 'invalid_token', description);
       }
-      const application = row.application_id
-        ? await codehost.db
-            .selectFrom('oauth_applications')
-            .select('uid')
-            .where('id', '=', row.application_id)
-            .executeTakeFirst()
-        : undefined;
+      const application =
+        row.application_id === null
+          ? undefined
+          : await codehost.applications.findById(row.application_id);
       return {
         resource_owner_id: row.resource_owner_id,
         scopes: row.scopes.split(' ').filter(Boolean),

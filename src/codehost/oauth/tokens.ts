@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Kysely, Selectable } from 'kysely';
+import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
 import { constantTimeEqual, newSecret, secretHash } from '../../platform/security/secrets.js';
 import type {
   CodehostTables,
@@ -239,6 +239,19 @@ export class TokenStore {
     });
   }
 
+  /** A token that is not revoked and either still valid or refreshable. */
+  private inForce() {
+    const now = this.now();
+    return (eb: ExpressionBuilder<CodehostTables, 'oauth_access_tokens'>) =>
+      eb.and([
+        eb('oauth_access_tokens.revoked_at', 'is', null),
+        eb.or([
+          eb('oauth_access_tokens.expires_at', '>', now),
+          eb('oauth_access_tokens.refresh_token_hash', 'is not', null),
+        ]),
+      ]);
+  }
+
   /** Applications holding a token of the user that still works or can be refreshed. */
   async authorizedApplications(
     userId: number,
@@ -257,13 +270,7 @@ export class TokenStore {
         eb.fn.min('oauth_access_tokens.created_at').as('authorizedAt'),
       ])
       .where('oauth_access_tokens.resource_owner_id', '=', userId)
-      .where('oauth_access_tokens.revoked_at', 'is', null)
-      .where((eb) =>
-        eb.or([
-          eb('oauth_access_tokens.expires_at', '>', this.now()),
-          eb('oauth_access_tokens.refresh_token_hash', 'is not', null),
-        ]),
-      )
+      .where(this.inForce())
       .groupBy(['oauth_applications.id', 'oauth_applications.name'])
       .orderBy('oauth_applications.name')
       .execute();
@@ -282,10 +289,10 @@ export class TokenStore {
   async hasAuthorized(userId: number, applicationId: number, scopes: readonly string[]) {
     const rows = await this.db
       .selectFrom('oauth_access_tokens')
-      .select('scopes')
-      .where('resource_owner_id', '=', userId)
-      .where('application_id', '=', applicationId)
-      .where('revoked_at', 'is', null)
+      .select('oauth_access_tokens.scopes')
+      .where('oauth_access_tokens.resource_owner_id', '=', userId)
+      .where('oauth_access_tokens.application_id', '=', applicationId)
+      .where(this.inForce())
       .execute();
     return rows.some((row) => {
       const granted = row.scopes.split(' ');

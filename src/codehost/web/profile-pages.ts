@@ -12,7 +12,7 @@ export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
     const user = await signedInUser(codehost, request, reply);
     if (!user) return reply;
     const session = request.session as Session;
-    const emails = await codehost.users.emailsOf(user.id);
+    const emails = await codehost.users.emailsOf(user);
     return reply.type('text/html').send(
       page(
         { title: 'Profile', user, csrf: session.data.csrf },
