@@ -81,7 +81,6 @@ export const codehostMigrations: MigrationSet = {
       await db.schema.createIndex('sessions_expiry').on('sessions').column('expires_at').execute();
       await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
 
-
       await withIdColumn(db, db.schema.createTable('personal_access_tokens'))
         .addColumn('user_id', 'integer', (c) =>
           c.notNull().references('users.id').onDelete('cascade'),

@@ -24,16 +24,20 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
     // RFC 6749 section 5.1: token responses must not be cached.
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   };
-
-  app.post('/oauth/token', {
-    config: { errorShape: 'oauth', rateLimit },
+  /** What the three form-posting endpoints share: OAuth errors, rate limit, no caching. */
+  const formRoute = (summary: string) => ({
+    config: { errorShape: 'oauth' as const, rateLimit },
     onRequest: noStore,
     schema: {
-      summary: 'Exchange a code, password or refresh token for an access token',
+      summary,
       tags: ['oauth'],
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
       body: FORM_BODY,
     },
+  });
+
+  app.post('/oauth/token', {
+    ...formRoute('Exchange a code, password or refresh token for an access token'),
     handler: async (request) => {
       const body = singleValuedParameters(request.body);
       const grantType = body.grant_type;
@@ -56,14 +60,7 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   });
 
   app.post('/oauth/revoke', {
-    config: { errorShape: 'oauth', rateLimit },
-    onRequest: noStore,
-    schema: {
-      summary: 'Revoke an access or refresh token (RFC 7009)',
-      tags: ['oauth'],
-      consumes: ['application/x-www-form-urlencoded', 'application/json'],
-      body: FORM_BODY,
-    },
+    ...formRoute('Revoke an access or refresh token (RFC 7009)'),
     handler: async (request, reply) => {
       const body = singleValuedParameters(request.body);
       const client = await identifyClient(request, body, codehost.applications);
@@ -90,14 +87,7 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   });
 
   app.post('/oauth/introspect', {
-    config: { errorShape: 'oauth', rateLimit },
-    onRequest: noStore,
-    schema: {
-      summary: 'Describe a token (RFC 7662); for authenticated clients',
-      tags: ['oauth'],
-      consumes: ['application/x-www-form-urlencoded', 'application/json'],
-      body: FORM_BODY,
-    },
+    ...formRoute('Describe a token (RFC 7662); for authenticated clients'),
     handler: async (request) => {
       const body = singleValuedParameters(request.body);
       const client = await identifyClient(request, body, codehost.applications);
