@@ -27,6 +27,10 @@ code,.secret{font-family:ui-monospace,monospace;word-break:break-all}
 `;
 
 /** The frame of every page: header with the user and sign-out, then the content. */
+/** Inline, so browsers do not ask for a /favicon.ico that is not there. */
+const FAVICON =
+  "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%23364a63'/%3E%3C/svg%3E";
+
 export function page(options: PageOptions, content: Markup): string {
   const account = options.user
     ? html`<a href="/profile">${options.user.username}</a>
@@ -47,6 +51,7 @@ export function page(options: PageOptions, content: Markup): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · codehost</title>
+<link rel="icon" href="${FAVICON}">
 <style>${trusted(STYLE)}</style>
 </head>
 <body>
