@@ -586,6 +586,53 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(ok.statusCode).toBe(200);
       expect(ok.json().scope).toBe('read_user');
     });
+    it('lets one of two simultaneous uses of a refresh token win and treats the other as reuse', async () => {
+      const { app, code } = await codeFor();
+      const client = { client_id: app.clientId, client_secret: app.secret };
+      const first = await exchange(app, code);
+      const answers = await Promise.all(
+        [1, 2].map(() =>
+          tokenRequest(service, {
+            grant_type: 'refresh_token',
+            refresh_token: first.refresh_token,
+            ...client,
+          }),
+        ),
+      );
+      expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 400]);
+      const winner = answers.find((answer) => answer.statusCode === 200)?.json();
+      const loser = answers.find((answer) => answer.statusCode === 400)?.json();
+      expect(loser.error).toBe('invalid_grant');
+      // Whichever came second, the chain ends: the winner's new token is revoked too.
+      const newest = await service.app.inject({
+        url: '/api/v3/user',
+        headers: { authorization: `Bearer ${winner.access_token}` },
+      });
+      expect(newest.statusCode).toBe(401);
+    });
+
+    it("refuses a blocked user's refresh without spending the token", async () => {
+      const { user, app, code } = await codeFor();
+      const client = { client_id: app.clientId, client_secret: app.secret };
+      const first = await exchange(app, code);
+      const setState = (state: 'active' | 'blocked') =>
+        service.db.updateTable('users').set({ state }).where('id', '=', user.id).execute();
+      await setState('blocked');
+      const refused = await tokenRequest(service, {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        ...client,
+      });
+      expect(refused.statusCode).toBe(400);
+      expect(refused.json().error).toBe('invalid_grant');
+      await setState('active');
+      const after = await tokenRequest(service, {
+        grant_type: 'refresh_token',
+        refresh_token: first.refresh_token,
+        ...client,
+      });
+      expect(after.statusCode).toBe(200);
+    });
   });
 
   describe('token endpoint input', () => {

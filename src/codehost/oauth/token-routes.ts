@@ -268,33 +268,24 @@ async function refreshTokenGrant(
   if (body.refresh_token === undefined) throw invalidRequest('refresh_token is missing.');
   const client = await identifyClient(request, body, codehost.applications);
   if (client.kind === 'none') throw invalidClient('The client is not identified.');
-  let previous: Awaited<ReturnType<typeof codehost.tokens.refresh>>;
   const requested = body.scope === undefined ? undefined : parseScopes(body.scope);
   if (body.scope !== undefined && !requested) {
     throw oauthError(400, 'invalid_scope', 'The requested scope is invalid or unknown.');
   }
-  // RFC 6749 section 6: a refresh may narrow the scope, never widen it. Checked
-  // before rotating, so a refused request leaves the refresh token usable.
-  const current = await codehost.tokens.findByRefreshToken(body.refresh_token);
-  if (requested && current && !coversScopes(scopesOf(current), requested)) {
-    throw oauthError(400, 'invalid_scope', 'The requested scope exceeds the original grant.');
-  }
   try {
-    previous = await codehost.tokens.refresh(body.refresh_token, client.application.id);
+    const previous = await codehost.tokens.refreshable(body.refresh_token, client.application.id);
+    // RFC 6749 section 6: a refresh may narrow the scope, never widen it. Refused
+    // requests leave the refresh token usable.
+    if (requested && !coversScopes(scopesOf(previous), requested)) {
+      throw oauthError(400, 'invalid_scope', 'The requested scope exceeds the original grant.');
+    }
+    const user = await codehost.users.findById(previous.resource_owner_id);
+    if (user?.state !== 'active') {
+      throw oauthError(400, 'invalid_grant', 'The user who granted access can no longer sign in.');
+    }
+    return await codehost.tokens.rotate(previous, requested ?? scopesOf(previous));
   } catch (error) {
     if (error instanceof GrantRefused) throw oauthError(400, 'invalid_grant', error.message);
     throw error;
   }
-  const granted = scopesOf(previous);
-  const user = await codehost.users.findById(previous.resource_owner_id);
-  if (user?.state !== 'active') {
-    throw oauthError(400, 'invalid_grant', 'The user who granted access can no longer sign in.');
-  }
-  return codehost.tokens.issueToken({
-    userId: user.id,
-    applicationId: client.application.id,
-    grantId: previous.grant_id,
-    scopes: requested ?? granted,
-    withRefreshToken: true,
-  });
 }

@@ -152,29 +152,55 @@ export class TokenStore {
   }
 
   /**
-   * Rotates a refresh token: the old pair is revoked and a new one issued. A
-   * refresh token used twice (RFC 9700 section 4.14.2) revokes its whole chain.
+   * The token row a refresh token belongs to, if this client may refresh it. A
+   * refresh token presented again after its rotation is taken as stolen and
+   * revokes its whole chain (RFC 9700 section 4.14.2).
    */
-  async refresh(refreshToken: string, applicationId: number): Promise<AccessTokenRow> {
+  async refreshable(refreshToken: string, applicationId: number): Promise<AccessTokenRow> {
     const row = await this.findByRefreshToken(refreshToken);
     if (!row || row.application_id !== applicationId) {
       throw new GrantRefused('The refresh token is invalid.');
     }
     if (row.revoked_at !== null) {
-      if (row.grant_id !== null) await this.revokeChain(row.grant_id);
-      throw new GrantRefused('The refresh token has been revoked.');
-    }
-    const revoked = await this.db
-      .updateTable('oauth_access_tokens')
-      .set({ revoked_at: this.now() })
-      .where('id', '=', row.id)
-      .where('revoked_at', 'is', null)
-      .executeTakeFirst();
-    if (revoked.numUpdatedRows === 0n) {
-      if (row.grant_id !== null) await this.revokeChain(row.grant_id);
+      await this.revokeReused(row);
       throw new GrantRefused('The refresh token has been revoked.');
     }
     return row;
+  }
+
+  /**
+   * Rotates a refresh token: revokes the old pair and issues the new one in one
+   * transaction, so a failure between the two never leaves the client holding a
+   * spent token whose retry would look like theft. Losing a race with another
+   * use of the same token counts as reuse.
+   */
+  async rotate(previous: AccessTokenRow, scopes: readonly string[]): Promise<IssuedToken> {
+    const issued = await this.db.transaction().execute(async (trx) => {
+      const revoked = await trx
+        .updateTable('oauth_access_tokens')
+        .set({ revoked_at: this.now() })
+        .where('id', '=', previous.id)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      if (revoked.numUpdatedRows === 0n) return undefined;
+      return new TokenStore(trx, this.now).issueToken({
+        userId: previous.resource_owner_id,
+        applicationId: previous.application_id,
+        grantId: previous.grant_id,
+        scopes,
+        withRefreshToken: true,
+      });
+    });
+    if (!issued) {
+      await this.revokeReused(previous);
+      throw new GrantRefused('The refresh token has been revoked.');
+    }
+    return issued;
+  }
+
+  private async revokeReused(row: AccessTokenRow): Promise<void> {
+    if (row.grant_id !== null) await this.revokeChain(row.grant_id);
+    else await this.revoke(row.id);
   }
 
   async findByAccessToken(token: string): Promise<AccessTokenRow | undefined> {
