@@ -17,7 +17,7 @@ import {
   WebClient,
 } from './helpers.js';
 
-const VERIFIER = 'a'.repeat(20) + '-._~' + 'B'.repeat(30);
+const VERIFIER = `${'a'.repeat(20)}-._~${'B'.repeat(30)}`;
 
 describe.each(DATABASE_KINDS)('on %s', (kind) => {
   let service: Codehost;

@@ -1,0 +1,185 @@
+/**
+ * A codehost server for the load benchmarks: the built program (what `npm start`
+ * runs) in its own process, on a fresh SQLite file or PostgreSQL database, with an
+ * account, a registered application and as many tokens as the runs will spend.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import pg from 'pg';
+import { PasswordHasher } from '../src/codehost/accounts/passwords.js';
+import { UserStore } from '../src/codehost/accounts/users.js';
+import { codehost } from '../src/codehost/app.js';
+import type { CodehostTables } from '../src/codehost/db/tables.js';
+import { ApplicationStore } from '../src/codehost/oauth/applications.js';
+import { TokenStore } from '../src/codehost/oauth/tokens.js';
+import { loadConfig } from '../src/platform/config.js';
+import { openDatabase } from '../src/platform/db/connection.js';
+import { migrateToLatest } from '../src/platform/db/migrations.js';
+
+export type DatabaseKind = 'sqlite' | 'postgres';
+
+export interface BenchServer {
+  url: string;
+  username: string;
+  password: string;
+  clientId: string;
+  clientSecret: string;
+  /** An access token with the `api` scope, for the API runs. */
+  accessToken: string;
+  /** Unused refresh tokens, one per refresh-grant request. */
+  refreshTokens: string[];
+  stop(): Promise<void>;
+}
+
+const PROGRAM = resolve(import.meta.dirname, '../dist/main.js');
+
+async function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const server = createServer();
+    server.once('error', fail);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
+    });
+  });
+}
+
+/** A new, empty PostgreSQL database on the server that `adminUrl` reaches. */
+async function createPostgresDatabase(adminUrl: string) {
+  const name = `codehost_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+async function waitUntilReady(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`codehost exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(`${url}/-/ready`);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error('codehost did not become ready within 30 s');
+}
+
+export async function startBenchServer(options: {
+  kind: DatabaseKind;
+  postgresAdminUrl: string;
+  refreshTokens: number;
+}): Promise<BenchServer> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'codehost-bench-'));
+  const postgres =
+    options.kind === 'postgres'
+      ? await createPostgresDatabase(options.postgresAdminUrl)
+      : undefined;
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    CODEHOST_PORT: String(port),
+    CODEHOST_PUBLIC_URL: url,
+    // One client address sends every request; the per-address limit would stop it.
+    RATE_LIMIT_CREDENTIALS_PER_MINUTE: '100000',
+    LOG_LEVEL: 'info',
+    ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+  };
+
+  // Seed through the service's own stores, before the server opens the database.
+  const config = loadConfig(env);
+  const database = openDatabase<CodehostTables>(config.services.codehost.database);
+  const seeded = await (async () => {
+    await migrateToLatest(database, codehost.migrations);
+    const password = randomBytes(12).toString('hex');
+    const users = new UserStore(database.db, new PasswordHasher(config.security.passwordHash));
+    const user = await users.create({
+      username: 'bench',
+      name: 'Bench User',
+      email: 'bench@example.com',
+      password,
+      isAdmin: false,
+    });
+    const { application, secret } = await new ApplicationStore(database.db).create(user.id, {
+      name: 'Bench client',
+      redirectUris: 'https://client.example/callback',
+      scopes: ['api', 'read_user'],
+      confidential: true,
+    });
+    const accessToken = (
+      await new TokenStore(database.db).issueToken({
+        userId: user.id,
+        applicationId: application.id,
+        grantId: null,
+        scopes: ['api'],
+        withRefreshToken: false,
+      })
+    ).accessToken;
+    const refreshTokens: string[] = [];
+    await database.db.transaction().execute(async (trx) => {
+      const inTransaction = new TokenStore(trx);
+      for (let index = 0; index < options.refreshTokens; index += 1) {
+        const issued = await inTransaction.issueToken({
+          userId: user.id,
+          applicationId: application.id,
+          grantId: null,
+          scopes: ['api'],
+          withRefreshToken: true,
+        });
+        refreshTokens.push(issued.refreshToken as string);
+      }
+    });
+    return {
+      password,
+      clientId: application.uid,
+      clientSecret: secret,
+      accessToken,
+      refreshTokens,
+    };
+  })().finally(() => database.close());
+
+  const child = spawn(process.execPath, [PROGRAM, 'start', 'codehost'], {
+    cwd: dataDir, // so no .env file of the project's is read
+    env: { PATH: process.env.PATH ?? '', ...env },
+    // The request log is part of the cost, so it is written, but to nowhere.
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await waitUntilReady(url, child);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+
+  return {
+    url,
+    username: 'bench',
+    ...seeded,
+    async stop() {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+      await postgres?.drop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,67 @@
+import autocannon from 'autocannon';
+
+export interface LoadFigures {
+  name: string;
+  connections: number;
+  requests: number;
+  seconds: number;
+  /** Successful answers per second over the whole run. */
+  perSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  latencyMaxMs: number;
+  /** Answers that were not the expected status, plus connection errors. */
+  failures: number;
+}
+
+export interface LoadRun {
+  name: string;
+  url: string;
+  connections: number;
+  /** Either a fixed number of requests or a duration. */
+  amount?: number;
+  durationSeconds?: number;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Builds each request's body, for requests that cannot repeat (spent refresh tokens). */
+  nextBody?: () => string;
+  expectedStatus: number;
+}
+
+export async function runLoad(run: LoadRun): Promise<LoadFigures> {
+  const result = await autocannon({
+    url: run.url,
+    connections: run.connections,
+    ...(run.amount ? { amount: run.amount } : { duration: run.durationSeconds ?? 10 }),
+    method: run.method ?? 'GET',
+    headers: run.headers ?? {},
+    ...(run.body ? { body: run.body } : {}),
+    ...(run.nextBody
+      ? {
+          requests: [
+            {
+              setupRequest: (request) => {
+                request.body = run.nextBody?.();
+                return request;
+              },
+            },
+          ],
+        }
+      : {}),
+  });
+  const statuses = result.statusCodeStats ?? {};
+  const expected = statuses[`${run.expectedStatus}`]?.count ?? 0;
+  const answered = Object.values(statuses).reduce((sum, entry) => sum + (entry.count ?? 0), 0);
+  return {
+    name: run.name,
+    connections: run.connections,
+    requests: answered,
+    seconds: result.duration,
+    perSecond: expected / result.duration,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    latencyMaxMs: result.latency.max,
+    failures: answered - expected + result.errors,
+  };
+}

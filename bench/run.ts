@@ -1,0 +1,204 @@
+/**
+ * codehost benchmarks: password hashing cost, then HTTP load on the built server
+ * (own process) on SQLite and PostgreSQL. Prints Markdown for docs/performance.md.
+ *
+ *   npm run bench -- [--databases sqlite,postgres] [--duration 10] [--connections 10]
+ *                    [--refresh-requests 15000] [--postgres-url URL] [--skip-build]
+ */
+import { execFileSync } from 'node:child_process';
+import { cpus, totalmem } from 'node:os';
+import { parseArgs } from 'node:util';
+import Sqlite from 'better-sqlite3';
+import pg from 'pg';
+import { loadConfig } from '../src/platform/config.js';
+import { type BenchServer, type DatabaseKind, startBenchServer } from './codehost-server.js';
+import { type LoadFigures, runLoad } from './load.js';
+import { type HashingFigures, measureHashing } from './password-hashing.js';
+
+const { values } = parseArgs({
+  options: {
+    databases: { type: 'string', default: 'sqlite,postgres' },
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+    'refresh-requests': { type: 'string', default: '15000' },
+    'postgres-url': {
+      type: 'string',
+      default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
+    },
+    'skip-build': { type: 'boolean', default: false },
+  },
+});
+
+function positive(name: string, text: string): number {
+  const number = Number(text);
+  if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} wants a whole number`);
+  return number;
+}
+
+const databases = values.databases.split(',').map((kind) => {
+  if (kind !== 'sqlite' && kind !== 'postgres') throw new Error(`unknown database "${kind}"`);
+  return kind as DatabaseKind;
+});
+const duration = positive('duration', values.duration);
+const connections = positive('connections', values.connections);
+const refreshRequests = positive('refresh-requests', values['refresh-requests']);
+const out = (text: string) => process.stdout.write(`${text}\n`);
+
+async function postgresVersion(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const result = await client.query<{ server_version: string }>('show server_version');
+    return result.rows[0]?.server_version ?? 'unknown';
+  } finally {
+    await client.end();
+  }
+}
+
+function hashingTable(rows: HashingFigures[]): string[] {
+  return [
+    '| argon2id memory | passes | lanes | verify, median | verify, p90 | verifications/s (all cores) |',
+    '|---|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.memoryKib} KiB | ${row.iterations} | ${row.parallelism} | ${row.verifyMedianMs.toFixed(1)} ms | ${row.verifyP90Ms.toFixed(1)} ms | ${row.verificationsPerSecond.toFixed(0)} |`,
+    ),
+  ];
+}
+
+function loadTable(rows: (LoadFigures & { database: string })[]): string[] {
+  return [
+    '| database | request | connections | requests | requests/s | p50 | p99 | max | failures |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map(
+      (row) =>
+        `| ${row.database} | ${row.name} | ${row.connections} | ${row.requests} | ${row.perSecond.toFixed(0)} | ${row.latencyP50Ms} ms | ${row.latencyP99Ms} ms | ${row.latencyMaxMs} ms | ${row.failures} |`,
+    ),
+  ];
+}
+
+/** One request of each kind first, so a broken setup fails loudly rather than as a fast 401. */
+async function checkSetup(server: BenchServer): Promise<void> {
+  const user = await fetch(`${server.url}/api/v3/user`, {
+    headers: { authorization: `Bearer ${server.accessToken}` },
+  });
+  if (user.status !== 200) throw new Error(`GET /api/v3/user answered ${user.status}`);
+}
+
+async function loadRuns(kind: DatabaseKind, server: BenchServer): Promise<LoadFigures[]> {
+  await checkSetup(server);
+  const clientAuthorization = `Basic ${Buffer.from(`${server.clientId}:${server.clientSecret}`).toString('base64')}`;
+  const form = { 'content-type': 'application/x-www-form-urlencoded' };
+  const refreshTokens = [...server.refreshTokens];
+  const figures: LoadFigures[] = [];
+  const step = async (run: Parameters<typeof runLoad>[0]) => {
+    process.stderr.write(`  ${kind}: ${run.name}\n`);
+    figures.push(await runLoad(run));
+  };
+
+  await step({
+    name: 'GET /-/health (no database)',
+    url: `${server.url}/-/health`,
+    connections,
+    durationSeconds: duration,
+    expectedStatus: 200,
+  });
+  await step({
+    name: 'GET /api/v3/user, bearer token',
+    url: `${server.url}/api/v3/user`,
+    connections,
+    durationSeconds: duration,
+    headers: { authorization: `Bearer ${server.accessToken}` },
+    expectedStatus: 200,
+  });
+  await step({
+    name: 'POST /oauth/token, refresh_token grant',
+    url: `${server.url}/oauth/token`,
+    connections,
+    amount: refreshTokens.length,
+    method: 'POST',
+    headers: { ...form, authorization: clientAuthorization },
+    nextBody: () =>
+      new URLSearchParams({
+        grant_type: 'refresh_token',
+        refresh_token: refreshTokens.pop() ?? 'spent',
+      }).toString(),
+    expectedStatus: 200,
+  });
+  await step({
+    name: 'POST /oauth/token, password grant (argon2 verify)',
+    url: `${server.url}/oauth/token`,
+    connections,
+    durationSeconds: duration,
+    method: 'POST',
+    headers: form,
+    body: new URLSearchParams({
+      grant_type: 'password',
+      username: server.username,
+      password: server.password,
+    }).toString(),
+    expectedStatus: 200,
+  });
+  return figures;
+}
+
+if (!values['skip-build']) {
+  process.stderr.write('Building (npm run build)\n');
+  execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
+}
+
+const cpuList = cpus();
+const sqliteVersion = (
+  new Sqlite(':memory:').prepare('select sqlite_version() as version').get() as { version: string }
+).version;
+out('## Machine');
+out('');
+out(`- CPU: ${cpuList.length} × ${cpuList[0]?.model.trim() ?? 'unknown'}`);
+out(`- Memory: ${(totalmem() / 2 ** 30).toFixed(0)} GiB`);
+out(`- Node.js ${process.version}, SQLite ${sqliteVersion} (better-sqlite3)`);
+if (databases.includes('postgres')) {
+  out(`- PostgreSQL ${await postgresVersion(values['postgres-url'])} on the same machine`);
+}
+out('- Load generator (autocannon) on the same machine, sharing its cores with the server');
+out('');
+
+process.stderr.write('Measuring argon2id\n');
+const defaults = loadConfig({}).security.passwordHash;
+const hashing: HashingFigures[] = [];
+for (const cost of [
+  defaults,
+  { memoryKib: 47104, iterations: 1, parallelism: 1 },
+  { memoryKib: 65536, iterations: 3, parallelism: 1 },
+]) {
+  hashing.push(await measureHashing(cost));
+}
+out('## Password hashing');
+out('');
+for (const line of hashingTable(hashing)) out(line);
+out('');
+
+const rows: (LoadFigures & { database: string })[] = [];
+for (const kind of databases) {
+  process.stderr.write(`Starting codehost on ${kind}\n`);
+  const server = await startBenchServer({
+    kind,
+    postgresAdminUrl: values['postgres-url'],
+    refreshTokens: refreshRequests,
+  });
+  try {
+    for (const figures of await loadRuns(kind, server)) rows.push({ ...figures, database: kind });
+  } finally {
+    await server.stop();
+  }
+}
+out(`## HTTP load (${duration} s per run; the refresh run spends ${refreshRequests} tokens)`);
+out('');
+for (const line of loadTable(rows)) out(line);
+
+const failed = rows.filter((row) => row.failures > 0);
+if (failed.length > 0) {
+  process.stderr.write(
+    `Unexpected answers in: ${failed.map((row) => `${row.database} ${row.name}`).join('; ')}\n`,
+  );
+  process.exitCode = 1;
+}
