@@ -6,7 +6,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -19,6 +18,7 @@ import { TokenStore } from '../src/codehost/oauth/tokens.js';
 import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
 import { migrateToLatest } from '../src/platform/db/migrations.js';
+import { freePort } from '../test/codehost/helpers.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -36,17 +36,6 @@ export interface BenchServer {
 }
 
 const PROGRAM = resolve(import.meta.dirname, '../dist/main.js');
-
-async function freePort(): Promise<number> {
-  return new Promise((done, fail) => {
-    const server = createServer();
-    server.once('error', fail);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 /** A new, empty PostgreSQL database on the server that `adminUrl` reaches. */
 async function createPostgresDatabase(adminUrl: string) {

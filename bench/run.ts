@@ -11,6 +11,7 @@ import { parseArgs } from 'node:util';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { loadConfig } from '../src/platform/config.js';
+import { basicAuth } from '../test/codehost/helpers.js';
 import { type BenchServer, type DatabaseKind, startBenchServer } from './codehost-server.js';
 import { type LoadFigures, runLoad } from './load.js';
 import { type HashingFigures, measureHashing } from './password-hashing.js';
@@ -87,7 +88,7 @@ async function checkSetup(server: BenchServer): Promise<void> {
 
 async function loadRuns(kind: DatabaseKind, server: BenchServer): Promise<LoadFigures[]> {
   await checkSetup(server);
-  const clientAuthorization = `Basic ${Buffer.from(`${server.clientId}:${server.clientSecret}`).toString('base64')}`;
+  const clientAuthorization = basicAuth(server.clientId, server.clientSecret);
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
   const refreshTokens = [...server.refreshTokens];
   const figures: LoadFigures[] = [];

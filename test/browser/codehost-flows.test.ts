@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentCode } from '../../src/codehost/accounts/two-factor.js';
-import { type Codehost, createUser, startCodehost } from '../codehost/helpers.js';
+import { basicAuth, type Codehost, createUser, startCodehost } from '../codehost/helpers.js';
 import { browserAvailable, browserSkipReason, launchChromium } from './chromium.js';
 
 /** The OAuth client's side: a callback server that records what the browser brings it. */
@@ -146,7 +146,7 @@ describe.skipIf(!browserAvailable)(
           method: 'POST',
           headers: {
             'content-type': 'application/x-www-form-urlencoded',
-            authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString('base64')}`,
+            authorization: basicAuth(clientId, clientSecret),
           },
           body: new URLSearchParams({
             grant_type: 'authorization_code',

@@ -17,7 +17,8 @@ export const FAST_HASHING = {
   RATE_LIMIT_CREDENTIALS_PER_MINUTE: '10000',
 };
 
-async function freePort(): Promise<number> {
+/** A loopback port nothing listens on at the moment of asking. */
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -198,9 +198,9 @@ export class TokenStore {
     return issued;
   }
 
+  /** The reused token itself is already revoked; what it led to goes with it. */
   private async revokeReused(row: AccessTokenRow): Promise<void> {
     if (row.grant_id !== null) await this.revokeChain(row.grant_id);
-    else await this.revoke(row.id);
   }
 
   async findByAccessToken(token: string): Promise<AccessTokenRow | undefined> {
