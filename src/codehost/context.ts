@@ -7,6 +7,11 @@ import { PasswordSignIn } from './accounts/sign-in.js';
 import { TwoFactorStore } from './accounts/two-factor.js';
 import { UserStore } from './accounts/users.js';
 import type { CodehostTables } from './db/tables.js';
+import { AccessPolicy } from './namespaces/access.js';
+import { GroupStore } from './namespaces/groups.js';
+import { MemberStore } from './namespaces/members.js';
+import { ProjectStore } from './namespaces/projects.js';
+import { NotificationSettingStore } from './notifications/settings.js';
 import { ApplicationStore } from './oauth/applications.js';
 import { TokenStore } from './oauth/tokens.js';
 import { SessionStore } from './web/sessions.js';
@@ -25,6 +30,11 @@ export interface Codehost {
   applications: ApplicationStore;
   tokens: TokenStore;
   personalAccessTokens: PersonalAccessTokenStore;
+  groups: GroupStore;
+  projects: ProjectStore;
+  members: MemberStore;
+  access: AccessPolicy;
+  notificationSettings: NotificationSettingStore;
 }
 
 export function createCodehost(
@@ -35,6 +45,8 @@ export function createCodehost(
   const counters = new CounterStore(db);
   const hasher = new PasswordHasher(platform.security.passwordHash);
   const users = new UserStore(db, hasher);
+  const groups = new GroupStore(db);
+  const members = new MemberStore(db);
   return {
     db,
     config,
@@ -51,5 +63,10 @@ export function createCodehost(
     applications: new ApplicationStore(db),
     tokens: new TokenStore(db),
     personalAccessTokens: new PersonalAccessTokenStore(db),
+    groups,
+    projects: new ProjectStore(db),
+    members,
+    access: new AccessPolicy(db, groups, members),
+    notificationSettings: new NotificationSettingStore(db),
   };
 }

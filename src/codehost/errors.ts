@@ -65,6 +65,11 @@ export const renderGitlabError: ErrorRenderer = (problem, { traceId }) => ({
       : { message: gitlabMessage(problem) },
 });
 
+/** A message GitLab words exactly, sent as it is: `{"message": "404 Group Not Found"}`. */
+export const GITLAB_VERBATIM = 'gitlab-verbatim';
+/** ActiveRecord validation errors: `{"message": {"path": ["has already been taken"]}}`. */
+export const GITLAB_RECORD_INVALID = 'gitlab-record-invalid';
+
 const GITLAB_REASONS: Record<number, string> = {
   400: 'Bad request',
   401: 'Unauthorized',
@@ -84,7 +89,13 @@ function gitlabStatusLine(problem: Problem): string {
   return `${problem.status} ${GITLAB_REASONS[problem.status] ?? problem.title}`;
 }
 
-function gitlabMessage(problem: Problem): string {
+function gitlabMessage(problem: Problem): string | Record<string, string[]> {
+  if (problem.code === GITLAB_VERBATIM && problem.detail) return problem.detail;
+  if (problem.code === GITLAB_RECORD_INVALID && problem.errors) {
+    const byAttribute: Record<string, string[]> = {};
+    for (const error of problem.errors) (byAttribute[error.field] ??= []).push(error.detail);
+    return byAttribute;
+  }
   // GitLab's 400s name what was wrong ("400 Bad request - level is invalid");
   // its 404s and 405s are bare status lines.
   return problem.status === 400 && problem.detail

@@ -92,6 +92,21 @@ export class UserStore {
             created_at: now,
           })
           .execute();
+        // The user's own namespace; its path shares a unique index with group paths.
+        await trx
+          .insertInto('namespaces')
+          .values({
+            kind: 'user',
+            name: username,
+            path: username,
+            full_path: username,
+            full_path_normalized: username.toLowerCase(),
+            full_name: name,
+            owner_id: user.id,
+            created_at: now,
+            updated_at: now,
+          })
+          .execute();
         return user;
       });
     } catch (error) {

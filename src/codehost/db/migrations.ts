@@ -180,7 +180,139 @@ export const codehostMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0004_namespaces_projects_notifications': {
+    async up(db: MigrationDb) {
+      // GitLab's model: a namespace is a user's own or a group; paths of both share
+      // one unique index, so no group can take a username or the other way round.
+      await withIdColumn(db, db.schema.createTable('namespaces'))
+        .addColumn('kind', 'varchar(8)', (c) => c.notNull().check(sqlIn('kind', ['user', 'group'])))
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('path', 'varchar(255)', (c) => c.notNull())
+        .addColumn('full_path', 'varchar(1024)', (c) => c.notNull())
+        .addColumn('full_path_normalized', 'varchar(1024)', (c) => c.notNull().unique())
+        // Names and paths of the ancestors joined; groups never move, so it holds.
+        .addColumn('full_name', 'varchar(5200)', (c) => c.notNull())
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('visibility_level', 'integer', (c) =>
+          c.notNull().defaultTo(20).check(sql.raw('visibility_level in (0, 10, 20)')),
+        )
+        .addColumn('parent_id', 'integer', (c) => c.references('namespaces.id').onDelete('cascade'))
+        .addColumn('owner_id', 'integer', (c) =>
+          c.unique().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('updated_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('namespaces_parent')
+        .on('namespaces')
+        .column('parent_id')
+        .execute();
+      await sql`insert into namespaces (kind, name, path, full_path, full_path_normalized,
+          full_name, description, visibility_level, owner_id, created_at, updated_at)
+        select 'user', username, username, username, username_normalized, name, '', 20, id,
+          created_at, updated_at from users`.execute(db);
+
+      await withIdColumn(db, db.schema.createTable('projects'))
+        .addColumn('namespace_id', 'integer', (c) =>
+          c.notNull().references('namespaces.id').onDelete('cascade'),
+        )
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('path', 'varchar(255)', (c) => c.notNull())
+        .addColumn('full_path', 'varchar(1280)', (c) => c.notNull())
+        .addColumn('full_path_normalized', 'varchar(1280)', (c) => c.notNull().unique())
+        .addColumn('description', 'text', (c) => c.notNull().defaultTo(''))
+        .addColumn('visibility_level', 'integer', (c) =>
+          c.notNull().defaultTo(0).check(sql.raw('visibility_level in (0, 10, 20)')),
+        )
+        .addColumn('creator_id', 'integer', (c) => c.references('users.id').onDelete('set null'))
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('updated_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('projects_namespace')
+        .on('projects')
+        .column('namespace_id')
+        .execute();
+      await db.schema.createIndex('projects_creator').on('projects').column('creator_id').execute();
+
+      // Polymorphic like GitLab's: source_type says which table source_id is in.
+      await withIdColumn(db, db.schema.createTable('members'))
+        .addColumn('user_id', 'integer', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('source_type', 'varchar(8)', (c) =>
+          c.notNull().check(sqlIn('source_type', ['group', 'project'])),
+        )
+        .addColumn('source_id', 'integer', (c) => c.notNull())
+        .addColumn('access_level', 'integer', (c) =>
+          c.notNull().check(sql.raw('access_level in (10, 20, 30, 40, 50)')),
+        )
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('updated_at', TIMESTAMP, (c) => c.notNull())
+        .addUniqueConstraint('members_user_source', ['user_id', 'source_type', 'source_id'])
+        .execute();
+      await db.schema
+        .createIndex('members_source')
+        .on('members')
+        .columns(['source_type', 'source_id'])
+        .execute();
+
+      // One row per user and source; the global row has source ('global', 0) rather
+      // than NULLs, so that the unique constraint covers it too (NULLs never clash)
+      // and two concurrent first writes end in one row.
+      await withIdColumn(db, db.schema.createTable('notification_settings'))
+        .addColumn('user_id', 'integer', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('source_type', 'varchar(8)', (c) =>
+          c.notNull().check(sqlIn('source_type', ['global', 'group', 'project'])),
+        )
+        .addColumn('source_id', 'integer', (c) => c.notNull())
+        .addColumn('level', 'integer', (c) => c.notNull().check(sql.raw('level between 0 and 5')))
+        .$call((table) =>
+          NOTIFICATION_EVENT_COLUMNS.reduce(
+            (builder, event) =>
+              builder.addColumn(event, 'integer', (c) => c.notNull().defaultTo(0)),
+            table,
+          ),
+        )
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('updated_at', TIMESTAMP, (c) => c.notNull())
+        .addUniqueConstraint('notification_settings_user_source', [
+          'user_id',
+          'source_type',
+          'source_id',
+        ])
+        .execute();
+      await db.schema
+        .createIndex('notification_settings_source')
+        .on('notification_settings')
+        .columns(['source_type', 'source_id'])
+        .execute();
+
+      // GitLab keeps the notification address on the user; NULL means the primary e-mail.
+      await db.schema.alterTable('users').addColumn('notification_email', 'varchar(255)').execute();
+    },
+  },
 };
+
+/**
+ * The ten e-mail events of GitLab 8.12, as they were when migration 0004 was
+ * written (migrations never follow later changes of the domain's list).
+ */
+const NOTIFICATION_EVENT_COLUMNS = [
+  'new_note',
+  'new_issue',
+  'reopen_issue',
+  'close_issue',
+  'reassign_issue',
+  'new_merge_request',
+  'reopen_merge_request',
+  'close_merge_request',
+  'reassign_merge_request',
+  'merge_merge_request',
+] as const;
 
 /** A check that a column holds one of fixed values (literals from this file only). */
 function sqlIn(column: string, values: readonly string[]) {

@@ -31,6 +31,8 @@ export interface UsersTable {
   confirmed_at: number | null;
   current_sign_in_at: number | null;
   last_sign_in_at: number | null;
+  /** Where notifications go; NULL means the primary e-mail. */
+  notification_email: string | null;
 }
 
 export interface EmailsTable {
@@ -106,6 +108,72 @@ export interface OauthAccessTokensTable {
   created_at: number;
 }
 
+/** GitLab's visibility levels: private 0, internal 10, public 20. */
+export type VisibilityLevel = 0 | 10 | 20;
+
+export interface NamespacesTable {
+  id: Generated<number>;
+  kind: 'user' | 'group';
+  name: string;
+  path: string;
+  full_path: string;
+  full_path_normalized: string;
+  full_name: string;
+  description: Generated<string>;
+  visibility_level: Generated<VisibilityLevel>;
+  parent_id: number | null;
+  /** The user a personal namespace belongs to; NULL for groups. */
+  owner_id: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ProjectsTable {
+  id: Generated<number>;
+  namespace_id: number;
+  name: string;
+  path: string;
+  full_path: string;
+  full_path_normalized: string;
+  description: Generated<string>;
+  visibility_level: Generated<VisibilityLevel>;
+  creator_id: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type SourceType = 'group' | 'project';
+
+export interface MembersTable {
+  id: Generated<number>;
+  user_id: number;
+  source_type: SourceType;
+  source_id: number;
+  access_level: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface NotificationSettingsTable {
+  id: Generated<number>;
+  user_id: number;
+  source_type: 'global' | SourceType;
+  source_id: number;
+  level: number;
+  new_note: Generated<Flag>;
+  new_issue: Generated<Flag>;
+  reopen_issue: Generated<Flag>;
+  close_issue: Generated<Flag>;
+  reassign_issue: Generated<Flag>;
+  new_merge_request: Generated<Flag>;
+  reopen_merge_request: Generated<Flag>;
+  close_merge_request: Generated<Flag>;
+  reassign_merge_request: Generated<Flag>;
+  merge_merge_request: Generated<Flag>;
+  created_at: number;
+  updated_at: number;
+}
+
 /** codehost's tables as Kysely sees them; each migration that adds a table adds it here. */
 export interface CodehostTables extends CounterTables {
   users: UsersTable;
@@ -116,4 +184,8 @@ export interface CodehostTables extends CounterTables {
   oauth_applications: OauthApplicationsTable;
   oauth_access_grants: OauthAccessGrantsTable;
   oauth_access_tokens: OauthAccessTokensTable;
+  namespaces: NamespacesTable;
+  projects: ProjectsTable;
+  members: MembersTable;
+  notification_settings: NotificationSettingsTable;
 }

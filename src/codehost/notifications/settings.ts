@@ -1,0 +1,187 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { CodehostTables, Flag, NotificationSettingsTable, SourceType } from '../db/tables.js';
+
+/** GitLab's levels, each at the index it is stored as. */
+export const NOTIFICATION_LEVELS = [
+  'disabled',
+  'participating',
+  'watch',
+  'global',
+  'mention',
+  'custom',
+] as const;
+export type NotificationLevel = (typeof NOTIFICATION_LEVELS)[number];
+
+/** The ten e-mail events a `custom` level chooses from. */
+export const NOTIFICATION_EVENTS = [
+  'new_note',
+  'new_issue',
+  'reopen_issue',
+  'close_issue',
+  'reassign_issue',
+  'new_merge_request',
+  'reopen_merge_request',
+  'close_merge_request',
+  'reassign_merge_request',
+  'merge_merge_request',
+] as const;
+export type NotificationEvent = (typeof NOTIFICATION_EVENTS)[number];
+
+export function isNotificationLevel(value: string): value is NotificationLevel {
+  return (NOTIFICATION_LEVELS as readonly string[]).includes(value);
+}
+
+export type NotificationSource = { type: 'global' } | { type: SourceType; id: number };
+
+export interface NotificationSetting {
+  level: NotificationLevel;
+  /** Kept while the level is not `custom`, shown again when it is. */
+  events: Record<NotificationEvent, boolean>;
+}
+
+export interface NotificationChanges {
+  level?: NotificationLevel;
+  events?: Partial<Record<NotificationEvent, boolean>>;
+}
+
+type SettingRow = Selectable<NotificationSettingsTable>;
+
+/** What a stored row is when there is none yet: GitLab's defaults. */
+const DEFAULT_LEVEL: Record<NotificationSource['type'], NotificationLevel> = {
+  global: 'participating',
+  group: 'global',
+  project: 'global',
+};
+
+function sourceKey(source: NotificationSource): {
+  source_type: SettingRow['source_type'];
+  source_id: number;
+} {
+  return source.type === 'global'
+    ? { source_type: 'global', source_id: 0 }
+    : { source_type: source.type, source_id: source.id };
+}
+
+function toSetting(row: SettingRow): NotificationSetting {
+  const events = {} as Record<NotificationEvent, boolean>;
+  for (const event of NOTIFICATION_EVENTS) events[event] = row[event] === 1;
+  return { level: NOTIFICATION_LEVELS[row.level] ?? 'global', events };
+}
+
+/** Notification settings: one row per user and source (the global one included). */
+export class NotificationSettingStore {
+  constructor(
+    private readonly db: Kysely<CodehostTables>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The global setting; the first read stores GitLab's default, `participating`. */
+  async global(userId: number): Promise<NotificationSetting> {
+    await this.ensureRow(this.db, userId, { type: 'global' });
+    return toSetting(await this.row(this.db, userId, { type: 'global' }));
+  }
+
+  /** A group's or project's setting, or undefined when none is stored (reads store nothing). */
+  async find(userId: number, source: NotificationSource): Promise<NotificationSetting | undefined> {
+    const key = sourceKey(source);
+    const row = await this.db
+      .selectFrom('notification_settings')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('source_type', '=', key.source_type)
+      .where('source_id', '=', key.source_id)
+      .executeTakeFirst();
+    return row ? toSetting(row) : undefined;
+  }
+
+  /** Stored levels of several sources of one kind, for listing them. */
+  async levels(
+    userId: number,
+    type: SourceType,
+    ids: readonly number[],
+  ): Promise<Map<number, NotificationLevel>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('notification_settings')
+      .select(['source_id', 'level'])
+      .where('user_id', '=', userId)
+      .where('source_type', '=', type)
+      .where('source_id', 'in', ids)
+      .execute();
+    return new Map(rows.map((row) => [row.source_id, NOTIFICATION_LEVELS[row.level] ?? 'global']));
+  }
+
+  /**
+   * Applies exactly the changes given, creating the row with the default level
+   * first if there is none. `alongside` runs in the same transaction, so that a
+   * related change (the notification e-mail) commits or fails with this one.
+   */
+  async update(
+    userId: number,
+    source: NotificationSource,
+    changes: NotificationChanges,
+    alongside?: (trx: Transaction<CodehostTables>) => Promise<void>,
+  ): Promise<NotificationSetting> {
+    return this.db.transaction().execute(async (trx) => {
+      await this.ensureRow(trx, userId, source);
+      const key = sourceKey(source);
+      const values: Partial<Record<NotificationEvent, Flag>> & {
+        level?: number;
+        updated_at: number;
+      } = { updated_at: this.now() };
+      if (changes.level !== undefined) values.level = NOTIFICATION_LEVELS.indexOf(changes.level);
+      for (const [event, enabled] of Object.entries(changes.events ?? {})) {
+        values[event as NotificationEvent] = enabled ? 1 : 0;
+      }
+      await trx
+        .updateTable('notification_settings')
+        .set(values)
+        .where('user_id', '=', userId)
+        .where('source_type', '=', key.source_type)
+        .where('source_id', '=', key.source_id)
+        .execute();
+      if (alongside) await alongside(trx);
+      return toSetting(await this.row(trx, userId, source));
+    });
+  }
+
+  /**
+   * Inserts the default row unless one exists. The unique (user, source)
+   * constraint makes concurrent first writes meet in one row instead of two.
+   */
+  private async ensureRow(
+    db: Kysely<CodehostTables>,
+    userId: number,
+    source: NotificationSource,
+  ): Promise<void> {
+    const now = this.now();
+    await db
+      .insertInto('notification_settings')
+      .values({
+        user_id: userId,
+        ...sourceKey(source),
+        level: NOTIFICATION_LEVELS.indexOf(DEFAULT_LEVEL[source.type]),
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((conflict) =>
+        conflict.columns(['user_id', 'source_type', 'source_id']).doNothing(),
+      )
+      .execute();
+  }
+
+  private async row(
+    db: Kysely<CodehostTables>,
+    userId: number,
+    source: NotificationSource,
+  ): Promise<SettingRow> {
+    const key = sourceKey(source);
+    return db
+      .selectFrom('notification_settings')
+      .selectAll()
+      .where('user_id', '=', userId)
+      .where('source_type', '=', key.source_type)
+      .where('source_id', '=', key.source_id)
+      .executeTakeFirstOrThrow();
+  }
+}
