@@ -5,6 +5,10 @@ import { accountCommands } from './accounts/commands.js';
 import { createInitialAdmin } from './accounts/initial-admin.js';
 import { PasswordHasher } from './accounts/passwords.js';
 import { UserStore } from './accounts/users.js';
+import { registerGroupRoutes } from './api/group-routes.js';
+import { registerMemberRoutes } from './api/member-routes.js';
+import { registerNotificationRoutes } from './api/notification-routes.js';
+import { registerProjectRoutes } from './api/project-routes.js';
 import { registerUserRoutes } from './api/user-routes.js';
 import { createCodehost } from './context.js';
 import { codehostMigrations } from './db/migrations.js';
@@ -54,6 +58,10 @@ export const codehost: ServiceDefinition<CodehostTables> = {
     registerTokenRoutes(app, context);
     registerMetadataRoutes(app, context);
     registerUserRoutes(app, context);
+    registerGroupRoutes(app, context);
+    registerProjectRoutes(app, context);
+    registerMemberRoutes(app, context);
+    registerNotificationRoutes(app, context);
 
     const sweep = setInterval(() => {
       Promise.all([

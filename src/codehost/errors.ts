@@ -93,7 +93,9 @@ function gitlabMessage(problem: Problem): string | Record<string, string[]> {
   if (problem.code === GITLAB_VERBATIM && problem.detail) return problem.detail;
   if (problem.code === GITLAB_RECORD_INVALID && problem.errors) {
     const byAttribute: Record<string, string[]> = {};
-    for (const error of problem.errors) (byAttribute[error.field] ??= []).push(error.detail);
+    for (const error of problem.errors) {
+      byAttribute[error.field] = [...(byAttribute[error.field] ?? []), error.detail];
+    }
     return byAttribute;
   }
   // GitLab's 400s name what was wrong ("400 Bad request - level is invalid");

@@ -118,6 +118,11 @@ export class UserStore {
     return this.db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
   }
 
+  async findByIds(ids: readonly number[]): Promise<UserRow[]> {
+    if (ids.length === 0) return [];
+    return this.db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+  }
+
   async findByUsername(username: string): Promise<UserRow | undefined> {
     return this.db
       .selectFrom('users')

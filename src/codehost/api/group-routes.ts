@@ -1,0 +1,180 @@
+import type { HttpApp } from '../../platform/http/server.js';
+import type { UserRow } from '../accounts/users.js';
+import type { Codehost } from '../context.js';
+import type { NamespaceRow } from '../namespaces/groups.js';
+import { ACCESS_LEVELS } from '../namespaces/levels.js';
+import { RecordInvalid } from '../record-invalid.js';
+import { authenticateApiRequest } from './authentication.js';
+import { groupEntity } from './entities.js';
+import { forbidden, recordInvalidError } from './gitlab-errors.js';
+import { readableGroup } from './lookup.js';
+import { pageOf, paginationHeaders } from './pagination.js';
+import {
+  booleanParameter,
+  choiceParameter,
+  ID_PARAMS,
+  integerParameter,
+  requestParameters,
+  requiredString,
+  stringParameter,
+  visibilityParameter,
+} from './parameters.js';
+import { projectEntities } from './project-entities.js';
+import { containsText, inIds } from './queries.js';
+import { API_PREFIXES } from './user-routes.js';
+
+async function creatableParent(codehost: Codehost, user: UserRow, parentId: number | undefined) {
+  if (parentId === undefined) {
+    if (user.can_create_group !== 1 && user.is_admin !== 1) throw forbidden();
+    return undefined;
+  }
+  const parent = await readableGroup(codehost, user, String(parentId));
+  if (!(await codehost.access.canAdminGroup(user, parent))) throw forbidden();
+  return parent;
+}
+
+export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
+  const publicUrl = codehost.config.publicUrl;
+  for (const prefix of API_PREFIXES) {
+    const membersOnlyByDefault = prefix === '/api/v3';
+
+    app.get(`${prefix}/groups`, {
+      schema: {
+        summary:
+          prefix === '/api/v3'
+            ? "The caller's groups (all for admins); `all_available=true` for every visible group"
+            : 'Groups visible to the caller',
+        tags: ['groups'],
+      },
+      handler: async (request, reply) => {
+        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const parameters = requestParameters(request);
+        const page = pageOf(parameters);
+        const search = stringParameter(parameters, 'search');
+        const owned = booleanParameter(parameters, 'owned') ?? false;
+        const allAvailable = booleanParameter(parameters, 'all_available');
+        const orderBy = choiceParameter(parameters, 'order_by', ['name', 'path', 'id']) ?? 'name';
+        const sort = choiceParameter(parameters, 'sort', ['asc', 'desc']) ?? 'asc';
+        const membersOnly = allAvailable === undefined ? membersOnlyByDefault : !allAvailable;
+
+        // Which groups: every one (admins), or those with these ids, or those
+        // plus every public and internal group.
+        let scope: { ids: number[]; orVisible: boolean } | 'all';
+        if (owned) {
+          const rows = await codehost.db
+            .selectFrom('members')
+            .select('source_id')
+            .where('user_id', '=', user.id)
+            .where('source_type', '=', 'group')
+            .where('access_level', '=', ACCESS_LEVELS.owner)
+            .execute();
+          scope = { ids: rows.map((row) => row.source_id), orVisible: false };
+        } else if (user.is_admin === 1) {
+          scope = 'all';
+        } else if (membersOnly) {
+          scope = { ids: await codehost.access.memberGroupIds(user), orVisible: false };
+        } else {
+          scope = { ids: [...(await codehost.access.reachableGroupIds(user))], orVisible: true };
+        }
+        const query = codehost.db
+          .selectFrom('namespaces')
+          .where('kind', '=', 'group')
+          .where((eb) => {
+            const conditions = [];
+            if (scope !== 'all') {
+              conditions.push(
+                scope.orVisible
+                  ? eb.or([eb('visibility_level', '>=', 10), inIds('id', scope.ids)])
+                  : inIds('id', scope.ids),
+              );
+            }
+            if (search) {
+              conditions.push(eb.or([containsText('name', search), containsText('path', search)]));
+            }
+            return eb.and(conditions);
+          });
+        const counted = await query
+          .select((eb) => eb.fn.countAll<number>().as('total'))
+          .executeTakeFirstOrThrow();
+        const rows = await query
+          .selectAll()
+          .orderBy(orderBy, sort)
+          .orderBy('id', sort)
+          .limit(page.perPage)
+          .offset((page.page - 1) * page.perPage)
+          .execute();
+        paginationHeaders(request, reply, publicUrl, page, Number(counted.total));
+        return rows.map((group) => groupEntity(group, publicUrl));
+      },
+    });
+
+    app.post(`${prefix}/groups`, {
+      schema: {
+        summary: 'Create a group; the caller becomes its owner',
+        tags: ['groups'],
+      },
+      handler: async (request, reply) => {
+        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const parameters = requestParameters(request);
+        const name = requiredString(parameters, 'name');
+        const path = requiredString(parameters, 'path');
+        const description = stringParameter(parameters, 'description');
+        const visibilityLevel = visibilityParameter(parameters);
+        const parent = await creatableParent(
+          codehost,
+          user,
+          integerParameter(parameters, 'parent_id'),
+        );
+        try {
+          const group = await codehost.groups.create(
+            {
+              name,
+              path,
+              ...(description !== undefined ? { description } : {}),
+              ...(visibilityLevel !== undefined ? { visibilityLevel } : {}),
+              ...(parent ? { parent } : {}),
+            },
+            user.id,
+          );
+          return reply.status(201).send(groupEntity(group, publicUrl));
+        } catch (error) {
+          if (error instanceof RecordInvalid) throw recordInvalidError(error);
+          throw error;
+        }
+      },
+    });
+
+    app.get(`${prefix}/groups/:id`, {
+      schema: {
+        summary: 'A group, with the projects in it the caller can see',
+        tags: ['groups'],
+        params: ID_PARAMS,
+      },
+      handler: async (request) => {
+        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const group = await readableGroup(codehost, user, (request.params as { id: string }).id);
+        return {
+          ...groupEntity(group, publicUrl),
+          projects: await projectEntities(
+            codehost,
+            await readableProjectsIn(codehost, user, group),
+          ),
+        };
+      },
+    });
+  }
+}
+
+async function readableProjectsIn(codehost: Codehost, user: UserRow, group: NamespaceRow) {
+  const projects = await codehost.db
+    .selectFrom('projects')
+    .selectAll()
+    .where('namespace_id', '=', group.id)
+    .orderBy('id')
+    .execute();
+  const readable = [];
+  for (const project of projects) {
+    if (await codehost.access.canReadProject(user, project, group)) readable.push(project);
+  }
+  return readable;
+}
