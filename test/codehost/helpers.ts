@@ -2,9 +2,12 @@ import { createServer } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import { PasswordHasher } from '../../src/codehost/accounts/passwords.js';
+import { PersonalAccessTokenStore } from '../../src/codehost/accounts/personal-access-tokens.js';
 import { type UserRow, UserStore } from '../../src/codehost/accounts/users.js';
 import { codehost } from '../../src/codehost/app.js';
-import type { CodehostTables } from '../../src/codehost/db/tables.js';
+import type { CodehostTables, VisibilityLevel } from '../../src/codehost/db/tables.js';
+import { GroupStore, type NamespaceRow } from '../../src/codehost/namespaces/groups.js';
+import { type ProjectRow, ProjectStore } from '../../src/codehost/namespaces/projects.js';
 import { ApplicationStore } from '../../src/codehost/oauth/applications.js';
 import type { Scope } from '../../src/codehost/oauth/scopes.js';
 import type { ServiceDefinition } from '../../src/platform/service.js';
@@ -205,4 +208,66 @@ export async function tokenRequest(
 
 export function basicAuth(id: string, secret: string): string {
   return `Basic ${Buffer.from(`${id}:${secret}`).toString('base64')}`;
+}
+
+/** A personal access token for API calls as a user. */
+export async function apiToken(
+  service: Codehost,
+  userId: number,
+  scopes: Scope[] = ['api'],
+): Promise<string> {
+  const { token } = await new PersonalAccessTokenStore(service.db).create(userId, {
+    name: `test ${++sequence}`,
+    scopes,
+    expiresAt: null,
+  });
+  return token;
+}
+
+/** A group made through the store, owned by `ownerId`. */
+export async function createGroup(
+  service: Codehost,
+  ownerId: number,
+  options: Partial<{
+    path: string;
+    name: string;
+    visibilityLevel: VisibilityLevel;
+    parent: NamespaceRow;
+  }> = {},
+): Promise<NamespaceRow> {
+  sequence += 1;
+  const path = options.path ?? `group-${sequence}`;
+  return new GroupStore(service.db).create(
+    {
+      name: options.name ?? path,
+      path,
+      visibilityLevel: options.visibilityLevel ?? 0,
+      ...(options.parent ? { parent: options.parent } : {}),
+    },
+    ownerId,
+  );
+}
+
+/** A project made through the store in a namespace (a group, or a user's own). */
+export async function createProject(
+  service: Codehost,
+  creatorId: number,
+  namespace: NamespaceRow,
+  options: Partial<{ path: string; visibilityLevel: VisibilityLevel }> = {},
+): Promise<ProjectRow> {
+  sequence += 1;
+  return new ProjectStore(service.db).create(
+    {
+      path: options.path ?? `project-${sequence}`,
+      namespace,
+      visibilityLevel: options.visibilityLevel ?? 0,
+    },
+    creatorId,
+  );
+}
+
+export async function personalNamespace(service: Codehost, userId: number): Promise<NamespaceRow> {
+  const namespace = await new GroupStore(service.db).personalNamespace(userId);
+  if (!namespace) throw new Error(`user ${userId} has no namespace`);
+  return namespace;
 }
