@@ -35,7 +35,13 @@ export const codehost: ServiceDefinition<CodehostTables> = {
       name: 'oauth',
       description: 'OAuth 2.0 authorization server (RFC 6749, 7009, 7636, 7662, 8414)',
     },
-    { name: 'api', description: 'GitLab API v3 (and the v4 alias)' },
+    { name: 'api', description: 'GitLab API v3 (and the v4 alias): the current user' },
+    { name: 'groups', description: 'Groups and their members' },
+    { name: 'projects', description: 'Projects and their members' },
+    {
+      name: 'notification settings',
+      description: 'Global, group and project notification levels (GitLab 8.12)',
+    },
   ],
   migrations: codehostMigrations,
   errorRenderer: () => renderCodehostError,
@@ -62,6 +68,19 @@ export const codehost: ServiceDefinition<CodehostTables> = {
     registerProjectRoutes(app, context);
     registerMemberRoutes(app, context);
     registerNotificationRoutes(app, context);
+    app.addHook('onSend', async (request, reply, payload) => {
+      // GitLab's API says `Content-Type: application/json`, without a charset (JSON
+      // is UTF-8 by definition); older clients parse a body only when it is exactly that.
+      const type = reply.getHeader('content-type');
+      if (
+        request.url.startsWith('/api/') &&
+        typeof type === 'string' &&
+        type.startsWith('application/json')
+      ) {
+        reply.header('content-type', 'application/json');
+      }
+      return payload;
+    });
 
     const sweep = setInterval(() => {
       Promise.all([
