@@ -18,6 +18,7 @@ import { registerAuthorizeRoutes } from './oauth/authorize-routes.js';
 import { registerMetadataRoutes } from './oauth/metadata-routes.js';
 import { registerTokenRoutes } from './oauth/token-routes.js';
 import { registerApplicationPages } from './web/application-pages.js';
+import { registerNotificationPages } from './web/notification-pages.js';
 import { registerProfilePages } from './web/profile-pages.js';
 import { registerSignInPages } from './web/sign-in-pages.js';
 import { registerTokenPages } from './web/token-pages.js';
@@ -60,6 +61,7 @@ export const codehost: ServiceDefinition<CodehostTables> = {
     registerProfilePages(app, context);
     registerApplicationPages(app, context);
     registerTokenPages(app, context);
+    registerNotificationPages(app, context);
     registerAuthorizeRoutes(app, context);
     registerTokenRoutes(app, context);
     registerMetadataRoutes(app, context);

@@ -4,7 +4,15 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentCode } from '../../src/codehost/accounts/two-factor.js';
-import { basicAuth, type Codehost, createUser, startCodehost } from '../codehost/helpers.js';
+import {
+  apiToken,
+  basicAuth,
+  type Codehost,
+  createGroup,
+  createProject,
+  createUser,
+  startCodehost,
+} from '../codehost/helpers.js';
 import { browserAvailable, browserSkipReason, launchChromium } from './chromium.js';
 
 /** The OAuth client's side: a callback server that records what the browser brings it. */
@@ -214,6 +222,41 @@ describe.skipIf(!browserAvailable)(
           headers: { 'private-token': token },
         });
         expect(after.status).toBe(401);
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it("changes a project's notification level on the notifications page, as the API then reads it", async () => {
+      const user = await createUser(service);
+      const group = await createGroup(service, user.id, { path: `web.${user.id}` });
+      const project = await createProject(service, user.id, group, { path: 'site' });
+      const { context, page, problems } = await freshPage();
+      try {
+        await page.goto(`${service.url}/users/sign_in`);
+        await signIn(page, user.username, user.password);
+        await page.click('a:has-text("Notifications")');
+        expect(new URL(page.url()).pathname).toBe('/profile/notifications');
+        const select = page.locator(`#project-${project.id}-level`);
+        expect(await select.inputValue()).toBe('global');
+        await select.selectOption('watch');
+        await Promise.all([page.waitForLoadState(), page.click(`#project-${project.id}-save`)]);
+        expect(await page.locator('.notice.ok').innerText()).toContain('saved');
+        expect(await page.locator(`#project-${project.id}-level`).inputValue()).toBe('watch');
+
+        const token = await apiToken(service, user.id);
+        const setting = await fetch(
+          `${service.url}/api/v4/projects/${encodeURIComponent(project.full_path)}/notification_settings`,
+          { headers: { 'private-token': token } },
+        );
+        expect(await setting.json()).toEqual({ level: 'watch' });
+        // The group row beside it was left alone.
+        const groupSetting = await fetch(
+          `${service.url}/api/v3/groups/${group.id}/notification_settings`,
+          { headers: { 'private-token': token } },
+        );
+        expect(await groupSetting.json()).toEqual({ level: 'global' });
         expect(problems).toEqual([]);
       } finally {
         await context.close();

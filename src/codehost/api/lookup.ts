@@ -6,6 +6,31 @@ import { notFound } from './gitlab-errors.js';
 
 const NUMERIC_ID = /^\d{1,15}$/;
 
+async function ifReadableGroup(codehost: Codehost, user: UserRow, group: NamespaceRow | undefined) {
+  return group && (await codehost.access.canReadGroup(user, group)) ? group : undefined;
+}
+
+async function ifReadableProject(
+  codehost: Codehost,
+  user: UserRow,
+  project: ProjectRow | undefined,
+): Promise<{ project: ProjectRow; namespace: NamespaceRow } | undefined> {
+  const namespace = project ? await codehost.groups.findNamespace(project.namespace_id) : undefined;
+  if (!project || !namespace) return undefined;
+  return (await codehost.access.canReadProject(user, project, namespace))
+    ? { project, namespace }
+    : undefined;
+}
+
+/** A group by id, when the user may read it (the web pages name groups by id only). */
+export async function readableGroupById(codehost: Codehost, user: UserRow, id: number) {
+  return ifReadableGroup(codehost, user, await codehost.groups.findById(id));
+}
+
+export async function readableProjectById(codehost: Codehost, user: UserRow, id: number) {
+  return ifReadableProject(codehost, user, await codehost.projects.findById(id));
+}
+
 /**
  * The group an API path names, by URL-encoded full path first and then by id
  * (GitLab's order), if the caller may read it. Missing and unreadable are the
@@ -19,8 +44,9 @@ export async function readableGroup(
   const group =
     (await codehost.groups.findByFullPath(id)) ??
     (NUMERIC_ID.test(id) ? await codehost.groups.findById(Number(id)) : undefined);
-  if (!group || !(await codehost.access.canReadGroup(user, group))) throw notFound('Group');
-  return group;
+  const readable = await ifReadableGroup(codehost, user, group);
+  if (!readable) throw notFound('Group');
+  return readable;
 }
 
 /** The project an API path names, by id or URL-encoded full path, if readable. */
@@ -32,9 +58,7 @@ export async function readableProject(
   const project = NUMERIC_ID.test(id)
     ? await codehost.projects.findById(Number(id))
     : await codehost.projects.findByFullPath(id);
-  const namespace = project ? await codehost.groups.findNamespace(project.namespace_id) : undefined;
-  if (!project || !namespace || !(await codehost.access.canReadProject(user, project, namespace))) {
-    throw notFound('Project');
-  }
-  return { project, namespace };
+  const readable = await ifReadableProject(codehost, user, project);
+  if (!readable) throw notFound('Project');
+  return readable;
 }

@@ -24,18 +24,20 @@ code,.secret{font-family:ui-monospace,monospace;word-break:break-all}
 .secret{display:block;background:#fff;border:1px solid #ccc;padding:.5rem}
 .notice{padding:.6rem;border-radius:4px}.ok{background:#e3f5e1}.error{background:#fbe3e3}
 .inline{display:inline}
+select{padding:.3rem;font:inherit}
 `;
 
-/** The frame of every page: header with the user and sign-out, then the content. */
 /** Inline, so browsers do not ask for a /favicon.ico that is not there. */
 const FAVICON =
   "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 16 16'%3E%3Crect width='16' height='16' rx='3' fill='%23364a63'/%3E%3C/svg%3E";
 
+/** The frame of every page: header with the user and sign-out, then the content. */
 export function page(options: PageOptions, content: Markup): string {
   const account = options.user
     ? html`<a href="/profile">${options.user.username}</a>
         <a href="/profile/applications">Applications</a>
         <a href="/profile/personal_access_tokens">Access tokens</a>
+        <a href="/profile/notifications">Notifications</a>
         <a href="/profile/two_factor_auth">Two-factor</a>
         <form method="post" action="/users/sign_out">
           <input type="hidden" name="authenticity_token" value="${options.csrf ?? ''}">
