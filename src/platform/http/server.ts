@@ -28,6 +28,9 @@ export interface HttpServerOptions {
   renderError: ErrorRenderer;
 }
 
+/** Longest path parameter the router accepts; longer ones are 414 URI Too Long. */
+export const MAX_PATH_PARAMETER_LENGTH = 2048;
+
 /**
  * The server both services share: request IDs, size limits, security headers,
  * form and JSON bodies, one log line per request, and the error handlers that put
@@ -45,6 +48,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     trustProxy:
       typeof config.trustProxy === 'number' ? hopCountTrust(config.trustProxy) : config.trustProxy,
     return503OnClosing: true,
+    // Path parameters may be long (a URL-encoded full path of nested groups);
+    // find-my-way's default of 100 characters would answer those 414.
+    routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
     ajv: {
       customOptions: {
         // Unknown fields are an error the client should hear about, not silently dropped.
@@ -86,6 +92,9 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     frameguard: { action: 'deny' },
   });
   await app.register(formBody, { bodyLimit: config.bodyLimitBytes });
+  // Bodies are JSON or forms; Fastify's built-in text/plain parser would hand
+  // routes a bare string, so that type is unsupported (415) like any other.
+  app.removeContentTypeParser('text/plain');
   installErrorHandling(app, options.renderError, routes);
   return app;
 }
