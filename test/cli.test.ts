@@ -273,3 +273,86 @@ describe('codehost account commands', () => {
     }
   });
 });
+
+describe('codehost group, project and member commands', () => {
+  it('creates groups, subgroups and projects and adds members, refusing what the API refuses', async () => {
+    const env = {
+      DATA_DIR: temporaryDataDir(),
+      PASSWORD_HASH_MEMORY_KIB: '64',
+      PASSWORD_HASH_ITERATIONS: '1',
+    };
+    expect((await run(['codehost-user-create', 'carol', 'carol@example.com'], env)).status).toBe(0);
+    expect((await run(['codehost-user-create', 'dave', 'dave@example.com'], env)).status).toBe(0);
+
+    const group = await run(
+      [
+        'codehost-group-create',
+        'ops',
+        '--owner=carol',
+        '--name=Operations',
+        '--visibility=internal',
+      ],
+      env,
+    );
+    expect(group.stdout).toMatch(/^Created group ops \(id \d+\), owned by carol\.\n$/);
+    const sub = await run(['codehost-group-create', 'infra', '--owner=carol', '--parent=ops'], env);
+    expect(sub.stdout).toMatch(/^Created group ops\/infra /);
+    const clash = await run(['codehost-group-create', 'dave', '--owner=carol'], env);
+    expect(clash.status).toBe(1);
+    expect(clash.stderr).toBe('path has already been taken\n');
+    expect((await run(['codehost-group-create', 'x'], env)).status).toBe(2);
+    expect(
+      (await run(['codehost-group-create', 'x', '--owner=carol', '--colour=red'], env)).status,
+    ).toBe(2);
+
+    const inGroup = await run(
+      ['codehost-project-create', 'ops/infra/deploy', '--creator=carol'],
+      env,
+    );
+    expect(inGroup.stdout).toMatch(/^Created project ops\/infra\/deploy \(id \d+\)\.\n$/);
+    const personal = await run(
+      ['codehost-project-create', 'dave/notes', '--visibility=public'],
+      env,
+    );
+    expect(personal.stdout).toMatch(/^Created project dave\/notes /);
+    expect((await run(['codehost-project-create', 'ops/tool'], env)).stderr).toBe(
+      'A project in a group needs --creator.\n',
+    );
+    expect((await run(['codehost-project-create', 'nowhere/tool'], env)).stderr).toBe(
+      'No group or user "nowhere".\n',
+    );
+
+    expect(
+      (await run(['codehost-member-add', 'group', 'ops', 'dave', 'developer'], env)).stdout,
+    ).toBe('dave is now developer of group ops.\n');
+    const twice = await run(['codehost-member-add', 'group', 'ops', 'dave', 'master'], env);
+    expect(twice.stderr).toBe('Member already exists\n');
+    expect(
+      (await run(['codehost-member-add', 'project', 'ops/infra/deploy', 'dave', 'owner'], env))
+        .status,
+    ).toBe(2);
+    expect(
+      (await run(['codehost-member-add', 'project', 'ops/infra/deploy', 'dave', 'reporter'], env))
+        .status,
+    ).toBe(0);
+
+    const database = openDatabase<CodehostTables>(loadConfig(env).services.codehost.database);
+    try {
+      const members = await database.db
+        .selectFrom('members')
+        .innerJoin('users', 'users.id', 'members.user_id')
+        .select(['users.username', 'members.source_type', 'members.access_level'])
+        .orderBy('members.id')
+        .execute();
+      expect(members).toEqual([
+        { username: 'carol', source_type: 'group', access_level: 50 },
+        { username: 'carol', source_type: 'group', access_level: 50 },
+        { username: 'dave', source_type: 'project', access_level: 40 },
+        { username: 'dave', source_type: 'group', access_level: 30 },
+        { username: 'dave', source_type: 'project', access_level: 20 },
+      ]);
+    } finally {
+      await database.close();
+    }
+  });
+});

@@ -14,6 +14,7 @@ import { createCodehost } from './context.js';
 import { codehostMigrations } from './db/migrations.js';
 import type { CodehostTables } from './db/tables.js';
 import { renderCodehostError } from './errors.js';
+import { namespaceCommands } from './namespaces/commands.js';
 import { registerAuthorizeRoutes } from './oauth/authorize-routes.js';
 import { registerMetadataRoutes } from './oauth/metadata-routes.js';
 import { registerTokenRoutes } from './oauth/token-routes.js';
@@ -46,7 +47,7 @@ export const codehost: ServiceDefinition<CodehostTables> = {
   ],
   migrations: codehostMigrations,
   errorRenderer: () => renderCodehostError,
-  adminCommands: accountCommands,
+  adminCommands: [...accountCommands, ...namespaceCommands],
   async initialize({ database, platform }) {
     const users = new UserStore(database.db, new PasswordHasher(platform.security.passwordHash));
     return createInitialAdmin(users, platform.dataDir);

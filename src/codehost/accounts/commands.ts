@@ -1,32 +1,19 @@
 import { type Command, type CommandContext, UsageError } from '../../platform/cli/command.js';
-import { openDatabase } from '../../platform/db/connection.js';
-import { migrateToLatest } from '../../platform/db/migrations.js';
-import { codehostMigrations } from '../db/migrations.js';
-import type { CodehostTables } from '../db/tables.js';
+import { withCodehostDatabase } from '../db/command-database.js';
 import { generatedPassword } from './initial-admin.js';
 import { PasswordHasher } from './passwords.js';
 import { AccountError, type UserRow, UserStore } from './users.js';
 
-/** Runs an admin action on codehost's database (migrated first), then closes it. */
-async function withUsers(
+/** Runs an admin action with the user store; account rule violations are one line. */
+function withUsers(
   context: CommandContext,
   action: (users: UserStore) => Promise<number>,
 ): Promise<number> {
-  const config = context.config();
-  const database = openDatabase<CodehostTables>(config.services.codehost.database);
-  try {
-    await migrateToLatest(database, codehostMigrations);
-    const users = new UserStore(database.db, new PasswordHasher(config.security.passwordHash));
-    return await action(users);
-  } catch (error) {
-    if (error instanceof AccountError) {
-      context.stderr.write(`${error.message}\n`);
-      return 1;
-    }
-    throw error;
-  } finally {
-    await database.close();
-  }
+  return withCodehostDatabase(
+    context,
+    (error) => (error instanceof AccountError ? error.message : undefined),
+    (db) => action(new UserStore(db, new PasswordHasher(context.config().security.passwordHash))),
+  );
 }
 
 async function existingUser(users: UserStore, username: string, context: CommandContext) {
@@ -35,7 +22,7 @@ async function existingUser(users: UserStore, username: string, context: Command
   return user;
 }
 
-function positional(args: string[], count: number): string[] {
+export function positional(args: string[], count: number): string[] {
   const values = args.filter((arg) => !arg.startsWith('--'));
   if (values.length !== count) throw new UsageError('Wrong number of arguments.');
   return values;
