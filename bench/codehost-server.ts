@@ -13,6 +13,8 @@ import { PasswordHasher } from '../src/codehost/accounts/passwords.js';
 import { UserStore } from '../src/codehost/accounts/users.js';
 import { codehost } from '../src/codehost/app.js';
 import type { CodehostTables } from '../src/codehost/db/tables.js';
+import { GroupStore } from '../src/codehost/namespaces/groups.js';
+import { ProjectStore } from '../src/codehost/namespaces/projects.js';
 import { ApplicationStore } from '../src/codehost/oauth/applications.js';
 import { TokenStore } from '../src/codehost/oauth/tokens.js';
 import { loadConfig } from '../src/platform/config.js';
@@ -32,6 +34,8 @@ export interface BenchServer {
   accessToken: string;
   /** Unused refresh tokens, one per refresh-grant request. */
   refreshTokens: string[];
+  /** A private project in a group of the user's, for the notification settings runs. */
+  projectId: number;
   stop(): Promise<void>;
 }
 
@@ -123,6 +127,14 @@ export async function startBenchServer(options: {
         withRefreshToken: false,
       })
     ).accessToken;
+    const group = await new GroupStore(database.db).create(
+      { name: 'Bench group', path: 'bench-group' },
+      user.id,
+    );
+    const project = await new ProjectStore(database.db).create(
+      { name: 'Bench project', namespace: group },
+      user.id,
+    );
     const refreshTokens: string[] = [];
     await database.db.transaction().execute(async (trx) => {
       const inTransaction = new TokenStore(trx);
@@ -143,6 +155,7 @@ export async function startBenchServer(options: {
       clientSecret: secret,
       accessToken,
       refreshTokens,
+      projectId: project.id,
     };
   })().finally(() => database.close());
 

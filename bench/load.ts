@@ -21,7 +21,7 @@ export interface LoadRun {
   /** Either a fixed number of requests or a duration. */
   amount?: number;
   durationSeconds?: number;
-  method?: 'GET' | 'POST';
+  method?: 'GET' | 'POST' | 'PUT';
   headers?: Record<string, string>;
   body?: string;
   /** Builds each request's body, for requests that cannot repeat (spent refresh tokens). */

@@ -69,12 +69,16 @@ function hashingTable(rows: HashingFigures[]): string[] {
 
 function loadTable(rows: (LoadFigures & { database: string })[]): string[] {
   return [
-    '| database | request | connections | requests | requests/s | p50 | p99 | max | failures |',
-    '|---|---|---|---|---|---|---|---|---|',
-    ...rows.map(
-      (row) =>
-        `| ${row.database} | ${row.name} | ${row.connections} | ${row.requests} | ${row.perSecond.toFixed(0)} | ${row.latencyP50Ms} ms | ${row.latencyP99Ms} ms | ${row.latencyMaxMs} ms | ${row.failures} |`,
-    ),
+    '| database | request | connections | requests | requests/s | of bare route | p50 | p99 | max | failures |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((row) => {
+      // Throughput as a share of the same server's bare route (/-/health) in this run.
+      const bare = rows.find(
+        (other) => other.database === row.database && other.name.startsWith('GET /-/health'),
+      );
+      const share = bare ? `${((row.perSecond / bare.perSecond) * 100).toFixed(0)} %` : '';
+      return `| ${row.database} | ${row.name} | ${row.connections} | ${row.requests} | ${row.perSecond.toFixed(0)} | ${share} | ${row.latencyP50Ms} ms | ${row.latencyP99Ms} ms | ${row.latencyMaxMs} ms | ${row.failures} |`;
+    }),
   ];
 }
 
@@ -110,6 +114,25 @@ async function loadRuns(kind: DatabaseKind, server: BenchServer): Promise<LoadFi
     connections,
     durationSeconds: duration,
     headers: { authorization: `Bearer ${server.accessToken}` },
+    expectedStatus: 200,
+  });
+  const settings = `${server.url}/api/v4/projects/${server.projectId}/notification_settings`;
+  await step({
+    name: 'GET project notification settings, bearer token',
+    url: settings,
+    connections,
+    durationSeconds: duration,
+    headers: { authorization: `Bearer ${server.accessToken}` },
+    expectedStatus: 200,
+  });
+  await step({
+    name: 'PUT project notification settings (JSON), bearer token',
+    url: settings,
+    connections,
+    durationSeconds: duration,
+    method: 'PUT',
+    headers: { authorization: `Bearer ${server.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ level: 'custom', new_note: true, merge_merge_request: false }),
     expectedStatus: 200,
   });
   await step({

@@ -112,9 +112,11 @@ export class NotificationSettingStore {
   }
 
   /**
-   * Applies exactly the changes given, creating the row with the default level
-   * first if there is none. `alongside` runs in the same transaction, so that a
-   * related change (the notification e-mail) commits or fails with this one.
+   * Applies exactly the changes given, creating the row (with the default level
+   * for what was not sent) if there is none, in one upsert: the unique (user,
+   * source) constraint makes concurrent first writes meet in one row. `alongside`
+   * runs in the same transaction, so that a related change (the notification
+   * e-mail) commits or fails with this one.
    */
   async update(
     userId: number,
@@ -122,27 +124,44 @@ export class NotificationSettingStore {
     changes: NotificationChanges,
     alongside?: (trx: Transaction<CodehostTables>) => Promise<void>,
   ): Promise<NotificationSetting> {
+    if (!alongside) return this.upsert(this.db, userId, source, changes);
     return this.db.transaction().execute(async (trx) => {
-      await this.ensureRow(trx, userId, source);
-      const key = sourceKey(source);
-      const values: Partial<Record<NotificationEvent, Flag>> & {
-        level?: number;
-        updated_at: number;
-      } = { updated_at: this.now() };
-      if (changes.level !== undefined) values.level = NOTIFICATION_LEVELS.indexOf(changes.level);
-      for (const [event, enabled] of Object.entries(changes.events ?? {})) {
-        values[event as NotificationEvent] = enabled ? 1 : 0;
-      }
-      await trx
-        .updateTable('notification_settings')
-        .set(values)
-        .where('user_id', '=', userId)
-        .where('source_type', '=', key.source_type)
-        .where('source_id', '=', key.source_id)
-        .execute();
-      if (alongside) await alongside(trx);
-      return toSetting(await this.row(trx, userId, source));
+      const setting = await this.upsert(trx, userId, source, changes);
+      await alongside(trx);
+      return setting;
     });
+  }
+
+  private async upsert(
+    db: Kysely<CodehostTables>,
+    userId: number,
+    source: NotificationSource,
+    changes: NotificationChanges,
+  ): Promise<NotificationSetting> {
+    const now = this.now();
+    const changed: Partial<Record<NotificationEvent, Flag>> & { level?: number } = {};
+    if (changes.level !== undefined) changed.level = NOTIFICATION_LEVELS.indexOf(changes.level);
+    for (const [event, enabled] of Object.entries(changes.events ?? {})) {
+      changed[event as NotificationEvent] = enabled ? 1 : 0;
+    }
+    const row = await db
+      .insertInto('notification_settings')
+      .values({
+        user_id: userId,
+        ...sourceKey(source),
+        level: NOTIFICATION_LEVELS.indexOf(DEFAULT_LEVEL[source.type]),
+        ...changed,
+        created_at: now,
+        updated_at: now,
+      })
+      .onConflict((conflict) =>
+        conflict
+          .columns(['user_id', 'source_type', 'source_id'])
+          .doUpdateSet({ ...changed, updated_at: now }),
+      )
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    return toSetting(row);
   }
 
   /**
