@@ -117,6 +117,9 @@ describe.each(DATABASE_KINDS)('bad input on the API and notifications page on %s
       ['GET', '/api/v4/groups?page=0', {}, 'page does not have a valid value'],
       ['GET', '/api/v4/projects?per_page=many', {}, 'per_page is invalid'],
       ['GET', '/api/v4/groups?sort=sideways', {}, 'sort does not have a valid value'],
+      ['GET', '/api/v4/projects?search=%00', {}, 'search is invalid'],
+      ['POST', '/api/v4/groups', { name: 'a\u0000b', path: 'nul' }, 'name is invalid'],
+      ['PUT', '/api/v4/notification_settings', { level: 'watch\u0000' }, 'level is invalid'],
     ];
     for (const [method, url, payload, detail] of cases) {
       const response = await service.app.inject({
@@ -169,6 +172,9 @@ describe.each(DATABASE_KINDS)('bad input on the API and notifications page on %s
       expect(anonymous.headers.location).toBe('/users/sign_in');
 
       const browser = new WebClient(service);
+      // PostgreSQL cannot hold NUL: a login containing one is refused, never a 500.
+      const nul = await browser.signIn(`${username}\u0000`, password);
+      expect([400, 422]).toContain(nul.statusCode);
       await browser.signIn(username, password);
       await browser.get('/profile/notifications');
       const noToken = await browser.post(`/profile/notifications/projects/${projectId}`, {

@@ -31,7 +31,11 @@ function scalar(parameters: Parameters, name: string): unknown {
 export function stringParameter(parameters: Parameters, name: string): string | undefined {
   const value = scalar(parameters, name);
   if (value === undefined || value === null) return undefined;
-  if (typeof value === 'string') return value;
+  if (typeof value === 'string') {
+    // No text parameter has a use for NUL, and PostgreSQL cannot hold it.
+    if (value.includes('\u0000')) throw badParameter(`${name} is invalid`);
+    return value;
+  }
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   throw badParameter(`${name} is invalid`);
 }

@@ -3,7 +3,7 @@ import { ConstraintViolationError } from '../../platform/db/errors.js';
 import type { CodehostTables, NamespacesTable, VisibilityLevel } from '../db/tables.js';
 import { RecordInvalid } from '../record-invalid.js';
 import { ACCESS_LEVELS, visibilityName } from './levels.js';
-import { nameProblem, pathProblem } from './paths.js';
+import { isFullPathShaped, nameProblem, pathProblem } from './paths.js';
 
 export type NamespaceRow = Selectable<NamespacesTable>;
 
@@ -110,6 +110,7 @@ export class GroupStore {
   }
 
   async findByFullPath(fullPath: string): Promise<NamespaceRow | undefined> {
+    if (!isFullPathShaped(fullPath)) return undefined;
     return this.db
       .selectFrom('namespaces')
       .selectAll()

@@ -33,3 +33,8 @@ export function parameterize(name: string): string {
     .replace(/-{2,}/g, '-')
     .replace(/^-|-$/g, '');
 }
+
+/** Could this be a full path at all? Anything else is not looked up (nor sent to the database). */
+export function isFullPathShaped(fullPath: string): boolean {
+  return fullPath.length <= 1300 && /^[a-zA-Z0-9_.\-/]+$/.test(fullPath);
+}

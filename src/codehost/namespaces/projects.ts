@@ -4,7 +4,7 @@ import type { CodehostTables, ProjectsTable, VisibilityLevel } from '../db/table
 import { RecordInvalid } from '../record-invalid.js';
 import type { NamespaceRow } from './groups.js';
 import { ACCESS_LEVELS, visibilityName } from './levels.js';
-import { nameProblem, parameterize, pathProblem } from './paths.js';
+import { isFullPathShaped, nameProblem, parameterize, pathProblem } from './paths.js';
 
 export type ProjectRow = Selectable<ProjectsTable>;
 
@@ -95,6 +95,7 @@ export class ProjectStore {
   }
 
   async findByFullPath(fullPath: string): Promise<ProjectRow | undefined> {
+    if (!isFullPathShaped(fullPath)) return undefined;
     return this.db
       .selectFrom('projects')
       .selectAll()

@@ -33,6 +33,7 @@ export function notificationChanges(parameters: Parameters): NotificationChanges
   const changes: NotificationChanges = Object.keys(events).length > 0 ? { events } : {};
   if (rawLevel === undefined || rawLevel === null) return changes;
   const level = String(rawLevel);
+  if (level.includes('\u0000')) throw badParameter('level is invalid');
   if (level === '') throw recordInvalidError(new RecordInvalid({ level: ["can't be blank"] }));
   // Rails' enum refuses an unknown value with exactly these words.
   if (!isNotificationLevel(level)) throw gitlabError(400, `'${level}' is not a valid level`);

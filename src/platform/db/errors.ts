@@ -24,6 +24,17 @@ export class ConstraintViolationError extends Error {
   }
 }
 
+/**
+ * Text the database cannot hold: PostgreSQL refuses NUL (and characters outside
+ * its encoding) anywhere in a string, even as a query parameter; SQLite stores it.
+ */
+export class UnstorableTextError extends Error {
+  override readonly name = 'UnstorableTextError';
+}
+
+/** character_not_in_repertoire (NUL bytes) and untranslatable_character. */
+const POSTGRES_UNSTORABLE_TEXT = new Set(['22021', '22P05']);
+
 const SQLITE_KINDS: Record<string, ConstraintKind> = {
   SQLITE_CONSTRAINT_UNIQUE: 'unique',
   SQLITE_CONSTRAINT_PRIMARYKEY: 'unique',
@@ -62,6 +73,12 @@ export function mapDatabaseError(error: unknown): unknown {
     const columns = qualified.map((name) => name.split('.').pop() ?? name).filter(Boolean);
     const table = qualified[0]?.includes('.') ? qualified[0].split('.')[0] : undefined;
     return new ConstraintViolationError(sqliteKind, columns, table, { cause: error });
+  }
+
+  if (POSTGRES_UNSTORABLE_TEXT.has(code)) {
+    return new UnstorableTextError('A value contains a character that cannot be stored.', {
+      cause: error,
+    });
   }
 
   const postgresKind = POSTGRES_KINDS[code];

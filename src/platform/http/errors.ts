@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { ConstraintViolationError } from '../db/errors.js';
+import { ConstraintViolationError, UnstorableTextError } from '../db/errors.js';
 import {
   type FieldError,
   type FieldLocation,
@@ -31,6 +31,13 @@ interface AjvIssue {
 /** Converts anything thrown while handling a request into a problem. */
 export function problemFromError(error: unknown): Problem {
   if (error instanceof HttpError) return error.problem;
+  if (error instanceof UnstorableTextError) {
+    return problem(
+      400,
+      'unstorable-text',
+      'A value contains a character that cannot be stored (such as NUL).',
+    );
+  }
   if (error instanceof ConstraintViolationError) {
     // Services translate constraint failures into their own messages; one that
     // slips through is still the client's conflict, not a server fault, except for
