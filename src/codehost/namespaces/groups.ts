@@ -137,19 +137,6 @@ export class GroupStore {
       .executeTakeFirst();
   }
 
-  /** The group and every group above it. */
-  async selfAndAncestorIds(group: NamespaceRow): Promise<number[]> {
-    const paths = ancestorPaths(group.full_path).map((path) => path.toLowerCase());
-    if (paths.length === 0) return [group.id];
-    const rows = await this.db
-      .selectFrom('namespaces')
-      .select('id')
-      .where('kind', '=', 'group')
-      .where('full_path_normalized', 'in', paths)
-      .execute();
-    return [group.id, ...rows.map((row) => row.id)];
-  }
-
   /** The groups and every group below them. */
   async selfAndDescendantIds(groupIds: readonly number[]): Promise<number[]> {
     if (groupIds.length === 0) return [];

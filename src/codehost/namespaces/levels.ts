@@ -24,7 +24,3 @@ export const ACCESS_LEVELS = {
   owner: 50,
 } as const;
 export type AccessLevel = (typeof ACCESS_LEVELS)[keyof typeof ACCESS_LEVELS];
-
-export function isAccessLevel(value: number): value is AccessLevel {
-  return (Object.values(ACCESS_LEVELS) as number[]).includes(value);
-}
