@@ -98,8 +98,10 @@ describe('command line, in process', () => {
     const dataDir = temporaryDataDir();
     const result = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
     expect(result.status).toBe(0);
-    expect(result.stdout).toBe('refdata: database is up to date\n');
+    expect(result.stdout).toBe('refdata: applied 0001_resources\n');
     expect(existsSync(join(dataDir, 'refdata.sqlite'))).toBe(true);
+    const again = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
+    expect(again.stdout).toBe('refdata: database is up to date\n');
     expect(existsSync(join(dataDir, 'codehost.sqlite'))).toBe(false);
   });
 });
@@ -178,8 +180,11 @@ describe('command line, as a real process', () => {
     expect(readdirSync(dataDir).sort()).toEqual([
       'codehost-initial-root-password',
       'codehost.sqlite',
+      'refdata-signing-key.json',
       'refdata.sqlite',
     ]);
+    // refdata's own token signing key, readable only by its owner.
+    expect(statSync(join(dataDir, 'refdata-signing-key.json')).mode & 0o777).toBe(0o600);
   });
 
   it('starts only the service named', async () => {

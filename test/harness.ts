@@ -78,7 +78,9 @@ export async function startTestService(
   options: TestServiceOptions = {},
 ): Promise<TestService> {
   const testDatabase = await createTestDatabase(kind, definition.name);
-  const config = loadConfig({ LOG_LEVEL: 'info', ...options.env });
+  // Local state (refdata's signing key, codehost's first password) stays out of the tree.
+  const dataDir = mkdtempSync(join(tmpdir(), 'chrd-data-'));
+  const config = loadConfig({ LOG_LEVEL: 'info', DATA_DIR: dataDir, ...options.env });
   config.services[definition.name].database = testDatabase.config;
 
   const chunks: string[] = [];
@@ -102,6 +104,7 @@ export async function startTestService(
   } catch (error) {
     await database.close();
     await testDatabase.drop();
+    rmSync(dataDir, { recursive: true, force: true });
     throw error;
   }
   return {
@@ -118,6 +121,7 @@ export async function startTestService(
     async close() {
       await app.close();
       await testDatabase.drop();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }

@@ -14,6 +14,23 @@ export interface Config {
   dataDir: string;
   security: SecurityConfig;
   services: Record<ServiceName, ServiceConfig>;
+  refdata: RefdataConfig;
+}
+
+/** refdata's identifiers and how it checks bearer tokens; see docs/authentication.md. */
+export interface RefdataConfig {
+  /** Base of the IRIs refdata mints, without a trailing slash. */
+  iriBase: string;
+  tokens: {
+    /** An identity provider's key set; unset means refdata signs its own tokens. */
+    jwksUrl: string | undefined;
+    issuer: string;
+    audience: string;
+    /** Claim holding the roles; a dotted path reaches into objects (`realm_access.roles`). */
+    rolesClaim: string;
+    /** refdata's own signing key (a private JWK), created on first start. */
+    signingKeyFile: string;
+  };
 }
 
 /** Costs and limits that guard credentials; see docs/configuration.md. */
@@ -130,6 +147,45 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       sessionLifetimeSeconds: integer(read, 'SESSION_LIFETIME_SECONDS', 604_800, 60, 31_536_000),
     },
     services,
+    refdata: refdataConfig(read, services.refdata.publicUrl, dataDir, cwd),
+  };
+}
+
+function refdataConfig(
+  read: Reader,
+  publicUrl: string,
+  dataDir: string,
+  cwd: string,
+): RefdataConfig {
+  const jwksUrl =
+    read('REFDATA_JWKS_URL') === undefined ? undefined : httpUrl(read, 'REFDATA_JWKS_URL', '');
+  const issuer = read('REFDATA_TOKEN_ISSUER');
+  if (jwksUrl && issuer === undefined) {
+    throw new ConfigError(
+      'REFDATA_TOKEN_ISSUER',
+      '',
+      "it is required with REFDATA_JWKS_URL: the issuer (iss) of the identity provider's tokens",
+    );
+  }
+  const rolesClaim = read('REFDATA_ROLES_CLAIM') ?? 'roles';
+  if (!/^[A-Za-z0-9_:/.-]{1,200}$/.test(rolesClaim)) {
+    throw new ConfigError(
+      'REFDATA_ROLES_CLAIM',
+      rolesClaim,
+      'it accepts a claim name, or a dotted path to one',
+    );
+  }
+  const keyFile = read('REFDATA_SIGNING_KEY_FILE');
+  return {
+    iriBase: httpUrl(read, 'REFDATA_IRI_BASE', publicUrl),
+    tokens: {
+      jwksUrl,
+      issuer: issuer ?? publicUrl,
+      audience: read('REFDATA_TOKEN_AUDIENCE') ?? publicUrl,
+      rolesClaim,
+      // Relative to the working directory, like DATA_DIR.
+      signingKeyFile: keyFile ? resolve(cwd, keyFile) : join(dataDir, 'refdata-signing-key.json'),
+    },
   };
 }
 

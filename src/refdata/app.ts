@@ -1,18 +1,37 @@
 import type { ServiceDefinition } from '../platform/service.js';
+import { authCommands } from './auth/commands.js';
+import { registerKeySetRoute } from './auth/routes.js';
+import { loadOrCreateSigningKey } from './auth/signing-key.js';
+import { createRefdata } from './context.js';
 import { refdataMigrations } from './db/migrations.js';
 import type { RefdataTables } from './db/tables.js';
+import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
+import { registerResourceRoutes } from './resources/routes.js';
 
 export const refdata: ServiceDefinition<RefdataTables> = {
   name: 'refdata',
   title: 'refdata',
   description:
-    'Reference-data authoring service: Draft and Submitted resources of twelve families, dereferencing in JSON and RDF, search, and complete IMF SHACL. Errors are RFC 9457 Problem Details (`application/problem+json`) with a `traceId`.',
-  apiTags: [{ name: 'problems', description: 'Problem types used in error responses' }],
+    'Reference-data authoring service: Draft and Submitted resources of twelve families, dereferencing in JSON and RDF, search, and complete IMF SHACL. Requests carry `Authorization: Bearer` JWT access tokens with the roles Reader, Creator or Reviewer. Errors are RFC 9457 Problem Details (`application/problem+json`) with a `traceId`.',
+  apiTags: [
+    { name: 'authoring', description: 'Create and update Drafts of each resource family' },
+    { name: 'lifecycle', description: 'Submit, review and the history of changes' },
+    { name: 'authentication', description: "refdata's own token keys" },
+    { name: 'problems', description: 'Problem types used in error responses' },
+  ],
   migrations: refdataMigrations,
   errorRenderer: (config) => problemDetailsRenderer(config.publicUrl),
-  adminCommands: [],
-  async registerRoutes(app, { config }) {
+  adminCommands: authCommands,
+  async registerRoutes(app, { database, config, platform }) {
+    // Without an identity provider, refdata signs its own tokens and publishes the key.
+    const signingKey = platform.refdata.tokens.jwksUrl
+      ? undefined
+      : await loadOrCreateSigningKey(platform.refdata.tokens.signingKeyFile);
+    const context = createRefdata(database.db, config, platform, signingKey);
     registerProblemTypeRoutes(app, config.publicUrl);
+    if (signingKey) registerKeySetRoute(app, signingKey);
+    registerResourceRoutes(app, context);
+    registerLifecycleRoutes(app, context);
   },
 };

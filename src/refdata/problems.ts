@@ -18,6 +18,45 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
     title: 'Malformed request body',
     description: 'The request body could not be parsed as the declared Content-Type.',
   },
+  'invalid-token': {
+    title: 'Authentication required',
+    description:
+      'The request has no bearer token, or its token is malformed, expired, for another audience or issuer, or not signed by a trusted key. `WWW-Authenticate` says which.',
+  },
+  'missing-role': {
+    title: 'Role required',
+    description:
+      'The token is valid but lacks the role this operation needs: Reader, Creator or Reviewer (see docs/authentication.md).',
+  },
+  'domain-rule': {
+    title: 'Rule not met',
+    description:
+      'The body is well-formed but breaks a rule of its family (a reference to a missing or wrong resource, a value kind without its range, an unsafe symbol, ...). `errors` names each field.',
+  },
+  duplicate: {
+    title: 'Duplicate resource',
+    description:
+      'A resource with this IRI, or of the same family with the same name in the same library, already exists.',
+  },
+  'not-draft': {
+    title: 'Not a Draft',
+    description:
+      'Only Draft resources can be changed, and each lifecycle step starts from one state (submit from Draft; approve and reject from Submitted).',
+  },
+  'stale-write': {
+    title: 'Changed meanwhile',
+    description:
+      'The resource changed since the version the request was based on (its `If-Match` ETag, or a concurrent write). Read it again and repeat the change.',
+  },
+  'wrong-family': {
+    title: 'Resource of another family',
+    description: 'The IRI names a resource of another family; update it through its own route.',
+  },
+  'unsupported-route': {
+    title: 'Route not supported',
+    description:
+      'The route exists in some deployments of the platform but is not supported by this service (`/rdl/terms/annotationproperty`, `/rdl/shapes`).',
+  },
 };
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';

@@ -1,7 +1,76 @@
+import { sql } from 'kysely';
 import type { MigrationSet } from '../../platform/db/migrations.js';
+import { type MigrationDb, TIMESTAMP, withIdColumn } from '../../platform/db/schema.js';
 
 /**
  * refdata's schema history, applied in name order at start-up. Names are
  * `NNNN_what`; a released migration is never edited, only followed by a new one.
+ * Times are epoch milliseconds, so one query serves SQLite and PostgreSQL alike.
  */
-export const refdataMigrations: MigrationSet = {};
+export const refdataMigrations: MigrationSet = {
+  '0001_resources': {
+    async up(db: MigrationDb) {
+      // Every family in one table: the generic lifecycle, lookups and duplicate
+      // rules work on these columns; the family's own fields live in `body`.
+      await withIdColumn(db, db.schema.createTable('resources'))
+        .addColumn('iri', 'varchar(2048)', (c) => c.notNull().unique())
+        .addColumn('family', 'varchar(32)', (c) => c.notNull())
+        .addColumn('status', 'varchar(24)', (c) =>
+          c
+            .notNull()
+            .check(
+              sql.raw(
+                "status in ('Draft', 'Submitted', 'Approved', 'Rejected', 'Deprecated', 'ExternallyManaged')",
+              ),
+            ),
+        )
+        .addColumn('name', 'varchar(1000)', (c) => c.notNull())
+        .addColumn('name_normalized', 'varchar(1000)', (c) => c.notNull())
+        // The library a term belongs to ('' for libraries and family-wide names);
+        // NULLs would never clash, so the duplicate rule needs a value.
+        .addColumn('library_key', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('parent_iri', 'varchar(2048)')
+        .addColumn('replaces_iri', 'varchar(2048)')
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('created_by', 'varchar(255)', (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('updated_by', 'varchar(255)', (c) => c.notNull())
+        .addColumn('updated_at', TIMESTAMP, (c) => c.notNull())
+        .addUniqueConstraint('resources_name_in_library', [
+          'family',
+          'library_key',
+          'name_normalized',
+        ])
+        .execute();
+      await db.schema
+        .createIndex('resources_parent')
+        .on('resources')
+        .column('parent_iri')
+        .execute();
+      await db.schema
+        .createIndex('resources_family')
+        .on('resources')
+        .columns(['family', 'status'])
+        .execute();
+
+      await withIdColumn(db, db.schema.createTable('revisions'))
+        .addColumn('resource_id', 'integer', (c) =>
+          c.notNull().references('resources.id').onDelete('cascade'),
+        )
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('action', 'varchar(16)', (c) => c.notNull())
+        .addColumn('status', 'varchar(24)', (c) => c.notNull())
+        .addColumn('actor', 'varchar(255)', (c) => c.notNull())
+        .addColumn('justification', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('revisions_resource')
+        .on('revisions')
+        .columns(['resource_id', 'id'])
+        .execute();
+    },
+  },
+};

@@ -1,3 +1,49 @@
+import type { Generated } from 'kysely';
+
+export const STATUSES = [
+  'Draft',
+  'Submitted',
+  'Approved',
+  'Rejected',
+  'Deprecated',
+  'ExternallyManaged',
+] as const;
+export type Status = (typeof STATUSES)[number];
+
+export interface ResourcesTable {
+  id: Generated<number>;
+  iri: string;
+  family: string;
+  status: Status;
+  name: string;
+  name_normalized: string;
+  library_key: string;
+  parent_iri: string | null;
+  replaces_iri: string | null;
+  /** The family's JSON body as last saved. */
+  body: string;
+  /** Counts every change; the ETag is made from it. */
+  version: number;
+  created_by: string;
+  created_at: number;
+  updated_by: string;
+  updated_at: number;
+}
+
+export interface RevisionsTable {
+  id: Generated<number>;
+  resource_id: number;
+  version: number;
+  action: 'create' | 'update' | 'submit' | 'approve' | 'reject' | 'deprecate' | 'remove';
+  status: Status;
+  actor: string;
+  justification: string;
+  body: string;
+  created_at: number;
+}
+
 /** refdata's tables as Kysely sees them; each migration that adds a table adds it here. */
-// biome-ignore lint/complexity/noBannedTypes: no tables yet; later migrations add them.
-export type RefdataTables = {};
+export interface RefdataTables {
+  resources: ResourcesTable;
+  revisions: RevisionsTable;
+}

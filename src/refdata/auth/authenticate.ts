@@ -1,0 +1,64 @@
+import type { FastifyRequest } from 'fastify';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { Role } from './roles.js';
+import { type Principal, TokenRefused, type TokenVerifier } from './tokens.js';
+
+const REALM = 'Bearer realm="refdata"';
+
+/** RFC 6750's challenge; a refused token also says why. */
+function challenge(description?: string): Record<string, string> {
+  return {
+    'www-authenticate': description
+      ? `${REALM}, error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`
+      : REALM,
+  };
+}
+
+/**
+ * The caller, from `Authorization: Bearer`, if they hold one of `allowed`.
+ * No or a bad token is 401 with a challenge; a good token without the role 403.
+ */
+export async function requireRole(
+  request: FastifyRequest,
+  verifier: TokenVerifier,
+  allowed: readonly Role[],
+): Promise<Principal> {
+  const header = request.headers.authorization;
+  const match =
+    header === undefined ? null : /^Bearer[ ]+([A-Za-z0-9._~+/-]+=*)$/i.exec(header.trim());
+  if (!match?.[1]) {
+    throw new HttpError(
+      problem(
+        401,
+        'invalid-token',
+        header === undefined
+          ? 'A bearer token is required.'
+          : 'The Authorization header is not a bearer token.',
+        {
+          headers: challenge(
+            header === undefined ? undefined : 'The Authorization header is not a bearer token.',
+          ),
+        },
+      ),
+    );
+  }
+  let principal: Principal;
+  try {
+    principal = await verifier.verify(match[1]);
+  } catch (error) {
+    if (!(error instanceof TokenRefused)) throw error;
+    throw new HttpError(
+      problem(401, 'invalid-token', error.message, { headers: challenge(error.message) }),
+    );
+  }
+  if (!principal.roles.some((role) => allowed.includes(role))) {
+    throw new HttpError(
+      problem(
+        403,
+        'missing-role',
+        `This needs the role ${allowed.join(' or ')}; the token has ${principal.roles.length > 0 ? principal.roles.join(', ') : 'none of the service\u2019s roles'}.`,
+      ),
+    );
+  }
+  return principal;
+}

@@ -1,0 +1,115 @@
+import {
+  createLocalJWKSet,
+  createRemoteJWKSet,
+  errors,
+  type JWTPayload,
+  jwtVerify,
+  SignJWT,
+} from 'jose';
+import type { RefdataConfig } from '../../platform/config.js';
+import { type Role, rolesFrom } from './roles.js';
+import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
+
+export interface Principal {
+  subject: string;
+  roles: Role[];
+}
+
+/** Why a token was refused; the message is safe to show the caller. */
+export class TokenRefused extends Error {
+  override readonly name = 'TokenRefused';
+}
+
+/** Accepted clock difference between us and the issuer. */
+const CLOCK_TOLERANCE_SECONDS = 30;
+
+function claimAt(payload: JWTPayload, path: string): unknown {
+  if (path in payload) return payload[path];
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (value, key) =>
+        value !== null && typeof value === 'object'
+          ? (value as Record<string, unknown>)[key]
+          : undefined,
+      payload,
+    );
+}
+
+/**
+ * Checks bearer tokens: the signature against the key set (refdata's own key,
+ * or an identity provider's JWKS), then issuer, audience and expiry, and reads
+ * the roles from the configured claim.
+ */
+export class TokenVerifier {
+  private readonly keys:
+    | ReturnType<typeof createLocalJWKSet>
+    | ReturnType<typeof createRemoteJWKSet>;
+
+  constructor(
+    private readonly config: RefdataConfig['tokens'],
+    localKey: SigningKey | undefined,
+  ) {
+    if (config.jwksUrl) {
+      this.keys = createRemoteJWKSet(new URL(config.jwksUrl));
+    } else if (localKey) {
+      this.keys = createLocalJWKSet({ keys: [localKey.publicJwk] });
+    } else {
+      throw new Error('Either a JWKS URL or a local signing key is needed.');
+    }
+  }
+
+  async verify(token: string): Promise<Principal> {
+    try {
+      const { payload } = await jwtVerify(token, this.keys, {
+        issuer: this.config.issuer,
+        audience: this.config.audience,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        requiredClaims: ['exp', 'sub'],
+      });
+      return {
+        subject: payload.sub as string,
+        roles: rolesFrom(claimAt(payload, this.config.rolesClaim)),
+      };
+    } catch (error) {
+      throw new TokenRefused(describe(error), { cause: error });
+    }
+  }
+}
+
+function describe(error: unknown): string {
+  if (error instanceof errors.JWTExpired) return 'The token has expired.';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    return `The token's ${error.claim} claim is not accepted.`;
+  }
+  if (
+    error instanceof errors.JWSSignatureVerificationFailed ||
+    error instanceof errors.JWKSNoMatchingKey
+  ) {
+    return 'The token is not signed by a key this service trusts.';
+  }
+  if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) {
+    return 'The token uses an algorithm this service does not accept.';
+  }
+  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) {
+    return 'The identity provider\u2019s keys could not be read.';
+  }
+  return 'The token is malformed.';
+}
+
+/** A token from refdata's own key, for the embedded set-up (admin command, tests). */
+export async function mintToken(
+  key: SigningKey,
+  config: RefdataConfig['tokens'],
+  input: { subject: string; roles: readonly Role[]; lifetimeSeconds: number; now?: number },
+): Promise<string> {
+  const now = Math.floor((input.now ?? Date.now()) / 1000);
+  return new SignJWT({ [config.rolesClaim]: [...input.roles] })
+    .setProtectedHeader({ alg: SIGNING_ALGORITHM, kid: key.kid, typ: 'at+jwt' })
+    .setSubject(input.subject)
+    .setIssuer(config.issuer)
+    .setAudience(config.audience)
+    .setIssuedAt(now)
+    .setExpirationTime(now + input.lifetimeSeconds)
+    .sign(key.privateKey);
+}

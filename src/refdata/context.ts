@@ -1,0 +1,33 @@
+import type { Kysely } from 'kysely';
+import type { Config, ServiceConfig } from '../platform/config.js';
+import type { SigningKey } from './auth/signing-key.js';
+import { TokenVerifier } from './auth/tokens.js';
+import type { RefdataTables } from './db/tables.js';
+import { ResourceStore } from './resources/store.js';
+
+/** Everything refdata's routes work with, built once per server. */
+export interface Refdata {
+  db: Kysely<RefdataTables>;
+  publicUrl: string;
+  iriBase: string;
+  store: ResourceStore;
+  verifier: TokenVerifier;
+  /** refdata's own signing key, when it issues its tokens itself. */
+  signingKey: SigningKey | undefined;
+}
+
+export function createRefdata(
+  db: Kysely<RefdataTables>,
+  config: ServiceConfig,
+  platform: Config,
+  signingKey: SigningKey | undefined,
+): Refdata {
+  return {
+    db,
+    publicUrl: config.publicUrl,
+    iriBase: platform.refdata.iriBase,
+    store: new ResourceStore(db),
+    verifier: new TokenVerifier(platform.refdata.tokens, signingKey),
+    signingKey,
+  };
+}

@@ -1,0 +1,170 @@
+import { type TProperties, Type } from '@sinclair/typebox';
+import type { FieldError } from '../../platform/http/problem.js';
+import type { FamilyKey, ReferencedResource, RuleContext } from './family.js';
+
+const Iri = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 2048, description: `${description} (an absolute IRI)` });
+
+export const IRI = Iri;
+
+/** SKOS mapping relations a `relatedTerms` entry may use. */
+export const RELATION_TYPES = [
+  'exactMatch',
+  'closeMatch',
+  'broadMatch',
+  'narrowMatch',
+  'relatedMatch',
+] as const;
+
+const RelatedTerm = Type.Object(
+  {
+    relationType: Type.Union(RELATION_TYPES.map((relation) => Type.Literal(relation))),
+    targetLibrary: Type.String({ minLength: 1, maxLength: 500 }),
+    targetIdentifier: Type.String({ minLength: 1, maxLength: 500 }),
+    targetVersion: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    targetSourceName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Either `sourceIri`, or the structured form; which one is checked by `commonRules`. */
+const DefinitionSource = Type.Object(
+  {
+    sourceIri: Type.Optional(Iri('Where the wording came from')),
+    sourceName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    sourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
+    sourceUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    version: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+/** The fields every write body has (spec section 2). */
+export const COMMON_FIELDS = {
+  changeJustification: Type.String({ minLength: 1, maxLength: 2000 }),
+  name: Type.String({ minLength: 1, maxLength: 500 }),
+  description: Type.String({ minLength: 1, maxLength: 20000 }),
+  replaces: Type.Optional(Iri('The prior resource this one replaces')),
+  packageName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
+  relatedTerms: Type.Optional(Type.Array(RelatedTerm, { maxItems: 200 })),
+  definitionSources: Type.Optional(Type.Array(DefinitionSource, { maxItems: 50 })),
+} satisfies TProperties;
+
+/** A term's library: required for every family but libraries themselves. */
+export const ONTOLOGY_FIELD = { ontology: Iri('The library the term belongs to') };
+
+/**
+ * A family's request model: the common fields and its own, nothing else. Fields
+ * of other families are unknown here and refused (spec rule 1).
+ */
+export function familySchema<Own extends TProperties>(own: Own, description: string) {
+  return Type.Object({ ...COMMON_FIELDS, ...own }, { additionalProperties: false, description });
+}
+
+export interface CommonBody {
+  name: string;
+  replaces?: string;
+  relatedTerms?: unknown[];
+  definitionSources?: {
+    sourceIri?: string;
+    sourceName?: string;
+    sourceId?: string;
+    sourceUrl?: string;
+    version?: string;
+  }[];
+  ontology?: string;
+}
+
+export function isAbsoluteIri(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol) && value.length <= 2048;
+  } catch {
+    return false;
+  }
+}
+
+export function fieldError(field: string, detail: string): FieldError {
+  return { in: 'body', field, detail };
+}
+
+/**
+ * A reference that must point at a stored resource of one of `families`. Returns
+ * the resource, or pushes why not onto `errors`.
+ */
+export async function reference(
+  context: RuleContext,
+  errors: FieldError[],
+  field: string,
+  iri: string | undefined,
+  families: readonly FamilyKey[],
+  label: string,
+): Promise<ReferencedResource | undefined> {
+  if (iri === undefined) return undefined;
+  if (!isAbsoluteIri(iri)) {
+    errors.push(fieldError(field, 'must be an absolute IRI'));
+    return undefined;
+  }
+  const found = await context.find(iri);
+  if (!found) {
+    errors.push(fieldError(field, `must be the IRI of an existing ${label}`));
+    return undefined;
+  }
+  if (!families.includes(found.family)) {
+    errors.push(fieldError(field, `must be the IRI of a ${label}, not of a ${found.family}`));
+    return undefined;
+  }
+  return found;
+}
+
+/** The rules every family shares: IRIs, the library, `replaces`, sources. */
+export async function commonRules(
+  body: CommonBody,
+  context: RuleContext,
+  options: { needsOntology: boolean; family: FamilyKey; label: string },
+): Promise<FieldError[]> {
+  const errors: FieldError[] = [];
+  if (options.needsOntology) {
+    if (body.ontology === undefined) errors.push(fieldError('/ontology', 'is required for a term'));
+    else await reference(context, errors, '/ontology', body.ontology, ['library'], 'library');
+  }
+  if (body.replaces !== undefined) {
+    if (body.replaces === context.self)
+      errors.push(fieldError('/replaces', 'cannot be the resource itself'));
+    else
+      await reference(context, errors, '/replaces', body.replaces, [options.family], options.label);
+  }
+  for (const [index, source] of (body.definitionSources ?? []).entries()) {
+    const pointer = `/definitionSources/${index}`;
+    const structured = [source.sourceName, source.sourceId, source.sourceUrl, source.version];
+    if (source.sourceIri !== undefined) {
+      if (structured.some((value) => value !== undefined)) {
+        errors.push(
+          fieldError(
+            pointer,
+            'is either sourceIri or sourceName, sourceId and sourceUrl, never both',
+          ),
+        );
+      } else if (!isAbsoluteIri(source.sourceIri)) {
+        errors.push(fieldError(`${pointer}/sourceIri`, 'must be an absolute IRI'));
+      }
+    } else if (!source.sourceName || !source.sourceId || !source.sourceUrl) {
+      errors.push(fieldError(pointer, 'needs sourceIri, or sourceName, sourceId and sourceUrl'));
+    } else if (!isAbsoluteIri(source.sourceUrl)) {
+      errors.push(fieldError(`${pointer}/sourceUrl`, 'must be an absolute URL'));
+    }
+  }
+  return errors;
+}
+
+/** A lower-case path segment from a name, for IRIs people read. */
+export function slug(name: string): string {
+  return name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 100);
+}

@@ -1,0 +1,25 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { commonRules, familySchema, ONTOLOGY_FIELD } from './common.js';
+import { defineFamily } from './family.js';
+
+export const dimension = defineFamily({
+  key: 'dimension',
+  route: '/cfihos/dimension',
+  label: 'unit-of-measure dimension',
+  schema: familySchema(
+    {
+      ...ONTOLOGY_FIELD,
+      dimensionCode: Type.String({ minLength: 1, maxLength: 100 }),
+    },
+    'A unit-of-measure dimension',
+  ),
+  mintIri: (_body, context) => `${context.iriBase}/cfihos/unitOfMeasureDimension/${randomUUID()}`,
+  libraryKey: (body) => body.ontology,
+  rules: (body, context) =>
+    commonRules(body, context, {
+      needsOntology: true,
+      family: 'dimension',
+      label: 'unit-of-measure dimension',
+    }),
+});

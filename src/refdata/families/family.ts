@@ -1,0 +1,68 @@
+import type { Static, TObject } from '@sinclair/typebox';
+import type { FieldError } from '../../platform/http/problem.js';
+import type { Status } from '../db/tables.js';
+
+/** What a rule may ask about another resource. */
+export interface ReferencedResource {
+  iri: string;
+  family: FamilyKey;
+  status: Status;
+  body: Record<string, unknown>;
+}
+
+export interface RuleContext {
+  /** The base of minted IRIs. */
+  iriBase: string;
+  /** Another stored resource, by IRI; undefined when there is none. */
+  find(iri: string): Promise<ReferencedResource | undefined>;
+  /** The IRI of the resource being updated (undefined on create). */
+  self: string | undefined;
+}
+
+export const FAMILY_KEYS = [
+  'library',
+  'class',
+  'property',
+  'cfihos-entity',
+  'picklist',
+  'picklist-value',
+  'unit',
+  'dimension',
+] as const;
+export type FamilyKey = (typeof FAMILY_KEYS)[number];
+
+/** A value a picklist aggregate owns; `id` is the IRI of an existing one. */
+export interface OwnedValue {
+  id?: string;
+  name: string;
+  description: string;
+}
+
+/**
+ * One resource family: its write route, its request model, how its IRIs are
+ * made, and its domain rules. The generic routes, storage and lifecycle work
+ * from this alone, so adding a family is one module and a registry line.
+ */
+export interface Family<Schema extends TObject = TObject> {
+  key: FamilyKey;
+  /** Write route, as the spec names it. */
+  route: string;
+  /** Human name for messages ("reference-data class"). */
+  label: string;
+  schema: Schema;
+  /** A new IRI for a new resource of this family. */
+  mintIri(body: Static<Schema>, context: RuleContext): Promise<string> | string;
+  /** The library whose names must be unique, '' when names are unique family-wide. */
+  libraryKey(body: Static<Schema>): string;
+  /** The aggregate a resource belongs to (a picklist value's picklist). */
+  parentIri?(body: Static<Schema>): string | undefined;
+  /** Rules beyond the schema, each failure naming its field. */
+  rules(body: Static<Schema>, context: RuleContext): Promise<FieldError[]>;
+  /** Values a picklist aggregate owns, to be created, updated or removed with it. */
+  ownedValues?(body: Static<Schema>): OwnedValue[] | undefined;
+}
+
+/** Helps keep each family's types while the registry holds them all. */
+export function defineFamily<Schema extends TObject>(family: Family<Schema>): Family<Schema> {
+  return family;
+}

@@ -1,0 +1,59 @@
+import { Type } from '@sinclair/typebox';
+import { commonRules, familySchema, fieldError, IRI, isAbsoluteIri, slug } from './common.js';
+import { defineFamily } from './family.js';
+
+/** The CFIHOS reference-data library, version 2.0, that CFIHOS libraries build on (rule 2). */
+export const CFIHOS_RDL_V2_IRI = 'https://posccaesar.org/cfihos/rdl/2.0';
+
+export const library = defineFamily({
+  key: 'library',
+  route: '/ontologies/domains',
+  label: 'library',
+  schema: familySchema(
+    {
+      path: Type.Optional(
+        Type.String({
+          pattern: '^[a-z0-9][a-z0-9-]{0,99}$',
+          description: 'Last segment of the IRI; made from the name when left out',
+        }),
+      ),
+      upperOntologies: Type.Optional(
+        Type.Array(IRI('A library this one builds on'), { maxItems: 100 }),
+      ),
+      cfihosPrefix: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{0,15}$' })),
+      backupFrequency: Type.Optional(
+        Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]),
+      ),
+    },
+    'A reference-data library (an OWL ontology)',
+  ),
+  mintIri: (body, context) =>
+    `${context.iriBase}/ontology/${body.path ?? (slug(body.name) || 'library')}`,
+  libraryKey: () => '',
+  async rules(body, context) {
+    const errors = await commonRules(body, context, {
+      needsOntology: false,
+      family: 'library',
+      label: 'library',
+    });
+    for (const [index, iri] of (body.upperOntologies ?? []).entries()) {
+      if (!isAbsoluteIri(iri))
+        errors.push(fieldError(`/upperOntologies/${index}`, 'must be an absolute IRI'));
+    }
+    const hasCfihosRdl = (body.upperOntologies ?? []).includes(CFIHOS_RDL_V2_IRI);
+    if (body.cfihosPrefix !== undefined && !hasCfihosRdl) {
+      errors.push(
+        fieldError(
+          '/upperOntologies',
+          `must include the CFIHOS RDL v2.0 library (${CFIHOS_RDL_V2_IRI}) when cfihosPrefix is set`,
+        ),
+      );
+    }
+    if (body.cfihosPrefix === undefined && hasCfihosRdl) {
+      errors.push(
+        fieldError('/cfihosPrefix', 'is required for a library built on the CFIHOS RDL v2.0'),
+      );
+    }
+    return errors;
+  },
+});

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { commonRules, familySchema, fieldError, IRI, reference } from './common.js';
+import { defineFamily } from './family.js';
+
+export const picklistValue = defineFamily({
+  key: 'picklist-value',
+  route: '/cfihos/picklistvalue',
+  label: 'picklist value',
+  schema: familySchema(
+    {
+      ontology: Type.Optional(IRI("The library; the picklist's when left out")),
+      picklist: IRI('The picklist this value belongs to'),
+    },
+    'A picklist value (normally managed through its picklist)',
+  ),
+  mintIri: (_body, context) => `${context.iriBase}/cfihos/propertyPicklistValue/${randomUUID()}`,
+  // Value names are unique within their picklist.
+  libraryKey: (body) => body.picklist,
+  parentIri: (body) => body.picklist,
+  async rules(body, context) {
+    const errors = await commonRules(body, context, {
+      needsOntology: false,
+      family: 'picklist-value',
+      label: 'picklist value',
+    });
+    const parent = await reference(
+      context,
+      errors,
+      '/picklist',
+      body.picklist,
+      ['picklist'],
+      'picklist',
+    );
+    if (parent && parent.status !== 'Draft') {
+      errors.push(fieldError('/picklist', 'is no longer a Draft; its values cannot change'));
+    }
+    if (parent && body.ontology !== undefined && body.ontology !== parent.body.ontology) {
+      errors.push(fieldError('/ontology', "must be the picklist's library"));
+    }
+    return errors;
+  },
+});

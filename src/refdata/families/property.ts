@@ -1,0 +1,74 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { commonRules, familySchema, fieldError, IRI, ONTOLOGY_FIELD, reference } from './common.js';
+import { defineFamily } from './family.js';
+
+/** Rule 3's value kinds, given in `types`. */
+export const VALUE_KINDS = ['number', 'controlledText', 'freeText', 'boolean'] as const;
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
+
+export const property = defineFamily({
+  key: 'property',
+  route: '/general/property',
+  label: 'property',
+  schema: familySchema(
+    {
+      ...ONTOLOGY_FIELD,
+      range: Type.Optional(
+        IRI('A dimension (number), a picklist (controlled text), or xsd:string / xsd:boolean'),
+      ),
+      types: Type.Array(Type.Union(VALUE_KINDS.map((kind) => Type.Literal(kind))), {
+        minItems: 1,
+        maxItems: 1,
+        description: 'The value kind: number, controlledText, freeText or boolean',
+      }),
+    },
+    'A reference-data or CFIHOS property',
+  ),
+  async mintIri(body, context) {
+    // A property of a CFIHOS library gets a CFIHOS IRI; others live under their library.
+    const library = await context.find(body.ontology);
+    return library?.body.cfihosPrefix
+      ? `${context.iriBase}/cfihos/property/${randomUUID()}`
+      : `${body.ontology}/${randomUUID()}`;
+  },
+  libraryKey: (body) => body.ontology,
+  async rules(body, context) {
+    const errors = await commonRules(body, context, {
+      needsOntology: true,
+      family: 'property',
+      label: 'property',
+    });
+    const kind = body.types[0];
+    if (kind === 'number') {
+      if (body.range === undefined)
+        errors.push(fieldError('/range', 'is required for a number: the UoM dimension'));
+      else
+        await reference(
+          context,
+          errors,
+          '/range',
+          body.range,
+          ['dimension'],
+          'unit-of-measure dimension',
+        );
+    } else if (kind === 'controlledText') {
+      if (body.range === undefined)
+        errors.push(fieldError('/range', 'is required for controlled text: the picklist'));
+      else await reference(context, errors, '/range', body.range, ['picklist'], 'picklist');
+    } else if (kind === 'freeText') {
+      if (body.range !== undefined && body.range !== `${XSD}string`) {
+        errors.push(
+          fieldError('/range', `must be left out or be ${XSD}string for free text (no picklist)`),
+        );
+      }
+    } else if (kind === 'boolean') {
+      if (body.range !== undefined && body.range !== `${XSD}boolean`) {
+        errors.push(
+          fieldError('/range', `must be left out or be ${XSD}boolean for a yes/no property`),
+        );
+      }
+    }
+    return errors;
+  },
+});

@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { commonRules, familySchema, IRI, ONTOLOGY_FIELD, reference } from './common.js';
+import { defineFamily } from './family.js';
+
+export const rdlClass = defineFamily({
+  key: 'class',
+  route: '/rdl/terms/subclass',
+  label: 'reference-data class',
+  schema: familySchema(
+    {
+      ...ONTOLOGY_FIELD,
+      subClassOf: Type.Array(IRI('A superclass'), { minItems: 1, maxItems: 50 }),
+    },
+    'A reference-data class',
+  ),
+  mintIri: (body) => `${body.ontology}/${randomUUID()}`,
+  libraryKey: (body) => body.ontology,
+  async rules(body, context) {
+    const errors = await commonRules(body, context, {
+      needsOntology: true,
+      family: 'class',
+      label: 'reference-data class',
+    });
+    for (const [index, iri] of body.subClassOf.entries()) {
+      // Superclasses may be classes of this service or of other libraries (by IRI).
+      const stored = await context.find(iri);
+      if (stored) {
+        await reference(
+          context,
+          errors,
+          `/subClassOf/${index}`,
+          iri,
+          ['class', 'cfihos-entity'],
+          'class',
+        );
+      } else if (!/^[a-z][a-z0-9+.-]*:\S+$/i.test(iri)) {
+        errors.push({
+          in: 'body',
+          field: `/subClassOf/${index}`,
+          detail: 'must be an absolute IRI',
+        });
+      }
+      if (iri === context.self)
+        errors.push({
+          in: 'body',
+          field: `/subClassOf/${index}`,
+          detail: 'cannot be the class itself',
+        });
+    }
+    return errors;
+  },
+});

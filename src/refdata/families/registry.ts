@@ -1,0 +1,25 @@
+import { cfihosEntity } from './cfihos-entity.js';
+import { dimension } from './dimension.js';
+import type { Family, FamilyKey } from './family.js';
+import { library } from './library.js';
+import { picklist } from './picklist.js';
+import { picklistValue } from './picklist-value.js';
+import { property } from './property.js';
+import { rdlClass } from './rdl-class.js';
+import { unit } from './unit.js';
+
+/** Every family the service authors; routes, storage and lifecycle are driven from here. */
+export const FAMILIES: readonly Family[] = [
+  library,
+  rdlClass,
+  property,
+  cfihosEntity,
+  picklist,
+  picklistValue,
+  unit,
+  dimension,
+] as unknown as readonly Family[];
+
+export function familyByKey(key: string): Family | undefined {
+  return FAMILIES.find((family) => family.key === (key as FamilyKey));
+}

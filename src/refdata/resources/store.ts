@@ -1,0 +1,294 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import { ConstraintViolationError } from '../../platform/db/errors.js';
+import type { RefdataTables, ResourcesTable, RevisionsTable, Status } from '../db/tables.js';
+
+export type ResourceRow = Selectable<ResourcesTable>;
+export type RevisionRow = Selectable<RevisionsTable>;
+
+/** Another resource holds this IRI, or this name in the same family and library. */
+export class DuplicateResource extends Error {
+  override readonly name = 'DuplicateResource';
+}
+
+/** The resource is not in the state the step starts from, or changed meanwhile. */
+export class LifecycleConflict extends Error {
+  override readonly name = 'LifecycleConflict';
+  constructor(
+    readonly kind: 'not-draft' | 'stale-write',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface ResourceContent {
+  name: string;
+  libraryKey: string;
+  parentIri: string | null;
+  replacesIri: string | null;
+  body: Record<string, unknown>;
+}
+
+export interface NewResource extends ResourceContent {
+  iri: string;
+  family: string;
+}
+
+/** Changes to the values an aggregate (a picklist) owns, applied with it. */
+export interface OwnedChanges {
+  create: NewResource[];
+  update: { row: ResourceRow; content: ResourceContent }[];
+  remove: ResourceRow[];
+}
+
+interface Change {
+  actor: string;
+  justification: string;
+}
+
+export function normalizedName(name: string): string {
+  return name.trim().replace(/\s+/g, ' ').toLowerCase();
+}
+
+/** The `ETag` of a resource's current version. */
+export function etagOf(row: Pick<ResourceRow, 'version'>): string {
+  return `"${row.version}"`;
+}
+
+/**
+ * Resources of every family, their lifecycle and their revisions. Every write is
+ * one transaction, guarded by the version it was based on, and leaves a revision
+ * (who, when, why, and the body) behind.
+ */
+export class ResourceStore {
+  constructor(
+    private readonly db: Kysely<RefdataTables>,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async findByIri(iri: string): Promise<ResourceRow | undefined> {
+    if (iri.length > 2048 || iri.includes('\u0000')) return undefined;
+    return this.db.selectFrom('resources').selectAll().where('iri', '=', iri).executeTakeFirst();
+  }
+
+  async childrenOf(parentIri: string): Promise<ResourceRow[]> {
+    return this.db
+      .selectFrom('resources')
+      .selectAll()
+      .where('parent_iri', '=', parentIri)
+      .orderBy('id')
+      .execute();
+  }
+
+  async revisions(resourceId: number): Promise<RevisionRow[]> {
+    return this.db
+      .selectFrom('revisions')
+      .selectAll()
+      .where('resource_id', '=', resourceId)
+      .orderBy('id')
+      .execute();
+  }
+
+  /** Stores a Draft, and the values it owns, in one transaction. */
+  async create(resource: NewResource, owned: NewResource[], change: Change): Promise<ResourceRow> {
+    return this.write(async (trx) => {
+      const row = await this.insert(trx, resource, change);
+      for (const value of owned) await this.insert(trx, value, change);
+      return row;
+    });
+  }
+
+  /**
+   * Replaces a Draft's content, if it is still the version `basedOn` was and
+   * still a Draft; otherwise nothing changes and the write is refused.
+   */
+  async update(
+    basedOn: ResourceRow,
+    content: ResourceContent,
+    owned: OwnedChanges,
+    change: Change,
+  ): Promise<ResourceRow> {
+    return this.write(async (trx) => {
+      const row = await this.replace(trx, basedOn, content, change);
+      for (const value of owned.update) await this.replace(trx, value.row, value.content, change);
+      for (const value of owned.create) await this.insert(trx, value, change);
+      for (const value of owned.remove) {
+        const removed = await trx
+          .deleteFrom('resources')
+          .where('id', '=', value.id)
+          .where('status', '=', 'Draft')
+          .executeTakeFirst();
+        if (removed.numDeletedRows !== 1n) {
+          throw new LifecycleConflict('stale-write', `${value.iri} changed meanwhile.`);
+        }
+      }
+      return row;
+    });
+  }
+
+  /**
+   * Moves resources from one state to the next together (a picklist with its
+   * values), each guarded by the version it was read at.
+   */
+  async transition(
+    rows: readonly ResourceRow[],
+    from: Status,
+    to: Status,
+    action: RevisionsTable['action'],
+    change: Change,
+    alsoDeprecate?: ResourceRow,
+  ): Promise<ResourceRow> {
+    return this.write(async (trx) => {
+      const moved: ResourceRow[] = [];
+      for (const row of rows) moved.push(await this.move(trx, row, from, to, action, change));
+      if (alsoDeprecate && alsoDeprecate.status !== 'Deprecated') {
+        await this.move(trx, alsoDeprecate, alsoDeprecate.status, 'Deprecated', 'deprecate', {
+          actor: change.actor,
+          justification: `Replaced by ${rows[0]?.iri}`,
+        });
+      }
+      return moved[0] as ResourceRow;
+    });
+  }
+
+  private async write<T>(work: (trx: Transaction<RefdataTables>) => Promise<T>): Promise<T> {
+    try {
+      return await this.db.transaction().execute(work);
+    } catch (error) {
+      if (error instanceof ConstraintViolationError && error.kind === 'unique') {
+        throw new DuplicateResource(
+          error.columns.includes('iri')
+            ? 'A resource with this IRI already exists.'
+            : 'A resource of this family with this name already exists in the library.',
+        );
+      }
+      throw error;
+    }
+  }
+
+  private async insert(
+    trx: Transaction<RefdataTables>,
+    resource: NewResource,
+    change: Change,
+  ): Promise<ResourceRow> {
+    const now = this.now();
+    const row = await trx
+      .insertInto('resources')
+      .values({
+        iri: resource.iri,
+        family: resource.family,
+        status: 'Draft',
+        name: resource.name.trim(),
+        name_normalized: normalizedName(resource.name),
+        library_key: resource.libraryKey,
+        parent_iri: resource.parentIri,
+        replaces_iri: resource.replacesIri,
+        body: JSON.stringify(resource.body),
+        version: 1,
+        created_by: change.actor,
+        created_at: now,
+        updated_by: change.actor,
+        updated_at: now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    await this.revise(trx, row, 'create', change);
+    return row;
+  }
+
+  private async replace(
+    trx: Transaction<RefdataTables>,
+    basedOn: ResourceRow,
+    content: ResourceContent,
+    change: Change,
+  ): Promise<ResourceRow> {
+    const row = await trx
+      .updateTable('resources')
+      .set({
+        name: content.name.trim(),
+        name_normalized: normalizedName(content.name),
+        library_key: content.libraryKey,
+        parent_iri: content.parentIri,
+        replaces_iri: content.replacesIri,
+        body: JSON.stringify(content.body),
+        version: basedOn.version + 1,
+        updated_by: change.actor,
+        updated_at: this.now(),
+      })
+      .where('id', '=', basedOn.id)
+      .where('version', '=', basedOn.version)
+      .where('status', '=', 'Draft')
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw await this.conflictFor(trx, basedOn);
+    await this.revise(trx, row, 'update', change);
+    return row;
+  }
+
+  private async move(
+    trx: Transaction<RefdataTables>,
+    basedOn: ResourceRow,
+    from: Status,
+    to: Status,
+    action: RevisionsTable['action'],
+    change: Change,
+  ): Promise<ResourceRow> {
+    if (basedOn.status !== from) {
+      throw new LifecycleConflict(
+        'not-draft',
+        `${basedOn.iri} is ${basedOn.status}; this step starts from ${from}.`,
+      );
+    }
+    const row = await trx
+      .updateTable('resources')
+      .set({
+        status: to,
+        version: basedOn.version + 1,
+        updated_by: change.actor,
+        updated_at: this.now(),
+      })
+      .where('id', '=', basedOn.id)
+      .where('version', '=', basedOn.version)
+      .where('status', '=', from)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw await this.conflictFor(trx, basedOn);
+    await this.revise(trx, row, action, change);
+    return row;
+  }
+
+  private async conflictFor(
+    trx: Transaction<RefdataTables>,
+    basedOn: ResourceRow,
+  ): Promise<LifecycleConflict> {
+    const current = await trx
+      .selectFrom('resources')
+      .select(['status', 'version'])
+      .where('id', '=', basedOn.id)
+      .executeTakeFirst();
+    return current && current.status !== basedOn.status && current.version !== basedOn.version
+      ? new LifecycleConflict('not-draft', `${basedOn.iri} is now ${current.status}.`)
+      : new LifecycleConflict('stale-write', `${basedOn.iri} changed meanwhile; read it again.`);
+  }
+
+  private async revise(
+    trx: Transaction<RefdataTables>,
+    row: ResourceRow,
+    action: RevisionsTable['action'],
+    change: Change,
+  ): Promise<void> {
+    await trx
+      .insertInto('revisions')
+      .values({
+        resource_id: row.id,
+        version: row.version,
+        action,
+        status: row.status,
+        actor: change.actor,
+        justification: change.justification,
+        body: row.body,
+        created_at: this.now(),
+      })
+      .execute();
+  }
+}
