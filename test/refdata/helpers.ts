@@ -1,0 +1,85 @@
+import type { LightMyRequestResponse } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { ServiceDefinition } from '../../src/platform/service.js';
+import { refdata } from '../../src/refdata/app.js';
+import type { Role } from '../../src/refdata/auth/roles.js';
+import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
+import { mintToken } from '../../src/refdata/auth/tokens.js';
+import type { RefdataTables } from '../../src/refdata/db/tables.js';
+import { type DatabaseKind, startTestService, type TestService } from '../harness.js';
+
+export interface Refdata extends TestService {
+  db: Kysely<RefdataTables>;
+  /** A token from the service's own key, for a subject with roles. */
+  token(roles: Role[], subject?: string, lifetimeSeconds?: number): Promise<string>;
+  /** An HTTP call as a client with these roles would make it. */
+  call(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    url: string,
+    options?: { roles?: Role[]; body?: unknown; headers?: Record<string, string> },
+  ): Promise<LightMyRequestResponse>;
+}
+
+export async function startRefdata(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+): Promise<Refdata> {
+  const service = await startTestService(refdata as ServiceDefinition, kind, { env });
+  const tokens = service.config.refdata.tokens;
+  const key = await loadOrCreateSigningKey(tokens.signingKeyFile);
+  const token = (roles: Role[], subject = 'alice', lifetimeSeconds = 600) =>
+    mintToken(key, tokens, { subject, roles, lifetimeSeconds });
+  return {
+    ...service,
+    db: service.database.db as Kysely<RefdataTables>,
+    token,
+    async call(method, url, options = {}) {
+      const roles = options.roles ?? ['Creator'];
+      return service.app.inject({
+        method,
+        url,
+        headers: {
+          ...(roles.length > 0 ? { authorization: `Bearer ${await token(roles)}` } : {}),
+          ...options.headers,
+        },
+        ...(options.body === undefined ? {} : { payload: options.body as object }),
+      });
+    },
+  };
+}
+
+let sequence = 0;
+
+/** A Draft library; returns its IRI. */
+export async function createLibrary(service: Refdata, overrides: Record<string, unknown> = {}) {
+  sequence += 1;
+  const response = await service.call('POST', '/ontologies/domains', {
+    body: {
+      changeJustification: 'Needed for tests',
+      name: `Library ${sequence}`,
+      description: 'A library for tests',
+      ...overrides,
+    },
+  });
+  if (response.statusCode !== 201)
+    throw new Error(`library: ${response.statusCode} ${response.body}`);
+  return response.json().iri as string;
+}
+
+/** A Draft resource of any family; returns the whole JSON answer. */
+export async function create(service: Refdata, route: string, body: Record<string, unknown>) {
+  sequence += 1;
+  const response = await service.call('POST', route, {
+    body: { changeJustification: 'Needed for tests', description: 'Made by a test', ...body },
+  });
+  if (response.statusCode !== 201)
+    throw new Error(`${route}: ${response.statusCode} ${response.body}`);
+  return response.json() as { iri: string; status: string; [key: string]: unknown };
+}
+
+export function uniqueName(prefix: string): string {
+  sequence += 1;
+  return `${prefix} ${sequence}`;
+}
+
+export const iriQuery = (iri: string) => `iri=${encodeURIComponent(iri)}`;
