@@ -28,6 +28,10 @@ export const FAMILY_KEYS = [
   'picklist-value',
   'unit',
   'dimension',
+  'imf-attribute',
+  'imf-terminal',
+  'imf-block',
+  'symbol',
 ] as const;
 export type FamilyKey = (typeof FAMILY_KEYS)[number];
 

@@ -1,0 +1,65 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { commonRules, familySchema, ONTOLOGY_FIELD } from './common.js';
+import { defineFamily } from './family.js';
+import {
+  AspectField,
+  checkIris,
+  checkReferences,
+  EntityReferences,
+  IriList,
+} from './imf-common.js';
+
+export const imfBlock = defineFamily({
+  key: 'imf-block',
+  route: '/imf/blocktypes',
+  label: 'IMF block type',
+  schema: familySchema(
+    {
+      ...ONTOLOGY_FIELD,
+      classification: Type.Optional(IriList('A class the block type is classified by')),
+      aspect: AspectField,
+      referenceTerms: IriList('A reference term'),
+      attributeReferences: EntityReferences('An IMF attribute type'),
+      terminalReferences: EntityReferences('An IMF terminal type'),
+      hasPartBlockReferences: EntityReferences('An IMF block type this one has as a part'),
+    },
+    'An IMF block type',
+  ),
+  mintIri: (_body, context) => `${context.iriBase}/imf/blocks/${randomUUID()}`,
+  libraryKey: (body) => body.ontology,
+  async rules(body, context) {
+    const errors = await commonRules(body, context, {
+      needsOntology: true,
+      family: 'imf-block',
+      label: 'IMF block type',
+    });
+    checkIris(errors, '/classification', body.classification);
+    checkIris(errors, '/referenceTerms', body.referenceTerms);
+    await checkReferences(
+      context,
+      errors,
+      '/attributeReferences',
+      body.attributeReferences,
+      'imf-attribute',
+      'IMF attribute type',
+    );
+    await checkReferences(
+      context,
+      errors,
+      '/terminalReferences',
+      body.terminalReferences,
+      'imf-terminal',
+      'IMF terminal type',
+    );
+    await checkReferences(
+      context,
+      errors,
+      '/hasPartBlockReferences',
+      body.hasPartBlockReferences,
+      'imf-block',
+      'IMF block type',
+    );
+    return errors;
+  },
+});

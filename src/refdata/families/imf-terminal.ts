@@ -1,0 +1,48 @@
+import { randomUUID } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
+import { commonRules, familySchema, ONTOLOGY_FIELD } from './common.js';
+import { defineFamily } from './family.js';
+import {
+  AspectField,
+  checkIris,
+  checkReferences,
+  EntityReferences,
+  IriList,
+} from './imf-common.js';
+
+export const imfTerminal = defineFamily({
+  key: 'imf-terminal',
+  route: '/imf/terminaltypes',
+  label: 'IMF terminal type',
+  schema: familySchema(
+    {
+      ...ONTOLOGY_FIELD,
+      classification: Type.Optional(IriList('A class the terminal type is classified by')),
+      aspect: AspectField,
+      direction: Type.Union([Type.Literal('input'), Type.Literal('output')]),
+      referenceTerms: IriList('A reference term'),
+      attributeReferences: EntityReferences('An IMF attribute type'),
+    },
+    'An IMF terminal type',
+  ),
+  mintIri: (_body, context) => `${context.iriBase}/imf/terminals/${randomUUID()}`,
+  libraryKey: (body) => body.ontology,
+  async rules(body, context) {
+    const errors = await commonRules(body, context, {
+      needsOntology: true,
+      family: 'imf-terminal',
+      label: 'IMF terminal type',
+    });
+    checkIris(errors, '/classification', body.classification);
+    checkIris(errors, '/referenceTerms', body.referenceTerms);
+    await checkReferences(
+      context,
+      errors,
+      '/attributeReferences',
+      body.attributeReferences,
+      'imf-attribute',
+      'IMF attribute type',
+    );
+    return errors;
+  },
+});
