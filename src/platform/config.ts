@@ -21,6 +21,8 @@ export interface Config {
 export interface RefdataConfig {
   /** Base of the IRIs refdata mints, without a trailing slash. */
   iriBase: string;
+  /** Where the ETIM and UNSPSC catalogue files are read from. */
+  cataloguesDir: string;
   tokens: {
     /** An identity provider's key set; unset means refdata signs its own tokens. */
     jwksUrl: string | undefined;
@@ -178,6 +180,7 @@ function refdataConfig(
   const keyFile = read('REFDATA_SIGNING_KEY_FILE');
   return {
     iriBase: httpUrl(read, 'REFDATA_IRI_BASE', publicUrl),
+    cataloguesDir: resolve(cwd, read('REFDATA_CATALOGUES_DIR') ?? join(dataDir, 'catalogues')),
     tokens: {
       jwksUrl,
       issuer: issuer ?? publicUrl,

@@ -2,6 +2,7 @@ import type { ServiceDefinition } from '../platform/service.js';
 import { authCommands } from './auth/commands.js';
 import { registerKeySetRoute } from './auth/routes.js';
 import { loadOrCreateSigningKey } from './auth/signing-key.js';
+import { Catalogues } from './catalogues/catalogues.js';
 import { createRefdata } from './context.js';
 import { refdataMigrations } from './db/migrations.js';
 import type { RefdataTables } from './db/tables.js';
@@ -28,7 +29,8 @@ export const refdata: ServiceDefinition<RefdataTables> = {
     const signingKey = platform.refdata.tokens.jwksUrl
       ? undefined
       : await loadOrCreateSigningKey(platform.refdata.tokens.signingKeyFile);
-    const context = createRefdata(database.db, config, platform, signingKey);
+    const catalogues = await Catalogues.load(platform.refdata.cataloguesDir);
+    const context = createRefdata(database.db, config, platform, signingKey, catalogues);
     registerProblemTypeRoutes(app, config.publicUrl);
     if (signingKey) registerKeySetRoute(app, signingKey);
     registerResourceRoutes(app, context);

@@ -2,6 +2,7 @@ import type { Kysely } from 'kysely';
 import type { Config, ServiceConfig } from '../platform/config.js';
 import type { SigningKey } from './auth/signing-key.js';
 import { TokenVerifier } from './auth/tokens.js';
+import type { Catalogues } from './catalogues/catalogues.js';
 import type { RefdataTables } from './db/tables.js';
 import { ResourceStore } from './resources/store.js';
 
@@ -14,6 +15,7 @@ export interface Refdata {
   verifier: TokenVerifier;
   /** refdata's own signing key, when it issues its tokens itself. */
   signingKey: SigningKey | undefined;
+  catalogues: Catalogues;
 }
 
 export function createRefdata(
@@ -21,6 +23,7 @@ export function createRefdata(
   config: ServiceConfig,
   platform: Config,
   signingKey: SigningKey | undefined,
+  catalogues: Catalogues,
 ): Refdata {
   return {
     db,
@@ -29,5 +32,6 @@ export function createRefdata(
     store: new ResourceStore(db),
     verifier: new TokenVerifier(platform.refdata.tokens, signingKey),
     signingKey,
+    catalogues,
   };
 }

@@ -296,9 +296,9 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
         relatedTerms: [
           {
             relationType: 'exactMatch',
-            targetLibrary: 'ETIM',
-            targetIdentifier: 'EC000001',
-            targetVersion: '10.0',
+            targetLibrary: 'ISO 15926-4',
+            targetIdentifier: 'R12345',
+            targetVersion: '2007',
           },
         ],
       });

@@ -1,6 +1,7 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import type { FieldError } from '../../platform/http/problem.js';
 import type { FamilyKey, ReferencedResource, RuleContext } from './family.js';
+import { mappingRules } from './mappings.js';
 
 const Iri = (description: string) =>
   Type.String({ minLength: 1, maxLength: 2048, description: `${description} (an absolute IRI)` });
@@ -135,6 +136,7 @@ export async function commonRules(
     else
       await reference(context, errors, '/replaces', body.replaces, [options.family], options.label);
   }
+  errors.push(...mappingRules(options.family, body as never, context.catalogues));
   for (const [index, source] of (body.definitionSources ?? []).entries()) {
     const pointer = `/definitionSources/${index}`;
     const structured = [source.sourceName, source.sourceId, source.sourceUrl, source.version];

@@ -1,5 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type { FieldError } from '../../platform/http/problem.js';
+import type { Catalogues } from '../catalogues/catalogues.js';
 import type { Status } from '../db/tables.js';
 
 /** What a rule may ask about another resource. */
@@ -17,6 +18,8 @@ export interface RuleContext {
   find(iri: string): Promise<ReferencedResource | undefined>;
   /** The IRI of the resource being updated (undefined on create). */
   self: string | undefined;
+  /** External catalogues mappings are checked against. */
+  catalogues: Catalogues;
 }
 
 export const FAMILY_KEYS = [

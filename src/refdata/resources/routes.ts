@@ -63,6 +63,7 @@ export function ruleContext(refdata: Refdata, self: string | undefined): RuleCon
   return {
     iriBase: refdata.iriBase,
     self,
+    catalogues: refdata.catalogues,
     find(iri) {
       let found = cache.get(iri);
       if (!found) {
