@@ -111,6 +111,23 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         expect(form.json()).toEqual({ received: { name: 'gear', count: 2 }, limit: null });
       });
 
+      it('takes JSON types as they are, but coerces text from forms and query strings', async () => {
+        // A number where the schema wants a string is the client's error in JSON...
+        const json = await postJson('/test/echo', JSON.stringify({ name: 42, count: '2' }));
+        const body = expectError(json, 400);
+        expect(JSON.stringify(body)).toMatch(/name/);
+        expect(JSON.stringify(body)).toMatch(/count/);
+        // ...while a form can only send text, which is read as the schema's types.
+        const form = await service.app.inject({
+          method: 'POST',
+          url: '/test/echo?limit=2',
+          payload: 'name=42&count=7',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        });
+        expect(form.statusCode).toBe(200);
+        expect(form.json()).toEqual({ received: { name: '42', count: 7 }, limit: 2 });
+      });
+
       it('lists each invalid field: missing, wrong type, unknown', async () => {
         const response = await postJson(
           '/test/echo',

@@ -2,6 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import formBody from '@fastify/formbody';
 import helmet from '@fastify/helmet';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import { Ajv } from 'ajv';
+import formats from 'ajv-formats';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
@@ -51,15 +53,32 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     // Path parameters may be long (a URL-encoded full path of nested groups);
     // find-my-way's default of 100 characters would answer those 414.
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
-    ajv: {
-      customOptions: {
-        // Unknown fields are an error the client should hear about, not silently dropped.
-        removeAdditional: false,
-        allErrors: true,
-        coerceTypes: 'array',
-      },
-    },
   }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Query strings, path parameters and headers are text, so their values are
+  // coerced to the schema's types ("3" to 3, a lone value to an array). A JSON body
+  // has types of its own: a number where a string belongs is an error to report,
+  // not a value to convert.
+  const textParts = schemaValidator({ coerceTypes: 'array' });
+  const body = schemaValidator({ coerceTypes: false });
+  app.setValidatorCompiler(({ schema, httpPart }) =>
+    (httpPart === 'body' ? body : textParts).compile(schema),
+  );
+  // A form body is text too: its values are coerced like a query string's before
+  // the route's validation runs (which then reports what could not be coerced).
+  const formCoercers = new WeakMap<object, (data: unknown) => unknown>();
+  app.addHook('preValidation', async (request) => {
+    const schema = request.routeOptions.schema?.body;
+    const type = request.headers['content-type'] ?? '';
+    if (typeof schema !== 'object' || schema === null || typeof request.body !== 'object') return;
+    if (!type.toLowerCase().startsWith('application/x-www-form-urlencoded')) return;
+    let coerce = formCoercers.get(schema);
+    if (!coerce) {
+      coerce = textParts.compile(schema);
+      formCoercers.set(schema, coerce);
+    }
+    coerce(request.body);
+  });
 
   const routes = new RouteTable();
   routes.track(app);
@@ -97,6 +116,20 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app, options.renderError, routes);
   return app;
+}
+
+function schemaValidator(options: { coerceTypes: 'array' | false }): Ajv {
+  const ajv = new Ajv({
+    ...options,
+    // Unknown fields are an error the client should hear about, not silently dropped.
+    removeAdditional: false,
+    allErrors: true,
+    useDefaults: true,
+    strict: false,
+  });
+  // ajv-formats is CommonJS: its plugin is the default export's `default`.
+  (formats as unknown as { default: (ajv: Ajv) => Ajv }).default(ajv);
+  return ajv;
 }
 
 function hopCountTrust(hops: number): (address: string, hop: number) => boolean {

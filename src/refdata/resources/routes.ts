@@ -84,6 +84,37 @@ export function ruleContext(refdata: Refdata, self: string | undefined): RuleCon
   };
 }
 
+/** JSON pointers of body strings holding NUL, which no field may hold (nor PostgreSQL store). */
+function nulPointers(value: unknown, pointer = ''): string[] {
+  if (typeof value === 'string') return value.includes('\u0000') ? [pointer] : [];
+  if (Array.isArray(value))
+    return value.flatMap((item, index) => nulPointers(item, `${pointer}/${index}`));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => nulPointers(item, `${pointer}/${key}`));
+  }
+  return [];
+}
+
+/** The body's text fields are free of NUL; a 400 validation problem otherwise. */
+function checkText(body: unknown): void {
+  const pointers = nulPointers(body);
+  if (pointers.length === 0) return;
+  throw new HttpError(
+    problem(
+      400,
+      'validation',
+      pointers.map((pointer) => `${pointer} must not contain NUL`).join('; '),
+      {
+        errors: pointers.map((field) => ({
+          in: 'body' as const,
+          field,
+          detail: 'must not contain NUL',
+        })),
+      },
+    ),
+  );
+}
+
 function ruleProblem(family: Family, errors: { field: string; detail: string }[]): HttpError {
   return new HttpError(
     problem(
@@ -208,6 +239,7 @@ export function registerResourceRoutes(app: HttpApp, refdata: Refdata): void {
       handler: async (request, reply) => {
         const principal = await requireRole(request, refdata.verifier, WRITE_ROLES);
         const body = request.body as Record<string, unknown>;
+        checkText(body);
         const context = ruleContext(refdata, undefined);
         const errors = await family.rules(body as never, context);
         if (errors.length > 0) throw ruleProblem(family, errors);
@@ -253,6 +285,7 @@ export function registerResourceRoutes(app: HttpApp, refdata: Refdata): void {
         }
         checkIfMatch(request, row);
         const body = request.body as Record<string, unknown>;
+        checkText(body);
         const errors = await family.rules(body as never, ruleContext(refdata, iri));
         if (errors.length > 0) throw ruleProblem(family, errors);
         const justification = String(body.changeJustification);
