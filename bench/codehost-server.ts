@@ -3,12 +3,10 @@
  * runs) in its own process, on a fresh SQLite file or PostgreSQL database, with an
  * account, a registered application and as many tokens as the runs will spend.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
-import pg from 'pg';
+import { join } from 'node:path';
 import { PasswordHasher } from '../src/codehost/accounts/passwords.js';
 import { UserStore } from '../src/codehost/accounts/users.js';
 import { codehost } from '../src/codehost/app.js';
@@ -21,6 +19,7 @@ import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
 import { migrateToLatest } from '../src/platform/db/migrations.js';
 import { freePort } from '../test/codehost/helpers.js';
+import { createPostgresDatabase, startProgram } from './processes.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -39,43 +38,6 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-const PROGRAM = resolve(import.meta.dirname, '../dist/main.js');
-
-/** A new, empty PostgreSQL database on the server that `adminUrl` reaches. */
-async function createPostgresDatabase(adminUrl: string) {
-  const name = `codehost_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async drop() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
-
-async function waitUntilReady(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`codehost exited with ${child.exitCode}`);
-    try {
-      const response = await fetch(`${url}/-/ready`);
-      if (response.ok) return;
-    } catch {
-      // Not listening yet.
-    }
-    await new Promise((done) => setTimeout(done, 100));
-  }
-  throw new Error('codehost did not become ready within 30 s');
-}
-
 export async function startBenchServer(options: {
   kind: DatabaseKind;
   postgresAdminUrl: string;
@@ -84,7 +46,7 @@ export async function startBenchServer(options: {
   const dataDir = mkdtempSync(join(tmpdir(), 'codehost-bench-'));
   const postgres =
     options.kind === 'postgres'
-      ? await createPostgresDatabase(options.postgresAdminUrl)
+      ? await createPostgresDatabase(options.postgresAdminUrl, 'codehost')
       : undefined;
   const port = await freePort();
   const url = `http://127.0.0.1:${port}`;
@@ -159,27 +121,14 @@ export async function startBenchServer(options: {
     };
   })().finally(() => database.close());
 
-  const child = spawn(process.execPath, [PROGRAM, 'start', 'codehost'], {
-    cwd: dataDir, // so no .env file of the project's is read
-    env: { PATH: process.env.PATH ?? '', ...env },
-    // The request log is part of the cost, so it is written, but to nowhere.
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  try {
-    await waitUntilReady(url, child);
-  } catch (error) {
-    child.kill('SIGKILL');
-    throw error;
-  }
+  const program = await startProgram('codehost', url, dataDir, env);
 
   return {
     url,
     username: 'bench',
     ...seeded,
     async stop() {
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
+      await program.stop();
       await postgres?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },

@@ -26,6 +26,8 @@ export interface LoadRun {
   body?: string;
   /** Builds each request's body, for requests that cannot repeat (spent refresh tokens). */
   nextBody?: () => string;
+  /** Builds each request's path and body, for a mix of routes. */
+  nextRequest?: () => { path: string; body: string };
   expectedStatus: number;
 }
 
@@ -37,12 +39,18 @@ export async function runLoad(run: LoadRun): Promise<LoadFigures> {
     method: run.method ?? 'GET',
     headers: run.headers ?? {},
     ...(run.body ? { body: run.body } : {}),
-    ...(run.nextBody
+    ...(run.nextBody || run.nextRequest
       ? {
           requests: [
             {
               setupRequest: (request) => {
-                request.body = run.nextBody?.();
+                if (run.nextRequest) {
+                  const next = run.nextRequest();
+                  request.path = next.path;
+                  request.body = next.body;
+                } else {
+                  request.body = run.nextBody?.();
+                }
                 return request;
               },
             },

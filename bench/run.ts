@@ -2,8 +2,10 @@
  * codehost benchmarks: password hashing cost, then HTTP load on the built server
  * (own process) on SQLite and PostgreSQL. Prints Markdown for docs/performance.md.
  *
- *   npm run bench -- [--databases sqlite,postgres] [--duration 10] [--connections 10]
- *                    [--refresh-requests 15000] [--postgres-url URL] [--skip-build]
+ *   npm run bench -- [--services codehost,refdata] [--databases sqlite,postgres]
+ *                    [--duration 10] [--connections 10] [--refresh-requests 15000]
+ *                    [--refdata-creates 10000] [--latency-creates 300]
+ *                    [--postgres-url URL] [--skip-build]
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
@@ -15,6 +17,7 @@ import { basicAuth } from '../test/codehost/helpers.js';
 import { type BenchServer, type DatabaseKind, startBenchServer } from './codehost-server.js';
 import { type LoadFigures, runLoad } from './load.js';
 import { type HashingFigures, measureHashing } from './password-hashing.js';
+import { mixedCreate, startRefdataBenchServer } from './refdata-server.js';
 
 const { values } = parseArgs({
   options: {
@@ -27,6 +30,9 @@ const { values } = parseArgs({
       default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
     },
     'skip-build': { type: 'boolean', default: false },
+    services: { type: 'string', default: 'codehost,refdata' },
+    'refdata-creates': { type: 'string', default: '10000' },
+    'latency-creates': { type: 'string', default: '300' },
   },
 });
 
@@ -43,6 +49,12 @@ const databases = values.databases.split(',').map((kind) => {
 const duration = positive('duration', values.duration);
 const connections = positive('connections', values.connections);
 const refreshRequests = positive('refresh-requests', values['refresh-requests']);
+const refdataCreates = positive('refdata-creates', values['refdata-creates']);
+const latencyCreates = positive('latency-creates', values['latency-creates']);
+const services = values.services.split(',').map((name) => {
+  if (name !== 'codehost' && name !== 'refdata') throw new Error(`unknown service "${name}"`);
+  return name;
+});
 const out = (text: string) => process.stdout.write(`${text}\n`);
 
 async function postgresVersion(url: string): Promise<string> {
@@ -202,23 +214,92 @@ for (const line of hashingTable(hashing)) out(line);
 out('');
 
 const rows: (LoadFigures & { database: string })[] = [];
-for (const kind of databases) {
-  process.stderr.write(`Starting codehost on ${kind}\n`);
-  const server = await startBenchServer({
-    kind,
-    postgresAdminUrl: values['postgres-url'],
-    refreshTokens: refreshRequests,
-  });
-  try {
-    for (const figures of await loadRuns(kind, server)) rows.push({ ...figures, database: kind });
-  } finally {
-    await server.stop();
+if (services.includes('codehost')) {
+  for (const kind of databases) {
+    process.stderr.write(`Starting codehost on ${kind}\n`);
+    const server = await startBenchServer({
+      kind,
+      postgresAdminUrl: values['postgres-url'],
+      refreshTokens: refreshRequests,
+    });
+    try {
+      for (const figures of await loadRuns(kind, server)) rows.push({ ...figures, database: kind });
+    } finally {
+      await server.stop();
+    }
+  }
+  out(`## HTTP load (${duration} s per run; the refresh run spends ${refreshRequests} tokens)`);
+  out('');
+  for (const line of loadTable(rows)) out(line);
+  out('');
+}
+
+const refdataRows: (LoadFigures & { database: string })[] = [];
+if (services.includes('refdata')) {
+  for (const kind of databases) {
+    process.stderr.write(`Starting refdata on ${kind}\n`);
+    const server = await startRefdataBenchServer({
+      kind,
+      postgresAdminUrl: values['postgres-url'],
+    });
+    const headers = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
+    try {
+      let single = 0;
+      process.stderr.write(`  ${kind}: single creates\n`);
+      refdataRows.push({
+        database: kind,
+        ...(await runLoad({
+          name: 'POST /cfihos/dimension, one at a time',
+          url: server.url,
+          connections: 1,
+          amount: latencyCreates,
+          method: 'POST',
+          headers,
+          nextRequest: () => ({
+            path: '/cfihos/dimension',
+            body: JSON.stringify({
+              changeJustification: 'Benchmark',
+              name: `Single ${(single += 1)}`,
+              description: 'One create at a time',
+              ontology: server.refs.library,
+              dimensionCode: 'S',
+            }),
+          }),
+          expectedStatus: 201,
+        })),
+      });
+      let mixed = 0;
+      process.stderr.write(`  ${kind}: ${refdataCreates} mixed creates\n`);
+      refdataRows.push({
+        database: kind,
+        ...(await runLoad({
+          name: `POST, ${refdataCreates} creates over 11 families`,
+          url: server.url,
+          connections,
+          amount: refdataCreates,
+          method: 'POST',
+          headers,
+          nextRequest: () => mixedCreate((mixed += 1), server.refs),
+          expectedStatus: 201,
+        })),
+      });
+    } finally {
+      await server.stop();
+    }
+  }
+  out('## refdata: creating resources through HTTP');
+  out('');
+  out(
+    '| database | run | connections | requests | seconds | requests/s | p50 | p99 | max | failures |',
+  );
+  out('|---|---|---|---|---|---|---|---|---|---|');
+  for (const row of refdataRows) {
+    out(
+      `| ${row.database} | ${row.name} | ${row.connections} | ${row.requests} | ${row.seconds.toFixed(1)} | ${row.perSecond.toFixed(0)} | ${row.latencyP50Ms} ms | ${row.latencyP99Ms} ms | ${row.latencyMaxMs} ms | ${row.failures} |`,
+    );
   }
 }
-out(`## HTTP load (${duration} s per run; the refresh run spends ${refreshRequests} tokens)`);
-out('');
-for (const line of loadTable(rows)) out(line);
-
+rows.push(...refdataRows);
 const failed = rows.filter((row) => row.failures > 0);
 if (failed.length > 0) {
   process.stderr.write(

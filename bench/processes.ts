@@ -1,0 +1,72 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import pg from 'pg';
+
+const PROGRAM = resolve(import.meta.dirname, '../dist/main.js');
+
+/** A new, empty PostgreSQL database on the server that `adminUrl` reaches. */
+export async function createPostgresDatabase(adminUrl: string, label: string) {
+  const name = `${label}_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async drop() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`drop database if exists ${name} with (force)`);
+      await client.end();
+    },
+  };
+}
+
+async function waitUntilReady(url: string, child: ChildProcess, service: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${service} exited with ${child.exitCode}`);
+    try {
+      const response = await fetch(`${url}/-/ready`);
+      if (response.ok) return;
+    } catch {
+      // Not listening yet.
+    }
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  throw new Error(`${service} did not become ready within 30 s`);
+}
+
+/**
+ * The built program (what `npm start` runs) serving one service in its own
+ * process, in `directory` so that no .env file of the project's is read.
+ */
+export async function startProgram(
+  service: 'codehost' | 'refdata',
+  url: string,
+  directory: string,
+  env: Record<string, string>,
+): Promise<{ stop(): Promise<void> }> {
+  const child = spawn(process.execPath, [PROGRAM, 'start', service], {
+    cwd: directory,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    // The request log is part of the cost, so it is written, but to nowhere.
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  try {
+    await waitUntilReady(url, child, service);
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return {
+    async stop() {
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
