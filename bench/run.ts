@@ -36,6 +36,15 @@ const { values } = parseArgs({
   },
 });
 
+/** 1, 2, 3, ... on each call: unique names for generated resources. */
+function counter(): () => number {
+  let value = 0;
+  return () => {
+    value += 1;
+    return value;
+  };
+}
+
 function positive(name: string, text: string): number {
   const number = Number(text);
   if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} wants a whole number`);
@@ -244,7 +253,7 @@ if (services.includes('refdata')) {
     });
     const headers = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
     try {
-      let single = 0;
+      const single = counter();
       process.stderr.write(`  ${kind}: single creates\n`);
       refdataRows.push({
         database: kind,
@@ -259,7 +268,7 @@ if (services.includes('refdata')) {
             path: '/cfihos/dimension',
             body: JSON.stringify({
               changeJustification: 'Benchmark',
-              name: `Single ${(single += 1)}`,
+              name: `Single ${single()}`,
               description: 'One create at a time',
               ontology: server.refs.library,
               dimensionCode: 'S',
@@ -268,7 +277,7 @@ if (services.includes('refdata')) {
           expectedStatus: 201,
         })),
       });
-      let mixed = 0;
+      const mixed = counter();
       process.stderr.write(`  ${kind}: ${refdataCreates} mixed creates\n`);
       refdataRows.push({
         database: kind,
@@ -279,7 +288,7 @@ if (services.includes('refdata')) {
           amount: refdataCreates,
           method: 'POST',
           headers,
-          nextRequest: () => mixedCreate((mixed += 1), server.refs),
+          nextRequest: () => mixedCreate(mixed(), server.refs),
           expectedStatus: 201,
         })),
       });
