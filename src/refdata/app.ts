@@ -8,6 +8,7 @@ import { refdataMigrations } from './db/migrations.js';
 import type { RefdataTables } from './db/tables.js';
 import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
+import { registerDereferenceRoutes } from './rdf/routes.js';
 import { registerResourceRoutes } from './resources/routes.js';
 
 export const refdata: ServiceDefinition<RefdataTables> = {
@@ -18,6 +19,7 @@ export const refdata: ServiceDefinition<RefdataTables> = {
   apiTags: [
     { name: 'authoring', description: 'Create and update Drafts of each resource family' },
     { name: 'lifecycle', description: 'Submit, review and the history of changes' },
+    { name: 'dereferencing', description: 'Resources at their IRIs, as JSON, RDF or HTML' },
     { name: 'authentication', description: "refdata's own token keys" },
     { name: 'problems', description: 'Problem types used in error responses' },
   ],
@@ -35,5 +37,6 @@ export const refdata: ServiceDefinition<RefdataTables> = {
     if (signingKey) registerKeySetRoute(app, signingKey);
     registerResourceRoutes(app, context);
     registerLifecycleRoutes(app, context);
+    registerDereferenceRoutes(app, context);
   },
 };

@@ -52,6 +52,11 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
     title: 'Resource of another family',
     description: 'The IRI names a resource of another family; update it through its own route.',
   },
+  'not-acceptable': {
+    title: 'Not Acceptable',
+    description:
+      'None of the media types in `Accept` is offered. Resources are offered as application/json, application/ld+json, text/turtle, application/trig, application/n-triples, application/rdf+xml, application/n-quads and text/html.',
+  },
   'unsupported-route': {
     title: 'Route not supported',
     description:

@@ -89,6 +89,19 @@ export class ResourceStore {
       .execute();
   }
 
+  /** Each resource's latest author's justification (from its create or last update). */
+  async latestJustifications(resourceIds: readonly number[]): Promise<Map<number, string>> {
+    if (resourceIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('revisions')
+      .select(['resource_id', 'justification'])
+      .where('resource_id', 'in', resourceIds)
+      .where('action', 'in', ['create', 'update'])
+      .orderBy('id')
+      .execute();
+    return new Map(rows.map((row) => [row.resource_id, row.justification]));
+  }
+
   /** Stores a Draft, and the values it owns, in one transaction. */
   async create(resource: NewResource, owned: NewResource[], change: Change): Promise<ResourceRow> {
     return this.write(async (trx) => {

@@ -1,0 +1,76 @@
+import {
+  type BlankNode,
+  DataFactory,
+  type NamedNode,
+  type Quad,
+  type Quad_Object,
+  type Quad_Subject,
+} from 'n3';
+import { ourVocabulary, xsd } from './vocabulary.js';
+
+const { namedNode, literal, blankNode, quad } = DataFactory;
+
+/** Collects the triples of one resource; families add theirs through it. */
+export class GraphBuilder {
+  readonly quads: Quad[] = [];
+  readonly our: (local: string) => NamedNode;
+
+  constructor(
+    readonly iriBase: string,
+    readonly subject: NamedNode,
+  ) {
+    this.our = ourVocabulary(iriBase);
+  }
+
+  add(subject: Quad_Subject, predicate: NamedNode, object: Quad_Object): this {
+    this.quads.push(quad(subject, predicate, object));
+    return this;
+  }
+
+  /** A triple about the resource itself. */
+  about(predicate: NamedNode, object: Quad_Object | undefined): this {
+    if (object !== undefined) this.add(this.subject, predicate, object);
+    return this;
+  }
+
+  iri(value: string): NamedNode {
+    return namedNode(value);
+  }
+
+  text(value: string): Quad_Object {
+    return literal(value, 'en');
+  }
+
+  plain(value: string): Quad_Object {
+    return literal(value);
+  }
+
+  integer(value: number): Quad_Object {
+    return literal(String(value), xsd('integer'));
+  }
+
+  nonNegative(value: number): Quad_Object {
+    return literal(String(value), xsd('nonNegativeInteger'));
+  }
+
+  decimal(value: number): Quad_Object {
+    return literal(String(value), xsd('decimal'));
+  }
+
+  typed(value: string, datatype: NamedNode): Quad_Object {
+    return literal(value, datatype);
+  }
+
+  boolean(value: boolean): Quad_Object {
+    return literal(String(value), xsd('boolean'));
+  }
+
+  dateTime(epochMs: number): Quad_Object {
+    return literal(new Date(epochMs).toISOString(), xsd('dateTime'));
+  }
+
+  /** A blank node for structure (a restriction, a position, mapping details). */
+  node(): BlankNode {
+    return blankNode();
+  }
+}

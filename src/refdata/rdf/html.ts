@@ -1,0 +1,90 @@
+import type { Quad } from 'n3';
+import type { ResourceRow } from '../resources/store.js';
+import { NS } from './vocabulary.js';
+
+const ESCAPES: Record<string, string> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+const escape = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+
+/** How people see a status: Submitted is "Pending review", as on the platform. */
+export function statusLabel(status: string): string {
+  return status === 'Submitted' ? 'Pending review' : status;
+}
+
+function compact(iri: string, iriBase: string): string {
+  const namespaces: Record<string, string> = { ...NS, rdl: `${iriBase}/vocab#` };
+  for (const [prefix, base] of Object.entries(namespaces)) {
+    if (iri.startsWith(base)) return `${prefix}:${iri.slice(base.length)}`;
+  }
+  return iri;
+}
+
+/**
+ * A page for people: the label, the status badge, the definition, and every
+ * statement, with IRIs as links (ours to their own pages).
+ */
+export function resourcePage(
+  row: ResourceRow,
+  quads: readonly Quad[],
+  iriBase: string,
+  publicUrl: string,
+): string {
+  const body = JSON.parse(row.body) as { name?: string; description?: string };
+  const link = (iri: string) => {
+    const href =
+      iri.startsWith(`${iriBase}/`) && !iri.startsWith(`${iriBase}/vocab#`)
+        ? `${publicUrl}${iri.slice(iriBase.length)}`
+        : iri;
+    return `<a href="${escape(href)}">${escape(compact(iri, iriBase))}</a>`;
+  };
+  const rows = quads
+    .filter((quad) => quad.subject.value === row.iri)
+    .map((quad) => {
+      const object =
+        quad.object.termType === 'NamedNode'
+          ? link(quad.object.value)
+          : quad.object.termType === 'BlankNode'
+            ? `<em>${escape(
+                quads
+                  .filter((inner) => inner.subject.equals(quad.object))
+                  .map(
+                    (inner) =>
+                      `${compact(inner.predicate.value, iriBase)} ${inner.object.termType === 'NamedNode' ? compact(inner.object.value, iriBase) : inner.object.value}`,
+                  )
+                  .join('; '),
+              )}</em>`
+            : escape(quad.object.value);
+      return `<tr><th>${link(quad.predicate.value)}</th><td>${object}</td></tr>`;
+    })
+    .join('\n');
+  const status = statusLabel(row.status);
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escape(body.name ?? row.iri)} · refdata</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
+.status{display:inline-block;padding:.15rem .6rem;border-radius:1rem;font-size:.85rem;font-weight:600;background:#eee}
+.status-Draft{background:#fff3cd}.status-Submitted{background:#dbeafe}.status-Approved{background:#dcfce7}
+.status-Rejected,.status-Deprecated{background:#fde2e2}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.3rem;border-bottom:1px solid #ddd}
+th{font-weight:500;width:16rem}code{word-break:break-all}
+</style>
+</head>
+<body>
+<h1 id="label">${escape(body.name ?? row.iri)}</h1>
+<p><span id="status" class="status status-${escape(row.status)}">${escape(status)}</span> <code id="iri">${escape(row.iri)}</code></p>
+${body.description ? `<p id="definition">${escape(body.description)}</p>` : ''}
+<table id="statements">
+${rows}
+</table>
+</body>
+</html>`;
+}

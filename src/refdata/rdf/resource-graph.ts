@@ -1,0 +1,91 @@
+import { DataFactory, type Quad } from 'n3';
+import type { FamilyKey } from '../families/family.js';
+import type { ResourceRow } from '../resources/store.js';
+import { FAMILY_MAPPINGS } from './family-mappings.js';
+import { GraphBuilder } from './graph.js';
+import { dcterms, rdfs, skos } from './vocabulary.js';
+
+const { namedNode } = DataFactory;
+
+interface CommonBody {
+  name?: string;
+  description?: string;
+  ontology?: string;
+  replaces?: string;
+  packageName?: string;
+  relatedTerms?: {
+    relationType: string;
+    targetLibrary: string;
+    targetIdentifier: string;
+    targetVersion?: string;
+    targetSourceName?: string;
+  }[];
+  definitionSources?: {
+    sourceIri?: string;
+    sourceName?: string;
+    sourceId?: string;
+    sourceUrl?: string;
+    version?: string;
+  }[];
+}
+
+/** What every resource says: labels, library, status, dates, provenance, mappings. */
+function commonTriples(
+  g: GraphBuilder,
+  row: ResourceRow,
+  body: CommonBody,
+  justification: string | undefined,
+) {
+  if (body.name) g.about(skos('prefLabel'), g.text(body.name));
+  if (body.description) g.about(skos('definition'), g.text(body.description));
+  if (body.ontology && row.family !== 'library') g.about(rdfs('isDefinedBy'), g.iri(body.ontology));
+  g.about(g.our('status'), g.our(row.status));
+  g.about(dcterms('created'), g.dateTime(Number(row.created_at)));
+  g.about(dcterms('modified'), g.dateTime(Number(row.updated_at)));
+  if (justification) g.about(g.our('changeJustification'), g.text(justification));
+  if (body.replaces) g.about(dcterms('replaces'), g.iri(body.replaces));
+  if (body.packageName) g.about(g.our('packageName'), g.plain(body.packageName));
+  for (const term of body.relatedTerms ?? []) {
+    // The target is named by library and identifier, not an IRI: a node holds the details.
+    const target = g.node();
+    g.about(skos(term.relationType), target);
+    g.add(target, g.our('targetLibrary'), g.plain(term.targetLibrary));
+    g.add(target, g.our('targetIdentifier'), g.plain(term.targetIdentifier));
+    if (term.targetVersion) g.add(target, g.our('targetVersion'), g.plain(term.targetVersion));
+    if (term.targetSourceName)
+      g.add(target, g.our('targetSourceName'), g.plain(term.targetSourceName));
+  }
+  for (const source of body.definitionSources ?? []) {
+    if (source.sourceIri) {
+      g.about(dcterms('source'), g.iri(source.sourceIri));
+      continue;
+    }
+    const node = g.node();
+    g.about(dcterms('source'), node);
+    if (source.sourceName) g.add(node, dcterms('title'), g.plain(source.sourceName));
+    if (source.sourceId) g.add(node, dcterms('identifier'), g.plain(source.sourceId));
+    if (source.sourceUrl) g.add(node, rdfs('seeAlso'), g.iri(source.sourceUrl));
+    if (source.version) g.add(node, g.our('version'), g.plain(source.version));
+  }
+}
+
+/**
+ * The RDF of one resource, and of the values a picklist owns: the same triples
+ * whatever the serialization. `justifications` holds each resource's latest one.
+ */
+export function resourceGraph(
+  iriBase: string,
+  row: ResourceRow,
+  children: readonly ResourceRow[],
+  justifications: ReadonlyMap<number, string>,
+): Quad[] {
+  const quads: Quad[] = [];
+  for (const resource of [row, ...children]) {
+    const g = new GraphBuilder(iriBase, namedNode(resource.iri));
+    const body = JSON.parse(resource.body) as Record<string, unknown>;
+    commonTriples(g, resource, body as CommonBody, justifications.get(resource.id));
+    FAMILY_MAPPINGS[resource.family as FamilyKey](body, g);
+    quads.push(...g.quads);
+  }
+  return quads;
+}

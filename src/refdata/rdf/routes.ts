@@ -1,0 +1,105 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { requireRole } from '../auth/authenticate.js';
+import { READ_ROLES } from '../auth/roles.js';
+import type { Refdata } from '../context.js';
+import { familyByKey } from '../families/registry.js';
+import { notFound, representation } from '../resources/routes.js';
+import type { ResourceRow } from '../resources/store.js';
+import { resourcePage } from './html.js';
+import { negotiate } from './negotiation.js';
+import { resourceGraph } from './resource-graph.js';
+import { RDF_MEDIA_TYPES, type RdfMediaType, serialize } from './serialize.js';
+
+/** Everything a resource is offered as, in the order the service prefers. */
+export const OFFERED = ['application/json', ...RDF_MEDIA_TYPES, 'text/html'] as const;
+type Offered = (typeof OFFERED)[number];
+
+/** Path prefixes of the IRIs the service mints (docs/refdata-model.md). */
+const RECOGNIZED_PATHS = ['/ontology/*', '/cfihos/*', '/imf/*', '/esl/symbols/*'];
+
+const SHORT_NAMES: Record<Offered, string> = {
+  'application/json': 'json',
+  'application/ld+json': 'jsonld',
+  'text/turtle': 'ttl',
+  'application/trig': 'trig',
+  'application/n-triples': 'nt',
+  'application/rdf+xml': 'rdf',
+  'application/n-quads': 'nq',
+  'text/html': 'html',
+};
+
+/** A weak comparison of `If-None-Match` with the representation's tag (RFC 9110 section 13.1.2). */
+function notModified(request: FastifyRequest, etag: string): boolean {
+  const header = request.headers['if-none-match'];
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+/**
+ * Answers a resource in the representation its caller prefers, with an ETag per
+ * version and representation, 304 for a tag the caller already holds, and 406
+ * (listing what there is) when nothing it accepts is offered.
+ */
+export async function answerResource(
+  refdata: Refdata,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  row: ResourceRow,
+): Promise<FastifyReply> {
+  reply.header('vary', 'Accept');
+  const mediaType = negotiate(request.headers.accept, OFFERED);
+  if (!mediaType) {
+    throw new HttpError(
+      problem(406, 'not-acceptable', `This resource is available as ${OFFERED.join(', ')}.`, {
+        title: 'Not Acceptable',
+      }),
+    );
+  }
+  const etag = `"${row.version}-${SHORT_NAMES[mediaType]}"`;
+  reply.header('etag', etag);
+  if (notModified(request, etag)) return reply.status(304).send();
+  const children = familyByKey(row.family)?.ownedValues
+    ? await refdata.store.childrenOf(row.iri)
+    : [];
+  if (mediaType === 'application/json') {
+    return reply
+      .type('application/json; charset=utf-8')
+      .send(representation(refdata, row, children));
+  }
+  const justifications = await refdata.store.latestJustifications([
+    row.id,
+    ...children.map((child) => child.id),
+  ]);
+  const quads = resourceGraph(refdata.iriBase, row, children, justifications);
+  if (mediaType === 'text/html') {
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(resourcePage(row, quads, refdata.iriBase, refdata.publicUrl));
+  }
+  const text = await serialize(quads, mediaType as RdfMediaType, refdata.iriBase);
+  const charset = mediaType === 'application/rdf+xml' ? '' : '; charset=utf-8';
+  return reply.type(`${mediaType}${charset}`).send(text);
+}
+
+/** `GET` on the path of any IRI the service mints dereferences it. */
+export function registerDereferenceRoutes(app: HttpApp, refdata: Refdata): void {
+  for (const path of RECOGNIZED_PATHS) {
+    app.get(path, {
+      schema: {
+        summary: `Dereference a resource whose IRI is under ${path.replace('/*', '/')}`,
+        description: `Content negotiation over ${OFFERED.join(', ')}.`,
+        tags: ['dereferencing'],
+      },
+      handler: async (request, reply) => {
+        await requireRole(request, refdata.verifier, READ_ROLES);
+        const iri = `${refdata.iriBase}${request.url.split('?')[0]}`;
+        const row = await refdata.store.findByIri(iri);
+        if (!row) throw notFound(iri);
+        return answerResource(refdata, request, reply, row);
+      },
+    });
+  }
+}

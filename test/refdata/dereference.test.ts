@@ -1,0 +1,325 @@
+/**
+ * Every family dereferences at its IRI in seven RDF serializations. Each output
+ * is read back by a parser other than the library that wrote it (n3 writes
+ * Turtle, TriG, N-Triples and N-Quads, which oxigraph reads; jsonld.js writes
+ * JSON-LD, which oxigraph reads; oxigraph writes RDF/XML, which
+ * rdfxml-streaming-parser reads), and all seven graphs must be isomorphic.
+ */
+import { fileURLToPath } from 'node:url';
+import { DataFactory, type Quad } from 'n3';
+import * as oxigraph from 'oxigraph';
+import { isomorphic } from 'rdf-isomorphic';
+import { RdfXmlParser } from 'rdfxml-streaming-parser';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../harness.js';
+import { create, createLibrary, type Refdata, startRefdata, uniqueName } from './helpers.js';
+
+const { namedNode, blankNode, literal, quad } = DataFactory;
+const IMF = 'http://ns.imfid.org/imf#';
+const BASE = 'http://localhost:8081';
+
+function fromOxigraph(input: string, format: string): Quad[] {
+  const store = new oxigraph.Store();
+  store.load(input, { format, base_iri: `${BASE}/` });
+  const term = (value: oxigraph.Term): never => {
+    if (value.termType === 'NamedNode') return namedNode(value.value) as never;
+    if (value.termType === 'BlankNode') return blankNode(value.value) as never;
+    if (value.termType === 'Literal') {
+      const l = value as oxigraph.Literal;
+      return (
+        l.language ? literal(l.value, l.language) : literal(l.value, namedNode(l.datatype.value))
+      ) as never;
+    }
+    throw new Error(`unexpected ${value.termType}`);
+  };
+  return store.match().map((q) => quad(term(q.subject), term(q.predicate), term(q.object)));
+}
+
+function fromRdfXml(input: string): Promise<Quad[]> {
+  return new Promise((resolve, reject) => {
+    const quads: Quad[] = [];
+    const parser = new RdfXmlParser({ dataFactory: DataFactory as never, baseIRI: `${BASE}/` });
+    parser.on('data', (q: Quad) => quads.push(quad(q.subject, q.predicate, q.object)));
+    parser.on('error', reject);
+    parser.on('end', () => resolve(quads));
+    parser.write(input);
+    parser.end();
+  });
+}
+
+const READERS: Record<string, (text: string) => Quad[] | Promise<Quad[]>> = {
+  'text/turtle': (text) => fromOxigraph(text, 'text/turtle'),
+  'application/trig': (text) => fromOxigraph(text, 'application/trig'),
+  'application/n-triples': (text) => fromOxigraph(text, 'application/n-triples'),
+  'application/n-quads': (text) => fromOxigraph(text, 'application/n-quads'),
+  'application/ld+json': (text) => fromOxigraph(text, 'application/ld+json'),
+  'application/rdf+xml': (text) => fromRdfXml(text),
+};
+
+describe.each(DATABASE_KINDS)('dereferencing on %s', (kind) => {
+  let service: Refdata;
+  const resources: Record<string, string> = {};
+  beforeAll(async () => {
+    service = await startRefdata(kind);
+    const ontology = await createLibrary(service, {
+      upperOntologies: ['http://example.org/core'],
+      backupFrequency: 'daily',
+    });
+    resources.library = ontology;
+    const related = [
+      {
+        relationType: 'closeMatch',
+        targetLibrary: 'ISO 15926-4',
+        targetIdentifier: 'R1',
+        targetVersion: '2007',
+      },
+    ];
+    const sources = [
+      { sourceIri: 'http://example.org/iso' },
+      {
+        sourceName: 'ISO 14224',
+        sourceId: 'A.2',
+        sourceUrl: 'https://www.iso.org/standard/64076.html',
+        version: '2016',
+      },
+    ];
+    const dimension = await create(service, '/cfihos/dimension', {
+      name: uniqueName('Length'),
+      ontology,
+      dimensionCode: 'L',
+    });
+    resources.dimension = dimension.iri;
+    resources.class = (
+      await create(service, '/rdl/terms/subclass', {
+        name: uniqueName('Pump'),
+        ontology,
+        subClassOf: ['http://example.org/Equipment'],
+        relatedTerms: related,
+        definitionSources: sources,
+      })
+    ).iri;
+    const property = await create(service, '/general/property', {
+      name: uniqueName('Width'),
+      ontology,
+      types: ['number'],
+      range: dimension.iri,
+    });
+    resources.property = property.iri;
+    resources['cfihos-entity'] = (
+      await create(service, '/cfihos/entity', {
+        name: uniqueName('Centrifugal'),
+        ontology,
+        entityType: 'equipment',
+        isAbstract: false,
+        propertyReferences: [{ propertyUri: property.iri, minCardinality: 0, maxCardinality: 1 }],
+      })
+    ).iri;
+    const picklist = await create(service, '/cfihos/picklist', {
+      name: uniqueName('Seals'),
+      ontology,
+      subClassOf: 'http://example.org/Picklist',
+      picklistValues: [
+        { name: 'Mechanical', description: 'A mechanical seal' },
+        { name: 'Lip', description: 'A lip seal' },
+      ],
+    });
+    resources.picklist = picklist.iri;
+    resources['picklist-value'] = (picklist.picklistValues as { id: string }[])[0]?.id as string;
+    resources.unit = (
+      await create(service, '/cfihos/unitofmeasure', {
+        name: uniqueName('Metre'),
+        ontology,
+        dimensionRef: dimension.iri,
+        measurementSystem: 'SI',
+        symbol: 'm',
+      })
+    ).iri;
+    const attribute = await create(service, '/imf/attributetypes', {
+      name: uniqueName('Temperature'),
+      ontology,
+      predicate: 'http://example.org/temperature',
+      rangeQualifier: `${IMF}maximumQualifier`,
+      exactMatch: ['http://example.org/t'],
+    });
+    resources['imf-attribute'] = attribute.iri;
+    const terminal = await create(service, '/imf/terminaltypes', {
+      name: uniqueName('Out'),
+      ontology,
+      aspect: `${IMF}productAspect`,
+      direction: 'output',
+      referenceTerms: ['http://example.org/ref'],
+      attributeReferences: [{ entityUri: attribute.iri, minCardinality: 1, maxCardinality: 1 }],
+    });
+    resources['imf-terminal'] = terminal.iri;
+    resources['imf-block'] = (
+      await create(service, '/imf/blocktypes', {
+        name: uniqueName('Transmitter'),
+        ontology,
+        aspect: `${IMF}functionAspect`,
+        referenceTerms: [],
+        attributeReferences: [{ entityUri: attribute.iri, minCardinality: 0 }],
+        terminalReferences: [{ entityUri: terminal.iri, minCardinality: 1, maxCardinality: 2 }],
+        hasPartBlockReferences: [],
+      })
+    ).iri;
+    resources.symbol = (
+      await create(service, '/esl/engineeringSymbols', {
+        name: uniqueName('Valve'),
+        dcIdentifier: `V${Date.now()}`,
+        width: 96,
+        height: 48,
+        shape:
+          '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 96 48"><path d="M0 0 L96 48 L96 0 L0 48 Z"/></svg>',
+        centerOfRotation: { x: 48, y: 24 },
+        connectionPoints: [
+          { id: 'a', x: 0, y: 24, direction: 180 },
+          { id: 'b', x: 96, y: 24, direction: 0 },
+        ],
+      })
+    ).iri;
+  });
+  afterAll(async () => service?.close());
+
+  const pathOf = (iri: string) => iri.slice(service.config.refdata.iriBase.length);
+  const get = (iri: string, accept?: string, headers: Record<string, string> = {}) =>
+    service.call('GET', pathOf(iri), {
+      roles: ['Reader'],
+      headers: { ...(accept ? { accept } : {}), ...headers },
+    });
+
+  it.each([
+    'library',
+    'class',
+    'property',
+    'cfihos-entity',
+    'picklist',
+    'picklist-value',
+    'unit',
+    'dimension',
+    'imf-attribute',
+    'imf-terminal',
+    'imf-block',
+    'symbol',
+  ])('serializes a %s identically in all seven RDF formats', async (family) => {
+    const iri = resources[family] as string;
+    const graphs: Quad[][] = [];
+    for (const [mediaType, read] of Object.entries(READERS)) {
+      const response = await get(iri, mediaType);
+      expect(response.statusCode, `${family} ${mediaType}`).toBe(200);
+      expect(response.headers['content-type']).toMatch(
+        new RegExp(`^${mediaType.replace('+', '\\+')}`),
+      );
+      graphs.push(await read(response.body));
+    }
+    const [first, ...rest] = graphs as [Quad[], ...Quad[][]];
+    expect(
+      first.some((q) => q.subject.value === iri && q.predicate.value.endsWith('#prefLabel')),
+    ).toBe(true);
+    expect(
+      first.some((q) => q.subject.value === iri && q.predicate.value.endsWith('/vocab#status')),
+    ).toBe(true);
+    for (const graph of rest) {
+      expect(graph.length).toBe(first.length);
+      expect(isomorphic(first, graph)).toBe(true);
+    }
+  });
+
+  it('keeps JSON-LD self-contained: it expands with no document loader able to fetch', async () => {
+    const jsonld = (await import('jsonld')).default;
+    const response = await get(resources.class as string, 'application/ld+json');
+    const document = response.json();
+    expect(typeof document['@context']).toBe('object');
+    const expanded = await jsonld.expand(document, {
+      documentLoader: async (url: string) => {
+        throw new Error(`tried to fetch ${url}`);
+      },
+    } as never);
+    expect(JSON.stringify(expanded)).toContain('http://www.w3.org/2004/02/skos/core#prefLabel');
+  });
+});
+
+describe.each(DATABASE_KINDS)('dereferencing: negotiation, caching, status on %s', (kind) => {
+  let service: Refdata;
+  let iri: string;
+  beforeAll(async () => {
+    service = await startRefdata(kind);
+    const ontology = await createLibrary(service);
+    iri = (
+      await create(service, '/cfihos/dimension', {
+        name: uniqueName('Area'),
+        ontology,
+        dimensionCode: 'A',
+      })
+    ).iri;
+  });
+  afterAll(async () => service?.close());
+
+  const get = (
+    accept?: string,
+    headers: Record<string, string> = {},
+    roles: ('Reader' | 'Creator')[] = ['Reader'],
+  ) =>
+    service.call('GET', iri.slice(service.config.refdata.iriBase.length), {
+      roles,
+      headers: { ...(accept ? { accept } : {}), ...headers },
+    });
+
+  it('answers 406 listing the offered types, with Vary: Accept everywhere', async () => {
+    const refused = await get('image/png, text/plain;q=0.5');
+    expect(refused.statusCode).toBe(406);
+    expect(refused.json().detail).toContain('text/turtle');
+    expect(refused.headers.vary).toMatch(/Accept/);
+    const json = await get();
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+    expect(json.headers.vary).toMatch(/Accept/);
+    expect(json.json()).toMatchObject({ iri, status: 'Draft' });
+  });
+
+  it('gives each representation its own ETag and answers If-None-Match with 304', async () => {
+    const turtle = await get('text/turtle');
+    const etag = turtle.headers.etag as string;
+    expect(etag).toBe('"1-ttl"');
+    const again = await get('text/turtle', { 'if-none-match': etag });
+    expect(again.statusCode).toBe(304);
+    expect(again.body).toBe('');
+    expect((await get('text/turtle', { 'if-none-match': `W/${etag}, "x"` })).statusCode).toBe(304);
+    expect((await get('application/n-triples', { 'if-none-match': etag })).statusCode).toBe(200);
+  });
+
+  it('shows Draft, then Submitted (Pending review on the page), in every format', async () => {
+    const before = await get('application/n-triples');
+    expect(before.body).toContain(
+      `<${iri}> <${service.config.refdata.iriBase}/vocab#status> <${service.config.refdata.iriBase}/vocab#Draft>`,
+    );
+    expect(
+      (await service.call('PUT', `/status/submit?iri=${encodeURIComponent(iri)}`)).statusCode,
+    ).toBe(204);
+    const vocab = `${service.config.refdata.iriBase}/vocab#`;
+    for (const [accept, read] of Object.entries(READERS)) {
+      const graph = await read((await get(accept)).body);
+      const statuses = graph
+        .filter((q) => q.subject.value === iri && q.predicate.value === `${vocab}status`)
+        .map((q) => q.object.value);
+      expect(statuses, accept).toEqual([`${vocab}Submitted`]);
+    }
+    expect((await get('application/json')).json().status).toBe('Submitted');
+    const page = await get('text/html');
+    expect(page.body).toContain('>Pending review</span>');
+    // The old tag no longer matches after the change.
+    expect((await get('text/turtle', { 'if-none-match': '"1-ttl"' })).statusCode).toBe(200);
+  });
+
+  it('needs a token and answers unknown IRIs with 404', async () => {
+    const anonymous = await service.app.inject({
+      url: iri.slice(service.config.refdata.iriBase.length),
+    });
+    expect(anonymous.statusCode).toBe(401);
+    const missing = await service.call(
+      'GET',
+      '/cfihos/unitOfMeasureDimension/00000000-0000-0000-0000-000000000000',
+      { roles: ['Reader'] },
+    );
+    expect(missing.statusCode).toBe(404);
+    expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+});
