@@ -5,7 +5,6 @@
  * JSON-LD, which oxigraph reads; oxigraph writes RDF/XML, which
  * rdfxml-streaming-parser reads), and all seven graphs must be isomorphic.
  */
-import { fileURLToPath } from 'node:url';
 import { DataFactory, type Quad } from 'n3';
 import * as oxigraph from 'oxigraph';
 import { isomorphic } from 'rdf-isomorphic';

@@ -9,7 +9,7 @@ const ESCAPES: Record<string, string> = {
   '"': '&quot;',
   "'": '&#39;',
 };
-const escape = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
 
 /** How people see a status: Submitted is "Pending review", as on the platform. */
 export function statusLabel(status: string): string {
@@ -40,7 +40,7 @@ export function resourcePage(
       iri.startsWith(`${iriBase}/`) && !iri.startsWith(`${iriBase}/vocab#`)
         ? `${publicUrl}${iri.slice(iriBase.length)}`
         : iri;
-    return `<a href="${escape(href)}">${escape(compact(iri, iriBase))}</a>`;
+    return `<a href="${escapeHtml(href)}">${escapeHtml(compact(iri, iriBase))}</a>`;
   };
   const rows = quads
     .filter((quad) => quad.subject.value === row.iri)
@@ -49,7 +49,7 @@ export function resourcePage(
         quad.object.termType === 'NamedNode'
           ? link(quad.object.value)
           : quad.object.termType === 'BlankNode'
-            ? `<em>${escape(
+            ? `<em>${escapeHtml(
                 quads
                   .filter((inner) => inner.subject.equals(quad.object))
                   .map(
@@ -58,7 +58,7 @@ export function resourcePage(
                   )
                   .join('; '),
               )}</em>`
-            : escape(quad.object.value);
+            : escapeHtml(quad.object.value);
       return `<tr><th>${link(quad.predicate.value)}</th><td>${object}</td></tr>`;
     })
     .join('\n');
@@ -68,7 +68,7 @@ export function resourcePage(
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(body.name ?? row.iri)} · refdata</title>
+<title>${escapeHtml(body.name ?? row.iri)} · refdata</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
 .status{display:inline-block;padding:.15rem .6rem;border-radius:1rem;font-size:.85rem;font-weight:600;background:#eee}
@@ -79,9 +79,9 @@ th{font-weight:500;width:16rem}code{word-break:break-all}
 </style>
 </head>
 <body>
-<h1 id="label">${escape(body.name ?? row.iri)}</h1>
-<p><span id="status" class="status status-${escape(row.status)}">${escape(status)}</span> <code id="iri">${escape(row.iri)}</code></p>
-${body.description ? `<p id="definition">${escape(body.description)}</p>` : ''}
+<h1 id="label">${escapeHtml(body.name ?? row.iri)}</h1>
+<p><span id="status" class="status status-${escapeHtml(row.status)}">${escapeHtml(status)}</span> <code id="iri">${escapeHtml(row.iri)}</code></p>
+${body.description ? `<p id="definition">${escapeHtml(body.description)}</p>` : ''}
 <table id="statements">
 ${rows}
 </table>
