@@ -322,3 +322,106 @@ describe.each(DATABASE_KINDS)('dereferencing: negotiation, caching, status on %s
     expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
   });
 });
+
+describe.each(DATABASE_KINDS)('library detail levels on %s', (kind) => {
+  let service: Refdata;
+  let library: string;
+  let pump: string;
+  let picklist: { iri: string; values: string[] };
+  beforeAll(async () => {
+    service = await startRefdata(kind);
+    library = await createLibrary(service);
+    pump = (
+      await create(service, '/rdl/terms/subclass', {
+        name: uniqueName('Pump'),
+        ontology: library,
+        subClassOf: ['http://example.org/Equipment'],
+      })
+    ).iri;
+    const created = await create(service, '/cfihos/picklist', {
+      name: uniqueName('Seals'),
+      ontology: library,
+      subClassOf: 'http://example.org/P',
+      picklistValues: [{ name: 'Lip', description: 'A lip seal' }],
+    });
+    picklist = {
+      iri: created.iri,
+      values: (created.picklistValues as { id: string }[]).map((value) => value.id),
+    };
+  });
+  afterAll(async () => service?.close());
+
+  const read = async (query: string, accept = 'application/n-triples') => {
+    const response = await service.call(
+      'GET',
+      `${library.slice(service.config.refdata.iriBase.length)}${query}`,
+      {
+        roles: ['Reader'],
+        headers: { accept },
+      },
+    );
+    return response;
+  };
+  const subjects = (body: string) =>
+    new Set(fromOxigraph(body, 'application/n-triples').map((q) => q.subject.value));
+  const DEFINITION = 'http://www.w3.org/2004/02/skos/core#definition';
+
+  it('gives the ontology alone at 1, its terms with labels and relations at 2, everything at 3', async () => {
+    const summary = await read('?detailLevel=1');
+    expect(summary.statusCode).toBe(200);
+    expect([...subjects(summary.body)]).toEqual([library]);
+
+    const relations = await read('');
+    expect(relations.body).toBe((await read('?detailLevel=2')).body);
+    const level2 = fromOxigraph(relations.body, 'application/n-triples');
+    expect(subjects(relations.body)).toEqual(new Set([library, pump, picklist.iri]));
+    expect(
+      level2.some((q) => q.subject.value === pump && q.predicate.value.endsWith('#subClassOf')),
+    ).toBe(true);
+    expect(level2.some((q) => q.subject.value === pump && q.predicate.value === DEFINITION)).toBe(
+      false,
+    );
+
+    const complete = fromOxigraph((await read('?detailLevel=3')).body, 'application/n-triples');
+    const completeSubjects = new Set(complete.map((q) => q.subject.value));
+    for (const iri of [library, pump, picklist.iri, ...picklist.values])
+      expect(completeSubjects.has(iri)).toBe(true);
+    expect(complete.some((q) => q.subject.value === pump && q.predicate.value === DEFINITION)).toBe(
+      true,
+    );
+  });
+
+  it('streams level 3 in every RDF format with the same graph', async () => {
+    const graphs: Quad[][] = [];
+    for (const [accept, parse] of Object.entries(READERS)) {
+      const response = await read('?detailLevel=3', accept);
+      expect(response.statusCode, accept).toBe(200);
+      graphs.push(await parse(response.body));
+    }
+    const [first, ...rest] = graphs as [Quad[], ...Quad[][]];
+    for (const graph of rest) expect(isomorphic(first, graph)).toBe(true);
+  });
+
+  it('refuses other detail levels, and changes its ETag when a term changes', async () => {
+    for (const query of [
+      '?detailLevel=0',
+      '?detailLevel=4',
+      '?detailLevel=two',
+      '?detailLevel=1.5',
+      '?other=1',
+    ]) {
+      const response = await read(query);
+      expect(response.statusCode, query).toBe(400);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+    const before = (await read('?detailLevel=2', 'text/turtle')).headers.etag as string;
+    expect((await read('?detailLevel=2', 'text/turtle')).headers.etag).toBe(before);
+    expect((await read('?detailLevel=3', 'text/turtle')).headers.etag).not.toBe(before);
+    await create(service, '/cfihos/dimension', {
+      name: uniqueName('Speed'),
+      ontology: library,
+      dimensionCode: 'V',
+    });
+    expect((await read('?detailLevel=2', 'text/turtle')).headers.etag).not.toBe(before);
+  });
+});

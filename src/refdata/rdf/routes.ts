@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
@@ -8,13 +9,19 @@ import { familyByKey } from '../families/registry.js';
 import { notFound, representation } from '../resources/routes.js';
 import type { ResourceRow } from '../resources/store.js';
 import { resourcePage } from './html.js';
+import { type DetailLevel, libraryChunks, single } from './library-graph.js';
 import { negotiate } from './negotiation.js';
 import { resourceGraph } from './resource-graph.js';
-import { RDF_MEDIA_TYPES, type RdfMediaType, serialize } from './serialize.js';
+import { RDF_MEDIA_TYPES, type RdfMediaType, serializeStream } from './serialize.js';
 
 /** Everything a resource is offered as, in the order the service prefers. */
 export const OFFERED = ['application/json', ...RDF_MEDIA_TYPES, 'text/html'] as const;
 type Offered = (typeof OFFERED)[number];
+
+const DETAIL_QUERY = Type.Object(
+  { detailLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })) },
+  { additionalProperties: false },
+);
 
 /** Path prefixes of the IRIs the service mints (docs/refdata-model.md). */
 const RECOGNIZED_PATHS = ['/ontology/*', '/cfihos/*', '/imf/*', '/esl/symbols/*'];
@@ -58,7 +65,12 @@ export async function answerResource(
       }),
     );
   }
-  const etag = `"${row.version}-${SHORT_NAMES[mediaType]}"`;
+  const level = ((request.query as { detailLevel?: number }).detailLevel ?? 2) as DetailLevel;
+  // A library's representation depends on the detail level and on its terms.
+  const etag =
+    row.family === 'library'
+      ? `"${row.version}-${SHORT_NAMES[mediaType]}-${level}-${await refdata.store.libraryFingerprint(row.iri)}"`
+      : `"${row.version}-${SHORT_NAMES[mediaType]}"`;
   reply.header('etag', etag);
   if (notModified(request, etag)) return reply.status(304).send();
   const children = familyByKey(row.family)?.ownedValues
@@ -79,9 +91,11 @@ export async function answerResource(
       .type('text/html; charset=utf-8')
       .send(resourcePage(row, quads, refdata.iriBase, refdata.publicUrl));
   }
-  const text = await serialize(quads, mediaType as RdfMediaType, refdata.iriBase);
+  const chunks = row.family === 'library' ? libraryChunks(refdata, row, level) : single(quads);
   const charset = mediaType === 'application/rdf+xml' ? '' : '; charset=utf-8';
-  return reply.type(`${mediaType}${charset}`).send(text);
+  return reply
+    .type(`${mediaType}${charset}`)
+    .send(serializeStream(chunks, mediaType as RdfMediaType, refdata.iriBase));
 }
 
 /** `GET` on the path of any IRI the service mints dereferences it. */
@@ -92,6 +106,7 @@ export function registerDereferenceRoutes(app: HttpApp, refdata: Refdata): void 
         summary: `Dereference a resource whose IRI is under ${path.replace('/*', '/')}`,
         description: `Content negotiation over ${OFFERED.join(', ')}.`,
         tags: ['dereferencing'],
+        querystring: DETAIL_QUERY,
       },
       handler: async (request, reply) => {
         await requireRole(request, refdata.verifier, READ_ROLES);

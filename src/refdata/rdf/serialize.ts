@@ -1,5 +1,7 @@
+import { once } from 'node:events';
+import { Readable } from 'node:stream';
 import jsonld from 'jsonld';
-import { type Quad, Writer } from 'n3';
+import { type Quad, StreamWriter } from 'n3';
 import * as oxigraph from 'oxigraph';
 import { prefixes } from './vocabulary.js';
 
@@ -24,15 +26,6 @@ const N3_FORMATS: Partial<Record<RdfMediaType, string>> = {
 /** The JSON-LD context: our prefixes, so compacted output reads like the Turtle. */
 export function jsonLdContext(iriBase: string): Record<string, string> {
   return prefixes(iriBase);
-}
-
-function writeWithN3(quads: readonly Quad[], format: string, iriBase: string): Promise<string> {
-  const lineBased = format === 'N-Triples' || format === 'N-Quads';
-  const writer = new Writer({ format, ...(lineBased ? {} : { prefixes: prefixes(iriBase) }) });
-  writer.addQuads([...quads]);
-  return new Promise((resolve, reject) =>
-    writer.end((error, result) => (error ? reject(error) : resolve(result))),
-  );
 }
 
 function toOxigraph(term: Quad['subject'] | Quad['predicate'] | Quad['object'] | Quad['graph']) {
@@ -75,12 +68,68 @@ async function writeJsonLd(quads: readonly Quad[], iriBase: string): Promise<str
   return JSON.stringify(compacted, null, 2);
 }
 
-export async function serialize(
-  quads: readonly Quad[],
+const RDF_XML_HEADER =
+  '<?xml version="1.0" encoding="UTF-8"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:its="http://www.w3.org/2005/11/its">\n';
+
+/** The descriptions inside one oxigraph RDF/XML document, without its wrapper. */
+function rdfXmlBody(document: string): string {
+  const open = document.indexOf('<rdf:RDF');
+  const start = document.indexOf('>', open) + 1;
+  const end = document.lastIndexOf('</rdf:RDF>');
+  return open < 0 || end < start ? '' : document.slice(start, end);
+}
+
+/**
+ * Writes chunks of quads as they come, so a graph of any size is never one string:
+ * n3's StreamWriter for Turtle, TriG, N-Triples and N-Quads; for JSON-LD and RDF/XML
+ * each chunk is written on its own and placed inside one document.
+ */
+export function serializeStream(
+  chunks: AsyncIterable<Quad[]>,
   mediaType: RdfMediaType,
   iriBase: string,
-): Promise<string> {
-  if (mediaType === 'application/ld+json') return writeJsonLd(quads, iriBase);
-  if (mediaType === 'application/rdf+xml') return writeRdfXml(quads);
-  return writeWithN3(quads, N3_FORMATS[mediaType] as string, iriBase);
+): Readable {
+  const n3Format = N3_FORMATS[mediaType];
+  if (n3Format) {
+    const lineBased = n3Format === 'N-Triples' || n3Format === 'N-Quads';
+    const writer = new StreamWriter({
+      format: n3Format,
+      ...(lineBased ? {} : { prefixes: prefixes(iriBase) }),
+    });
+    (async () => {
+      for await (const chunk of chunks) {
+        for (const quad of chunk) {
+          if (!writer.write(quad)) await once(writer, 'drain');
+        }
+      }
+      writer.end();
+    })().catch((error: unknown) => writer.destroy(error as Error));
+    return writer;
+  }
+  if (mediaType === 'application/rdf+xml') {
+    return Readable.from(
+      (async function* () {
+        yield RDF_XML_HEADER;
+        for await (const chunk of chunks) yield rdfXmlBody(writeRdfXml(chunk));
+        yield '</rdf:RDF>\n';
+      })(),
+    );
+  }
+  return Readable.from(
+    (async function* () {
+      const context = jsonLdContext(iriBase);
+      yield `{\n  "@context": ${JSON.stringify(context)},\n  "@graph": [`;
+      let first = true;
+      for await (const chunk of chunks) {
+        if (chunk.length === 0) continue;
+        const compacted = JSON.parse(await writeJsonLd(chunk, iriBase)) as Record<string, unknown>;
+        const { '@context': _context, '@graph': graph, ...single } = compacted;
+        for (const node of Array.isArray(graph) ? graph : [single]) {
+          yield `${first ? '\n' : ',\n'}    ${JSON.stringify(node)}`;
+          first = false;
+        }
+      }
+      yield '\n  ]\n}\n';
+    })(),
+  );
 }

@@ -89,6 +89,19 @@ export class ResourceStore {
       .execute();
   }
 
+  /**
+   * Changes whenever a term of the library changes: the number of its terms and
+   * the latest time one was written, for the library's ETag.
+   */
+  async libraryFingerprint(libraryIri: string): Promise<string> {
+    const row = await this.db
+      .selectFrom('resources')
+      .select((eb) => [eb.fn.countAll<number>().as('terms'), eb.fn.max('updated_at').as('latest')])
+      .where('library_key', '=', libraryIri)
+      .executeTakeFirst();
+    return `${Number(row?.terms ?? 0)}.${Number(row?.latest ?? 0)}`;
+  }
+
   /** Each resource's latest author's justification (from its create or last update). */
   async latestJustifications(resourceIds: readonly number[]): Promise<Map<number, string>> {
     if (resourceIds.length === 0) return new Map();

@@ -1,0 +1,85 @@
+import type { Quad } from 'n3';
+import type { Refdata } from '../context.js';
+import type { ResourceRow } from '../resources/store.js';
+import { resourceGraph } from './resource-graph.js';
+import { rdf, rdfs, skos } from './vocabulary.js';
+
+/** Terms are read this many at a time, so a library of any size streams in bounded memory. */
+const BATCH = 500;
+
+export type DetailLevel = 1 | 2 | 3;
+
+/** At level 2 each term says what it is, its label, library and status, and its links. */
+function summary(quads: readonly Quad[], iri: string, statusPredicate: string): Quad[] {
+  const kept = new Set([
+    rdf('type').value,
+    skos('prefLabel').value,
+    rdfs('isDefinedBy').value,
+    statusPredicate,
+  ]);
+  return quads.filter(
+    (quad) =>
+      quad.subject.value === iri &&
+      (kept.has(quad.predicate.value) || quad.object.termType === 'NamedNode'),
+  );
+}
+
+async function* termBatches(refdata: Refdata, libraryIri: string): AsyncGenerator<ResourceRow[]> {
+  let after = 0;
+  for (;;) {
+    const rows = await refdata.db
+      .selectFrom('resources')
+      .selectAll()
+      .where('library_key', '=', libraryIri)
+      .where('id', '>', after)
+      .orderBy('id')
+      .limit(BATCH)
+      .execute();
+    if (rows.length === 0) return;
+    yield rows;
+    after = rows[rows.length - 1]?.id ?? after;
+  }
+}
+
+/**
+ * A library's RDF at a detail level, as chunks of quads: 1 the ontology alone,
+ * 2 also each term's type, label, status and relations, 3 every triple of every
+ * term (picklists with their values). Nothing holds more than one batch.
+ */
+export async function* libraryChunks(
+  refdata: Refdata,
+  library: ResourceRow,
+  level: DetailLevel,
+): AsyncGenerator<Quad[]> {
+  const own = await refdata.store.latestJustifications([library.id]);
+  yield resourceGraph(refdata.iriBase, library, [], own);
+  if (level === 1) return;
+  const statusPredicate = `${refdata.iriBase}/vocab#status`;
+  for await (const terms of termBatches(refdata, library.iri)) {
+    const picklists = terms.filter((term) => term.family === 'picklist').map((term) => term.iri);
+    const values =
+      level === 3 && picklists.length > 0
+        ? await refdata.db
+            .selectFrom('resources')
+            .selectAll()
+            .where('parent_iri', 'in', picklists)
+            .orderBy('id')
+            .execute()
+        : [];
+    const justifications =
+      level === 3
+        ? await refdata.store.latestJustifications([...terms, ...values].map((row) => row.id))
+        : new Map<number, string>();
+    const chunk: Quad[] = [];
+    for (const term of terms) {
+      const children = values.filter((value) => value.parent_iri === term.iri);
+      const quads = resourceGraph(refdata.iriBase, term, children, justifications);
+      chunk.push(...(level === 3 ? quads : summary(quads, term.iri, statusPredicate)));
+    }
+    yield chunk;
+  }
+}
+
+export async function* single(quads: Quad[]): AsyncGenerator<Quad[]> {
+  yield quads;
+}
