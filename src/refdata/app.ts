@@ -3,6 +3,7 @@ import { authCommands } from './auth/commands.js';
 import { registerKeySetRoute } from './auth/routes.js';
 import { loadOrCreateSigningKey } from './auth/signing-key.js';
 import { Catalogues } from './catalogues/catalogues.js';
+import { registerAncestorRoutes } from './cfihos/ancestors.js';
 import { createRefdata } from './context.js';
 import { refdataMigrations } from './db/migrations.js';
 import type { RefdataTables } from './db/tables.js';
@@ -10,6 +11,7 @@ import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
 import { registerDereferenceRoutes } from './rdf/routes.js';
 import { registerResourceRoutes } from './resources/routes.js';
+import { registerSymbolRoutes } from './symbols/routes.js';
 
 export const refdata: ServiceDefinition<RefdataTables> = {
   name: 'refdata',
@@ -38,5 +40,7 @@ export const refdata: ServiceDefinition<RefdataTables> = {
     registerResourceRoutes(app, context);
     registerLifecycleRoutes(app, context);
     registerDereferenceRoutes(app, context);
+    registerSymbolRoutes(app, context);
+    registerAncestorRoutes(app, context);
   },
 };

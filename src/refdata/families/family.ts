@@ -65,6 +65,8 @@ export interface Family<Schema extends TObject = TObject> {
   parentIri?(body: Static<Schema>): string | undefined;
   /** Rules beyond the schema, each failure naming its field. */
   rules(body: Static<Schema>, context: RuleContext): Promise<FieldError[]>;
+  /** The family's read route has its own handler (symbols are also listed there). */
+  ownReadRoute?: boolean;
   /** Values a picklist aggregate owns, to be created, updated or removed with it. */
   ownedValues?(body: Static<Schema>): OwnedValue[] | undefined;
 }

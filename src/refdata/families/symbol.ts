@@ -9,6 +9,7 @@ export const symbol = defineFamily({
   key: 'symbol',
   route: '/esl/engineeringSymbols',
   label: 'engineering symbol',
+  ownReadRoute: true,
   schema: familySchema(
     {
       ontology: Type.Optional(IRI('The library the symbol belongs to')),

@@ -8,6 +8,7 @@ import type { Refdata } from '../context.js';
 import { familyByKey } from '../families/registry.js';
 import { notFound, representation } from '../resources/routes.js';
 import type { ResourceRow } from '../resources/store.js';
+import { renderSymbol } from '../symbols/render.js';
 import { resourcePage } from './html.js';
 import { type DetailLevel, libraryChunks, single } from './library-graph.js';
 import { negotiate } from './negotiation.js';
@@ -16,7 +17,9 @@ import { RDF_MEDIA_TYPES, type RdfMediaType, serializeStream } from './serialize
 
 /** Everything a resource is offered as, in the order the service prefers. */
 export const OFFERED = ['application/json', ...RDF_MEDIA_TYPES, 'text/html'] as const;
-type Offered = (typeof OFFERED)[number];
+/** Symbols can also be looked at, as SVG. */
+const OFFERED_FOR_SYMBOLS = [...OFFERED, 'image/svg+xml'] as const;
+type Offered = (typeof OFFERED_FOR_SYMBOLS)[number];
 
 const DETAIL_QUERY = Type.Object(
   { detailLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })) },
@@ -35,6 +38,7 @@ const SHORT_NAMES: Record<Offered, string> = {
   'application/rdf+xml': 'rdf',
   'application/n-quads': 'nq',
   'text/html': 'html',
+  'image/svg+xml': 'svg',
 };
 
 /** A weak comparison of `If-None-Match` with the representation's tag (RFC 9110 section 13.1.2). */
@@ -57,10 +61,11 @@ export async function answerResource(
   row: ResourceRow,
 ): Promise<FastifyReply> {
   reply.header('vary', 'Accept');
-  const mediaType = negotiate(request.headers.accept, OFFERED);
+  const offered: readonly Offered[] = row.family === 'symbol' ? OFFERED_FOR_SYMBOLS : OFFERED;
+  const mediaType = negotiate(request.headers.accept, offered);
   if (!mediaType) {
     throw new HttpError(
-      problem(406, 'not-acceptable', `This resource is available as ${OFFERED.join(', ')}.`, {
+      problem(406, 'not-acceptable', `This resource is available as ${offered.join(', ')}.`, {
         title: 'Not Acceptable',
       }),
     );
@@ -76,6 +81,9 @@ export async function answerResource(
   const children = familyByKey(row.family)?.ownedValues
     ? await refdata.store.childrenOf(row.iri)
     : [];
+  if (mediaType === 'image/svg+xml') {
+    return reply.type('image/svg+xml; charset=utf-8').send(renderSymbol(row));
+  }
   if (mediaType === 'application/json') {
     return reply
       .type('application/json; charset=utf-8')

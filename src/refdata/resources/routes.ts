@@ -213,7 +213,7 @@ async function ownedChanges(
   return changes;
 }
 
-async function readRow(refdata: Refdata, family: Family, iri: string): Promise<ResourceRow> {
+export async function readRow(refdata: Refdata, family: Family, iri: string): Promise<ResourceRow> {
   const row = await refdata.store.findByIri(iri);
   if (!row) throw notFound(iri);
   if (row.family !== family.key) {
@@ -311,6 +311,7 @@ export function registerResourceRoutes(app: HttpApp, refdata: Refdata): void {
       },
     });
 
+    if (family.ownReadRoute) continue;
     app.get(family.route, {
       schema: { summary: `A ${family.label} as JSON, by IRI`, tags, querystring: IRI_QUERY },
       handler: async (request, reply) => {

@@ -1,0 +1,101 @@
+import { Type } from '@sinclair/typebox';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { requireRole } from '../auth/authenticate.js';
+import { READ_ROLES } from '../auth/roles.js';
+import type { Refdata } from '../context.js';
+import { STATUSES } from '../db/tables.js';
+import type { Family } from '../families/family.js';
+import { symbol } from '../families/symbol.js';
+import { single } from '../rdf/library-graph.js';
+import { negotiate } from '../rdf/negotiation.js';
+import { resourceGraph } from '../rdf/resource-graph.js';
+import { serializeStream } from '../rdf/serialize.js';
+import { readRow, representation } from '../resources/routes.js';
+import { etagOf } from '../resources/store.js';
+
+const LIST_OFFERED = ['application/json', 'application/ld+json', 'text/turtle'] as const;
+
+const SYMBOL_QUERY = Type.Object(
+  {
+    iri: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+    status: Type.Optional(Type.Union(STATUSES.map((status) => Type.Literal(status)))),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
+    per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+  },
+  { additionalProperties: false },
+);
+
+/**
+ * `GET /esl/engineeringSymbols`: one symbol by `iri` (JSON, as for every family),
+ * or the symbols a page at a time, optionally of one status, as JSON, JSON-LD or
+ * Turtle, with `Link` to the next and previous pages and `X-Total-Count`.
+ */
+export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
+  app.get('/esl/engineeringSymbols', {
+    schema: {
+      summary: 'Engineering symbols, a page at a time (or one by iri)',
+      tags: ['authoring'],
+      querystring: SYMBOL_QUERY,
+    },
+    handler: async (request, reply) => {
+      await requireRole(request, refdata.verifier, READ_ROLES);
+      const query = request.query as {
+        iri?: string;
+        status?: string;
+        page?: number;
+        per_page?: number;
+      };
+      if (query.iri !== undefined) {
+        const row = await readRow(refdata, symbol as unknown as Family, query.iri);
+        return reply.header('etag', etagOf(row)).send(representation(refdata, row));
+      }
+      reply.header('vary', 'Accept');
+      const mediaType = negotiate(request.headers.accept, LIST_OFFERED);
+      if (!mediaType) {
+        throw new HttpError(
+          problem(
+            406,
+            'not-acceptable',
+            `The symbol list is available as ${LIST_OFFERED.join(', ')}.`,
+          ),
+        );
+      }
+      const page = query.page ?? 1;
+      const perPage = query.per_page ?? 20;
+      let base = refdata.db.selectFrom('resources').where('family', '=', 'symbol');
+      if (query.status) base = base.where('status', '=', query.status as never);
+      const total = Number(
+        (await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n,
+      );
+      const rows = await base
+        .selectAll()
+        .orderBy('id')
+        .limit(perPage)
+        .offset((page - 1) * perPage)
+        .execute();
+      const link = (target: number) => {
+        const url = new URL('/esl/engineeringSymbols', refdata.publicUrl);
+        if (query.status) url.searchParams.set('status', query.status);
+        url.searchParams.set('page', String(target));
+        url.searchParams.set('per_page', String(perPage));
+        return url.toString();
+      };
+      const links = [];
+      if (page * perPage < total) links.push(`<${link(page + 1)}>; rel="next"`);
+      if (page > 1) links.push(`<${link(page - 1)}>; rel="prev"`);
+      reply.header('x-total-count', String(total));
+      if (links.length > 0) reply.header('link', links.join(', '));
+      if (mediaType === 'application/json') {
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(rows.map((row) => representation(refdata, row)));
+      }
+      const justifications = await refdata.store.latestJustifications(rows.map((row) => row.id));
+      const quads = rows.flatMap((row) => resourceGraph(refdata.iriBase, row, [], justifications));
+      return reply
+        .type(`${mediaType}; charset=utf-8`)
+        .send(serializeStream(single(quads), mediaType, refdata.iriBase));
+    },
+  });
+}

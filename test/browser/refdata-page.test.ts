@@ -1,0 +1,82 @@
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../codehost/helpers.js';
+import {
+  create,
+  createLibrary,
+  iriQuery,
+  type Refdata,
+  startRefdata,
+  uniqueName,
+} from '../refdata/helpers.js';
+import { browserAvailable, browserSkipReason, launchChromium } from './chromium.js';
+
+describe.skipIf(!browserAvailable)(
+  `refdata resource pages in Chromium${browserAvailable ? '' : ` (skipped: ${browserSkipReason})`}`,
+  () => {
+    let browser: Browser;
+    let service: Refdata;
+    let url: string;
+    beforeAll(async () => {
+      browser = await launchChromium();
+      const port = await freePort();
+      url = `http://127.0.0.1:${port}`;
+      service = await startRefdata('sqlite', {
+        REFDATA_PUBLIC_URL: url,
+        REFDATA_PORT: String(port),
+      });
+      await service.app.listen({ host: '127.0.0.1', port });
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await service?.close();
+    });
+
+    it('shows a Submitted class as Pending review, with its relations as links', async () => {
+      const ontology = await createLibrary(service);
+      const pump = await create(service, '/rdl/terms/subclass', {
+        name: uniqueName('Pump <script>'),
+        description: 'Moves fluid',
+        ontology,
+        subClassOf: ['http://example.org/Equipment'],
+      });
+      expect((await service.call('PUT', `/status/submit?${iriQuery(pump.iri)}`)).statusCode).toBe(
+        204,
+      );
+      const context = await browser.newContext({
+        extraHTTPHeaders: { authorization: `Bearer ${await service.token(['Reader'])}` },
+      });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      page.on('pageerror', (error) => problems.push(error.message));
+      try {
+        // A browser asks for text/html first, as every browser does.
+        const response = await page.goto(
+          `${url}${pump.iri.slice(service.config.refdata.iriBase.length)}`,
+        );
+        expect(response?.headers()['content-type']).toMatch(/^text\/html/);
+        expect(await page.locator('#label').innerText()).toBe(pump.name);
+        expect(await page.locator('#status').innerText()).toBe('Pending review');
+        expect(await page.locator('#definition').innerText()).toBe('Moves fluid');
+        const links: (string | null)[] = [];
+        for (const anchor of await page.locator('#statements a').all()) {
+          links.push(await anchor.getAttribute('href'));
+        }
+        expect(links).toContain('http://example.org/Equipment');
+        expect(links).toContain(`${url}${ontology.slice(service.config.refdata.iriBase.length)}`);
+        // The name was text, not markup: no script ran.
+        expect(await page.locator('script').count()).toBe(0);
+        await page.click(
+          `#statements a[href="${url}${ontology.slice(service.config.refdata.iriBase.length)}"]`,
+        );
+        expect(await page.locator('#status').innerText()).toBe('Draft');
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+  },
+);
