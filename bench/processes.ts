@@ -49,7 +49,7 @@ export async function startProgram(
   url: string,
   directory: string,
   env: Record<string, string>,
-): Promise<{ stop(): Promise<void> }> {
+): Promise<{ pid: number; stop(): Promise<void> }> {
   const child = spawn(process.execPath, [PROGRAM, 'start', service], {
     cwd: directory,
     env: { PATH: process.env.PATH ?? '', ...env },
@@ -63,10 +63,23 @@ export async function startProgram(
     throw error;
   }
   return {
+    pid: child.pid as number,
     async stop() {
       const exited = new Promise((done) => child.once('exit', done));
       child.kill('SIGTERM');
       await exited;
     },
   };
+}
+
+/** The peak resident memory of a process so far, in MiB (Linux: VmHWM). */
+export async function peakMemoryMib(pid: number): Promise<number | undefined> {
+  try {
+    const { readFile } = await import('node:fs/promises');
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const kib = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+    return kib ? Number(kib) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
 }

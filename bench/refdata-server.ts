@@ -15,6 +15,9 @@ import { createPostgresDatabase, startProgram } from './processes.js';
 
 export interface RefdataBenchServer {
   url: string;
+  pid: number;
+  /** The database the server uses, for seeding in bulk. */
+  env: Record<string, string>;
   token: string;
   /** IRIs the generated bodies refer to. */
   refs: {
@@ -24,6 +27,7 @@ export interface RefdataBenchServer {
     attribute: string;
     terminal: string;
     picklist: string;
+    class: string;
   };
   stop(): Promise<void>;
 }
@@ -94,6 +98,14 @@ export async function startRefdataBenchServer(options: {
     referenceTerms: [],
     attributeReferences: [{ entityUri: attribute, minCardinality: 0, maxCardinality: 1 }],
   });
+  const rdlClass = await post('/rdl/terms/subclass', {
+    name: 'Bench pump',
+    ontology: library,
+    subClassOf: ['http://example.org/Equipment'],
+    relatedTerms: [
+      { relationType: 'closeMatch', targetLibrary: 'ISO 15926-4', targetIdentifier: 'R1' },
+    ],
+  });
   const picklist = await post('/cfihos/picklist', {
     name: 'Bench picklist',
     ontology: library,
@@ -102,8 +114,10 @@ export async function startRefdataBenchServer(options: {
 
   return {
     url,
+    pid: program.pid,
+    env,
     token,
-    refs: { library, dimension, property, attribute, terminal, picklist },
+    refs: { library, dimension, property, attribute, terminal, picklist, class: rdlClass },
     async stop() {
       await program.stop();
       await postgres?.drop();

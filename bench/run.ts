@@ -17,6 +17,7 @@ import { basicAuth } from '../test/codehost/helpers.js';
 import { type BenchServer, type DatabaseKind, startBenchServer } from './codehost-server.js';
 import { type LoadFigures, runLoad } from './load.js';
 import { type HashingFigures, measureHashing } from './password-hashing.js';
+import { type ExportFigures, measureExport } from './refdata-export.js';
 import { mixedCreate, startRefdataBenchServer } from './refdata-server.js';
 
 const { values } = parseArgs({
@@ -33,6 +34,7 @@ const { values } = parseArgs({
     services: { type: 'string', default: 'codehost,refdata' },
     'refdata-creates': { type: 'string', default: '10000' },
     'latency-creates': { type: 'string', default: '300' },
+    'export-terms': { type: 'string', default: '100000' },
   },
 });
 
@@ -60,6 +62,7 @@ const connections = positive('connections', values.connections);
 const refreshRequests = positive('refresh-requests', values['refresh-requests']);
 const refdataCreates = positive('refdata-creates', values['refdata-creates']);
 const latencyCreates = positive('latency-creates', values['latency-creates']);
+const exportTerms = positive('export-terms', values['export-terms']);
 const services = values.services.split(',').map((name) => {
   if (name !== 'codehost' && name !== 'refdata') throw new Error(`unknown service "${name}"`);
   return name;
@@ -244,6 +247,7 @@ if (services.includes('codehost')) {
 }
 
 const refdataRows: (LoadFigures & { database: string })[] = [];
+const exports: (ExportFigures & { database: string })[] = [];
 if (services.includes('refdata')) {
   for (const kind of databases) {
     process.stderr.write(`Starting refdata on ${kind}\n`);
@@ -292,6 +296,27 @@ if (services.includes('refdata')) {
           expectedStatus: 201,
         })),
       });
+      process.stderr.write(`  ${kind}: one class as Turtle\n`);
+      refdataRows.push({
+        database: kind,
+        ...(await runLoad({
+          name: 'GET one class as text/turtle',
+          url: `${server.url}${new URL(server.refs.class).pathname}`,
+          connections,
+          durationSeconds: duration,
+          headers: { authorization: `Bearer ${server.token}`, accept: 'text/turtle' },
+          expectedStatus: 200,
+        })),
+      });
+      process.stderr.write(`  ${kind}: level-3 export of ${exportTerms} terms\n`);
+      for (const figures of await measureExport(server, exportTerms, [
+        'text/turtle',
+        'application/n-triples',
+        'application/ld+json',
+        'application/rdf+xml',
+      ])) {
+        exports.push({ ...figures, database: kind });
+      }
     } finally {
       await server.stop();
     }
@@ -305,6 +330,20 @@ if (services.includes('refdata')) {
   for (const row of refdataRows) {
     out(
       `| ${row.database} | ${row.name} | ${row.connections} | ${row.requests} | ${row.seconds.toFixed(1)} | ${row.perSecond.toFixed(0)} | ${row.latencyP50Ms} ms | ${row.latencyP99Ms} ms | ${row.latencyMaxMs} ms | ${row.failures} |`,
+    );
+  }
+}
+if (exports.length > 0) {
+  out('');
+  out(`## refdata: level-3 export of a library of ${exportTerms} classes`);
+  out('');
+  out('| database | format | seconds | size | server peak memory before | after |');
+  out('|---|---|---|---|---|---|');
+  for (const row of exports) {
+    const mib = (value: number | undefined) =>
+      value === undefined ? 'n/a' : `${value.toFixed(0)} MiB`;
+    out(
+      `| ${row.database} | ${row.format} | ${row.seconds.toFixed(1)} | ${row.megabytes.toFixed(1)} MB | ${mib(row.memoryBeforeMib)} | ${mib(row.peakMemoryMib)} |`,
     );
   }
 }
