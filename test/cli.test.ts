@@ -98,7 +98,7 @@ describe('command line, in process', () => {
     const dataDir = temporaryDataDir();
     const result = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
     expect(result.status).toBe(0);
-    expect(result.stdout).toBe('refdata: applied 0001_resources\n');
+    expect(result.stdout).toBe('refdata: applied 0001_resources, 0002_library_terms_index\n');
     expect(existsSync(join(dataDir, 'refdata.sqlite'))).toBe(true);
     const again = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
     expect(again.stdout).toBe('refdata: database is up to date\n');

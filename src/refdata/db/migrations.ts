@@ -73,4 +73,14 @@ export const refdataMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0002_library_terms_index': {
+    async up(db: MigrationDb) {
+      // A library's terms are read in id order, a batch at a time (detail levels 2 and 3).
+      await db.schema
+        .createIndex('resources_library_terms')
+        .on('resources')
+        .columns(['library_key', 'id'])
+        .execute();
+    },
+  },
 };

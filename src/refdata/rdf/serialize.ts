@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import jsonld from 'jsonld';
-import { type Quad, StreamWriter } from 'n3';
+import { type Quad, StreamWriter, Writer } from 'n3';
 import * as oxigraph from 'oxigraph';
 import { prefixes } from './vocabulary.js';
 
@@ -28,32 +28,17 @@ export function jsonLdContext(iriBase: string): Record<string, string> {
   return prefixes(iriBase);
 }
 
-function toOxigraph(term: Quad['subject'] | Quad['predicate'] | Quad['object'] | Quad['graph']) {
-  switch (term.termType) {
-    case 'NamedNode':
-      return oxigraph.namedNode(term.value);
-    case 'BlankNode':
-      return oxigraph.blankNode(term.value);
-    case 'Literal':
-      return term.language
-        ? oxigraph.literal(term.value, term.language)
-        : oxigraph.literal(term.value, oxigraph.namedNode(term.datatype.value));
-    default:
-      return oxigraph.defaultGraph();
-  }
-}
-
-/** RDF/XML through oxigraph (n3 has no RDF/XML writer and would quietly write Turtle). */
+/**
+ * RDF/XML through oxigraph (n3 has no RDF/XML writer and would quietly write
+ * Turtle). The quads reach oxigraph as N-Triples text in one bulk load, which is
+ * many times faster than building its terms one call at a time.
+ */
 function writeRdfXml(quads: readonly Quad[]): string {
-  const store = new oxigraph.Store(
-    quads.map((quad) =>
-      oxigraph.quad(
-        toOxigraph(quad.subject) as oxigraph.NamedNode,
-        toOxigraph(quad.predicate) as oxigraph.NamedNode,
-        toOxigraph(quad.object) as oxigraph.NamedNode,
-      ),
-    ),
-  );
+  const store = new oxigraph.Store();
+  store.load(new Writer({ format: 'N-Triples' }).quadsToString([...quads]), {
+    format: 'application/n-triples',
+    no_transaction: true,
+  });
   return store.dump({ format: 'application/rdf+xml', from_graph_name: oxigraph.defaultGraph() });
 }
 
