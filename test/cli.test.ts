@@ -18,6 +18,7 @@ import type { CodehostTables } from '../src/codehost/db/tables.js';
 import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
 import { runProgram } from '../src/program.js';
+import type { RefdataTables } from '../src/refdata/db/tables.js';
 
 function captured() {
   const stream = new PassThrough();
@@ -98,7 +99,9 @@ describe('command line, in process', () => {
     const dataDir = temporaryDataDir();
     const result = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
     expect(result.status).toBe(0);
-    expect(result.stdout).toBe('refdata: applied 0001_resources, 0002_library_terms_index\n');
+    expect(result.stdout).toBe(
+      'refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index\n',
+    );
     expect(existsSync(join(dataDir, 'refdata.sqlite'))).toBe(true);
     const again = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
     expect(again.stdout).toBe('refdata: database is up to date\n');
@@ -359,5 +362,27 @@ describe('codehost group, project and member commands', () => {
     } finally {
       await database.close();
     }
+  });
+});
+
+describe('refdata search commands', () => {
+  it('marks search down and up, and rebuilds the index', async () => {
+    const env = { DATA_DIR: temporaryDataDir() };
+    expect((await run(['refdata-search-down'], env)).stdout).toBe('Search is down.\n');
+    const database = openDatabase<RefdataTables>(loadConfig(env).services.refdata.database);
+    try {
+      const state = await database.db
+        .selectFrom('search_state')
+        .select('state')
+        .executeTakeFirstOrThrow();
+      expect(state.state).toBe('down');
+    } finally {
+      await database.close();
+    }
+    expect((await run(['refdata-search-up'], env)).stdout).toBe('Search is available.\n');
+    expect((await run(['refdata-search-rebuild'], env)).stdout).toBe(
+      'Indexed 0 resources; search is available.\n',
+    );
+    expect((await run(['refdata-search-rebuild', 'now'], env)).status).toBe(2);
   });
 });

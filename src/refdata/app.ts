@@ -11,6 +11,8 @@ import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
 import { registerDereferenceRoutes } from './rdf/routes.js';
 import { registerResourceRoutes } from './resources/routes.js';
+import { searchCommands } from './search/commands.js';
+import { registerSearchRoutes } from './search/routes.js';
 import { registerSymbolRoutes } from './symbols/routes.js';
 
 export const refdata: ServiceDefinition<RefdataTables> = {
@@ -22,12 +24,13 @@ export const refdata: ServiceDefinition<RefdataTables> = {
     { name: 'authoring', description: 'Create and update Drafts of each resource family' },
     { name: 'lifecycle', description: 'Submit, review and the history of changes' },
     { name: 'dereferencing', description: 'Resources at their IRIs, as JSON, RDF or HTML' },
+    { name: 'search', description: 'The search index' },
     { name: 'authentication', description: "refdata's own token keys" },
     { name: 'problems', description: 'Problem types used in error responses' },
   ],
   migrations: refdataMigrations,
   errorRenderer: (config) => problemDetailsRenderer(config.publicUrl),
-  adminCommands: authCommands,
+  adminCommands: [...authCommands, ...searchCommands],
   async registerRoutes(app, { database, config, platform }) {
     // Without an identity provider, refdata signs its own tokens and publishes the key.
     const signingKey = platform.refdata.tokens.jwksUrl
@@ -42,5 +45,6 @@ export const refdata: ServiceDefinition<RefdataTables> = {
     registerDereferenceRoutes(app, context);
     registerSymbolRoutes(app, context);
     registerAncestorRoutes(app, context);
+    registerSearchRoutes(app, context);
   },
 };

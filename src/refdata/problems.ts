@@ -57,6 +57,11 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
     description:
       'None of the media types in `Accept` is offered. Resources are offered as application/json, application/ld+json, text/turtle, application/trig, application/n-triples, application/rdf+xml, application/n-quads and text/html.',
   },
+  'search-unavailable': {
+    title: 'Search unavailable',
+    description:
+      'The search index is being rebuilt (refdata-search-rebuild) or is marked down. Retry after the seconds in Retry-After; everything else keeps working.',
+  },
   'unsupported-route': {
     title: 'Route not supported',
     description:

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { MigrationSet } from '../../platform/db/migrations.js';
-import { type MigrationDb, TIMESTAMP, withIdColumn } from '../../platform/db/schema.js';
+import { isPostgres, type MigrationDb, TIMESTAMP, withIdColumn } from '../../platform/db/schema.js';
 
 /**
  * refdata's schema history, applied in name order at start-up. Names are
@@ -80,6 +80,55 @@ export const refdataMigrations: MigrationSet = {
         .createIndex('resources_library_terms')
         .on('resources')
         .columns(['library_key', 'id'])
+        .execute();
+    },
+  },
+  '0003_search_index': {
+    async up(db: MigrationDb) {
+      // The words of each resource, in four fields ranked apart: its label, its
+      // identifiers, its description and its mapping targets.
+      if (isPostgres(db)) {
+        await sql`create table search_documents (
+          resource_id integer primary key references resources(id) on delete cascade,
+          label text not null,
+          identifier text not null,
+          description text not null,
+          mappings text not null,
+          document tsvector generated always as (
+            setweight(to_tsvector('simple', label), 'A') ||
+            setweight(to_tsvector('simple', identifier), 'B') ||
+            setweight(to_tsvector('simple', mappings), 'C') ||
+            setweight(to_tsvector('simple', description), 'D')
+          ) stored,
+          label_document tsvector generated always as (to_tsvector('simple', label)) stored
+        )`.execute(db);
+        await sql`create index search_documents_document on search_documents using gin (document)`.execute(
+          db,
+        );
+      } else {
+        await sql`create virtual table search_documents using fts5(
+          label, identifier, description, mappings,
+          resource_id unindexed,
+          tokenize = 'unicode61 remove_diacritics 2',
+          prefix = '2 3 4'
+        )`.execute(db);
+      }
+      // Whether search may answer; every instance reads it here (503 while not).
+      await db.schema
+        .createTable('search_state')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('state', 'varchar(16)', (c) =>
+          c.notNull().check(sql.raw("state in ('available', 'rebuilding', 'down')")),
+        )
+        .addColumn('changed_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await sql`insert into search_state (id, state, changed_at) values (1, 'available', 0)`.execute(
+        db,
+      );
+      await db.schema
+        .createIndex('resources_name')
+        .on('resources')
+        .columns(['name_normalized', 'id'])
         .execute();
     },
   },

@@ -42,8 +42,25 @@ export interface RevisionsTable {
   created_at: number;
 }
 
+/** The search index's rows (an FTS5 table on SQLite, a table with tsvectors on PostgreSQL). */
+export interface SearchDocumentsTable {
+  resource_id: number;
+  label: string;
+  identifier: string;
+  description: string;
+  mappings: string;
+}
+
+export interface SearchStateTable {
+  id: number;
+  state: 'available' | 'rebuilding' | 'down';
+  changed_at: number;
+}
+
 /** refdata's tables as Kysely sees them; each migration that adds a table adds it here. */
 export interface RefdataTables {
   resources: ResourcesTable;
   revisions: RevisionsTable;
+  search_documents: SearchDocumentsTable;
+  search_state: SearchStateTable;
 }

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
 import type { RefdataTables, ResourcesTable, RevisionsTable, Status } from '../db/tables.js';
+import { indexResource, unindexResource } from '../search/documents.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
 export type RevisionRow = Selectable<RevisionsTable>;
@@ -147,6 +148,7 @@ export class ResourceStore {
         if (removed.numDeletedRows !== 1n) {
           throw new LifecycleConflict('stale-write', `${value.iri} changed meanwhile.`);
         }
+        await unindexResource(trx, value.id);
       }
       return row;
     });
@@ -219,6 +221,8 @@ export class ResourceStore {
       .returningAll()
       .executeTakeFirstOrThrow();
     await this.revise(trx, row, 'create', change);
+    // In the same transaction: a Draft is findable the moment its 201 is sent.
+    await indexResource(trx, row);
     return row;
   }
 
@@ -248,6 +252,7 @@ export class ResourceStore {
       .executeTakeFirst();
     if (!row) throw await this.conflictFor(trx, basedOn);
     await this.revise(trx, row, 'update', change);
+    await indexResource(trx, row);
     return row;
   }
 

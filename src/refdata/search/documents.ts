@@ -1,0 +1,45 @@
+import type { Kysely } from 'kysely';
+import type { RefdataTables } from '../db/tables.js';
+
+interface IndexedRow {
+  id: number;
+  iri: string;
+  name: string;
+  body: string;
+}
+
+/** What search looks in for a resource: its label, identifiers, description and mapping targets. */
+export function searchDocument(row: IndexedRow) {
+  const body = JSON.parse(row.body) as Record<string, unknown>;
+  const identifiers = [
+    row.iri.split(/[/#]/).pop() ?? '',
+    ...['dcIdentifier', 'symbol', 'dimensionCode', 'cfihosPrefix', 'path'].map((field) =>
+      typeof body[field] === 'string' ? (body[field] as string) : '',
+    ),
+  ];
+  const mappings = Array.isArray(body.relatedTerms)
+    ? (body.relatedTerms as { targetLibrary?: string; targetIdentifier?: string }[]).map(
+        (term) => `${term.targetLibrary ?? ''} ${term.targetIdentifier ?? ''}`,
+      )
+    : [];
+  return {
+    resource_id: row.id,
+    label: row.name,
+    identifier: identifiers.filter(Boolean).join(' '),
+    description: typeof body.description === 'string' ? body.description : '',
+    mappings: mappings.join(' '),
+  };
+}
+
+/** Replaces a resource's entry; called in the transaction that wrote the resource. */
+export async function indexResource(db: Kysely<RefdataTables>, row: IndexedRow): Promise<void> {
+  await unindexResource(db, row.id);
+  await db.insertInto('search_documents').values(searchDocument(row)).execute();
+}
+
+export async function unindexResource(
+  db: Kysely<RefdataTables>,
+  resourceId: number,
+): Promise<void> {
+  await db.deleteFrom('search_documents').where('resource_id', '=', resourceId).execute();
+}

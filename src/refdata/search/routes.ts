@@ -1,0 +1,160 @@
+import { Type } from '@sinclair/typebox';
+import { DataFactory } from 'n3';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { requireRole } from '../auth/authenticate.js';
+import { READ_ROLES } from '../auth/roles.js';
+import type { Refdata } from '../context.js';
+import { STATUSES, type Status } from '../db/tables.js';
+import { FAMILY_KEYS, type FamilyKey } from '../families/family.js';
+import { familyByKey } from '../families/registry.js';
+import { FAMILY_MAPPINGS } from '../rdf/family-mappings.js';
+import { GraphBuilder } from '../rdf/graph.js';
+import { OFFERED } from '../rdf/routes.js';
+import { rdf } from '../rdf/vocabulary.js';
+import type { ResourceRow } from '../resources/store.js';
+import { decodeCursor, encodeCursor, search } from './search.js';
+
+/** Seconds a client should wait before asking again while the index is unavailable. */
+export const RETRY_AFTER_SECONDS = 60;
+
+const SEARCH_QUERY = Type.Object(
+  {
+    q: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'Words to find; the last may be a prefix',
+      }),
+    ),
+    family: Type.Optional(
+      Type.Array(Type.Union(FAMILY_KEYS.map((key) => Type.Literal(key))), {
+        maxItems: FAMILY_KEYS.length,
+      }),
+    ),
+    library: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 20 }),
+    ),
+    status: Type.Optional(
+      Type.Array(Type.Union(STATUSES.map((status) => Type.Literal(status))), {
+        maxItems: STATUSES.length,
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 3000 })),
+  },
+  { additionalProperties: false },
+);
+
+/** The RDF classes a resource is an instance of, as its representation says. */
+function typesOf(refdata: Refdata, row: ResourceRow): string[] {
+  const graph = new GraphBuilder(refdata.iriBase, DataFactory.namedNode(row.iri));
+  FAMILY_MAPPINGS[row.family as FamilyKey](JSON.parse(row.body) as Record<string, unknown>, graph);
+  return graph.quads
+    .filter((quad) => quad.subject.value === row.iri && quad.predicate.equals(rdf('type')))
+    .map((quad) => quad.object.value);
+}
+
+export async function searchAvailable(refdata: Refdata): Promise<boolean> {
+  const row = await refdata.db
+    .selectFrom('search_state')
+    .select('state')
+    .where('id', '=', 1)
+    .executeTakeFirst();
+  return row?.state === 'available';
+}
+
+/**
+ * `GET /search/search-index`: free text over labels, identifiers, descriptions and
+ * mapping targets (words as prefixes), filtered by family, library and status,
+ * a page at a time by cursor, with the total. 503 with Retry-After while the
+ * index is being rebuilt or is marked down.
+ */
+export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
+  app.get('/search/search-index', {
+    schema: {
+      summary: 'Search labels, identifiers, descriptions and mappings',
+      tags: ['search'],
+      querystring: SEARCH_QUERY,
+    },
+    handler: async (request) => {
+      await requireRole(request, refdata.verifier, READ_ROLES);
+      if (!(await searchAvailable(refdata))) {
+        throw new HttpError(
+          problem(
+            503,
+            'search-unavailable',
+            'The search index is being rebuilt or is down; try again later.',
+            {
+              headers: { 'retry-after': String(RETRY_AFTER_SECONDS) },
+            },
+          ),
+        );
+      }
+      const query = request.query as {
+        q?: string;
+        family?: string[];
+        library?: string[];
+        status?: Status[];
+        limit?: number;
+        cursor?: string;
+      };
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      if (query.cursor !== undefined && !after) {
+        throw new HttpError(
+          problem(400, 'validation', 'cursor is not one this service gave out.', {
+            errors: [
+              { in: 'query', field: 'cursor', detail: 'is not a cursor from a previous page' },
+            ],
+          }),
+        );
+      }
+      const limit = query.limit ?? 20;
+      const result = await search(refdata.db, {
+        q: query.q,
+        families: query.family ?? [],
+        libraries: query.library ?? [],
+        statuses: query.status ?? [],
+        limit,
+        after,
+      });
+      const next = result.next ? new URL('/search/search-index', refdata.publicUrl) : undefined;
+      if (next && result.next) {
+        for (const [name, value] of Object.entries(query)) {
+          if (name === 'cursor' || value === undefined) continue;
+          for (const item of Array.isArray(value) ? value : [value])
+            next.searchParams.append(name, String(item));
+        }
+        next.searchParams.set('cursor', encodeCursor(result.next));
+      }
+      return {
+        total: result.total,
+        limit,
+        hits: result.hits.map(({ row, libraryLabel }) => {
+          const body = JSON.parse(row.body) as { description?: string };
+          const resource = `${refdata.publicUrl}${row.iri.startsWith(refdata.iriBase) ? row.iri.slice(refdata.iriBase.length) : ''}`;
+          return {
+            iri: row.iri,
+            label: row.name,
+            identifier: row.iri.split(/[/#]/).pop(),
+            family: row.family,
+            types: typesOf(refdata, row),
+            status: row.status,
+            ...(body.description ? { description: body.description } : {}),
+            collection:
+              row.library_key && row.family !== 'picklist-value'
+                ? { iri: row.library_key, label: libraryLabel }
+                : undefined,
+            links: {
+              resource,
+              representations: OFFERED,
+              json: `${refdata.publicUrl}${familyByKey(row.family)?.route}?iri=${encodeURIComponent(row.iri)}`,
+              revisions: `${refdata.publicUrl}/revisions?iri=${encodeURIComponent(row.iri)}`,
+            },
+          };
+        }),
+        ...(next ? { next: next.toString(), cursor: encodeCursor(result.next as never) } : {}),
+      };
+    },
+  });
+}

@@ -1,0 +1,150 @@
+import { type Kysely, type RawBuilder, sql } from 'kysely';
+import { isPostgres } from '../../platform/db/schema.js';
+import type { RefdataTables, Status } from '../db/tables.js';
+import { normalizedName, type ResourceRow } from '../resources/store.js';
+
+export interface SearchRequest {
+  q: string | undefined;
+  families: readonly string[];
+  libraries: readonly string[];
+  statuses: readonly Status[];
+  limit: number;
+  after: Cursor | undefined;
+}
+
+/** Where the previous page ended: rank bucket, normalized name, id. */
+export interface Cursor {
+  bucket: number;
+  name: string;
+  id: number;
+}
+
+export interface SearchHit {
+  row: ResourceRow;
+  bucket: number;
+  libraryLabel: string | undefined;
+}
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.bucket, cursor.name, cursor.id])).toString('base64url');
+}
+
+/** The cursor a client sent back, or undefined when it is not one of ours. */
+export function decodeCursor(text: string): Cursor | undefined {
+  try {
+    const value = JSON.parse(Buffer.from(text, 'base64url').toString('utf8')) as unknown;
+    if (
+      Array.isArray(value) &&
+      value.length === 3 &&
+      Number.isInteger(value[0]) &&
+      value[0] >= 0 &&
+      value[0] <= 3 &&
+      typeof value[1] === 'string' &&
+      value[1].length <= 1000 &&
+      Number.isInteger(value[2]) &&
+      value[2] >= 0
+    ) {
+      return { bucket: value[0], name: value[1], id: value[2] };
+    }
+  } catch {
+    // Falls through: not a cursor.
+  }
+  return undefined;
+}
+
+/** The words of a query: letters and digits only, so nothing reaches FTS5 or tsquery syntax. */
+export function queryTokens(q: string): string[] {
+  return (
+    q
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .match(/[\p{L}\p{N}]+/gu) ?? []
+  )
+    .slice(0, 10)
+    .map((token) => token.slice(0, 50));
+}
+
+function likePrefix(text: string): string {
+  return `${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+/**
+ * Matching resources, best first: an exact label, then a label that starts with
+ * the query, then a label with every word (as a prefix), then a match only in
+ * identifiers, mappings or the description. Within a bucket, by name and id: an
+ * order that does not move when other resources are written, so a cursor pages
+ * without gaps or duplicates.
+ */
+export async function search(
+  db: Kysely<RefdataTables>,
+  request: SearchRequest,
+): Promise<{ hits: SearchHit[]; total: number; next: Cursor | undefined }> {
+  const postgres = isPostgres(db as never);
+  const tokens = request.q === undefined ? [] : queryTokens(request.q);
+  if (request.q !== undefined && tokens.length === 0)
+    return { hits: [], total: 0, next: undefined };
+
+  let matches: RawBuilder<unknown> = sql`1 = 1`;
+  let labelMatches: RawBuilder<unknown> = sql`1 = 0`;
+  if (tokens.length > 0) {
+    if (postgres) {
+      const query = tokens.map((token) => `${token}:*`).join(' & ');
+      matches = sql`r.id in (select d.resource_id from search_documents d where d.document @@ to_tsquery('simple', ${query}))`;
+      labelMatches = sql`r.id in (select d.resource_id from search_documents d where d.label_document @@ to_tsquery('simple', ${query}))`;
+    } else {
+      const expression = tokens.map((token) => `"${token}"*`).join(' AND ');
+      matches = sql`r.id in (select resource_id from search_documents where search_documents match ${expression})`;
+      labelMatches = sql`r.id in (select resource_id from search_documents where search_documents match ${`label : (${expression})`})`;
+    }
+  }
+  const normalized = request.q === undefined ? '' : normalizedName(request.q);
+  const bucket =
+    request.q === undefined
+      ? sql`0`
+      : sql`case when r.name_normalized = ${normalized} then 0
+          when r.name_normalized like ${likePrefix(normalized)} escape '\\' then 1
+          when ${labelMatches} then 2 else 3 end`;
+
+  const filters: RawBuilder<unknown>[] = [matches];
+  const list = (values: readonly string[]) => sql.join(values.map((value) => sql`${value}`));
+  if (request.families.length > 0) filters.push(sql`r.family in (${list(request.families)})`);
+  if (request.statuses.length > 0) filters.push(sql`r.status in (${list(request.statuses)})`);
+  if (request.libraries.length > 0)
+    filters.push(sql`r.library_key in (${list(request.libraries)})`);
+  const where = sql.join(filters, sql` and `);
+
+  const totalRow = await sql<{
+    total: number | string;
+  }>`select count(*) as total from resources r where ${where}`.execute(db);
+  const total = Number(totalRow.rows[0]?.total ?? 0);
+
+  const after = request.after;
+  const keyset = after
+    ? sql`where (hits.bucket > ${after.bucket}
+        or (hits.bucket = ${after.bucket} and hits.name_normalized > ${after.name})
+        or (hits.bucket = ${after.bucket} and hits.name_normalized = ${after.name} and hits.id > ${after.id}))`
+    : sql``;
+  const rows = await sql<ResourceRow & { bucket: number | string; library_label: string | null }>`
+    select hits.*, library.name as library_label from (
+      select r.*, ${bucket} as bucket from resources r where ${where}
+    ) as hits
+    left join resources library on library.iri = hits.library_key and library.family = 'library'
+    ${keyset}
+    order by hits.bucket, hits.name_normalized, hits.id
+    limit ${request.limit + 1}`.execute(db);
+  const page = rows.rows.slice(0, request.limit);
+  const last = page[page.length - 1];
+  return {
+    hits: page.map(({ bucket: rank, library_label, ...row }) => ({
+      row: row as ResourceRow,
+      bucket: Number(rank),
+      libraryLabel: library_label ?? undefined,
+    })),
+    total,
+    next:
+      rows.rows.length > request.limit && last
+        ? { bucket: Number(last.bucket), name: last.name_normalized, id: last.id }
+        : undefined,
+  };
+}
