@@ -18,6 +18,12 @@ import { type BenchServer, type DatabaseKind, startBenchServer } from './codehos
 import { type LoadFigures, runLoad } from './load.js';
 import { type HashingFigures, measureHashing } from './password-hashing.js';
 import { type ExportFigures, measureExport } from './refdata-export.js';
+import {
+  measureSearch,
+  type SearchFigures,
+  searchQueries,
+  seedSearchCorpus,
+} from './refdata-search.js';
 import { mixedCreate, startRefdataBenchServer } from './refdata-server.js';
 
 const { values } = parseArgs({
@@ -35,6 +41,8 @@ const { values } = parseArgs({
     'refdata-creates': { type: 'string', default: '10000' },
     'latency-creates': { type: 'string', default: '300' },
     'export-terms': { type: 'string', default: '100000' },
+    'search-resources': { type: 'string', default: '100000' },
+    'search-requests': { type: 'string', default: '3000' },
   },
 });
 
@@ -63,6 +71,8 @@ const refreshRequests = positive('refresh-requests', values['refresh-requests'])
 const refdataCreates = positive('refdata-creates', values['refdata-creates']);
 const latencyCreates = positive('latency-creates', values['latency-creates']);
 const exportTerms = positive('export-terms', values['export-terms']);
+const searchResources = positive('search-resources', values['search-resources']);
+const searchRequests = positive('search-requests', values['search-requests']);
 const services = values.services.split(',').map((name) => {
   if (name !== 'codehost' && name !== 'refdata') throw new Error(`unknown service "${name}"`);
   return name;
@@ -248,6 +258,7 @@ if (services.includes('codehost')) {
 
 const refdataRows: (LoadFigures & { database: string })[] = [];
 const exports: (ExportFigures & { database: string })[] = [];
+const searches: (SearchFigures & { database: string })[] = [];
 if (services.includes('refdata')) {
   for (const kind of databases) {
     process.stderr.write(`Starting refdata on ${kind}\n`);
@@ -308,6 +319,12 @@ if (services.includes('refdata')) {
           expectedStatus: 200,
         })),
       });
+      process.stderr.write(`  ${kind}: search over ${searchResources} generated resources\n`);
+      const libraries = await seedSearchCorpus(server, searchResources);
+      searches.push({
+        ...(await measureSearch(server, searchQueries(libraries), searchRequests, connections)),
+        database: kind,
+      });
       process.stderr.write(`  ${kind}: level-3 export of ${exportTerms} terms\n`);
       for (const figures of await measureExport(server, exportTerms, [
         'text/turtle',
@@ -333,6 +350,20 @@ if (services.includes('refdata')) {
     );
   }
 }
+if (searches.length > 0) {
+  out('');
+  out(
+    `## refdata: search over ${searchResources} generated resources (${connections} clients, 12 queries in turn)`,
+  );
+  out('');
+  out('| database | requests | seconds | requests/s | p50 | p95 | p99 | failures |');
+  out('|---|---|---|---|---|---|---|---|');
+  for (const row of searches) {
+    out(
+      `| ${row.database} | ${row.requests} | ${row.seconds.toFixed(1)} | ${row.perSecond.toFixed(0)} | ${row.p50.toFixed(1)} ms | ${row.p95.toFixed(1)} ms | ${row.p99.toFixed(1)} ms | ${row.failures} |`,
+    );
+  }
+}
 if (exports.length > 0) {
   out('');
   out(`## refdata: level-3 export of a library of ${exportTerms} classes`);
@@ -348,7 +379,9 @@ if (exports.length > 0) {
   }
 }
 rows.push(...refdataRows);
-const failed = rows.filter((row) => row.failures > 0);
+const failed = [...rows, ...searches.map((row) => ({ ...row, name: 'search' }))].filter(
+  (row) => row.failures > 0,
+);
 if (failed.length > 0) {
   process.stderr.write(
     `Unexpected answers in: ${failed.map((row) => `${row.database} ${row.name}`).join('; ')}\n`,

@@ -105,6 +105,10 @@ export const refdataMigrations: MigrationSet = {
         await sql`create index search_documents_document on search_documents using gin (document)`.execute(
           db,
         );
+        // Ranking asks which matches are in the label: its own index, not a scan.
+        await sql`create index search_documents_label on search_documents using gin (label_document)`.execute(
+          db,
+        );
       } else {
         await sql`create virtual table search_documents using fts5(
           label, identifier, description, mappings,

@@ -223,3 +223,34 @@ export const FAMILY_MAPPINGS: Record<FamilyKey, Mapping> = {
     }
   },
 };
+
+/**
+ * The standard RDF classes a resource is an instance of, without building its graph
+ * (search lists them for every hit); our own `rdl:` classes are left out. A test
+ * keeps this equal to the standard `rdf:type` triples of the mappings above.
+ */
+export function rdfTypesOf(family: FamilyKey, body: Body): string[] {
+  const types: Record<FamilyKey, string[]> = {
+    library: [owl('Ontology').value],
+    class: [owl('Class').value],
+    property: [
+      (strings(body.types)[0] === 'controlledText'
+        ? owl('ObjectProperty')
+        : owl('DatatypeProperty')
+      ).value,
+    ],
+    'cfihos-entity': [owl('Class').value],
+    picklist: [owl('Class').value],
+    'picklist-value': [
+      owl('NamedIndividual').value,
+      ...(typeof body.picklist === 'string' ? [body.picklist] : []),
+    ],
+    unit: [owl('NamedIndividual').value],
+    dimension: [owl('NamedIndividual').value],
+    'imf-attribute': [imf('AttributeType').value, owl('DatatypeProperty').value],
+    'imf-terminal': [imf('TerminalType').value, sh('NodeShape').value, rdfs('Class').value],
+    'imf-block': [imf('BlockType').value, sh('NodeShape').value, rdfs('Class').value],
+    symbol: [sym('Symbol').value],
+  };
+  return types[family];
+}

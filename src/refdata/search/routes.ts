@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { DataFactory } from 'n3';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { requireRole } from '../auth/authenticate.js';
@@ -8,11 +7,8 @@ import type { Refdata } from '../context.js';
 import { STATUSES, type Status } from '../db/tables.js';
 import { FAMILY_KEYS, type FamilyKey } from '../families/family.js';
 import { familyByKey } from '../families/registry.js';
-import { FAMILY_MAPPINGS } from '../rdf/family-mappings.js';
-import { GraphBuilder } from '../rdf/graph.js';
+import { rdfTypesOf } from '../rdf/family-mappings.js';
 import { OFFERED } from '../rdf/routes.js';
-import { rdf } from '../rdf/vocabulary.js';
-import type { ResourceRow } from '../resources/store.js';
 import { decodeCursor, encodeCursor, search } from './search.js';
 
 /** Seconds a client should wait before asking again while the index is unavailable. */
@@ -45,15 +41,6 @@ const SEARCH_QUERY = Type.Object(
   },
   { additionalProperties: false },
 );
-
-/** The RDF classes a resource is an instance of, as its representation says. */
-function typesOf(refdata: Refdata, row: ResourceRow): string[] {
-  const graph = new GraphBuilder(refdata.iriBase, DataFactory.namedNode(row.iri));
-  FAMILY_MAPPINGS[row.family as FamilyKey](JSON.parse(row.body) as Record<string, unknown>, graph);
-  return graph.quads
-    .filter((quad) => quad.subject.value === row.iri && quad.predicate.equals(rdf('type')))
-    .map((quad) => quad.object.value);
-}
 
 export async function searchAvailable(refdata: Refdata): Promise<boolean> {
   const row = await refdata.db
@@ -138,7 +125,10 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
             label: row.name,
             identifier: row.iri.split(/[/#]/).pop(),
             family: row.family,
-            types: typesOf(refdata, row),
+            types: rdfTypesOf(
+              row.family as FamilyKey,
+              JSON.parse(row.body) as Record<string, unknown>,
+            ),
             status: row.status,
             ...(body.description ? { description: body.description } : {}),
             collection:

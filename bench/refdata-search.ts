@@ -1,0 +1,235 @@
+/**
+ * Search on a realistic library: a generator writes N resources across the families
+ * (labels built from an engineering vocabulary, descriptions, mapping targets,
+ * several libraries and statuses) straight into the server's database and its
+ * index, then a mix of queries runs with 10 concurrent clients; latencies are
+ * measured per request on the client.
+ */
+import { randomUUID } from 'node:crypto';
+import { type Kysely, sql } from 'kysely';
+import { loadConfig } from '../src/platform/config.js';
+import { openDatabase } from '../src/platform/db/connection.js';
+import type { RefdataTables, Status } from '../src/refdata/db/tables.js';
+import { searchDocument } from '../src/refdata/search/documents.js';
+import type { RefdataBenchServer } from './refdata-server.js';
+
+const NOUNS = [
+  'pump',
+  'valve',
+  'compressor',
+  'motor',
+  'transmitter',
+  'sensor',
+  'heat exchanger',
+  'separator',
+  'vessel',
+  'turbine',
+  'filter',
+  'fan',
+  'cooler',
+  'heater',
+  'agitator',
+  'actuator',
+  'flange',
+  'pipe',
+  'nozzle',
+  'bearing',
+];
+const ADJECTIVES = [
+  'centrifugal',
+  'reciprocating',
+  'rotary',
+  'axial',
+  'electric',
+  'pneumatic',
+  'hydraulic',
+  'stainless',
+  'subsea',
+  'vertical',
+  'horizontal',
+  'high pressure',
+  'low noise',
+  'explosion proof',
+  'submersible',
+  'diaphragm',
+  'gear',
+  'screw',
+  'ball',
+  'gate',
+];
+const PARTS = [
+  'casing',
+  'impeller',
+  'seal',
+  'shaft',
+  'housing',
+  'coupling',
+  'bracket',
+  'cover',
+  'inlet',
+  'outlet',
+];
+const FAMILIES: [string, number][] = [
+  ['class', 40],
+  ['property', 20],
+  ['cfihos-entity', 10],
+  ['imf-block', 5],
+  ['imf-terminal', 3],
+  ['imf-attribute', 4],
+  ['unit', 4],
+  ['dimension', 2],
+  ['picklist', 4],
+  ['symbol', 8],
+];
+const STATUSES: Status[] = ['Draft', 'Draft', 'Submitted', 'Approved', 'Approved', 'Approved'];
+const BATCH = 1000;
+
+/** A deterministic pseudo-random sequence, so every run seeds the same library. */
+function random(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2147483648;
+    return state / 2147483648;
+  };
+}
+
+export async function seedSearchCorpus(
+  server: RefdataBenchServer,
+  count: number,
+): Promise<string[]> {
+  const database = openDatabase<RefdataTables>(loadConfig(server.env).services.refdata.database);
+  const next = random(42);
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
+  const weighted = FAMILIES.flatMap(([family, weight]) =>
+    Array.from({ length: weight }, () => family),
+  );
+  const libraries = Array.from({ length: 10 }, (_, index) => `${server.refs.library}-${index}`);
+  const db: Kysely<RefdataTables> = database.db;
+  try {
+    const now = Date.now();
+    for (let offset = 0; offset < count; offset += BATCH) {
+      const rows = Array.from({ length: Math.min(BATCH, count - offset) }, (_, index) => {
+        const n = offset + index;
+        const noun = pick(NOUNS);
+        const name = `${pick(ADJECTIVES)} ${noun}${next() < 0.4 ? ` ${pick(PARTS)}` : ''} ${n}`;
+        const family = pick(weighted);
+        const library = pick(libraries);
+        const body = {
+          name,
+          description: `A ${noun} used in process plants; ${pick(ADJECTIVES)} design, ${pick(PARTS)} included.`,
+          ontology: library,
+          ...(next() < 0.2
+            ? {
+                relatedTerms: [
+                  {
+                    relationType: 'exactMatch',
+                    targetLibrary: 'ETIM',
+                    targetIdentifier: `EC${String(n % 9999).padStart(6, '0')}`,
+                    targetVersion: '10.0',
+                  },
+                ],
+              }
+            : {}),
+        };
+        return {
+          iri: `${library}/${randomUUID()}`,
+          family,
+          status: pick(STATUSES),
+          name,
+          name_normalized: name.toLowerCase(),
+          library_key: library,
+          parent_iri: null,
+          replaces_iri: null,
+          body: JSON.stringify(body),
+          version: 1,
+          created_by: 'bench',
+          created_at: now,
+          updated_by: 'bench',
+          updated_at: now,
+        };
+      });
+      await db.transaction().execute(async (trx) => {
+        const inserted = await trx
+          .insertInto('resources')
+          .values(rows)
+          .returning(['id', 'iri', 'name', 'body'])
+          .execute();
+        await trx.insertInto('search_documents').values(inserted.map(searchDocument)).execute();
+      });
+    }
+    // As a running database's autovacuum would: the planner needs the new rows' statistics.
+    if (database.config.kind === 'postgres') await sql`analyze`.execute(db);
+  } finally {
+    await database.close();
+  }
+  return libraries;
+}
+
+/** The query mix: what people type as they look for things, and what programs filter by. */
+export function searchQueries(libraries: readonly string[]): string[] {
+  const library = encodeURIComponent(libraries[0] as string);
+  return [
+    'q=pump',
+    'q=cent',
+    'q=centrifugal%20pump',
+    'q=stainless%20valve%20seal',
+    'q=exch',
+    'q=subsea%20compressor&status=Approved',
+    'q=impeller&family=class',
+    `q=motor&library=${library}`,
+    'q=ec000123',
+    'family=symbol&status=Draft',
+    `library=${library}&family=property&limit=50`,
+    'q=zzzz',
+  ];
+}
+
+export interface SearchFigures {
+  requests: number;
+  seconds: number;
+  perSecond: number;
+  p50: number;
+  p95: number;
+  p99: number;
+  failures: number;
+}
+
+export async function measureSearch(
+  server: RefdataBenchServer,
+  queries: readonly string[],
+  requests: number,
+  concurrency: number,
+): Promise<SearchFigures> {
+  const latencies: number[] = [];
+  let failures = 0;
+  let issued = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (issued < requests) {
+        const query = queries[issued % queries.length];
+        issued += 1;
+        const sent = performance.now();
+        const response = await fetch(`${server.url}/search/search-index?${query}`, {
+          headers: { authorization: `Bearer ${server.token}` },
+        });
+        await response.arrayBuffer();
+        latencies.push(performance.now() - sent);
+        if (response.status !== 200) failures += 1;
+      }
+    }),
+  );
+  const seconds = (performance.now() - started) / 1000;
+  latencies.sort((a, b) => a - b);
+  const at = (fraction: number) =>
+    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * fraction))] ?? 0;
+  return {
+    requests: latencies.length,
+    seconds,
+    perSecond: latencies.length / seconds,
+    p50: at(0.5),
+    p95: at(0.95),
+    p99: at(0.99),
+    failures,
+  };
+}
