@@ -45,6 +45,7 @@ describe.each(DATABASE_KINDS)('search on %s', (kind) => {
     await klass('Pump casing', pumps);
     await klass('Centrifugal pump', pumps);
     await klass('Impeller', pumps, 'The rotating part of a pump');
+    await klass('Ventilé', pumps, 'Accents in the label');
     await klass('Gate valve', valves, 'Stops flow', {
       relatedTerms: [
         { relationType: 'closeMatch', targetLibrary: 'ETIMX', targetIdentifier: 'EC002095' },
@@ -90,6 +91,8 @@ describe.each(DATABASE_KINDS)('search on %s', (kind) => {
     expect((await find('q=PUMP%20CEN')).hits.map((hit) => hit.label)).toEqual(['Centrifugal pump']);
     expect((await find('q=ec002095')).hits.map((hit) => hit.label)).toEqual(['Gate valve']);
     expect((await find('q=imp%C3%A9ller')).hits.map((hit) => hit.label)).toEqual(['Impeller']);
+    expect((await find('q=ventile')).hits.map((hit) => hit.label)).toEqual(['Ventilé']);
+    expect((await find('q=VENTIL%C3%89')).hits.map((hit) => hit.label)).toEqual(['Ventilé']);
     expect((await find('q=%22%2A%29%28')).total).toBe(0);
     const library = (await find('q=valve&family=library')).hits;
     expect(library.map((hit) => hit.iri)).toEqual([valves]);
@@ -101,11 +104,11 @@ describe.each(DATABASE_KINDS)('search on %s', (kind) => {
     ]);
     expect(
       (await find('family=class&family=dimension&library=' + encodeURIComponent(pumps))).total,
-    ).toBe(5);
+    ).toBe(6);
     expect(
       (await find(`library=${encodeURIComponent(pumps)}&library=${encodeURIComponent(valves)}`))
         .total,
-    ).toBe(6);
+    ).toBe(7);
     expect((await find('q=pump&status=Submitted')).total).toBe(0);
   });
 

@@ -8,6 +8,11 @@ interface IndexedRow {
   body: string;
 }
 
+/** Accents are dropped from indexed text, as from queries, the same on both databases. */
+function plain(text: string): string {
+  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+}
+
 /** What search looks in for a resource: its label, identifiers, description and mapping targets. */
 export function searchDocument(row: IndexedRow) {
   const body = JSON.parse(row.body) as Record<string, unknown>;
@@ -24,10 +29,10 @@ export function searchDocument(row: IndexedRow) {
     : [];
   return {
     resource_id: row.id,
-    label: row.name,
-    identifier: identifiers.filter(Boolean).join(' '),
-    description: typeof body.description === 'string' ? body.description : '',
-    mappings: mappings.join(' '),
+    label: plain(row.name),
+    identifier: plain(identifiers.filter(Boolean).join(' ')),
+    description: plain(typeof body.description === 'string' ? body.description : ''),
+    mappings: plain(mappings.join(' ')),
   };
 }
 

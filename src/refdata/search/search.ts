@@ -114,29 +114,38 @@ export async function search(
     filters.push(sql`r.library_key in (${list(request.libraries)})`);
   const where = sql.join(filters, sql` and `);
 
-  const totalRow = await sql<{
-    total: number | string;
-  }>`select count(*) as total from resources r where ${where}`.execute(db);
-  const total = Number(totalRow.rows[0]?.total ?? 0);
-
   const after = request.after;
   const keyset = after
     ? sql`where (hits.bucket > ${after.bucket}
         or (hits.bucket = ${after.bucket} and hits.name_normalized > ${after.name})
         or (hits.bucket = ${after.bucket} and hits.name_normalized = ${after.name} and hits.id > ${after.id}))`
     : sql``;
-  const rows = await sql<ResourceRow & { bucket: number | string; library_label: string | null }>`
+  // One pass finds, ranks and counts the matches (counted before the cursor
+  // narrows them); only a page past the end needs a count of its own.
+  const rows = await sql<
+    ResourceRow & { bucket: number | string; library_label: string | null; total: number | string }
+  >`
     select hits.*, library.name as library_label from (
-      select r.*, ${bucket} as bucket from resources r where ${where}
+      select r.*, ${bucket} as bucket, count(*) over () as total from resources r where ${where}
     ) as hits
     left join resources library on library.iri = hits.library_key and library.family = 'library'
     ${keyset}
     order by hits.bucket, hits.name_normalized, hits.id
     limit ${request.limit + 1}`.execute(db);
+  const total =
+    rows.rows.length > 0
+      ? Number(rows.rows[0]?.total ?? 0)
+      : Number(
+          (
+            await sql<{
+              total: number | string;
+            }>`select count(*) as total from resources r where ${where}`.execute(db)
+          ).rows[0]?.total ?? 0,
+        );
   const page = rows.rows.slice(0, request.limit);
   const last = page[page.length - 1];
   return {
-    hits: page.map(({ bucket: rank, library_label, ...row }) => ({
+    hits: page.map(({ bucket: rank, library_label, total: _total, ...row }) => ({
       row: row as ResourceRow,
       bucket: Number(rank),
       libraryLabel: library_label ?? undefined,
