@@ -13,6 +13,7 @@ import { registerDereferenceRoutes } from './rdf/routes.js';
 import { registerResourceRoutes } from './resources/routes.js';
 import { searchCommands } from './search/commands.js';
 import { registerSearchRoutes } from './search/routes.js';
+import { registerShaclRoutes } from './shacl/routes.js';
 import { registerSymbolRoutes } from './symbols/routes.js';
 
 export const refdata: ServiceDefinition<RefdataTables> = {
@@ -25,6 +26,7 @@ export const refdata: ServiceDefinition<RefdataTables> = {
     { name: 'lifecycle', description: 'Submit, review and the history of changes' },
     { name: 'dereferencing', description: 'Resources at their IRIs, as JSON, RDF or HTML' },
     { name: 'search', description: 'The search index' },
+    { name: 'shacl', description: 'Complete IMF SHACL of block and terminal types' },
     { name: 'authentication', description: "refdata's own token keys" },
     { name: 'problems', description: 'Problem types used in error responses' },
   ],
@@ -46,5 +48,6 @@ export const refdata: ServiceDefinition<RefdataTables> = {
     registerSymbolRoutes(app, context);
     registerAncestorRoutes(app, context);
     registerSearchRoutes(app, context);
+    registerShaclRoutes(app, context);
   },
 };

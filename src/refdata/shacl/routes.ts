@@ -1,0 +1,63 @@
+import { Type } from '@sinclair/typebox';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { requireRole } from '../auth/authenticate.js';
+import { READ_ROLES } from '../auth/roles.js';
+import type { Refdata } from '../context.js';
+import { single } from '../rdf/library-graph.js';
+import { negotiate } from '../rdf/negotiation.js';
+import { type RdfMediaType, serializeStream } from '../rdf/serialize.js';
+import { completeShacl } from './assemble.js';
+
+/** Lower-case GUIDs only, as the spec's limits say (no braces, no upper case). */
+const LOWERCASE_GUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$';
+
+/** `text/plain` is Turtle, as the platform serves it for people to read. */
+const OFFERED = ['application/ld+json', 'text/turtle', 'application/trig', 'text/plain'] as const;
+
+export function registerShaclRoutes(app: HttpApp, refdata: Refdata): void {
+  for (const [route, parameter, family, segment, label] of [
+    ['/api/blocks/complete-imf-shacl', 'blockId', 'imf-block', 'blocks', 'block'],
+    ['/api/terminals/complete-imf-shacl', 'terminalId', 'imf-terminal', 'terminals', 'terminal'],
+  ] as const) {
+    app.get(route, {
+      schema: {
+        summary: `Complete IMF SHACL of a ${label} type and everything it references`,
+        tags: ['shacl'],
+        querystring: Type.Object(
+          {
+            [parameter]: Type.String({ pattern: LOWERCASE_GUID, description: 'A lower-case GUID' }),
+          },
+          { additionalProperties: false },
+        ),
+      },
+      handler: async (request, reply) => {
+        await requireRole(request, refdata.verifier, READ_ROLES);
+        reply.header('vary', 'Accept');
+        const mediaType = negotiate(request.headers.accept, OFFERED);
+        if (!mediaType) {
+          throw new HttpError(
+            problem(
+              406,
+              'not-acceptable',
+              `The complete SHACL is available as ${OFFERED.join(', ')}.`,
+            ),
+          );
+        }
+        const guid = (request.query as Record<string, string>)[parameter] as string;
+        const iri = `${refdata.iriBase}/imf/${segment}/${guid}`;
+        const row = await refdata.store.findByIri(iri);
+        if (row?.family !== family) {
+          throw new HttpError(
+            problem(404, 'not-found', `No IMF ${label} type has the id ${guid}.`),
+          );
+        }
+        const quads = await completeShacl(refdata, row);
+        const format: RdfMediaType = mediaType === 'text/plain' ? 'text/turtle' : mediaType;
+        return reply
+          .type(`${mediaType}; charset=utf-8`)
+          .send(serializeStream(single(quads), format, refdata.iriBase));
+      },
+    });
+  }
+}
