@@ -25,6 +25,7 @@ import {
   seedSearchCorpus,
 } from './refdata-search.js';
 import { mixedCreate, startRefdataBenchServer } from './refdata-server.js';
+import { measureShacl, type ShaclFigures } from './refdata-shacl.js';
 
 const { values } = parseArgs({
   options: {
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     'export-terms': { type: 'string', default: '100000' },
     'search-resources': { type: 'string', default: '100000' },
     'search-requests': { type: 'string', default: '3000' },
+    'shacl-parts': { type: 'string', default: '10,100,1000' },
   },
 });
 
@@ -73,6 +75,7 @@ const latencyCreates = positive('latency-creates', values['latency-creates']);
 const exportTerms = positive('export-terms', values['export-terms']);
 const searchResources = positive('search-resources', values['search-resources']);
 const searchRequests = positive('search-requests', values['search-requests']);
+const shaclParts = values['shacl-parts'].split(',').map((part) => positive('shacl-parts', part));
 const services = values.services.split(',').map((name) => {
   if (name !== 'codehost' && name !== 'refdata') throw new Error(`unknown service "${name}"`);
   return name;
@@ -259,6 +262,7 @@ if (services.includes('codehost')) {
 const refdataRows: (LoadFigures & { database: string })[] = [];
 const exports: (ExportFigures & { database: string })[] = [];
 const searches: (SearchFigures & { database: string })[] = [];
+const shacls: (ShaclFigures & { database: string })[] = [];
 if (services.includes('refdata')) {
   for (const kind of databases) {
     process.stderr.write(`Starting refdata on ${kind}\n`);
@@ -319,6 +323,11 @@ if (services.includes('refdata')) {
           expectedStatus: 200,
         })),
       });
+      process.stderr.write(
+        `  ${kind}: complete SHACL of blocks with ${shaclParts.join(', ')} parts\n`,
+      );
+      for (const figures of await measureShacl(server, shaclParts))
+        shacls.push({ ...figures, database: kind });
       process.stderr.write(`  ${kind}: search over ${searchResources} generated resources\n`);
       const libraries = await seedSearchCorpus(server, searchResources);
       searches.push({
@@ -347,6 +356,20 @@ if (services.includes('refdata')) {
   for (const row of refdataRows) {
     out(
       `| ${row.database} | ${row.name} | ${row.connections} | ${row.requests} | ${row.seconds.toFixed(1)} | ${row.perSecond.toFixed(0)} | ${row.latencyP50Ms} ms | ${row.latencyP99Ms} ms | ${row.latencyMaxMs} ms | ${row.failures} |`,
+    );
+  }
+}
+if (shacls.length > 0) {
+  out('');
+  out(
+    '## refdata: complete SHACL of a block with N transitive parts (10 attribute references each)',
+  );
+  out('');
+  out('| database | parts | attribute references | seconds | size | server peak memory |');
+  out('|---|---|---|---|---|---|');
+  for (const row of shacls) {
+    out(
+      `| ${row.database} | ${row.parts} | ${row.attributeReferences} | ${row.seconds.toFixed(2)} | ${row.megabytes.toFixed(1)} MB | ${row.peakMemoryMib === undefined ? 'n/a' : `${row.peakMemoryMib.toFixed(0)} MiB`} |`,
     );
   }
 }
