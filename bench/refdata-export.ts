@@ -5,66 +5,26 @@
  * process's peak memory.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { loadConfig } from '../src/platform/config.js';
-import { openDatabase } from '../src/platform/db/connection.js';
-import type { RefdataTables } from '../src/refdata/db/tables.js';
+import { type SeedResource, seedResources } from './bulk.js';
 import { peakMemoryMib } from './processes.js';
 import type { RefdataBenchServer } from './refdata-server.js';
 
-const BATCH = 1000;
-
-async function seed(db: Kysely<RefdataTables>, libraryIri: string, terms: number): Promise<void> {
-  const now = Date.now();
-  for (let offset = 0; offset < terms; offset += BATCH) {
-    const count = Math.min(BATCH, terms - offset);
-    const rows = Array.from({ length: count }, (_, index) => {
-      const n = offset + index;
-      const body = {
-        name: `Exported class ${n}`,
+/** N classes in one library. */
+function* exportCorpus(libraryIri: string, terms: number): Generator<SeedResource> {
+  for (let n = 0; n < terms; n += 1) {
+    const name = `Exported class ${n}`;
+    yield {
+      iri: `${libraryIri}/${randomUUID()}`,
+      family: 'class',
+      name,
+      libraryKey: libraryIri,
+      body: {
+        name,
         description: `Class number ${n} of the export benchmark`,
         ontology: libraryIri,
         subClassOf: ['http://example.org/Equipment'],
-      };
-      return {
-        iri: `${libraryIri}/${randomUUID()}`,
-        family: 'class',
-        status: 'Draft' as const,
-        name: body.name,
-        name_normalized: body.name.toLowerCase(),
-        library_key: libraryIri,
-        parent_iri: null,
-        replaces_iri: null,
-        body: JSON.stringify(body),
-        version: 1,
-        created_by: 'bench',
-        created_at: now,
-        updated_by: 'bench',
-        updated_at: now,
-      };
-    });
-    await db.transaction().execute(async (trx) => {
-      const inserted = await trx
-        .insertInto('resources')
-        .values(rows)
-        .returning(['id', 'body'])
-        .execute();
-      await trx
-        .insertInto('revisions')
-        .values(
-          inserted.map((row) => ({
-            resource_id: row.id,
-            version: 1,
-            action: 'create' as const,
-            status: 'Draft' as const,
-            actor: 'bench',
-            justification: 'Seeded for the export benchmark',
-            body: row.body,
-            created_at: now,
-          })),
-        )
-        .execute();
-    });
+      },
+    };
   }
 }
 
@@ -82,12 +42,7 @@ export async function measureExport(
   terms: number,
   formats: readonly string[],
 ): Promise<ExportFigures[]> {
-  const database = openDatabase<RefdataTables>(loadConfig(server.env).services.refdata.database);
-  try {
-    await seed(database.db, server.refs.library, terms);
-  } finally {
-    await database.close();
-  }
+  await seedResources(server, exportCorpus(server.refs.library, terms));
   const figures: ExportFigures[] = [];
   for (const format of formats) {
     const memoryBeforeMib = await peakMemoryMib(server.pid);

@@ -6,11 +6,8 @@
  * measured per request on the client.
  */
 import { randomUUID } from 'node:crypto';
-import { type Kysely, sql } from 'kysely';
-import { loadConfig } from '../src/platform/config.js';
-import { openDatabase } from '../src/platform/db/connection.js';
-import type { RefdataTables, Status } from '../src/refdata/db/tables.js';
-import { searchDocument } from '../src/refdata/search/documents.js';
+import type { Status } from '../src/refdata/db/tables.js';
+import { type SeedResource, seedResources } from './bulk.js';
 import type { RefdataBenchServer } from './refdata-server.js';
 
 const NOUNS = [
@@ -82,7 +79,6 @@ const FAMILIES: [string, number][] = [
   ['symbol', 8],
 ];
 const STATUSES: Status[] = ['Draft', 'Draft', 'Submitted', 'Approved', 'Approved', 'Approved'];
-const BATCH = 1000;
 
 /** A deterministic pseudo-random sequence, so every run seeds the same library. */
 function random(seed: number): () => number {
@@ -97,24 +93,25 @@ export async function seedSearchCorpus(
   server: RefdataBenchServer,
   count: number,
 ): Promise<string[]> {
-  const database = openDatabase<RefdataTables>(loadConfig(server.env).services.refdata.database);
   const next = random(42);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   const weighted = FAMILIES.flatMap(([family, weight]) =>
     Array.from({ length: weight }, () => family),
   );
   const libraries = Array.from({ length: 10 }, (_, index) => `${server.refs.library}-${index}`);
-  const db: Kysely<RefdataTables> = database.db;
-  try {
-    const now = Date.now();
-    for (let offset = 0; offset < count; offset += BATCH) {
-      const rows = Array.from({ length: Math.min(BATCH, count - offset) }, (_, index) => {
-        const n = offset + index;
-        const noun = pick(NOUNS);
-        const name = `${pick(ADJECTIVES)} ${noun}${next() < 0.4 ? ` ${pick(PARTS)}` : ''} ${n}`;
-        const family = pick(weighted);
-        const library = pick(libraries);
-        const body = {
+  function* corpus(): Generator<SeedResource> {
+    for (let n = 0; n < count; n += 1) {
+      const noun = pick(NOUNS);
+      const name = `${pick(ADJECTIVES)} ${noun}${next() < 0.4 ? ` ${pick(PARTS)}` : ''} ${n}`;
+      const family = pick(weighted);
+      const library = pick(libraries);
+      yield {
+        iri: `${library}/${randomUUID()}`,
+        family,
+        name,
+        libraryKey: library,
+        status: pick(STATUSES),
+        body: {
           name,
           description: `A ${noun} used in process plants; ${pick(ADJECTIVES)} design, ${pick(PARTS)} included.`,
           ontology: library,
@@ -130,38 +127,11 @@ export async function seedSearchCorpus(
                 ],
               }
             : {}),
-        };
-        return {
-          iri: `${library}/${randomUUID()}`,
-          family,
-          status: pick(STATUSES),
-          name,
-          name_normalized: name.toLowerCase(),
-          library_key: library,
-          parent_iri: null,
-          replaces_iri: null,
-          body: JSON.stringify(body),
-          version: 1,
-          created_by: 'bench',
-          created_at: now,
-          updated_by: 'bench',
-          updated_at: now,
-        };
-      });
-      await db.transaction().execute(async (trx) => {
-        const inserted = await trx
-          .insertInto('resources')
-          .values(rows)
-          .returning(['id', 'iri', 'name', 'body'])
-          .execute();
-        await trx.insertInto('search_documents').values(inserted.map(searchDocument)).execute();
-      });
+        },
+      };
     }
-    // As a running database's autovacuum would: the planner needs the new rows' statistics.
-    if (database.config.kind === 'postgres') await sql`analyze`.execute(db);
-  } finally {
-    await database.close();
   }
+  await seedResources(server, corpus());
   return libraries;
 }
 

@@ -5,48 +5,14 @@
  * from 10 to 1,000.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import { loadConfig } from '../src/platform/config.js';
-import { openDatabase } from '../src/platform/db/connection.js';
-import type { RefdataTables } from '../src/refdata/db/tables.js';
+import { seedResources } from './bulk.js';
 import { peakMemoryMib } from './processes.js';
 import type { RefdataBenchServer } from './refdata-server.js';
 
 const IMF = 'http://ns.imfid.org/imf#';
 
-async function insert(
-  db: Kysely<RefdataTables>,
-  rows: { iri: string; family: string; name: string; body: object }[],
-) {
-  const now = Date.now();
-  for (let offset = 0; offset < rows.length; offset += 500) {
-    await db
-      .insertInto('resources')
-      .values(
-        rows.slice(offset, offset + 500).map((row) => ({
-          iri: row.iri,
-          family: row.family,
-          status: 'Draft' as const,
-          name: row.name,
-          name_normalized: row.name.toLowerCase(),
-          library_key: (row.body as { ontology: string }).ontology,
-          parent_iri: null,
-          replaces_iri: null,
-          body: JSON.stringify(row.body),
-          version: 1,
-          created_by: 'bench',
-          created_at: now,
-          updated_by: 'bench',
-          updated_at: now,
-        })),
-      )
-      .execute();
-  }
-}
-
 /** Seeds the tree and returns the root block's GUID. */
 async function seedBlockTree(server: RefdataBenchServer, parts: number): Promise<string> {
-  const database = openDatabase<RefdataTables>(loadConfig(server.env).services.refdata.database);
   const ontology = server.refs.library;
   const tag = randomUUID().slice(0, 8);
   const attributes = Array.from({ length: 10 }, (_, index) => ({
@@ -93,11 +59,10 @@ async function seedBlockTree(server: RefdataBenchServer, parts: number): Promise
         })),
     },
   }));
-  try {
-    await insert(database.db, [...attributes, ...blocks]);
-  } finally {
-    await database.close();
-  }
+  await seedResources(
+    server,
+    [...attributes, ...blocks].map((resource) => ({ ...resource, libraryKey: ontology })),
+  );
   return (blockIris[0] as string).split('/').pop() as string;
 }
 

@@ -1,0 +1,89 @@
+import { type Kysely, sql } from 'kysely';
+import { loadConfig } from '../src/platform/config.js';
+import { openDatabase } from '../src/platform/db/connection.js';
+import type { RefdataTables, Status } from '../src/refdata/db/tables.js';
+import { normalizedName } from '../src/refdata/resources/store.js';
+import { searchDocument } from '../src/refdata/search/documents.js';
+import type { RefdataBenchServer } from './refdata-server.js';
+
+export interface SeedResource {
+  iri: string;
+  family: string;
+  name: string;
+  /** The library it belongs to (the duplicate rule's key). */
+  libraryKey: string;
+  body: Record<string, unknown>;
+  status?: Status;
+}
+
+const BATCH = 1000;
+
+/**
+ * Writes resources in bulk, each as the store would leave it: the row, its
+ * create revision and its search index entry, a batch per transaction. Far
+ * faster than the HTTP API for seeding benchmarks with 100,000 resources.
+ */
+export async function seedResources(
+  server: RefdataBenchServer,
+  resources: Iterable<SeedResource>,
+): Promise<void> {
+  const database = openDatabase<RefdataTables>(loadConfig(server.env).services.refdata.database);
+  const db: Kysely<RefdataTables> = database.db;
+  const now = Date.now();
+  const write = (batch: SeedResource[]) =>
+    db.transaction().execute(async (trx) => {
+      const rows = await trx
+        .insertInto('resources')
+        .values(
+          batch.map((resource) => ({
+            iri: resource.iri,
+            family: resource.family,
+            status: resource.status ?? 'Draft',
+            name: resource.name,
+            name_normalized: normalizedName(resource.name),
+            library_key: resource.libraryKey,
+            parent_iri: null,
+            replaces_iri: null,
+            body: JSON.stringify(resource.body),
+            version: 1,
+            created_by: 'bench',
+            created_at: now,
+            updated_by: 'bench',
+            updated_at: now,
+          })),
+        )
+        .returning(['id', 'iri', 'name', 'body', 'status'])
+        .execute();
+      await trx
+        .insertInto('revisions')
+        .values(
+          rows.map((row) => ({
+            resource_id: row.id,
+            version: 1,
+            action: 'create' as const,
+            status: row.status,
+            actor: 'bench',
+            justification: 'Seeded for a benchmark',
+            body: row.body,
+            created_at: now,
+          })),
+        )
+        .execute();
+      await trx.insertInto('search_documents').values(rows.map(searchDocument)).execute();
+    });
+  try {
+    let batch: SeedResource[] = [];
+    for (const resource of resources) {
+      batch.push(resource);
+      if (batch.length === BATCH) {
+        await write(batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await write(batch);
+    // As a running database's autovacuum would: the planner needs the new rows' statistics.
+    if (database.config.kind === 'postgres') await sql`analyze`.execute(db);
+  } finally {
+    await database.close();
+  }
+}
