@@ -116,6 +116,14 @@ describe.each(DATABASE_KINDS)('complete IMF SHACL on %s', (kind) => {
         id,
       ).toBe(400);
     }
+    for (const query of [
+      '',
+      `?blockId=${guid(block)}&detail=1`,
+      `?terminalId=${guid(terminal)}`,
+      `?blockId=${guid(block)}&blockId=${guid(part)}`,
+    ]) {
+      expect((await shacl(`/api/blocks/complete-imf-shacl${query}`)).statusCode, query).toBe(400);
+    }
     expect(
       (await shacl('/api/blocks/complete-imf-shacl?blockId=00000000-0000-0000-0000-000000000000'))
         .statusCode,

@@ -193,6 +193,19 @@ describe.each(DATABASE_KINDS)(
         (await service.call('GET', '/cfihos/ancestors/properties', { roles: ['Reader'] }))
           .statusCode,
       ).toBe(400);
+      for (const query of [
+        `cfihosUri=${'x'.repeat(2100)}`,
+        `cfihosUri=${encodeURIComponent(leaf.iri)}&depth=2`,
+      ]) {
+        const response = await service.call('GET', `/cfihos/ancestors/properties?${query}`, {
+          roles: ['Reader'],
+        });
+        expect(response.statusCode, query).toBe(400);
+      }
+      const unknown = await service.call('GET', '/esl/engineeringSymbols?colour=red', {
+        roles: ['Reader'],
+      });
+      expect(unknown.statusCode).toBe(400);
     });
   },
 );
