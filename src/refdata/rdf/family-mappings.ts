@@ -47,13 +47,19 @@ function attributeShapes(g: GraphBuilder, refs: Reference[]) {
   }
 }
 
-/** A terminal or part reference as a qualified value shape on `path`. */
+/**
+ * A terminal or part reference as a qualified value shape on `path`. The
+ * `sh:minCount 0` constrains nothing; it is there because the IMF authors' types
+ * grammar requires every property shape to state `sh:hasValue` or `sh:minCount`.
+ */
 function qualifiedShapes(g: GraphBuilder, path: 'hasTerminal' | 'hasPart', refs: Reference[]) {
   for (const ref of refs) {
     const shape = g.node();
     const valueShape = g.node();
     g.about(sh('property'), shape);
-    g.add(shape, sh('path'), imf(path)).add(shape, sh('nodeKind'), sh('IRI'));
+    g.add(shape, sh('path'), imf(path))
+      .add(shape, sh('minCount'), g.integer(0))
+      .add(shape, sh('nodeKind'), sh('IRI'));
     g.add(shape, sh('qualifiedValueShape'), valueShape).add(
       valueShape,
       sh('class'),
