@@ -16,20 +16,13 @@ export interface RunningService {
   notice?: string;
 }
 
-export interface RunOptions {
-  /** Where the human start-up lines go; log lines go to standard output. */
-  stdout: Writable;
-}
-
 /**
- * Opens, migrates and starts each service, then prints one line per service
- * saying where it listens, where its API documentation is and which database it
- * uses. If any service fails to start, those already started are closed again.
+ * Opens, migrates and starts each service. If any service fails to start, those
+ * already started are closed again.
  */
 export async function startServices(
   definitions: readonly ServiceDefinition[],
   config: Config,
-  options: RunOptions,
 ): Promise<RunningService[]> {
   const running: RunningService[] = [];
   try {
@@ -40,16 +33,29 @@ export async function startServices(
     await closeServices(running);
     throw error;
   }
+  return running;
+}
+
+/**
+ * Prints one line per service saying where it listens, where its API
+ * documentation is and which database it uses, then any first-start notices.
+ * Callers print these only once the services can be stopped cleanly, since a
+ * supervisor may signal as soon as it reads them.
+ */
+export function announceServices(
+  running: readonly RunningService[],
+  config: Config,
+  stdout: Writable,
+): void {
   for (const service of running) {
     const database = describeDatabase(config.services[service.name].database);
-    options.stdout.write(
+    stdout.write(
       `${service.name} listening on ${service.url}, API docs at ${service.url}${DOCS_PATH}, database ${database}\n`,
     );
   }
   for (const service of running) {
-    if (service.notice) options.stdout.write(`${service.notice}\n`);
+    if (service.notice) stdout.write(`${service.notice}\n`);
   }
-  return running;
 }
 
 async function startService(

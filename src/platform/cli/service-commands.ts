@@ -1,7 +1,7 @@
 import { SERVICE_NAMES } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
-import { closeOnSignals, startServices } from '../runner.js';
+import { announceServices, closeOnSignals, startServices } from '../runner.js';
 import type { ServiceDefinition } from '../service.js';
 import { type Command, UsageError } from './command.js';
 
@@ -33,8 +33,12 @@ export function serviceCommands(definitions: readonly ServiceDefinition[]): Comm
       async run(args, context) {
         const chosen = chooseServices(args, definitions);
         const config = context.config();
-        const running = await startServices(chosen, config, { stdout: context.stdout });
+        const running = await startServices(chosen, config);
+        // Signals are handled before the services say they are listening: a
+        // signal that arrived in between would otherwise kill the process
+        // without closing anything.
         closeOnSignals(running, config.shutdownTimeoutMs, context.stderr);
+        announceServices(running, config, context.stdout);
         return 'running';
       },
     },
