@@ -77,6 +77,11 @@ export async function create(service: Refdata, route: string, body: Record<strin
   return response.json() as { iri: string; status: string; [key: string]: unknown };
 }
 
+/** The GUID an IMF type's IRI ends in, as the complete-imf-shacl routes take it. */
+export function guidOf(iri: string): string {
+  return iri.slice(iri.lastIndexOf('/') + 1);
+}
+
 export function uniqueName(prefix: string): string {
   sequence += 1;
   return `${prefix} ${sequence}`;

@@ -13,6 +13,7 @@ import { DATABASE_KINDS } from '../harness.js';
 import {
   create,
   createLibrary,
+  guidOf,
   iriQuery,
   type Refdata,
   startRefdata,
@@ -198,12 +199,11 @@ describe.each(DATABASE_KINDS)(
     });
     afterAll(async () => service?.close());
 
-    const guid = (iri: string) => iri.split('/').pop() as string;
     async function completeShacl(route: 'blocks' | 'terminals', iri: string): Promise<Quad[]> {
       const parameter = route === 'blocks' ? 'blockId' : 'terminalId';
       const response = await service.call(
         'GET',
-        `/api/${route}/complete-imf-shacl?${parameter}=${guid(iri)}`,
+        `/api/${route}/complete-imf-shacl?${parameter}=${guidOf(iri)}`,
         { roles: ['Reader'], headers: { accept: 'text/turtle' } },
       );
       expect(response.statusCode).toBe(200);

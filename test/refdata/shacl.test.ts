@@ -5,6 +5,7 @@ import { DATABASE_KINDS } from '../harness.js';
 import {
   create,
   createLibrary,
+  guidOf,
   iriQuery,
   type Refdata,
   startRefdata,
@@ -84,12 +85,11 @@ describe.each(DATABASE_KINDS)('complete IMF SHACL on %s', (kind) => {
   });
   afterAll(async () => service?.close());
 
-  const guid = (iri: string) => iri.split('/').pop() as string;
   const shacl = (route: string, accept = 'text/turtle') =>
     service.call('GET', route, { roles: ['Reader'], headers: { accept } });
 
   it('assembles the block with everything it reaches, cycles included, byte for byte the same each time', async () => {
-    const route = `/api/blocks/complete-imf-shacl?blockId=${guid(block)}`;
+    const route = `/api/blocks/complete-imf-shacl?blockId=${guidOf(block)}`;
     const first = await shacl(route);
     expect(first.statusCode).toBe(200);
     expect(first.headers['content-type']).toMatch(/^text\/turtle/);
@@ -109,7 +109,12 @@ describe.each(DATABASE_KINDS)('complete IMF SHACL on %s', (kind) => {
   });
 
   it('refuses GUIDs that are not lower-case, unknown ones, and ones of the other kind', async () => {
-    for (const id of [guid(block).toUpperCase(), `{${guid(block)}}`, guid(block).slice(1), 'x']) {
+    for (const id of [
+      guidOf(block).toUpperCase(),
+      `{${guidOf(block)}}`,
+      guidOf(block).slice(1),
+      'x',
+    ]) {
       expect(
         (await shacl(`/api/blocks/complete-imf-shacl?blockId=${encodeURIComponent(id)}`))
           .statusCode,
@@ -118,9 +123,9 @@ describe.each(DATABASE_KINDS)('complete IMF SHACL on %s', (kind) => {
     }
     for (const query of [
       '',
-      `?blockId=${guid(block)}&detail=1`,
-      `?terminalId=${guid(terminal)}`,
-      `?blockId=${guid(block)}&blockId=${guid(part)}`,
+      `?blockId=${guidOf(block)}&detail=1`,
+      `?terminalId=${guidOf(terminal)}`,
+      `?blockId=${guidOf(block)}&blockId=${guidOf(part)}`,
     ]) {
       expect((await shacl(`/api/blocks/complete-imf-shacl${query}`)).statusCode, query).toBe(400);
     }
@@ -129,16 +134,16 @@ describe.each(DATABASE_KINDS)('complete IMF SHACL on %s', (kind) => {
         .statusCode,
     ).toBe(404);
     expect(
-      (await shacl(`/api/blocks/complete-imf-shacl?blockId=${guid(terminal)}`)).statusCode,
+      (await shacl(`/api/blocks/complete-imf-shacl?blockId=${guidOf(terminal)}`)).statusCode,
     ).toBe(404);
     expect(
-      (await shacl(`/api/terminals/complete-imf-shacl?terminalId=${guid(block)}`)).statusCode,
+      (await shacl(`/api/terminals/complete-imf-shacl?terminalId=${guidOf(block)}`)).statusCode,
     ).toBe(404);
     expect(
-      (await shacl(`/api/terminals/complete-imf-shacl?terminalId=${guid(terminal)}`)).statusCode,
+      (await shacl(`/api/terminals/complete-imf-shacl?terminalId=${guidOf(terminal)}`)).statusCode,
     ).toBe(200);
     expect(
-      (await service.app.inject({ url: `/api/blocks/complete-imf-shacl?blockId=${guid(block)}` }))
+      (await service.app.inject({ url: `/api/blocks/complete-imf-shacl?blockId=${guidOf(block)}` }))
         .statusCode,
     ).toBe(401);
   });
@@ -167,7 +172,7 @@ describe.each(DATABASE_KINDS)('complete IMF SHACL on %s', (kind) => {
 
     async function validate(data: string) {
       const shapes = parseTurtle(
-        (await shacl(`/api/blocks/complete-imf-shacl?blockId=${guid(block)}`)).body,
+        (await shacl(`/api/blocks/complete-imf-shacl?blockId=${guidOf(block)}`)).body,
       );
       const report = await new SHACLValidator(shapes).validate(parseTurtle(data));
       return {
