@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { codehost } from './codehost/app.js';
 import { type Command, type CommandContext, UsageError } from './platform/cli/command.js';
 import { serviceCommands } from './platform/cli/service-commands.js';
-import { type Config, ConfigError, loadConfig } from './platform/config.js';
+import { type Config, ConfigError, describeDatabase, loadConfig } from './platform/config.js';
 import { environmentWithEnvFile } from './platform/env-file.js';
 import type { ServiceDefinition } from './platform/service.js';
 import { refdata } from './refdata/app.js';
@@ -57,7 +57,16 @@ export async function runProgram(argv: string[], io: ProgramIo): Promise<number 
     stdout: io.stdout,
     stderr: io.stderr,
   };
+  const owner = SERVICES.find((service) => service.adminCommands.includes(command));
   try {
+    // An admin command acts on one service's files: say which, so a command run
+    // from another directory or with other settings than the service is noticed.
+    if (owner) {
+      const config = context.config();
+      io.stderr.write(
+        `${owner.name}: data directory ${config.dataDir}; database ${describeDatabase(config.services[owner.name].database)}\n`,
+      );
+    }
     return await command.run(args, context);
   } catch (error) {
     if (error instanceof UsageError) {

@@ -153,6 +153,10 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   };
 }
 
+/** `iss` and `aud` of tokens from refdata's own key, unless configured otherwise. */
+export const EMBEDDED_TOKEN_ISSUER = 'urn:refdata:embedded';
+export const EMBEDDED_TOKEN_AUDIENCE = 'urn:refdata';
+
 function refdataConfig(
   read: Reader,
   publicUrl: string,
@@ -183,8 +187,10 @@ function refdataConfig(
     cataloguesDir: resolve(cwd, read('REFDATA_CATALOGUES_DIR') ?? join(dataDir, 'catalogues')),
     tokens: {
       jwksUrl,
-      issuer: issuer ?? publicUrl,
-      audience: read('REFDATA_TOKEN_AUDIENCE') ?? publicUrl,
+      // Fixed defaults rather than the public URL: a token minted from the command line
+      // must be accepted by the service whatever port either was started with.
+      issuer: issuer ?? EMBEDDED_TOKEN_ISSUER,
+      audience: read('REFDATA_TOKEN_AUDIENCE') ?? EMBEDDED_TOKEN_AUDIENCE,
       rolesClaim,
       // Relative to the working directory, like DATA_DIR.
       signingKeyFile: keyFile ? resolve(cwd, keyFile) : join(dataDir, 'refdata-signing-key.json'),

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { ErrorRenderer } from '../platform/http/errors.js';
 import type { FieldError } from '../platform/http/problem.js';
 import type { HttpApp } from '../platform/http/server.js';
+import { ownEntry } from '../platform/own.js';
 
 /**
  * Problem types of our own, each documented at `<public URL>/problems/<code>`.
@@ -41,7 +42,17 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
   'not-draft': {
     title: 'Not a Draft',
     description:
-      'Only Draft resources can be changed, and each lifecycle step starts from one state (submit from Draft; approve and reject from Submitted).',
+      'Only a Draft can be changed (PUT); a Submitted, Approved, Rejected or Deprecated resource stays as it was decided.',
+  },
+  'wrong-state': {
+    title: 'Not in the state this step starts from',
+    description:
+      'Each lifecycle step starts from one state: submit from Draft, approve and reject from Submitted. `detail` says which state the resource is in.',
+  },
+  'moves-with-picklist': {
+    title: 'Values move with their picklist',
+    description:
+      'A picklist value is submitted, approved and rejected together with its picklist, never alone. Take the step on the picklist named in `detail`.',
   },
   'stale-write': {
     title: 'Changed meanwhile',
@@ -62,6 +73,48 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
     description:
       'The search index is being rebuilt (refdata-search-rebuild) or is marked down. Retry after the seconds in Retry-After; everything else keeps working.',
   },
+  'not-found': {
+    title: 'Not found',
+    description:
+      'No resource has the IRI asked for, or no route exists at this address. `detail` says which.',
+  },
+  removed: {
+    title: 'Removed',
+    description:
+      'The resource existed as a Draft and was removed (a value its picklist no longer lists). Its revisions, ending with the removal, are still at `/revisions`.',
+  },
+  'method-not-allowed': {
+    title: 'Method not allowed',
+    description: 'The route exists but not with this method; `Allow` lists the methods it has.',
+  },
+  'payload-too-large': {
+    title: 'Request body too large',
+    description: 'The body is larger than the service accepts (`BODY_LIMIT_BYTES`).',
+  },
+  'unsupported-media-type': {
+    title: 'Unsupported media type',
+    description: 'Bodies are `application/json` (or a form, where a route says so).',
+  },
+  'bad-request': {
+    title: 'Bad request',
+    description: 'The request could not be read as HTTP the service understands.',
+  },
+  'unstorable-text': {
+    title: 'Text that cannot be stored',
+    description: 'A value holds characters the database cannot store, such as NUL.',
+  },
+  conflict: {
+    title: 'Conflict',
+    description: 'The request clashes with what is stored; read the resource again.',
+  },
+  'rate-limited': {
+    title: 'Too many requests',
+    description: 'Too many requests from this client; retry after the seconds in `Retry-After`.',
+  },
+  internal: {
+    title: 'Internal error',
+    description: 'The service failed. Nothing was changed; quote the `traceId` when reporting it.',
+  },
   'unsupported-route': {
     title: 'Route not supported',
     description:
@@ -73,7 +126,7 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
 export function problemDetailsRenderer(publicUrl: string): ErrorRenderer {
   return (problem, { traceId, request }) => {
-    const documented = PROBLEM_TYPES[problem.code];
+    const documented = ownEntry(PROBLEM_TYPES, problem.code);
     return {
       contentType: PROBLEM_CONTENT_TYPE,
       body: {
@@ -120,7 +173,7 @@ export function registerProblemTypeRoutes(app: HttpApp, publicUrl: string): void
       },
     },
     async (request, reply) => {
-      const documented = PROBLEM_TYPES[request.params.code];
+      const documented = ownEntry(PROBLEM_TYPES, request.params.code);
       if (!documented) return reply.callNotFound();
       return { type: `${publicUrl}/problems/${request.params.code}`, ...documented };
     },

@@ -40,7 +40,10 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       it('answers an unknown route with 404 in its own shape', async () => {
         const body = expectError(await service.app.inject({ url: '/no/such/thing?x=1' }), 404);
         if (isRefdata)
-          expect(body).toMatchObject({ type: 'about:blank', instance: '/no/such/thing' });
+          expect(body).toMatchObject({
+            type: expect.stringMatching(/\/problems\/not-found$/),
+            instance: '/no/such/thing',
+          });
         else expect(body).toEqual({ message: '404 Not Found' });
       });
 
@@ -193,7 +196,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         const body = expectError(await service.app.inject({ url: '/test/conflict' }), 409);
         if (isRefdata) {
           expect(body).toMatchObject({
-            type: 'about:blank',
+            type: expect.stringMatching(/\/problems\/conflict$/),
             title: 'Conflict',
             detail: 'That name is taken.',
           });

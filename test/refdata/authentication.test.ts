@@ -77,7 +77,11 @@ describe.each(DATABASE_KINDS)('refdata bearer tokens and roles on %s', (kind) =>
         body: library,
       });
       expect(response.statusCode).toBe(401);
-      expect(response.json().detail).toBe(`The token's ${claim} claim is not accepted.`);
+      // The refusal says what the service accepts, so a misconfigured client can tell.
+      const expected = claim === 'aud' ? tokens.audience : tokens.issuer;
+      expect(response.json().detail).toBe(
+        `The token's ${claim} claim is not accepted: this service accepts tokens ${claim === 'aud' ? 'for the audience' : 'issued by'} ${expected}.`,
+      );
     }
   });
 

@@ -549,7 +549,8 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
       expect((await service.call('PUT', submit)).statusCode).toBe(204);
       const again = await service.call('PUT', submit);
       expect(again.statusCode).toBe(409);
-      expect(again.json().title).toBe('Not a Draft');
+      expect(again.json().title).toBe('Not in the state this step starts from');
+      expect(again.json().detail).toMatch(/is Submitted; submit takes a Draft resource/);
       const locked = await service.call('PUT', `/cfihos/dimension?${iriQuery(created.iri)}`, {
         body: {
           changeJustification: 'x',
@@ -612,6 +613,12 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
         name: uniqueName('Time'),
         ontology,
         dimensionCode: 'T',
+      });
+      // Only what was published can be replaced.
+      await service.call('PUT', `/status/submit?${iriQuery(old.iri)}`);
+      await service.call('PUT', `/status/approve?${iriQuery(old.iri)}`, {
+        roles: ['Reviewer'],
+        body: { justification: 'Published' },
       });
       const replacement = await create(service, '/cfihos/dimension', {
         name: uniqueName('Duration'),
@@ -724,7 +731,8 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
 
       const valueSubmit = await service.call('PUT', `/status/submit?${iriQuery(mechanical)}`);
       expect(valueSubmit.statusCode).toBe(409);
-      expect(valueSubmit.json().detail).toMatch(/submitted with its picklist/);
+      expect(valueSubmit.json().title).toBe('Values move with their picklist');
+      expect(valueSubmit.json().detail).toMatch(/submitted, approved and rejected with its picklist/);
       expect(
         (await service.call('PUT', `/status/submit?${iriQuery(picklist.iri)}`)).statusCode,
       ).toBe(204);

@@ -23,6 +23,7 @@ const VALIDATION_LOCATIONS: Record<string, FieldLocation> = {
 };
 
 interface AjvIssue {
+  keyword?: string;
   instancePath: string;
   message?: string;
   params: Record<string, unknown>;
@@ -57,7 +58,9 @@ export function problemFromError(error: unknown): Problem {
   };
   if (Array.isArray(fastifyError.validation)) {
     const location = VALIDATION_LOCATIONS[fastifyError.validationContext ?? 'body'] ?? 'body';
-    const errors = fastifyError.validation.map((issue) => fieldError(location, issue));
+    const errors = mergeEnumerations(fastifyError.validation).map((issue) =>
+      fieldError(location, issue),
+    );
     return problem(400, 'validation', summarize(errors), {
       title: 'Invalid request',
       errors,
@@ -96,6 +99,39 @@ function internalProblem(): Problem {
     'internal',
     'An unexpected error occurred. Quote the traceId when reporting it.',
   );
+}
+
+/**
+ * A choice among literals (TypeBox's union of constants) fails as one `const`
+ * issue per literal plus an `anyOf`: "must be equal to constant" again and again,
+ * never naming the values. One issue naming every allowed value says it plainly.
+ */
+function mergeEnumerations(issues: readonly AjvIssue[]): AjvIssue[] {
+  const allowedAt = new Map<string, unknown[]>();
+  for (const issue of issues) {
+    if (issue.keyword !== 'const') continue;
+    const allowed = allowedAt.get(issue.instancePath) ?? [];
+    allowed.push(issue.params.allowedValue);
+    allowedAt.set(issue.instancePath, allowed);
+  }
+  const choices = new Set(
+    issues.filter((issue) => issue.keyword === 'anyOf').map((issue) => issue.instancePath),
+  );
+  for (const path of allowedAt.keys()) if (!choices.has(path)) allowedAt.delete(path);
+  if (allowedAt.size === 0) return [...issues];
+  const merged: AjvIssue[] = [];
+  for (const issue of issues) {
+    const allowed = allowedAt.get(issue.instancePath);
+    if (allowed === undefined) merged.push(issue);
+    else if (issue.keyword === 'anyOf') {
+      const values = allowed.map((value) => JSON.stringify(value)).join(', ');
+      merged.push({
+        ...issue,
+        message: allowed.length === 1 ? `must be ${values}` : `must be one of ${values}`,
+      });
+    } else if (issue.keyword !== 'const') merged.push(issue);
+  }
+  return merged;
 }
 
 function fieldError(location: FieldLocation, issue: AjvIssue): FieldError {
@@ -161,7 +197,13 @@ export function installErrorHandling(
   app.setErrorHandler((error, request, reply) => {
     const value = request.is404 ? routeProblem(request) : problemFromError(error);
     if (value.status >= 500) {
-      request.log.error({ err: error }, 'request failed');
+      // A deliberate 5xx (search marked down, 503 while closing) is an expected
+      // state: one line at warn. Anything else is a fault, logged with its stack.
+      if (error instanceof HttpError) {
+        request.log.warn({ problem: value.code }, value.detail ?? value.title);
+      } else {
+        request.log.error({ err: error }, 'request failed');
+      }
     }
     return sendProblem(reply, request, render, value);
   });

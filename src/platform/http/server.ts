@@ -85,6 +85,15 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    // A route without a body (PUT /status/submit) takes an empty one whatever its
+    // declared type: clients often send `Content-Type: application/json` on every
+    // request, and an empty JSON body would otherwise be a parse error.
+    if (
+      request.headers['content-length'] === '0' &&
+      request.routeOptions.schema?.body === undefined
+    ) {
+      delete request.headers['content-type'];
+    }
   });
 
   // While closing, Fastify only ends connections that are idle at that moment; a

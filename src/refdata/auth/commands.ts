@@ -40,6 +40,9 @@ export const authCommands: readonly Command[] = [
         return 1;
       }
       const key = await loadOrCreateSigningKey(tokens.signingKeyFile);
+      context.stderr.write(
+        `Signed with ${tokens.signingKeyFile}; iss ${tokens.issuer}, aud ${tokens.audience}, valid ${lifetime} s.\n`,
+      );
       context.stdout.write(
         `${await mintToken(key, tokens, { subject: subjects[0], roles, lifetimeSeconds: lifetime })}\n`,
       );

@@ -6,6 +6,7 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose';
+import { ownEntry } from '../../platform/own.js';
 import type { RefdataConfig } from '../../platform/config.js';
 import { type Role, rolesFrom } from './roles.js';
 import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
@@ -24,13 +25,13 @@ export class TokenRefused extends Error {
 const CLOCK_TOLERANCE_SECONDS = 30;
 
 function claimAt(payload: JWTPayload, path: string): unknown {
-  if (path in payload) return payload[path];
+  if (Object.hasOwn(payload, path)) return payload[path];
   return path
     .split('.')
     .reduce<unknown>(
       (value, key) =>
         value !== null && typeof value === 'object'
-          ? (value as Record<string, unknown>)[key]
+          ? ownEntry(value as Record<string, unknown>, key)
           : undefined,
       payload,
     );
@@ -67,20 +68,60 @@ export class TokenVerifier {
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         requiredClaims: ['exp', 'sub'],
       });
-      return {
-        subject: payload.sub as string,
-        roles: rolesFrom(claimAt(payload, this.config.rolesClaim)),
-      };
+      return principalFrom(payload, this.config.rolesClaim);
     } catch (error) {
-      throw new TokenRefused(describe(error), { cause: error });
+      if (error instanceof TokenRefused) throw error;
+      throw new TokenRefused(describe(error, this.config), { cause: error });
     }
   }
 }
 
-function describe(error: unknown): string {
+/** Longest subject revisions can record (their actor column). */
+const MAX_SUBJECT_LENGTH = 255;
+
+/**
+ * The caller from a verified payload. jose checks the signature and the registered
+ * claims' presence and times, not what `sub` or the roles claim hold, nor an `iat`
+ * from the future: a subject that is an object or empty would otherwise reach storage.
+ */
+function principalFrom(payload: JWTPayload, rolesClaim: string): Principal {
+  const subject = payload.sub as unknown;
+  if (typeof subject !== 'string' || subject.trim() === '' || subject.length > MAX_SUBJECT_LENGTH) {
+    throw new TokenRefused(
+      `The token's sub claim must be a non-empty string of at most ${MAX_SUBJECT_LENGTH} characters.`,
+    );
+  }
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof payload.iat === 'number' && payload.iat > now + CLOCK_TOLERANCE_SECONDS) {
+    throw new TokenRefused("The token's iat claim is in the future.");
+  }
+  const roles = claimAt(payload, rolesClaim);
+  const wellTyped =
+    roles === undefined ||
+    typeof roles === 'string' ||
+    (Array.isArray(roles) && roles.every((role) => typeof role === 'string'));
+  if (!wellTyped) {
+    throw new TokenRefused(
+      `The token's ${rolesClaim} claim must be a string or an array of strings.`,
+    );
+  }
+  return { subject, roles: rolesFrom(roles) };
+}
+
+function describe(error: unknown, config: RefdataConfig['tokens']): string {
   if (error instanceof errors.JWTExpired) return 'The token has expired.';
   if (error instanceof errors.JWTClaimValidationFailed) {
-    return `The token's ${error.claim} claim is not accepted.`;
+    if (error.claim === 'iss')
+      return `The token's iss claim is not accepted: this service accepts tokens issued by ${config.issuer}.`;
+    if (error.claim === 'aud')
+      return `The token's aud claim is not accepted: this service accepts tokens for the audience ${config.audience}.`;
+    const why =
+      error.reason === 'missing'
+        ? 'is missing'
+        : error.reason === 'invalid'
+          ? 'has the wrong type'
+          : 'is not accepted';
+    return `The token's ${error.claim} claim ${why}.`;
   }
   if (
     error instanceof errors.JWSSignatureVerificationFailed ||

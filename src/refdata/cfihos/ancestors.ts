@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { requireRole } from '../auth/authenticate.js';
+import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { notFound } from '../resources/routes.js';
@@ -31,8 +31,8 @@ export function registerAncestorRoutes(app: HttpApp, refdata: Refdata): void {
         { additionalProperties: false },
       ),
     },
+    onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request) => {
-      await requireRole(request, refdata.verifier, READ_ROLES);
       const { cfihosUri } = request.query as { cfihosUri: string };
       const start = await refdata.store.findByIri(cfihosUri);
       if (!start) throw notFound(cfihosUri);

@@ -136,4 +136,51 @@ export const refdataMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0004_removed_history_and_replacements': {
+    async up(db: MigrationDb) {
+      // A deprecated resource names its replacement: found by what replaces it.
+      await db.schema
+        .createIndex('resources_replaces')
+        .on('resources')
+        .column('replaces_iri')
+        .execute();
+      // A value removed with its picklist's update keeps its IRI and its history.
+      await db.schema
+        .createTable('removed_resources')
+        .addColumn('resource_id', 'integer', (c) => c.primaryKey())
+        .addColumn('iri', 'varchar(2048)', (c) => c.notNull().unique())
+        .addColumn('family', 'varchar(32)', (c) => c.notNull())
+        .addColumn('parent_iri', 'varchar(2048)')
+        .addColumn('removed_by', 'varchar(255)', (c) => c.notNull())
+        .addColumn('removed_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      // Revisions outlive their resource, so they no longer cascade with it.
+      if (isPostgres(db)) {
+        await sql`alter table revisions drop constraint revisions_resource_id_fkey`.execute(db);
+        return;
+      }
+      // SQLite cannot drop a constraint: the table is rebuilt without it (nothing
+      // references revisions, so this is safe with foreign keys on).
+      await withIdColumn(db, db.schema.createTable('revisions_next'))
+        .addColumn('resource_id', 'integer', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('action', 'varchar(16)', (c) => c.notNull())
+        .addColumn('status', 'varchar(24)', (c) => c.notNull())
+        .addColumn('actor', 'varchar(255)', (c) => c.notNull())
+        .addColumn('justification', 'text', (c) => c.notNull())
+        .addColumn('body', 'text', (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await sql`insert into revisions_next select id, resource_id, version, action, status, actor, justification, body, created_at from revisions`.execute(
+        db,
+      );
+      await db.schema.dropTable('revisions').execute();
+      await db.schema.alterTable('revisions_next').renameTo('revisions').execute();
+      await db.schema
+        .createIndex('revisions_resource')
+        .on('revisions')
+        .columns(['resource_id', 'id'])
+        .execute();
+    },
+  },
 };

@@ -42,6 +42,16 @@ export interface RevisionsTable {
   created_at: number;
 }
 
+/** Resources removed while Draft (values a picklist no longer lists); their revisions stay. */
+export interface RemovedResourcesTable {
+  resource_id: number;
+  iri: string;
+  family: string;
+  parent_iri: string | null;
+  removed_by: string;
+  removed_at: number;
+}
+
 /** The search index's rows (an FTS5 table on SQLite, a table with tsvectors on PostgreSQL). */
 export interface SearchDocumentsTable {
   resource_id: number;
@@ -61,6 +71,7 @@ export interface SearchStateTable {
 export interface RefdataTables {
   resources: ResourcesTable;
   revisions: RevisionsTable;
+  removed_resources: RemovedResourcesTable;
   search_documents: SearchDocumentsTable;
   search_state: SearchStateTable;
 }

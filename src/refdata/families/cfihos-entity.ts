@@ -1,6 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { commonRules, familySchema, fieldError, IRI, ONTOLOGY_FIELD, reference } from './common.js';
+import {
+  commonRules,
+  familySchema,
+  fieldError,
+  IRI,
+  loopError,
+  ONTOLOGY_FIELD,
+  reference,
+} from './common.js';
 import { defineFamily } from './family.js';
 
 const Cardinality = Type.Integer({ minimum: 0, maximum: 1_000_000 });
@@ -54,6 +62,8 @@ export const cfihosEntity = defineFamily({
       if (parent && parent.body.entityType !== body.entityType) {
         errors.push(fieldError('/superEntity', `must be a ${body.entityType} class like this one`));
       }
+      const loop = parent && (await loopError(context, '/superEntity', body.superEntity));
+      if (loop) errors.push(loop);
     }
     const seen = new Set<string>();
     for (const [index, item] of body.propertyReferences.entries()) {

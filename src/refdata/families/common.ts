@@ -133,8 +133,21 @@ export async function commonRules(
   if (body.replaces !== undefined) {
     if (body.replaces === context.self)
       errors.push(fieldError('/replaces', 'cannot be the resource itself'));
-    else
-      await reference(context, errors, '/replaces', body.replaces, [options.family], options.label);
+    else {
+      const replaced = await reference(
+        context,
+        errors,
+        '/replaces',
+        body.replaces,
+        [options.family],
+        options.label,
+      );
+      // Only what was published can be superseded; a Draft is changed, not replaced.
+      if (replaced && replaced.status !== 'Approved')
+        errors.push(
+          fieldError('/replaces', `must be an Approved ${options.label}; it is ${replaced.status}`),
+        );
+    }
   }
   errors.push(...mappingRules(options.family, body as never, context.catalogues));
   for (const [index, source] of (body.definitionSources ?? []).entries()) {
@@ -169,4 +182,55 @@ export function slug(name: string): string {
     .replace(/[^a-z0-9]+/g, '-')
     .replace(/^-+|-+$/g, '')
     .slice(0, 100);
+}
+
+/** The generalizations a stored class names: `subClassOf` (one or many) and `superEntity`. */
+function generalizationsOf(resource: ReferencedResource): string[] {
+  const { subClassOf, superEntity } = resource.body;
+  const supers = Array.isArray(subClassOf) ? subClassOf : [subClassOf];
+  return [...supers, superEntity].filter((iri): iri is string => typeof iri === 'string');
+}
+
+/** How far a loop is looked for; deeper hierarchies than this do not occur in practice. */
+const MAX_HIERARCHY_NODES = 10_000;
+
+/**
+ * The loop that making `context.self` a specialization of `parent` would close,
+ * as the IRIs from `self` back to itself; undefined when there is none. Walks up
+ * the stored generalizations breadth first, so the loop reported is a shortest one.
+ */
+export async function generalizationLoop(
+  context: RuleContext,
+  parent: string,
+): Promise<string[] | undefined> {
+  const self = context.self;
+  if (self === undefined || parent === self) return undefined;
+  const pathTo = new Map<string, string[]>([[parent, [self, parent]]]);
+  const queue = [parent];
+  while (queue.length > 0 && pathTo.size < MAX_HIERARCHY_NODES) {
+    const iri = queue.shift() as string;
+    const path = pathTo.get(iri) as string[];
+    const stored = await context.find(iri);
+    if (!stored) continue;
+    for (const next of generalizationsOf(stored)) {
+      if (next === self) return [...path, self];
+      if (pathTo.has(next)) continue;
+      pathTo.set(next, [...path, next]);
+      queue.push(next);
+    }
+  }
+  return undefined;
+}
+
+/** The rule error for a generalization that closes a loop, if it does. */
+export async function loopError(
+  context: RuleContext,
+  field: string,
+  parent: string | undefined,
+): Promise<FieldError | undefined> {
+  if (parent === undefined) return undefined;
+  const loop = await generalizationLoop(context, parent);
+  return loop
+    ? fieldError(field, `would make a cycle of generalizations: ${loop.join(' → ')}`)
+    : undefined;
 }

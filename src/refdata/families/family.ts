@@ -63,6 +63,17 @@ export interface Family<Schema extends TObject = TObject> {
   libraryKey(body: Static<Schema>): string;
   /** The aggregate a resource belongs to (a picklist value's picklist). */
   parentIri?(body: Static<Schema>): string | undefined;
+  /**
+   * Fields fixed once the resource exists, each with why: part of its IRI, or
+   * its place (a value's picklist). `ontology` is fixed for every family. A PUT
+   * that leaves one out keeps it; one that changes it is refused.
+   */
+  fixed?: Readonly<Record<string, string>>;
+  /**
+   * Fills in what a body may leave to the service (a library's path, a value's
+   * library), before the rules run; on update `context.self` is set.
+   */
+  complete?(body: Static<Schema>, context: RuleContext): Promise<Static<Schema>> | Static<Schema>;
   /** Rules beyond the schema, each failure naming its field. */
   rules(body: Static<Schema>, context: RuleContext): Promise<FieldError[]>;
   /** The family's read route has its own handler (symbols are also listed there). */

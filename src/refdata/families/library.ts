@@ -29,6 +29,16 @@ export const library = defineFamily({
   ),
   mintIri: (body, context) =>
     `${context.iriBase}/ontology/${body.path ?? (slug(body.name) || 'library')}`,
+  // The path is the IRI's last segment: stored with the library, never changed.
+  fixed: { path: 'it is part of the IRI' },
+  complete: (body, context) => ({
+    ...body,
+    path:
+      body.path ??
+      (context.self === undefined
+        ? slug(body.name) || 'library'
+        : context.self.slice(context.self.lastIndexOf('/') + 1)),
+  }),
   libraryKey: () => '',
   async rules(body, context) {
     const errors = await commonRules(body, context, {

@@ -1,3 +1,4 @@
+import { ownEntry } from '../../platform/own.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import type { Catalogues } from '../catalogues/catalogues.js';
 import { fieldError } from './common.js';
@@ -42,7 +43,7 @@ export function mappingRules(
   for (const [index, term] of (body.relatedTerms ?? []).entries()) {
     const pointer = `/relatedTerms/${index}`;
     const name = term.targetLibrary.toUpperCase();
-    const version = SUPPORTED_CATALOGUES[name];
+    const version = ownEntry(SUPPORTED_CATALOGUES, name);
     if (version === undefined) continue;
     if (term.targetVersion !== version) {
       errors.push(

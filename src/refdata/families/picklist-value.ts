@@ -18,6 +18,14 @@ export const picklistValue = defineFamily({
   // Value names are unique within their picklist.
   libraryKey: (body) => body.picklist,
   parentIri: (body) => body.picklist,
+  fixed: { picklist: 'a value stays in its picklist' },
+  // A value lives in its picklist's library.
+  async complete(body, context) {
+    if (body.ontology !== undefined) return body;
+    const parent = await context.find(body.picklist);
+    const ontology = parent?.family === 'picklist' ? parent.body.ontology : undefined;
+    return typeof ontology === 'string' ? { ...body, ontology } : body;
+  },
   async rules(body, context) {
     const errors = await commonRules(body, context, {
       needsOntology: false,

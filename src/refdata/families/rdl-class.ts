@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { commonRules, familySchema, IRI, ONTOLOGY_FIELD, reference } from './common.js';
+import { commonRules, familySchema, IRI, loopError, ONTOLOGY_FIELD, reference } from './common.js';
 import { defineFamily } from './family.js';
 
 export const rdlClass = defineFamily({
@@ -47,6 +47,8 @@ export const rdlClass = defineFamily({
           field: `/subClassOf/${index}`,
           detail: 'cannot be the class itself',
         });
+      const loop = await loopError(context, `/subClassOf/${index}`, iri);
+      if (loop) errors.push(loop);
     }
     return errors;
   },

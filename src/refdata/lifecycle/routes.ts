@@ -1,11 +1,22 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { requireRole } from '../auth/authenticate.js';
+import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { checkIfMatch, conflictProblem, IRI_QUERY, notFound } from '../resources/routes.js';
 import { etagOf, type ResourceRow } from '../resources/store.js';
+import { requiredText } from '../resources/text.js';
+import type { Status } from '../db/tables.js';
+
+type Step = 'submit' | 'approve' | 'reject';
+
+function wrongState(row: ResourceRow, action: Step, from: Status): HttpError {
+  return new HttpError(
+    problem(409, 'wrong-state', `${row.iri} is ${row.status}; ${action} takes a ${from} resource.`),
+  );
+}
 
 const DECISION = Type.Object(
   { justification: Type.String({ minLength: 1, maxLength: 2000 }) },
@@ -24,51 +35,72 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     return row;
   };
 
+  /**
+   * Moves a resource from `from` to `to`, a picklist with every value, or says
+   * why not: values never move alone, and each step starts from one state.
+   */
+  const step = async (
+    request: FastifyRequest,
+    row: ResourceRow,
+    move: { from: Status; to: Status; action: Step; justification: string },
+  ): Promise<ResourceRow> => {
+    if (row.family === 'picklist-value') {
+      throw new HttpError(
+        problem(
+          409,
+          'moves-with-picklist',
+          `A picklist value is submitted, approved and rejected with its picklist (${row.parent_iri}), never alone.`,
+        ),
+      );
+    }
+    checkIfMatch(request, row);
+    if (row.status !== move.from) throw wrongState(row, move.action, move.from);
+    const values = row.family === 'picklist' ? await refdata.store.childrenOf(row.iri) : [];
+    const behind = values.find((value) => value.status !== move.from);
+    if (behind) {
+      throw new HttpError(
+        problem(
+          409,
+          'wrong-state',
+          `The picklist's value ${behind.iri} is ${behind.status}, not ${move.from}; values move with their picklist.`,
+        ),
+      );
+    }
+    // Approving a replacement deprecates what it replaces, if that is still in use.
+    const replaced =
+      move.action === 'approve' && row.replaces_iri
+        ? await refdata.store.findByIri(row.replaces_iri)
+        : undefined;
+    try {
+      return await refdata.store.transition(
+        [row, ...values],
+        move.from,
+        move.to,
+        move.action,
+        { actor: principalOf(request).subject, justification: move.justification },
+        replaced?.status === 'Approved' ? replaced : undefined,
+      );
+    } catch (error) {
+      throw conflictProblem(error);
+    }
+  };
+
   app.put('/status/submit', {
     schema: {
       summary: 'Submit a Draft for review (a picklist with all its values)',
       tags: ['lifecycle'],
       querystring: IRI_QUERY,
     },
+    onRequest: authorize(refdata.verifier, SUBMIT_ROLES),
     handler: async (request, reply) => {
-      const principal = await requireRole(request, refdata.verifier, SUBMIT_ROLES);
       const row = await existing((request.query as { iri: string }).iri);
-      if (row.family === 'picklist-value') {
-        throw new HttpError(
-          problem(
-            409,
-            'not-draft',
-            `A picklist value is submitted with its picklist (${row.parent_iri}), not alone.`,
-          ),
-        );
-      }
-      checkIfMatch(request, row);
-      const values = row.family === 'picklist' ? await refdata.store.childrenOf(row.iri) : [];
-      const notDraft = values.find((value) => value.status !== 'Draft');
-      if (notDraft) {
-        throw new HttpError(
-          problem(
-            409,
-            'not-draft',
-            `Every value must still be a Draft; ${notDraft.iri} is ${notDraft.status}.`,
-          ),
-        );
-      }
-      try {
-        const moved = await refdata.store.transition(
-          [row, ...values],
-          'Draft',
-          'Submitted',
-          'submit',
-          {
-            actor: principal.subject,
-            justification: 'Submitted for review',
-          },
-        );
-        return reply.status(204).header('etag', etagOf(moved)).send();
-      } catch (error) {
-        throw conflictProblem(error);
-      }
+      const moved = await step(request, row, {
+        from: 'Draft',
+        to: 'Submitted',
+        action: 'submit',
+        justification: 'Submitted for review',
+      });
+      return reply.status(204).header('etag', etagOf(moved)).send();
     },
   });
 
@@ -83,31 +115,20 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
         querystring: IRI_QUERY,
         body: DECISION,
       },
+      onRequest: authorize(refdata.verifier, REVIEW_ROLES),
       handler: async (request, reply) => {
-        const principal = await requireRole(request, refdata.verifier, REVIEW_ROLES);
+        const justification = requiredText(
+          (request.body as { justification: string }).justification,
+          '/justification',
+        );
         const row = await existing((request.query as { iri: string }).iri);
-        checkIfMatch(request, row);
-        const values = row.family === 'picklist' ? await refdata.store.childrenOf(row.iri) : [];
-        const replaced =
-          decision === 'approve' && row.replaces_iri
-            ? await refdata.store.findByIri(row.replaces_iri)
-            : undefined;
-        try {
-          const moved = await refdata.store.transition(
-            [row, ...values],
-            'Submitted',
-            to,
-            decision,
-            {
-              actor: principal.subject,
-              justification: (request.body as { justification: string }).justification,
-            },
-            replaced,
-          );
-          return reply.status(204).header('etag', etagOf(moved)).send();
-        } catch (error) {
-          throw conflictProblem(error);
-        }
+        const moved = await step(request, row, {
+          from: 'Submitted',
+          to,
+          action: decision,
+          justification,
+        });
+        return reply.status(204).header('etag', etagOf(moved)).send();
       },
     });
   }
@@ -118,10 +139,15 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
       tags: ['lifecycle'],
       querystring: IRI_QUERY,
     },
+    onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request) => {
-      await requireRole(request, refdata.verifier, READ_ROLES);
-      const row = await existing((request.query as { iri: string }).iri);
-      const revisions = await refdata.store.revisions(row.id);
+      const { iri } = request.query as { iri: string };
+      // A removed value's history outlives it, ending with its `remove` revision.
+      const id =
+        (await refdata.store.findByIri(iri))?.id ??
+        (await refdata.store.findRemoved(iri))?.resource_id;
+      if (id === undefined) throw notFound(iri);
+      const revisions = await refdata.store.revisions(id);
       return revisions.map((revision) => ({
         version: revision.version,
         action: revision.action,

@@ -51,7 +51,7 @@ export async function* libraryChunks(
   library: ResourceRow,
   level: DetailLevel,
 ): AsyncGenerator<Quad[]> {
-  const own = await refdata.store.latestJustifications([library.id]);
+  const own = await refdata.store.graphFacts([library]);
   yield resourceGraph(refdata.iriBase, library, [], own);
   if (level === 1) return;
   const statusPredicate = `${refdata.iriBase}/vocab#status`;
@@ -68,8 +68,8 @@ export async function* libraryChunks(
         : [];
     const justifications =
       level === 3
-        ? await refdata.store.latestJustifications([...terms, ...values].map((row) => row.id))
-        : new Map<number, string>();
+        ? await refdata.store.graphFacts([...terms, ...values])
+        : { justifications: new Map<number, string>(), replacedBy: new Map<string, string>() };
     const chunk: Quad[] = [];
     for (const term of terms) {
       const children = values.filter((value) => value.parent_iri === term.iri);

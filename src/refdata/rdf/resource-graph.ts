@@ -1,6 +1,6 @@
 import { DataFactory, type Quad } from 'n3';
 import type { FamilyKey } from '../families/family.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { GraphFacts, ResourceRow } from '../resources/store.js';
 import { FAMILY_MAPPINGS } from './family-mappings.js';
 import { GraphBuilder } from './graph.js';
 import { dcterms, rdfs, skos } from './vocabulary.js';
@@ -35,6 +35,7 @@ function commonTriples(
   row: ResourceRow,
   body: CommonBody,
   justification: string | undefined,
+  replacedBy: string | undefined,
 ) {
   if (body.name) g.about(skos('prefLabel'), g.text(body.name));
   if (body.description) g.about(skos('definition'), g.text(body.description));
@@ -44,6 +45,7 @@ function commonTriples(
   g.about(dcterms('modified'), g.dateTime(Number(row.updated_at)));
   if (justification) g.about(g.our('changeJustification'), g.text(justification));
   if (body.replaces) g.about(dcterms('replaces'), g.iri(body.replaces));
+  if (replacedBy) g.about(dcterms('isReplacedBy'), g.iri(replacedBy));
   if (body.packageName) g.about(g.our('packageName'), g.plain(body.packageName));
   for (const term of body.relatedTerms ?? []) {
     // The target is named by library and identifier, not an IRI: a node holds the details.
@@ -71,19 +73,26 @@ function commonTriples(
 
 /**
  * The RDF of one resource, and of the values a picklist owns: the same triples
- * whatever the serialization. `justifications` holds each resource's latest one.
+ * whatever the serialization. `facts` holds each resource's latest justification
+ * and its replacement (`ResourceStore.graphFacts`).
  */
 export function resourceGraph(
   iriBase: string,
   row: ResourceRow,
   children: readonly ResourceRow[],
-  justifications: ReadonlyMap<number, string>,
+  facts: GraphFacts,
 ): Quad[] {
   const quads: Quad[] = [];
   for (const resource of [row, ...children]) {
     const g = new GraphBuilder(iriBase, namedNode(resource.iri));
     const body = JSON.parse(resource.body) as Record<string, unknown>;
-    commonTriples(g, resource, body as CommonBody, justifications.get(resource.id));
+    commonTriples(
+      g,
+      resource,
+      body as CommonBody,
+      facts.justifications.get(resource.id),
+      facts.replacedBy.get(resource.iri),
+    );
     FAMILY_MAPPINGS[resource.family as FamilyKey](body, g);
     quads.push(...g.quads);
   }

@@ -2,11 +2,11 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { requireRole } from '../auth/authenticate.js';
+import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { familyByKey } from '../families/registry.js';
-import { notFound, representation } from '../resources/routes.js';
+import { missing, representation } from '../resources/routes.js';
 import type { ResourceRow } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';
 import { resourcePage } from './html.js';
@@ -87,13 +87,10 @@ export async function answerResource(
   if (mediaType === 'application/json') {
     return reply
       .type('application/json; charset=utf-8')
-      .send(representation(refdata, row, children));
+      .send(representation(refdata, row, children, await refdata.store.replacementOf(row.iri)));
   }
-  const justifications = await refdata.store.latestJustifications([
-    row.id,
-    ...children.map((child) => child.id),
-  ]);
-  const quads = resourceGraph(refdata.iriBase, row, children, justifications);
+  const facts = await refdata.store.graphFacts([row, ...children]);
+  const quads = resourceGraph(refdata.iriBase, row, children, facts);
   if (mediaType === 'text/html') {
     return reply
       .type('text/html; charset=utf-8')
@@ -116,11 +113,11 @@ export function registerDereferenceRoutes(app: HttpApp, refdata: Refdata): void 
         tags: ['dereferencing'],
         querystring: DETAIL_QUERY,
       },
+      onRequest: authorize(refdata.verifier, READ_ROLES),
       handler: async (request, reply) => {
-        await requireRole(request, refdata.verifier, READ_ROLES);
         const iri = `${refdata.iriBase}${request.url.split('?')[0]}`;
         const row = await refdata.store.findByIri(iri);
-        if (!row) throw notFound(iri);
+        if (!row) throw await missing(refdata, iri);
         return answerResource(refdata, request, reply, row);
       },
     });

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { requireRole } from '../auth/authenticate.js';
+import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import type { Family, FamilyKey, ReferencedResource, RuleContext } from '../families/family.js';
@@ -16,6 +16,7 @@ import {
   type ResourceContent,
   type ResourceRow,
 } from './store.js';
+import { cleanBody } from './text.js';
 
 export const IRI_QUERY = Type.Object(
   {
@@ -30,6 +31,19 @@ export const IRI_QUERY = Type.Object(
 
 export function notFound(iri: string): HttpError {
   return new HttpError(problem(404, 'not-found', `No resource has the IRI ${iri}.`));
+}
+
+/** 410 for a resource that was removed, 404 for one that never was. */
+export async function missing(refdata: Refdata, iri: string): Promise<HttpError> {
+  const removed = await refdata.store.findRemoved(iri);
+  if (!removed) return notFound(iri);
+  return new HttpError(
+    problem(
+      410,
+      'removed',
+      `${iri} was removed on ${new Date(Number(removed.removed_at)).toISOString()}; its history is at /revisions?iri=${encodeURIComponent(iri)}.`,
+    ),
+  );
 }
 
 /** Turns the store's refusals into 409 problems. */
@@ -84,35 +98,47 @@ export function ruleContext(refdata: Refdata, self: string | undefined): RuleCon
   };
 }
 
-/** JSON pointers of body strings holding NUL, which no field may hold (nor PostgreSQL store). */
-function nulPointers(value: unknown, pointer = ''): string[] {
-  if (typeof value === 'string') return value.includes('\u0000') ? [pointer] : [];
-  if (Array.isArray(value))
-    return value.flatMap((item, index) => nulPointers(item, `${pointer}/${index}`));
-  if (value !== null && typeof value === 'object') {
-    return Object.entries(value).flatMap(([key, item]) => nulPointers(item, `${pointer}/${key}`));
-  }
-  return [];
+/** Why `ontology` is fixed: a term's library is where it was made. */
+const FIXED_FOR_EVERY_FAMILY = {
+  ontology: 'a term stays in the library it was created in (a new term can replace it)',
+};
+
+function fixedFields(family: Family): [string, string][] {
+  return Object.entries({ ...FIXED_FOR_EVERY_FAMILY, ...family.fixed });
 }
 
-/** The body's text fields are free of NUL; a 400 validation problem otherwise. */
-function checkText(body: unknown): void {
-  const pointers = nulPointers(body);
-  if (pointers.length === 0) return;
-  throw new HttpError(
-    problem(
-      400,
-      'validation',
-      pointers.map((pointer) => `${pointer} must not contain NUL`).join('; '),
-      {
-        errors: pointers.map((field) => ({
-          in: 'body' as const,
-          field,
-          detail: 'must not contain NUL',
-        })),
-      },
-    ),
-  );
+/** An update that leaves a fixed field out keeps the stored value. */
+function keepFixed(
+  family: Family,
+  body: Record<string, unknown>,
+  stored: Record<string, unknown>,
+): Record<string, unknown> {
+  const kept = { ...body };
+  for (const [field] of fixedFields(family)) {
+    if (kept[field] === undefined && stored[field] !== undefined) kept[field] = stored[field];
+  }
+  return kept;
+}
+
+function fixedFieldErrors(
+  family: Family,
+  body: Record<string, unknown>,
+  stored: Record<string, unknown>,
+): { field: string; detail: string }[] {
+  return fixedFields(family)
+    .filter(([field]) => stored[field] !== undefined && body[field] !== stored[field])
+    .map(([field, why]) => ({
+      field: `/${field}`,
+      detail: `cannot change after create (${why}); it is ${JSON.stringify(stored[field])}`,
+    }));
+}
+
+async function completed(
+  family: Family,
+  body: Record<string, unknown>,
+  context: RuleContext,
+): Promise<Record<string, unknown>> {
+  return family.complete ? await family.complete(body as never, context) : body;
 }
 
 function ruleProblem(family: Family, errors: { field: string; detail: string }[]): HttpError {
@@ -143,7 +169,12 @@ function contentOf(family: Family, body: Record<string, unknown>): ResourceConte
 }
 
 /** The JSON a write answers with, and the read returns. */
-export function representation(refdata: Refdata, row: ResourceRow, children: ResourceRow[] = []) {
+export function representation(
+  refdata: Refdata,
+  row: ResourceRow,
+  children: ResourceRow[] = [],
+  replacedBy?: string,
+) {
   const family = familyByKey(row.family);
   const encoded = encodeURIComponent(row.iri);
   return {
@@ -154,6 +185,7 @@ export function representation(refdata: Refdata, row: ResourceRow, children: Res
     ...(family?.ownedValues
       ? { picklistValues: children.map((child) => ({ id: child.iri, ...valueFields(child) })) }
       : {}),
+    ...(replacedBy ? { replacedBy } : {}),
     version: row.version,
     createdBy: row.created_by,
     createdAt: new Date(Number(row.created_at)).toISOString(),
@@ -215,7 +247,7 @@ async function ownedChanges(
 
 export async function readRow(refdata: Refdata, family: Family, iri: string): Promise<ResourceRow> {
   const row = await refdata.store.findByIri(iri);
-  if (!row) throw notFound(iri);
+  if (!row) throw await missing(refdata, iri);
   if (row.family !== family.key) {
     const actual = familyByKey(row.family);
     throw new HttpError(
@@ -236,18 +268,22 @@ export function registerResourceRoutes(app: HttpApp, refdata: Refdata): void {
 
     app.post(family.route, {
       schema: { summary: `Create a ${family.label} as a Draft`, tags, body: family.schema },
+      onRequest: authorize(refdata.verifier, WRITE_ROLES),
       handler: async (request, reply) => {
-        const principal = await requireRole(request, refdata.verifier, WRITE_ROLES);
-        const body = request.body as Record<string, unknown>;
-        checkText(body);
+        const principal = principalOf(request);
         const context = ruleContext(refdata, undefined);
+        const body = await completed(
+          family,
+          cleanBody(request.body as Record<string, unknown>),
+          context,
+        );
         const errors = await family.rules(body as never, context);
         if (errors.length > 0) throw ruleProblem(family, errors);
         const iri = await family.mintIri(body as never, context);
         const owned = family.ownedValues
           ? (await ownedChanges(refdata, family, body, iri, [], String(body.changeJustification)))
               .create
-          : [];
+          : undefined;
         const resource: NewResource = { iri, family: family.key, ...contentOf(family, body) };
         let row: ResourceRow;
         try {
@@ -274,8 +310,9 @@ export function registerResourceRoutes(app: HttpApp, refdata: Refdata): void {
         querystring: IRI_QUERY,
         body: family.schema,
       },
+      onRequest: authorize(refdata.verifier, WRITE_ROLES),
       handler: async (request, reply: FastifyReply) => {
-        const principal = await requireRole(request, refdata.verifier, WRITE_ROLES);
+        const principal = principalOf(request);
         const { iri } = request.query as { iri: string };
         const row = await readRow(refdata, family, iri);
         if (row.status !== 'Draft') {
@@ -284,9 +321,17 @@ export function registerResourceRoutes(app: HttpApp, refdata: Refdata): void {
           );
         }
         checkIfMatch(request, row);
-        const body = request.body as Record<string, unknown>;
-        checkText(body);
-        const errors = await family.rules(body as never, ruleContext(refdata, iri));
+        const context = ruleContext(refdata, iri);
+        const stored = JSON.parse(row.body) as Record<string, unknown>;
+        const body = await completed(
+          family,
+          keepFixed(family, cleanBody(request.body as Record<string, unknown>), stored),
+          context,
+        );
+        const errors = [
+          ...fixedFieldErrors(family, body, await completed(family, stored, context)),
+          ...(await family.rules(body as never, context)),
+        ];
         if (errors.length > 0) throw ruleProblem(family, errors);
         const justification = String(body.changeJustification);
         const owned = family.ownedValues
@@ -298,7 +343,7 @@ export function registerResourceRoutes(app: HttpApp, refdata: Refdata): void {
               await refdata.store.childrenOf(iri),
               justification,
             )
-          : { create: [], update: [], remove: [] };
+          : undefined;
         try {
           const updated = await refdata.store.update(row, contentOf(family, body), owned, {
             actor: principal.subject,
@@ -314,12 +359,14 @@ export function registerResourceRoutes(app: HttpApp, refdata: Refdata): void {
     if (family.ownReadRoute) continue;
     app.get(family.route, {
       schema: { summary: `A ${family.label} as JSON, by IRI`, tags, querystring: IRI_QUERY },
+      onRequest: authorize(refdata.verifier, READ_ROLES),
       handler: async (request, reply) => {
-        await requireRole(request, refdata.verifier, READ_ROLES);
         const { iri } = request.query as { iri: string };
         const row = await readRow(refdata, family, iri);
         const children = family.ownedValues ? await refdata.store.childrenOf(iri) : [];
-        return reply.header('etag', etagOf(row)).send(representation(refdata, row, children));
+        return reply
+          .header('etag', etagOf(row))
+          .send(representation(refdata, row, children, await refdata.store.replacementOf(row.iri)));
       },
     });
   }

@@ -1,6 +1,12 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
-import type { RefdataTables, ResourcesTable, RevisionsTable, Status } from '../db/tables.js';
+import type {
+  RefdataTables,
+  RemovedResourcesTable,
+  ResourcesTable,
+  RevisionsTable,
+  Status,
+} from '../db/tables.js';
 import { indexResource, unindexResource } from '../search/documents.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
@@ -15,7 +21,7 @@ export class DuplicateResource extends Error {
 export class LifecycleConflict extends Error {
   override readonly name = 'LifecycleConflict';
   constructor(
-    readonly kind: 'not-draft' | 'stale-write',
+    readonly kind: 'not-draft' | 'wrong-state' | 'stale-write',
     message: string,
   ) {
     super(message);
@@ -41,6 +47,25 @@ export interface OwnedChanges {
   update: { row: ResourceRow; content: ResourceContent }[];
   remove: ResourceRow[];
 }
+
+/** See `graphFacts`. */
+export interface GraphFacts {
+  justifications: ReadonlyMap<number, string>;
+  replacedBy: ReadonlyMap<string, string>;
+}
+
+/** A value as its aggregate's revision records it. */
+interface OwnedEntry {
+  id: string;
+  name: string;
+  description: unknown;
+}
+
+function ownedEntry(iri: string, content: ResourceContent): OwnedEntry {
+  return { id: iri, name: content.name, description: content.body.description };
+}
+
+export type RemovedRow = Selectable<RemovedResourcesTable>;
 
 interface Change {
   actor: string;
@@ -116,42 +141,120 @@ export class ResourceStore {
     return new Map(rows.map((row) => [row.resource_id, row.justification]));
   }
 
-  /** Stores a Draft, and the values it owns, in one transaction. */
-  async create(resource: NewResource, owned: NewResource[], change: Change): Promise<ResourceRow> {
+  /**
+   * What a resource's RDF says beyond its own row: its latest justification and
+   * the resource that replaced it (an Approved replacement, or one since deprecated).
+   */
+  async graphFacts(rows: readonly Pick<ResourceRow, 'id' | 'iri'>[]): Promise<GraphFacts> {
+    const iris = rows.map((row) => row.iri);
+    const replacements =
+      iris.length === 0
+        ? []
+        : await this.db
+            .selectFrom('resources')
+            .select(['iri', 'replaces_iri'])
+            .where('replaces_iri', 'in', iris)
+            .where('status', 'in', ['Approved', 'Deprecated'])
+            .orderBy('id')
+            .execute();
+    return {
+      justifications: await this.latestJustifications(rows.map((row) => row.id)),
+      replacedBy: new Map(replacements.map((row) => [row.replaces_iri as string, row.iri])),
+    };
+  }
+
+  /** The resource that replaced this one, as `graphFacts` finds it. */
+  async replacementOf(iri: string): Promise<string | undefined> {
+    return (await this.graphFacts([{ id: -1, iri }])).replacedBy.get(iri);
+  }
+
+  /**
+   * Stores a Draft, and for an aggregate (a picklist) the values it owns, in one
+   * transaction. `owned` is undefined for resources that own nothing.
+   */
+  async create(
+    resource: NewResource,
+    owned: NewResource[] | undefined,
+    change: Change,
+  ): Promise<ResourceRow> {
     return this.write(async (trx) => {
-      const row = await this.insert(trx, resource, change);
-      for (const value of owned) await this.insert(trx, value, change);
+      const values = owned?.map((value) => ownedEntry(value.iri, value));
+      const row = await this.insert(trx, resource, change, values);
+      for (const value of owned ?? []) await this.insert(trx, value, change);
       return row;
     });
   }
 
   /**
    * Replaces a Draft's content, if it is still the version `basedOn` was and
-   * still a Draft; otherwise nothing changes and the write is refused.
+   * still a Draft; otherwise nothing changes and the write is refused. Values an
+   * aggregate no longer lists are removed, leaving their history behind them.
    */
   async update(
     basedOn: ResourceRow,
     content: ResourceContent,
-    owned: OwnedChanges,
+    owned: OwnedChanges | undefined,
     change: Change,
   ): Promise<ResourceRow> {
     return this.write(async (trx) => {
-      const row = await this.replace(trx, basedOn, content, change);
-      for (const value of owned.update) await this.replace(trx, value.row, value.content, change);
-      for (const value of owned.create) await this.insert(trx, value, change);
-      for (const value of owned.remove) {
-        const removed = await trx
-          .deleteFrom('resources')
-          .where('id', '=', value.id)
-          .where('status', '=', 'Draft')
-          .executeTakeFirst();
-        if (removed.numDeletedRows !== 1n) {
-          throw new LifecycleConflict('stale-write', `${value.iri} changed meanwhile.`);
-        }
-        await unindexResource(trx, value.id);
-      }
+      // The values in the order a read lists them: kept ones by id, then new ones.
+      const values = owned && [
+        ...[...owned.update]
+          .sort((a, b) => a.row.id - b.row.id)
+          .map((value) => ownedEntry(value.row.iri, value.content)),
+        ...owned.create.map((value) => ownedEntry(value.iri, value)),
+      ];
+      const row = await this.replace(trx, basedOn, content, change, values);
+      for (const value of owned?.update ?? [])
+        await this.replace(trx, value.row, value.content, change);
+      for (const value of owned?.create ?? []) await this.insert(trx, value, change);
+      for (const value of owned?.remove ?? []) await this.remove(trx, value, change);
       return row;
     });
+  }
+
+  /**
+   * Deletes a Draft value, keeping its IRI and its revisions, closed by a
+   * `remove` revision (the tombstone), so `/revisions` still tells its story.
+   */
+  private async remove(
+    trx: Transaction<RefdataTables>,
+    value: ResourceRow,
+    change: Change,
+  ): Promise<void> {
+    const removed = await trx
+      .deleteFrom('resources')
+      .where('id', '=', value.id)
+      .where('version', '=', value.version)
+      .where('status', '=', 'Draft')
+      .executeTakeFirst();
+    if (removed.numDeletedRows !== 1n) {
+      throw new LifecycleConflict('stale-write', `${value.iri} changed meanwhile.`);
+    }
+    await unindexResource(trx, value.id);
+    const now = this.now();
+    await trx
+      .insertInto('removed_resources')
+      .values({
+        resource_id: value.id,
+        iri: value.iri,
+        family: value.family,
+        parent_iri: value.parent_iri,
+        removed_by: change.actor,
+        removed_at: now,
+      })
+      .execute();
+    await this.revise(trx, { ...value, version: value.version + 1 }, 'remove', change);
+  }
+
+  /** A resource that was removed (a value its picklist no longer lists). */
+  async findRemoved(iri: string): Promise<RemovedRow | undefined> {
+    if (iri.length > 2048 || iri.includes('\u0000')) return undefined;
+    return this.db
+      .selectFrom('removed_resources')
+      .selectAll()
+      .where('iri', '=', iri)
+      .executeTakeFirst();
   }
 
   /**
@@ -169,8 +272,8 @@ export class ResourceStore {
     return this.write(async (trx) => {
       const moved: ResourceRow[] = [];
       for (const row of rows) moved.push(await this.move(trx, row, from, to, action, change));
-      if (alsoDeprecate && alsoDeprecate.status !== 'Deprecated') {
-        await this.move(trx, alsoDeprecate, alsoDeprecate.status, 'Deprecated', 'deprecate', {
+      if (alsoDeprecate) {
+        await this.move(trx, alsoDeprecate, 'Approved', 'Deprecated', 'deprecate', {
           actor: change.actor,
           justification: `Replaced by ${rows[0]?.iri}`,
         });
@@ -198,6 +301,7 @@ export class ResourceStore {
     trx: Transaction<RefdataTables>,
     resource: NewResource,
     change: Change,
+    values?: OwnedEntry[],
   ): Promise<ResourceRow> {
     const now = this.now();
     const row = await trx
@@ -220,7 +324,7 @@ export class ResourceStore {
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await this.revise(trx, row, 'create', change);
+    await this.revise(trx, row, 'create', change, values);
     // In the same transaction: a Draft is findable the moment its 201 is sent.
     await indexResource(trx, row);
     return row;
@@ -231,6 +335,7 @@ export class ResourceStore {
     basedOn: ResourceRow,
     content: ResourceContent,
     change: Change,
+    values?: OwnedEntry[],
   ): Promise<ResourceRow> {
     const row = await trx
       .updateTable('resources')
@@ -250,8 +355,8 @@ export class ResourceStore {
       .where('status', '=', 'Draft')
       .returningAll()
       .executeTakeFirst();
-    if (!row) throw await this.conflictFor(trx, basedOn);
-    await this.revise(trx, row, 'update', change);
+    if (!row) throw await this.conflictFor(trx, basedOn, 'not-draft');
+    await this.revise(trx, row, 'update', change, values);
     await indexResource(trx, row);
     return row;
   }
@@ -266,7 +371,7 @@ export class ResourceStore {
   ): Promise<ResourceRow> {
     if (basedOn.status !== from) {
       throw new LifecycleConflict(
-        'not-draft',
+        'wrong-state',
         `${basedOn.iri} is ${basedOn.status}; this step starts from ${from}.`,
       );
     }
@@ -283,7 +388,7 @@ export class ResourceStore {
       .where('status', '=', from)
       .returningAll()
       .executeTakeFirst();
-    if (!row) throw await this.conflictFor(trx, basedOn);
+    if (!row) throw await this.conflictFor(trx, basedOn, 'wrong-state');
     await this.revise(trx, row, action, change);
     return row;
   }
@@ -291,6 +396,7 @@ export class ResourceStore {
   private async conflictFor(
     trx: Transaction<RefdataTables>,
     basedOn: ResourceRow,
+    moved: 'not-draft' | 'wrong-state',
   ): Promise<LifecycleConflict> {
     const current = await trx
       .selectFrom('resources')
@@ -298,7 +404,7 @@ export class ResourceStore {
       .where('id', '=', basedOn.id)
       .executeTakeFirst();
     return current && current.status !== basedOn.status && current.version !== basedOn.version
-      ? new LifecycleConflict('not-draft', `${basedOn.iri} is now ${current.status}.`)
+      ? new LifecycleConflict(moved, `${basedOn.iri} is now ${current.status}.`)
       : new LifecycleConflict('stale-write', `${basedOn.iri} changed meanwhile; read it again.`);
   }
 
@@ -307,7 +413,13 @@ export class ResourceStore {
     row: ResourceRow,
     action: RevisionsTable['action'],
     change: Change,
+    values?: OwnedEntry[],
   ): Promise<void> {
+    // An aggregate's revision records the values it listed at that version.
+    const body =
+      values === undefined
+        ? row.body
+        : JSON.stringify({ ...(JSON.parse(row.body) as object), picklistValues: values });
     await trx
       .insertInto('revisions')
       .values({
@@ -317,7 +429,7 @@ export class ResourceStore {
         status: row.status,
         actor: change.actor,
         justification: change.justification,
-        body: row.body,
+        body,
         created_at: this.now(),
       })
       .execute();

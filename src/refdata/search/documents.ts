@@ -8,9 +8,21 @@ interface IndexedRow {
   body: string;
 }
 
-/** Accents are dropped from indexed text, as from queries, the same on both databases. */
+/**
+ * Indexed text as the words queries are made of (`queryTokens`): letters and
+ * digits without accents, one space between words. Both engines then see the
+ * same words: PostgreSQL's parser would otherwise read `<valve>` as an XML tag,
+ * `a/b` as a file path or `x@y.z` as an e-mail address, and drop or join them
+ * where SQLite's tokenizer splits.
+ */
 function plain(text: string): string {
-  return text.normalize('NFKD').replace(/[\u0300-\u036f]/g, '');
+  return (
+    text
+      .normalize('NFKD')
+      .replace(/[\u0300-\u036f]/g, '')
+      .match(/[\p{L}\p{N}]+/gu)
+      ?.join(' ') ?? ''
+  );
 }
 
 /** What search looks in for a resource: its label, identifiers, description and mapping targets. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { requireRole } from '../auth/authenticate.js';
+import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUSES, type Status } from '../db/tables.js';
@@ -64,8 +64,8 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
       tags: ['search'],
       querystring: SEARCH_QUERY,
     },
+    onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request) => {
-      await requireRole(request, refdata.verifier, READ_ROLES);
       if (!(await searchAvailable(refdata))) {
         throw new HttpError(
           problem(
@@ -117,7 +117,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
       return {
         total: result.total,
         limit,
-        hits: result.hits.map(({ row, libraryLabel }) => {
+        hits: result.hits.map(({ row, library }) => {
           const body = JSON.parse(row.body) as { description?: string };
           const resource = `${refdata.publicUrl}${row.iri.startsWith(refdata.iriBase) ? row.iri.slice(refdata.iriBase.length) : ''}`;
           return {
@@ -131,10 +131,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
             ),
             status: row.status,
             ...(body.description ? { description: body.description } : {}),
-            collection:
-              row.library_key && row.family !== 'picklist-value'
-                ? { iri: row.library_key, label: libraryLabel }
-                : undefined,
+            collection: library,
             links: {
               resource,
               representations: OFFERED,

@@ -22,7 +22,8 @@ export interface Cursor {
 export interface SearchHit {
   row: ResourceRow;
   bucket: number;
-  libraryLabel: string | undefined;
+  /** The library the resource is defined in (a value's: its picklist's). */
+  library: { iri: string; label: string | undefined } | undefined;
 }
 
 export function encodeCursor(cursor: Cursor): string {
@@ -110,8 +111,11 @@ export async function search(
   const list = (values: readonly string[]) => sql.join(values.map((value) => sql`${value}`));
   if (request.families.length > 0) filters.push(sql`r.family in (${list(request.families)})`);
   if (request.statuses.length > 0) filters.push(sql`r.status in (${list(request.statuses)})`);
+  // A picklist value's key is its picklist (names are unique there); its library is the picklist's.
   if (request.libraries.length > 0)
-    filters.push(sql`r.library_key in (${list(request.libraries)})`);
+    filters.push(sql`(r.library_key in (${list(request.libraries)})
+      or (r.family = 'picklist-value' and r.parent_iri in (
+        select p.iri from resources p where p.family = 'picklist' and p.library_key in (${list(request.libraries)}))))`);
   const where = sql.join(filters, sql` and `);
 
   const after = request.after;
@@ -123,12 +127,19 @@ export async function search(
   // One pass finds, ranks and counts the matches (counted before the cursor
   // narrows them); only a page past the end needs a count of its own.
   const rows = await sql<
-    ResourceRow & { bucket: number | string; library_label: string | null; total: number | string }
+    ResourceRow & {
+      bucket: number | string;
+      library_iri: string | null;
+      library_label: string | null;
+      total: number | string;
+    }
   >`
-    select hits.*, library.name as library_label from (
+    select hits.*, library.iri as library_iri, library.name as library_label from (
       select r.*, ${bucket} as bucket, count(*) over () as total from resources r where ${where}
     ) as hits
-    left join resources library on library.iri = hits.library_key and library.family = 'library'
+    left join resources parent on hits.family = 'picklist-value' and parent.iri = hits.parent_iri
+    left join resources library
+      on library.iri = coalesce(parent.library_key, hits.library_key) and library.family = 'library'
     ${keyset}
     order by hits.bucket, hits.name_normalized, hits.id
     limit ${request.limit + 1}`.execute(db);
@@ -145,10 +156,13 @@ export async function search(
   const page = rows.rows.slice(0, request.limit);
   const last = page[page.length - 1];
   return {
-    hits: page.map(({ bucket: rank, library_label, total: _total, ...row }) => ({
+    hits: page.map(({ bucket: rank, library_iri, library_label, total: _total, ...row }) => ({
       row: row as ResourceRow,
       bucket: Number(rank),
-      libraryLabel: library_label ?? undefined,
+      library:
+        library_iri === null
+          ? undefined
+          : { iri: library_iri, label: library_label ?? undefined },
     })),
     total,
     next:

@@ -54,7 +54,7 @@ export async function completeShacl(refdata: Refdata, root: ResourceRow): Promis
     frontier = rows.filter((row) => row.family === 'imf-block' || row.family === 'imf-terminal');
   }
   const rows = [...found.values()].sort((a, b) => (a.iri < b.iri ? -1 : a.iri > b.iri ? 1 : 0));
-  const justifications = await refdata.store.latestJustifications(rows.map((row) => row.id));
+  const justifications = await refdata.store.graphFacts(rows);
   return stableBlankNodes(
     rows.flatMap((row) => resourceGraph(refdata.iriBase, row, [], justifications)),
   );

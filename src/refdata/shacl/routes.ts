@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { requireRole } from '../auth/authenticate.js';
+import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { single } from '../rdf/library-graph.js';
@@ -31,8 +31,8 @@ export function registerShaclRoutes(app: HttpApp, refdata: Refdata): void {
           { additionalProperties: false },
         ),
       },
+      onRequest: authorize(refdata.verifier, READ_ROLES),
       handler: async (request, reply) => {
-        await requireRole(request, refdata.verifier, READ_ROLES);
         reply.header('vary', 'Accept');
         const mediaType = negotiate(request.headers.accept, OFFERED);
         if (!mediaType) {

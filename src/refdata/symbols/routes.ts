@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { requireRole } from '../auth/authenticate.js';
+import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUSES } from '../db/tables.js';
@@ -38,8 +38,8 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
       tags: ['authoring'],
       querystring: SYMBOL_QUERY,
     },
+    onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request, reply) => {
-      await requireRole(request, refdata.verifier, READ_ROLES);
       const query = request.query as {
         iri?: string;
         status?: string;
@@ -91,7 +91,7 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
           .type('application/json; charset=utf-8')
           .send(rows.map((row) => representation(refdata, row)));
       }
-      const justifications = await refdata.store.latestJustifications(rows.map((row) => row.id));
+      const justifications = await refdata.store.graphFacts(rows);
       const quads = rows.flatMap((row) => resourceGraph(refdata.iriBase, row, [], justifications));
       return reply
         .type(`${mediaType}; charset=utf-8`)
