@@ -38,7 +38,16 @@ async function run(argv: string[], env: Record<string, string> = {}, envFile?: s
     stderr: stderr.stream,
     ...(envFile ? { envFile } : {}),
   });
-  return { status, stdout: stdout.text(), stderr: stderr.text() };
+  // An admin command first says which service's data directory and database it
+  // works on; the rest is what the command itself said.
+  const [first = '', ...rest] = stderr.text().split(/(?<=\n)/);
+  const context = /^(codehost|refdata): data directory .+; database .+\n$/.test(first) ? first : '';
+  return {
+    status,
+    stdout: stdout.text(),
+    stderr: context ? rest.join('') : stderr.text(),
+    context,
+  };
 }
 
 const temporaryDataDir = () => mkdtempSync(join(tmpdir(), 'chrd-cli-'));
@@ -100,7 +109,7 @@ describe('command line, in process', () => {
     const result = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(
-      'refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index\n',
+      'refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements\n',
     );
     expect(existsSync(join(dataDir, 'refdata.sqlite'))).toBe(true);
     const again = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
@@ -244,6 +253,9 @@ describe('codehost account commands', () => {
     const duplicate = await run(['codehost-user-create', 'ALICE', 'other@example.com'], env);
     expect(duplicate.status).toBe(1);
     expect(duplicate.stderr).toBe('Username has already been taken\n');
+    expect(duplicate.context).toBe(
+      `codehost: data directory ${env.DATA_DIR}; database SQLite ${join(env.DATA_DIR as string, 'codehost.sqlite')}\n`,
+    );
 
     expect(
       (await run(['codehost-user-add-email', 'alice', 'second@example.com'], env)).status,

@@ -61,7 +61,9 @@ export function createCodehost(
       secureCookie: config.publicUrl.startsWith('https:'),
     }),
     applications: new ApplicationStore(db),
-    tokens: new TokenStore(db),
+    tokens: new TokenStore(db, {
+      refreshReuseGraceMs: platform.security.refreshReuseGraceSeconds * 1000,
+    }),
     personalAccessTokens: new PersonalAccessTokenStore(db),
     groups,
     projects: new ProjectStore(db),

@@ -47,6 +47,8 @@ export interface SecurityConfig {
   signInFailureWindowSeconds: number;
   /** Idle lifetime of a browser session, in seconds. */
   sessionLifetimeSeconds: number;
+  /** How long a rotated refresh token may be retried without counting as theft. */
+  refreshReuseGraceSeconds: number;
 }
 
 export type ServiceName = 'codehost' | 'refdata';
@@ -147,6 +149,7 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       signInFailuresPerAccount: integer(read, 'SIGN_IN_FAILURES_PER_ACCOUNT', 10, 1, 10_000),
       signInFailureWindowSeconds: integer(read, 'SIGN_IN_FAILURE_WINDOW_SECONDS', 900, 1, 86_400),
       sessionLifetimeSeconds: integer(read, 'SESSION_LIFETIME_SECONDS', 604_800, 60, 31_536_000),
+      refreshReuseGraceSeconds: integer(read, 'OAUTH_REFRESH_REUSE_GRACE_SECONDS', 10, 0, 300),
     },
     services,
     refdata: refdataConfig(read, services.refdata.publicUrl, dataDir, cwd),

@@ -10,6 +10,7 @@ import type { RefdataTables } from './db/tables.js';
 import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
 import { registerDereferenceRoutes } from './rdf/routes.js';
+import { registerVocabularyRoutes } from './rdf/vocabulary-routes.js';
 import { registerResourceRoutes } from './resources/routes.js';
 import { searchCommands } from './search/commands.js';
 import { registerSearchRoutes } from './search/routes.js';
@@ -45,6 +46,7 @@ export const refdata: ServiceDefinition<RefdataTables> = {
     registerResourceRoutes(app, context);
     registerLifecycleRoutes(app, context);
     registerDereferenceRoutes(app, context);
+    registerVocabularyRoutes(app, context);
     registerSymbolRoutes(app, context);
     registerAncestorRoutes(app, context);
     registerSearchRoutes(app, context);

@@ -5,6 +5,7 @@ import {
   TwoFactorStore,
 } from '../../src/codehost/accounts/two-factor.js';
 import { pkceChallenge } from '../../src/codehost/oauth/tokens.js';
+import { secretHash } from '../../src/platform/security/secrets.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   authorizeAndApprove,
@@ -364,6 +365,67 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(signIn.headers.location).toBe(`/oauth/authorize?${query}`);
     });
 
+    it('asks again when a client wants fewer scopes than were approved (Doorkeeper: only the same scopes skip consent)', async () => {
+      const { user, client } = await signedInClient();
+      const app = await createApplication(service, user.id, {});
+      const ask = (scope: string) =>
+        client.get(
+          `/oauth/authorize?${new URLSearchParams({
+            client_id: app.clientId,
+            redirect_uri: app.redirectUri,
+            response_type: 'code',
+            scope,
+          })}`,
+        );
+      const both = await authorizeAndApprove(client, {
+        client_id: app.clientId,
+        redirect_uri: app.redirectUri,
+        response_type: 'code',
+        scope: 'api read_user',
+      });
+      await exchange(app, both.get('code') ?? '');
+      const fewer = await ask('read_user');
+      expect(fewer.statusCode).toBe(200);
+      expect(fewer.body).toContain('Authorization required');
+      const same = await ask('read_user api');
+      expect(same.statusCode).toBe(302);
+    });
+
+    it('names the issuer in every authorization response (RFC 9207) and says so in its metadata', async () => {
+      const issuer = service.config.services.codehost.publicUrl;
+      const metadata = (
+        await service.app.inject({ url: '/.well-known/oauth-authorization-server' })
+      ).json();
+      expect(metadata).toMatchObject({
+        issuer,
+        authorization_response_iss_parameter_supported: true,
+      });
+      const { redirect } = await codeFor();
+      expect(redirect.get('iss')).toBe(issuer);
+      const { user, client } = await signedInClient();
+      const app = await createApplication(service, user.id, {});
+      const base = { client_id: app.clientId, redirect_uri: app.redirectUri, state: 's' };
+      const unsupported = await client.get(
+        `/oauth/authorize?${new URLSearchParams({ ...base, response_type: 'token' })}`,
+      );
+      const errorTarget = new URL(unsupported.headers.location as string);
+      expect(errorTarget.searchParams.get('error')).toBe('unsupported_response_type');
+      expect(errorTarget.searchParams.get('iss')).toBe(issuer);
+      // The consent page sets the form's CSRF token in the client.
+      await client.get(
+        `/oauth/authorize?${new URLSearchParams({ ...base, response_type: 'code', scope: 'api' })}`,
+      );
+      const denied = await client.post('/oauth/authorize', {
+        ...base,
+        response_type: 'code',
+        scope: 'api',
+        decision: 'deny',
+      });
+      const deniedTarget = new URL(denied.headers.location as string);
+      expect(deniedTarget.searchParams.get('error')).toBe('access_denied');
+      expect(deniedTarget.searchParams.get('iss')).toBe(issuer);
+    });
+
     it('approves again without asking while access stands, and asks again after "revoke access"', async () => {
       const { app, code, client } = await codeFor();
       const token = await exchange(app, code);
@@ -532,7 +594,22 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
   });
 
   describe('refresh', () => {
-    it('rotates: a new pair each time, the old refresh token revoked, reuse revokes the chain', async () => {
+    /** Moves a spent token's rotation back in time, past the grace window. */
+    const ageRotation = async (refreshToken: string) => {
+      const past = Date.now() - (service.config.security.refreshReuseGraceSeconds + 1) * 1000;
+      await service.db
+        .updateTable('oauth_access_tokens')
+        .set({ revoked_at: past, rotated_at: past })
+        .where('refresh_token_hash', '=', secretHash(refreshToken))
+        .execute();
+    };
+    const userWith = (accessToken: string) =>
+      service.app.inject({
+        url: '/api/v3/user',
+        headers: { authorization: `Bearer ${accessToken}` },
+      });
+
+    it('rotates: a new pair each time, the old refresh token revoked, reuse after the grace window revokes the chain', async () => {
       const { app, code } = await codeFor();
       const client = { client_id: app.clientId, client_secret: app.secret };
       const first = await exchange(app, code);
@@ -546,13 +623,11 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(pair.refresh_token).not.toBe(first.refresh_token);
       expect(pair.access_token).not.toBe(first.access_token);
 
-      const oldAccess = await service.app.inject({
-        url: '/api/v3/user',
-        headers: { authorization: `Bearer ${first.access_token}` },
-      });
+      const oldAccess = await userWith(first.access_token);
       expect(oldAccess.statusCode).toBe(401);
       expect(oldAccess.json().error_description).toMatch(/revoked/);
 
+      await ageRotation(first.refresh_token);
       const reuse = await tokenRequest(service, {
         grant_type: 'refresh_token',
         refresh_token: first.refresh_token,
@@ -560,11 +635,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       });
       expect(reuse.json().error).toBe('invalid_grant');
       // The reuse was an attack on the chain: the newest token is revoked too.
-      const newest = await service.app.inject({
-        url: '/api/v3/user',
-        headers: { authorization: `Bearer ${pair.access_token}` },
-      });
-      expect(newest.statusCode).toBe(401);
+      expect((await userWith(pair.access_token)).statusCode).toBe(401);
     });
 
     it('may narrow but not widen the scope, and a refused widening keeps the token usable', async () => {
@@ -586,29 +657,66 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(ok.statusCode).toBe(200);
       expect(ok.json().scope).toBe('read_user');
     });
-    it('lets one of two simultaneous uses of a refresh token win and treats the other as reuse', async () => {
+    it('gives both of two simultaneous uses of a refresh token a working pair (a retried refresh)', async () => {
       const { app, code } = await codeFor();
       const client = { client_id: app.clientId, client_secret: app.secret };
       const first = await exchange(app, code);
-      const answers = await Promise.all(
-        [1, 2].map(() =>
-          tokenRequest(service, {
-            grant_type: 'refresh_token',
-            refresh_token: first.refresh_token,
-            ...client,
-          }),
-        ),
-      );
-      expect(answers.map((answer) => answer.statusCode).sort()).toEqual([200, 400]);
-      const winner = answers.find((answer) => answer.statusCode === 200)?.json();
-      const loser = answers.find((answer) => answer.statusCode === 400)?.json();
-      expect(loser.error).toBe('invalid_grant');
-      // Whichever came second, the chain ends: the winner's new token is revoked too.
-      const newest = await service.app.inject({
-        url: '/api/v3/user',
-        headers: { authorization: `Bearer ${winner.access_token}` },
+      const refresh = (token: string) =>
+        tokenRequest(service, { grant_type: 'refresh_token', refresh_token: token, ...client });
+      const answers = await Promise.all([
+        refresh(first.refresh_token),
+        refresh(first.refresh_token),
+      ]);
+      expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200]);
+      const [one, two] = answers.map((answer) => answer.json());
+      expect(one.refresh_token).not.toBe(two.refresh_token);
+      // Whichever pair the client kept works, and refreshes.
+      for (const pair of [one, two]) {
+        expect((await userWith(pair.access_token)).statusCode).toBe(200);
+      }
+      expect((await refresh(two.refresh_token)).statusCode).toBe(200);
+      // Past the window the spent token is reuse again, and ends the chain.
+      await ageRotation(first.refresh_token);
+      expect((await refresh(first.refresh_token)).json().error).toBe('invalid_grant');
+      expect((await userWith(one.access_token)).statusCode).toBe(401);
+    });
+
+    it('gives no grace to a refresh token its client revoked, or once its chain was revoked', async () => {
+      const { app, code } = await codeFor();
+      const client = { client_id: app.clientId, client_secret: app.secret };
+      const refresh = (token: string) =>
+        tokenRequest(service, { grant_type: 'refresh_token', refresh_token: token, ...client });
+      const first = await exchange(app, code);
+      const revoked = await service.app.inject({
+        method: 'POST',
+        url: '/oauth/revoke',
+        payload: { token: first.refresh_token, ...client },
       });
-      expect(newest.statusCode).toBe(401);
+      expect(revoked.statusCode).toBe(200);
+      expect((await refresh(first.refresh_token)).json().error).toBe('invalid_grant');
+
+      const other = await codeFor();
+      const otherClient = { client_id: other.app.clientId, client_secret: other.app.secret };
+      const start = await exchange(other.app, other.code);
+      const rotated = await tokenRequest(service, {
+        grant_type: 'refresh_token',
+        refresh_token: start.refresh_token,
+        ...otherClient,
+      });
+      expect(rotated.statusCode).toBe(200);
+      // The user ends the application's access; the spent token is not revived.
+      await service.db
+        .updateTable('oauth_access_tokens')
+        .set({ revoked_at: Date.now() })
+        .where('revoked_at', 'is', null)
+        .where('application_id', '=', other.app.id)
+        .execute();
+      const retry = await tokenRequest(service, {
+        grant_type: 'refresh_token',
+        refresh_token: start.refresh_token,
+        ...otherClient,
+      });
+      expect(retry.json().error).toBe('invalid_grant');
     });
 
     it("refuses a blocked user's refresh without spending the token", async () => {

@@ -10,6 +10,7 @@ import {
   newTotpSecret,
   TwoFactorStore,
 } from '../../src/codehost/accounts/two-factor.js';
+import { secretHash } from '../../src/platform/security/secrets.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   authorizeAndApprove,
@@ -110,8 +111,15 @@ describe.each(DATABASE_KINDS)('openid-client against codehost on %s', (kind) => 
     expect(introspection.client_id).toBe(app.clientId);
     expect(introspection.scope).toBe('api read_user');
 
-    // Rotation: the first refresh token is spent, and presenting it again is
-    // taken as theft, which ends the whole chain (RFC 9700 section 4.14.2).
+    // Rotation: the first refresh token is spent. Presenting it again after the
+    // grace window for retries is taken as theft, which ends the whole chain
+    // (RFC 9700 section 4.14.2). The window is moved into the past here.
+    const past = Date.now() - (service.config.security.refreshReuseGraceSeconds + 1) * 1000;
+    await service.db
+      .updateTable('oauth_access_tokens')
+      .set({ revoked_at: past, rotated_at: past })
+      .where('refresh_token_hash', '=', secretHash(tokens.refresh_token as string))
+      .execute();
     await expect(
       client.refreshTokenGrant(config, tokens.refresh_token as string),
     ).rejects.toMatchObject({ error: 'invalid_grant' });

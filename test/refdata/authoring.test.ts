@@ -732,7 +732,9 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
       const valueSubmit = await service.call('PUT', `/status/submit?${iriQuery(mechanical)}`);
       expect(valueSubmit.statusCode).toBe(409);
       expect(valueSubmit.json().title).toBe('Values move with their picklist');
-      expect(valueSubmit.json().detail).toMatch(/submitted, approved and rejected with its picklist/);
+      expect(valueSubmit.json().detail).toMatch(
+        /submitted, approved and rejected with its picklist/,
+      );
       expect(
         (await service.call('PUT', `/status/submit?${iriQuery(picklist.iri)}`)).statusCode,
       ).toBe(204);

@@ -199,7 +199,18 @@ describe.each(DATABASE_KINDS)('IMF types and engineering symbols on %s', (kind) 
         name: uniqueName('B'),
         ontology,
         aspect: `${IMF}functionAspect`,
-        referenceTerms: ['not an iri'],
+        // Not an IRI at all: the schema refuses it before any rule runs.
+        referenceTerms: ['not an iri', 'javascript:alert(1)'],
+      },
+      ['/referenceTerms/0', '/referenceTerms/1'],
+    );
+    await refused(
+      '/imf/blocktypes',
+      {
+        name: uniqueName('B'),
+        ontology,
+        aspect: `${IMF}functionAspect`,
+        referenceTerms: [],
         attributeReferences: [{ entityUri: ontology, minCardinality: 0 }],
         terminalReferences: [{ entityUri: attribute.iri, minCardinality: 0 }],
         hasPartBlockReferences: [
@@ -207,7 +218,6 @@ describe.each(DATABASE_KINDS)('IMF types and engineering symbols on %s', (kind) 
         ],
       },
       [
-        '/referenceTerms/0',
         '/attributeReferences/0/entityUri',
         '/terminalReferences/0/entityUri',
         '/hasPartBlockReferences/0/entityUri',

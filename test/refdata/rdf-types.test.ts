@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { FamilyKey } from '../../src/refdata/families/family.js';
 import { FAMILY_MAPPINGS, rdfTypesOf } from '../../src/refdata/rdf/family-mappings.js';
 import { GraphBuilder } from '../../src/refdata/rdf/graph.js';
+import { RDL_NAMESPACE } from '../../src/refdata/rdf/vocabulary.js';
 
 const BASE = 'https://rdl.example.org';
 const IMF = 'http://ns.imfid.org/imf#';
@@ -62,7 +63,7 @@ describe('the types search lists for a hit', () => {
             (quad) => quad.predicate.value === 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type',
           )
           .map((quad) => quad.object.value)
-          .filter((type) => !type.startsWith(`${BASE}/vocab#`));
+          .filter((type) => !type.startsWith(RDL_NAMESPACE));
         expect(rdfTypesOf(family as FamilyKey, body).sort()).toEqual(fromGraph.sort());
       }
     },

@@ -103,7 +103,7 @@ describe.each(DATABASE_KINDS)('search on %s', (kind) => {
       'Pumping rate',
     ]);
     expect(
-      (await find('family=class&family=dimension&library=' + encodeURIComponent(pumps))).total,
+      (await find(`family=class&family=dimension&library=${encodeURIComponent(pumps)}`)).total,
     ).toBe(6);
     expect(
       (await find(`library=${encodeURIComponent(pumps)}&library=${encodeURIComponent(valves)}`))

@@ -108,6 +108,21 @@ describe.each(DATABASE_KINDS)('complete IMF SHACL on %s', (kind) => {
     expect((await shacl(route, 'application/rdf+xml')).statusCode).toBe(406);
   });
 
+  it('sends an ETag per content and representation, and answers If-None-Match with 304', async () => {
+    const route = `/api/blocks/complete-imf-shacl?blockId=${guidOf(block)}`;
+    const first = await shacl(route);
+    const etag = first.headers.etag as string;
+    expect(etag).toMatch(/^"[0-9a-f]{16,}-[a-z]+"$/);
+    expect((await shacl(route)).headers.etag).toBe(etag);
+    expect((await shacl(route, 'application/ld+json')).headers.etag).not.toBe(etag);
+    const cached = await service.call('GET', route, {
+      roles: ['Reader'],
+      headers: { accept: 'text/turtle', 'if-none-match': etag },
+    });
+    expect(cached.statusCode).toBe(304);
+    expect(cached.body).toBe('');
+  });
+
   it('refuses GUIDs that are not lower-case, unknown ones, and ones of the other kind', async () => {
     for (const id of [
       guidOf(block).toUpperCase(),
@@ -201,6 +216,21 @@ describe.each(DATABASE_KINDS)('complete IMF SHACL on %s', (kind) => {
         'a wrong terminal direction',
         { direction: 'imf:inputDirection' },
         `${SH}HasValueConstraintComponent`,
+      ],
+      [
+        'a terminal with two directions',
+        { direction: 'imf:outputDirection, imf:inputDirection' },
+        `${SH}MaxCountConstraintComponent`,
+      ],
+      [
+        'a block with two aspects',
+        { aspect: 'imf:productAspect, imf:functionAspect' },
+        `${SH}MaxCountConstraintComponent`,
+      ],
+      [
+        'a terminal direction that is a literal',
+        { direction: '"output"' },
+        `${SH}NodeKindConstraintComponent`,
       ],
       [
         'too many values of an attribute',

@@ -295,6 +295,16 @@ export const codehostMigrations: MigrationSet = {
       await db.schema.alterTable('users').addColumn('notification_email', 'varchar(255)').execute();
     },
   },
+  '0005_refresh_rotation_time': {
+    async up(db: MigrationDb) {
+      // When a refresh token was spent by rotation (not revoked otherwise): a retry
+      // within the grace window is a lost response, not theft.
+      await db.schema
+        .alterTable('oauth_access_tokens')
+        .addColumn('rotated_at', TIMESTAMP)
+        .execute();
+    },
+  },
 };
 
 /**

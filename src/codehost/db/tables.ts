@@ -105,6 +105,8 @@ export interface OauthAccessTokensTable {
   scopes: string;
   expires_at: number;
   revoked_at: number | null;
+  /** Set with revoked_at when a refresh rotated this token away. */
+  rotated_at: number | null;
   created_at: number;
 }
 

@@ -8,6 +8,7 @@ import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
 import { field, signedInUser, webRoute } from '../web/web-context.js';
 import { type ApplicationRow, isRegisteredRedirectUri, scopesOf } from './applications.js';
+import { issuerOf } from './metadata-routes.js';
 import { coversScopes, DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from './scopes.js';
 import { PKCE_CHALLENGE } from './tokens.js';
 
@@ -114,13 +115,19 @@ function pageError(detail: string): HttpError {
   return new HttpError(problem(400, 'invalid_request', detail, { title: 'An error has occurred' }));
 }
 
+/**
+ * An authorization response, success or error, at the client's redirect URI. It
+ * names the issuer (RFC 9207), so a client talking to several servers can tell
+ * which one answered and a mix-up attack is noticed.
+ */
 function redirectWith(
   reply: FastifyReply,
+  codehost: Codehost,
   redirectUri: string,
   parameters: Record<string, string | undefined>,
 ) {
   const target = new URL(redirectUri);
-  for (const [name, value] of Object.entries(parameters)) {
+  for (const [name, value] of Object.entries({ ...parameters, iss: issuerOf(codehost) })) {
     if (value !== undefined) target.searchParams.set(name, value);
   }
   return reply.redirect(target.href, 302);
@@ -139,7 +146,7 @@ async function approve(
     scopes: request.scopes,
     codeChallenge: request.codeChallenge,
   });
-  return redirectWith(reply, request.redirectUri, { code, state: request.state });
+  return redirectWith(reply, codehost, request.redirectUri, { code, state: request.state });
 }
 
 /**
@@ -180,7 +187,7 @@ function consentPage(request: AuthorizationRequest, user: UserRow, session: Sess
 export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void {
   const handleRedirectable = (reply: FastifyReply, error: unknown) => {
     if (!(error instanceof RedirectableError)) throw error;
-    return redirectWith(reply, error.redirectUri, {
+    return redirectWith(reply, codehost, error.redirectUri, {
       error: error.error,
       error_description: error.description,
       state: error.state,
@@ -237,7 +244,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
       const decision = field(request.body, 'decision');
       if (decision === 'approve') return approve(codehost, reply, user, authorization);
       if (decision === 'deny') {
-        return redirectWith(reply, authorization.redirectUri, {
+        return redirectWith(reply, codehost, authorization.redirectUri, {
           error: 'access_denied',
           error_description: 'The resource owner or authorization server denied the request.',
           state: authorization.state,

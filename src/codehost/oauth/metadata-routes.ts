@@ -2,11 +2,16 @@ import type { HttpApp } from '../../platform/http/server.js';
 import type { Codehost } from '../context.js';
 import { SCOPE_NAMES } from './scopes.js';
 
+/** The issuer identifier: the metadata's `issuer`, and `iss` in authorization responses. */
+export function issuerOf(codehost: Codehost): string {
+  return codehost.config.publicUrl;
+}
+
 /** RFC 8414 authorization server metadata, so clients can configure themselves. */
 export function registerMetadataRoutes(app: HttpApp, codehost: Codehost): void {
   const base = codehost.config.publicUrl;
   const metadata = {
-    issuer: base,
+    issuer: issuerOf(codehost),
     authorization_endpoint: `${base}/oauth/authorize`,
     token_endpoint: `${base}/oauth/token`,
     revocation_endpoint: `${base}/oauth/revoke`,
@@ -23,6 +28,7 @@ export function registerMetadataRoutes(app: HttpApp, codehost: Codehost): void {
     ],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
     service_documentation: `${base}/docs`,
   };
   app.get('/.well-known/oauth-authorization-server', {

@@ -35,11 +35,20 @@ export const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 export const PKCE_CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
 
 /** Authorization codes, access tokens and refresh tokens. Only their hashes are stored. */
+/** Default grace for retrying a rotated refresh token (OAUTH_REFRESH_REUSE_GRACE_SECONDS). */
+const DEFAULT_REFRESH_REUSE_GRACE_MS = 10_000;
+
 export class TokenStore {
+  private readonly now: () => number;
+  private readonly refreshReuseGraceMs: number;
+
   constructor(
     private readonly db: Kysely<CodehostTables>,
-    private readonly now: () => number = Date.now,
-  ) {}
+    options: { refreshReuseGraceMs?: number; now?: () => number } = {},
+  ) {
+    this.now = options.now ?? Date.now;
+    this.refreshReuseGraceMs = options.refreshReuseGraceMs ?? DEFAULT_REFRESH_REUSE_GRACE_MS;
+  }
 
   async issueCode(input: {
     userId: number;
@@ -154,14 +163,15 @@ export class TokenStore {
   /**
    * The token row a refresh token belongs to, if this client may refresh it. A
    * refresh token presented again after its rotation is taken as stolen and
-   * revokes its whole chain (RFC 9700 section 4.14.2).
+   * revokes its whole chain (RFC 9700 section 4.14.2), unless it is a retry
+   * within the grace window (see `withinGrace`).
    */
   async refreshable(refreshToken: string, applicationId: number): Promise<AccessTokenRow> {
     const row = await this.findByRefreshToken(refreshToken);
     if (!row || row.application_id !== applicationId) {
       throw new GrantRefused('The refresh token is invalid.');
     }
-    if (row.revoked_at !== null) {
+    if (row.revoked_at !== null && !(await this.withinGrace(row))) {
       await this.revokeReused(row);
       throw new GrantRefused('The refresh token has been revoked.');
     }
@@ -171,19 +181,28 @@ export class TokenStore {
   /**
    * Rotates a refresh token: revokes the old pair and issues the new one in one
    * transaction, so a failure between the two never leaves the client holding a
-   * spent token whose retry would look like theft. Losing a race with another
-   * use of the same token counts as reuse.
+   * spent token whose retry would look like theft. A second use of the same
+   * token (a retry after a lost response, or the loser of two concurrent
+   * refreshes) within the grace window gets a pair of its own; later, it is reuse.
    */
   async rotate(previous: AccessTokenRow, scopes: readonly string[]): Promise<IssuedToken> {
     const issued = await this.db.transaction().execute(async (trx) => {
+      const now = this.now();
       const revoked = await trx
         .updateTable('oauth_access_tokens')
-        .set({ revoked_at: this.now() })
+        .set({ revoked_at: now, rotated_at: now })
         .where('id', '=', previous.id)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
-      if (revoked.numUpdatedRows === 0n) return undefined;
-      return new TokenStore(trx, this.now).issueToken({
+      if (revoked.numUpdatedRows === 0n) {
+        const current = await trx
+          .selectFrom('oauth_access_tokens')
+          .selectAll()
+          .where('id', '=', previous.id)
+          .executeTakeFirst();
+        if (!current || !(await this.withinGrace(current, trx))) return undefined;
+      }
+      return new TokenStore(trx, { now: this.now }).issueToken({
         userId: previous.resource_owner_id,
         applicationId: previous.application_id,
         grantId: previous.grant_id,
@@ -196,6 +215,33 @@ export class TokenStore {
       throw new GrantRefused('The refresh token has been revoked.');
     }
     return issued;
+  }
+
+  /**
+   * A spent refresh token may be used again for a short while: it was rotated
+   * (not revoked by its owner or as stolen) within the grace window, and its
+   * chain still has a live token. The client then gets a fresh pair; whichever
+   * pair it keeps works, and the other simply expires.
+   */
+  private async withinGrace(
+    row: AccessTokenRow,
+    db: Kysely<CodehostTables> = this.db,
+  ): Promise<boolean> {
+    if (
+      row.rotated_at === null ||
+      Number(row.revoked_at) !== Number(row.rotated_at) ||
+      row.grant_id === null
+    )
+      return false;
+    if (this.now() - Number(row.rotated_at) > this.refreshReuseGraceMs) return false;
+    const live = await db
+      .selectFrom('oauth_access_tokens')
+      .select('id')
+      .where('grant_id', '=', row.grant_id)
+      .where('revoked_at', 'is', null)
+      .limit(1)
+      .executeTakeFirst();
+    return live !== undefined;
   }
 
   /** The reused token itself is already revoked; what it led to goes with it. */
@@ -320,9 +366,9 @@ export class TokenStore {
       .where('oauth_access_tokens.application_id', '=', applicationId)
       .where(this.inForce())
       .execute();
-    return rows.some((row) => {
-      const granted = row.scopes.split(' ');
-      return scopes.every((scope) => granted.includes(scope));
-    });
+    // Doorkeeper's rule: only the same set of scopes is approved without asking;
+    // fewer or other scopes are a new question for the user.
+    const wanted = [...new Set(scopes)].sort().join(' ');
+    return rows.some((row) => [...new Set(row.scopes.split(' '))].sort().join(' ') === wanted);
   }
 }

@@ -1,5 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ConstraintViolationError, UnstorableTextError } from '../db/errors.js';
+import { ownEntry } from '../own.js';
+import { CUSTOM_FORMATS } from './formats.js';
 import {
   type FieldError,
   type FieldLocation,
@@ -145,12 +147,16 @@ function fieldError(location: FieldLocation, issue: AjvIssue): FieldError {
       ? issue.instancePath
       : `${issue.instancePath}/${child.replaceAll('~', '~0').replaceAll('/', '~1')}`;
   const field = location === 'body' ? pointer : pointer.replace(/^\//, '').replaceAll('/', '.');
+  const format =
+    issue.keyword === 'format' && typeof issue.params.format === 'string'
+      ? ownEntry(CUSTOM_FORMATS, issue.params.format)
+      : undefined;
   const detail =
     typeof additional === 'string'
       ? 'is not a known field'
       : typeof missing === 'string'
         ? 'is required'
-        : (issue.message ?? 'is invalid');
+        : (format?.detail ?? issue.message ?? 'is invalid');
   return { in: location, field, detail };
 }
 

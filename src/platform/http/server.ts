@@ -11,6 +11,7 @@ import Fastify, {
 } from 'fastify';
 import type { Config } from '../config.js';
 import { type ErrorRenderer, installErrorHandling } from './errors.js';
+import { CUSTOM_FORMATS } from './formats.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { OneLinePerRequest } from './request-logging.js';
 import { RouteTable } from './route-table.js';
@@ -46,6 +47,15 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     logController: new OneLinePerRequest(),
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
+    // Node checks request deadlines only every `connectionsCheckingInterval` (30 s
+    // by default) and gives headers their own 60 s: a slow client would be cut at
+    // up to twice the documented limit. Headers and the whole request share the
+    // limit, checked often enough to keep to it within a second.
+    http: {
+      headersTimeout: config.requestTimeoutMs,
+      requestTimeout: config.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.requestTimeoutMs / 4),
+    },
     // A hop count trusts that many proxies nearest to us, as proxy-addr defines it.
     trustProxy:
       typeof config.trustProxy === 'number' ? hopCountTrust(config.trustProxy) : config.trustProxy,
@@ -106,6 +116,11 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   });
   app.addHook('onSend', async (_request, reply) => {
     if (closing) reply.header('connection', 'close');
+    // Text says how it is encoded, so clients that trust the header read it right.
+    const type = reply.getHeader('content-type');
+    if (typeof type === 'string' && /^text\//i.test(type) && !/charset=/i.test(type)) {
+      reply.header('content-type', `${type}; charset=utf-8`);
+    }
   });
 
   await app.register(helmet, {
@@ -138,6 +153,9 @@ function schemaValidator(options: { coerceTypes: 'array' | false }): Ajv {
   });
   // ajv-formats is CommonJS: its plugin is the default export's `default`.
   (formats as unknown as { default: (ajv: Ajv) => Ajv }).default(ajv);
+  for (const [name, format] of Object.entries(CUSTOM_FORMATS)) {
+    ajv.addFormat(name, { type: 'string', validate: format.validate });
+  }
   return ajv;
 }
 

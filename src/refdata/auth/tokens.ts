@@ -6,8 +6,8 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose';
-import { ownEntry } from '../../platform/own.js';
 import type { RefdataConfig } from '../../platform/config.js';
+import { ownEntry } from '../../platform/own.js';
 import { type Role, rolesFrom } from './roles.js';
 import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
 

@@ -1,10 +1,16 @@
 import { type TProperties, Type } from '@sinclair/typebox';
+import { isLinkIri, LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import type { FamilyKey, ReferencedResource, RuleContext } from './family.js';
 import { mappingRules } from './mappings.js';
 
 const Iri = (description: string) =>
-  Type.String({ minLength: 1, maxLength: 2048, description: `${description} (an absolute IRI)` });
+  Type.String({
+    minLength: 1,
+    maxLength: 2048,
+    format: 'link-iri',
+    description: `${description} (an absolute http, https or urn IRI)`,
+  });
 
 export const IRI = Iri;
 
@@ -76,15 +82,8 @@ export interface CommonBody {
   ontology?: string;
 }
 
-export function isAbsoluteIri(value: string): boolean {
-  if (/\s/.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return /^[a-z][a-z0-9+.-]*:$/i.test(url.protocol) && value.length <= 2048;
-  } catch {
-    return false;
-  }
-}
+/** An IRI pages may link to (http, https, urn); see `isLinkIri`. */
+export const isAbsoluteIri = isLinkIri;
 
 export function fieldError(field: string, detail: string): FieldError {
   return { in: 'body', field, detail };
@@ -104,7 +103,7 @@ export async function reference(
 ): Promise<ReferencedResource | undefined> {
   if (iri === undefined) return undefined;
   if (!isAbsoluteIri(iri)) {
-    errors.push(fieldError(field, 'must be an absolute IRI'));
+    errors.push(fieldError(field, LINK_IRI_DETAIL));
     return undefined;
   }
   const found = await context.find(iri);
@@ -162,12 +161,12 @@ export async function commonRules(
           ),
         );
       } else if (!isAbsoluteIri(source.sourceIri)) {
-        errors.push(fieldError(`${pointer}/sourceIri`, 'must be an absolute IRI'));
+        errors.push(fieldError(`${pointer}/sourceIri`, LINK_IRI_DETAIL));
       }
     } else if (!source.sourceName || !source.sourceId || !source.sourceUrl) {
       errors.push(fieldError(pointer, 'needs sourceIri, or sourceName, sourceId and sourceUrl'));
-    } else if (!isAbsoluteIri(source.sourceUrl)) {
-      errors.push(fieldError(`${pointer}/sourceUrl`, 'must be an absolute URL'));
+    } else if (!/^https?:/i.test(source.sourceUrl) || !isAbsoluteIri(source.sourceUrl)) {
+      errors.push(fieldError(`${pointer}/sourceUrl`, 'must be an absolute http or https URL'));
     }
   }
   return errors;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import { QUALIFIER_GROUPS, qualifierIris } from '../imf/vocabulary.js';
 import {
   commonRules,
@@ -46,13 +47,12 @@ export const imfAttribute = defineFamily({
       family: 'imf-attribute',
       label: 'IMF attribute type',
     });
-    if (!isAbsoluteIri(body.predicate))
-      errors.push(fieldError('/predicate', 'must be an absolute IRI'));
+    if (!isAbsoluteIri(body.predicate)) errors.push(fieldError('/predicate', LINK_IRI_DETAIL));
     checkIris(errors, '/exactMatch', body.exactMatch);
     for (const field of ['uom', 'concerns'] as const) {
       const iri = body[field];
       if (iri === undefined) continue;
-      if (!isAbsoluteIri(iri)) errors.push(fieldError(`/${field}`, 'must be an absolute IRI'));
+      if (!isAbsoluteIri(iri)) errors.push(fieldError(`/${field}`, LINK_IRI_DETAIL));
       // A unit may be one of ours (then it must be a unit) or an external one.
       const stored = field === 'uom' ? await context.find(iri) : undefined;
       if (stored && stored.family !== 'unit')

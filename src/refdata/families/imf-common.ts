@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import { ASPECTS } from '../imf/vocabulary.js';
 import { fieldError, IRI, isAbsoluteIri, reference } from './common.js';
@@ -67,7 +68,6 @@ export function checkIris(
   iris: readonly string[] | undefined,
 ) {
   for (const [index, iri] of (iris ?? []).entries()) {
-    if (!isAbsoluteIri(iri))
-      errors.push(fieldError(`${field}/${index}`, 'must be an absolute IRI'));
+    if (!isAbsoluteIri(iri)) errors.push(fieldError(`${field}/${index}`, LINK_IRI_DETAIL));
   }
 }

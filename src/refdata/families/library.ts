@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import { commonRules, familySchema, fieldError, IRI, isAbsoluteIri, slug } from './common.js';
 import { defineFamily } from './family.js';
 
@@ -48,7 +49,7 @@ export const library = defineFamily({
     });
     for (const [index, iri] of (body.upperOntologies ?? []).entries()) {
       if (!isAbsoluteIri(iri))
-        errors.push(fieldError(`/upperOntologies/${index}`, 'must be an absolute IRI'));
+        errors.push(fieldError(`/upperOntologies/${index}`, LINK_IRI_DETAIL));
     }
     const hasCfihosRdl = (body.upperOntologies ?? []).includes(CFIHOS_RDL_V2_IRI);
     if (body.cfihosPrefix !== undefined && !hasCfihosRdl) {

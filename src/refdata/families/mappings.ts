@@ -1,5 +1,5 @@
-import { ownEntry } from '../../platform/own.js';
 import type { FieldError } from '../../platform/http/problem.js';
+import { ownEntry } from '../../platform/own.js';
 import type { Catalogues } from '../catalogues/catalogues.js';
 import { fieldError } from './common.js';
 import type { FamilyKey } from './family.js';

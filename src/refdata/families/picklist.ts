@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import {
   commonRules,
   familySchema,
@@ -47,8 +48,7 @@ export const picklist = defineFamily({
       family: 'picklist',
       label: 'picklist',
     });
-    if (!isAbsoluteIri(body.subClassOf))
-      errors.push(fieldError('/subClassOf', 'must be an absolute IRI'));
+    if (!isAbsoluteIri(body.subClassOf)) errors.push(fieldError('/subClassOf', LINK_IRI_DETAIL));
     const names = new Set<string>();
     const ids = new Set<string>();
     for (const [index, value] of (body.picklistValues ?? []).entries()) {

@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { commonRules, familySchema, IRI, loopError, ONTOLOGY_FIELD, reference } from './common.js';
+import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
+import {
+  commonRules,
+  familySchema,
+  IRI,
+  isAbsoluteIri,
+  loopError,
+  ONTOLOGY_FIELD,
+  reference,
+} from './common.js';
 import { defineFamily } from './family.js';
 
 export const rdlClass = defineFamily({
@@ -34,11 +43,11 @@ export const rdlClass = defineFamily({
           ['class', 'cfihos-entity'],
           'class',
         );
-      } else if (!/^[a-z][a-z0-9+.-]*:\S+$/i.test(iri)) {
+      } else if (!isAbsoluteIri(iri)) {
         errors.push({
           in: 'body',
           field: `/subClassOf/${index}`,
-          detail: 'must be an absolute IRI',
+          detail: LINK_IRI_DETAIL,
         });
       }
       if (iri === context.self)

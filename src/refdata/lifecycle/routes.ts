@@ -5,10 +5,10 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
+import type { Status } from '../db/tables.js';
 import { checkIfMatch, conflictProblem, IRI_QUERY, notFound } from '../resources/routes.js';
 import { etagOf, type ResourceRow } from '../resources/store.js';
 import { requiredText } from '../resources/text.js';
-import type { Status } from '../db/tables.js';
 
 type Step = 'submit' | 'approve' | 'reject';
 

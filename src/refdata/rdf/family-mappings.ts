@@ -22,12 +22,16 @@ function classTyped(g: GraphBuilder, superclasses: string[]) {
   for (const iri of superclasses) g.about(rdfs('subClassOf'), g.iri(iri));
 }
 
-/** IMF's shape for an aspect: `sh:property [sh:path imf:hasAspect; sh:hasValue ...]`. */
+/**
+ * IMF's shape for an aspect: `sh:property [sh:path imf:hasAspect; sh:hasValue ...]`,
+ * and (beyond PCA's shapes) at most one aspect.
+ */
 function aspectShape(g: GraphBuilder, aspect: string) {
   const shape = g.node();
   g.about(sh('property'), shape);
   g.add(shape, sh('path'), imf('hasAspect'))
     .add(shape, sh('hasValue'), g.iri(aspect))
+    .add(shape, sh('maxCount'), g.integer(1))
     .add(shape, sh('nodeKind'), sh('IRI'));
 }
 
@@ -181,7 +185,9 @@ export const FAMILY_MAPPINGS: Record<FamilyKey, Mapping> = {
       direction,
       sh('hasValue'),
       g.iri(body.direction === 'output' ? DIRECTIONS.output : DIRECTIONS.input),
-    );
+    )
+      .add(direction, sh('maxCount'), g.integer(1))
+      .add(direction, sh('nodeKind'), sh('IRI'));
   },
   'imf-block'(body, g) {
     imfTypeCommon(g, body, 'BlockType');

@@ -6,20 +6,22 @@ import {
   type Quad_Object,
   type Quad_Subject,
 } from 'n3';
-import { ourVocabulary, xsd } from './vocabulary.js';
+import type { RdlTerm } from './rdl-vocabulary.js';
+import { RDL_NAMESPACE, xsd } from './vocabulary.js';
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
 
 /** Collects the triples of one resource; families add theirs through it. */
 export class GraphBuilder {
   readonly quads: Quad[] = [];
-  readonly our: (local: string) => NamedNode;
-
   constructor(
     readonly iriBase: string,
     readonly subject: NamedNode,
-  ) {
-    this.our = ourVocabulary(iriBase);
+  ) {}
+
+  /** A term of our own vocabulary; only terms it defines (and publishes) can be named. */
+  our(term: RdlTerm): NamedNode {
+    return namedNode(`${RDL_NAMESPACE}${term}`);
   }
 
   add(subject: Quad_Subject, predicate: NamedNode, object: Quad_Object): this {

@@ -1,6 +1,6 @@
 import type { Quad } from 'n3';
 import type { ResourceRow } from '../resources/store.js';
-import { NS } from './vocabulary.js';
+import { NS, RDL_NAMESPACE } from './vocabulary.js';
 
 const ESCAPES: Record<string, string> = {
   '&': '&amp;',
@@ -16,8 +16,8 @@ export function statusLabel(status: string): string {
   return status === 'Submitted' ? 'Pending review' : status;
 }
 
-function compact(iri: string, iriBase: string): string {
-  const namespaces: Record<string, string> = { ...NS, rdl: `${iriBase}/vocab#` };
+function compact(iri: string): string {
+  const namespaces: Record<string, string> = { ...NS, rdl: RDL_NAMESPACE };
   for (const [prefix, base] of Object.entries(namespaces)) {
     if (iri.startsWith(base)) return `${prefix}:${iri.slice(base.length)}`;
   }
@@ -36,11 +36,15 @@ export function resourcePage(
 ): string {
   const body = JSON.parse(row.body) as { name?: string; description?: string };
   const link = (iri: string) => {
-    const href =
-      iri.startsWith(`${iriBase}/`) && !iri.startsWith(`${iriBase}/vocab#`)
-        ? `${publicUrl}${iri.slice(iriBase.length)}`
+    const href = iri.startsWith(`${iriBase}/`)
+      ? `${publicUrl}${iri.slice(iriBase.length)}`
+      : iri.startsWith(RDL_NAMESPACE)
+        ? `${publicUrl}/vocab#${iri.slice(RDL_NAMESPACE.length)}`
         : iri;
-    return `<a href="${escapeHtml(href)}">${escapeHtml(compact(iri, iriBase))}</a>`;
+    // Only web addresses become links: a stored `javascript:` or `data:` IRI (or
+    // any other scheme) is shown as text, never made clickable.
+    if (!/^https?:\/\//i.test(href)) return `<code>${escapeHtml(compact(iri))}</code>`;
+    return `<a href="${escapeHtml(href)}">${escapeHtml(compact(iri))}</a>`;
   };
   const rows = quads
     .filter((quad) => quad.subject.value === row.iri)
@@ -54,7 +58,7 @@ export function resourcePage(
                   .filter((inner) => inner.subject.equals(quad.object))
                   .map(
                     (inner) =>
-                      `${compact(inner.predicate.value, iriBase)} ${inner.object.termType === 'NamedNode' ? compact(inner.object.value, iriBase) : inner.object.value}`,
+                      `${compact(inner.predicate.value)} ${inner.object.termType === 'NamedNode' ? compact(inner.object.value) : inner.object.value}`,
                   )
                   .join('; '),
               )}</em>`

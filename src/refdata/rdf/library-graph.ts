@@ -2,7 +2,7 @@ import type { Quad } from 'n3';
 import type { Refdata } from '../context.js';
 import type { ResourceRow } from '../resources/store.js';
 import { resourceGraph } from './resource-graph.js';
-import { rdf, rdfs, skos } from './vocabulary.js';
+import { RDL_NAMESPACE, rdf, rdfs, skos } from './vocabulary.js';
 
 /** Terms are read this many at a time, so a library of any size streams in bounded memory. */
 const BATCH = 500;
@@ -54,7 +54,7 @@ export async function* libraryChunks(
   const own = await refdata.store.graphFacts([library]);
   yield resourceGraph(refdata.iriBase, library, [], own);
   if (level === 1) return;
-  const statusPredicate = `${refdata.iriBase}/vocab#status`;
+  const statusPredicate = `${RDL_NAMESPACE}status`;
   for await (const terms of termBatches(refdata, library.iri)) {
     const picklists = terms.filter((term) => term.family === 'picklist').map((term) => term.iri);
     const values =

@@ -11,7 +11,7 @@ import type { ResourceRow } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';
 import { resourcePage } from './html.js';
 import { type DetailLevel, libraryChunks, single } from './library-graph.js';
-import { negotiate } from './negotiation.js';
+import { matchesIfNoneMatch, negotiate } from './negotiation.js';
 import { resourceGraph } from './resource-graph.js';
 import { RDF_MEDIA_TYPES, type RdfMediaType, serializeStream } from './serialize.js';
 
@@ -41,14 +41,6 @@ const SHORT_NAMES: Record<Offered, string> = {
   'image/svg+xml': 'svg',
 };
 
-/** A weak comparison of `If-None-Match` with the representation's tag (RFC 9110 section 13.1.2). */
-function notModified(request: FastifyRequest, etag: string): boolean {
-  const header = request.headers['if-none-match'];
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
-
 /**
  * Answers a resource in the representation its caller prefers, with an ETag per
  * version and representation, 304 for a tag the caller already holds, and 406
@@ -77,12 +69,20 @@ export async function answerResource(
       ? `"${row.version}-${SHORT_NAMES[mediaType]}-${level}-${await refdata.store.libraryFingerprint(row.iri)}"`
       : `"${row.version}-${SHORT_NAMES[mediaType]}"`;
   reply.header('etag', etag);
-  if (notModified(request, etag)) return reply.status(304).send();
+  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.status(304).send();
   const children = familyByKey(row.family)?.ownedValues
     ? await refdata.store.childrenOf(row.iri)
     : [];
   if (mediaType === 'image/svg+xml') {
-    return reply.type('image/svg+xml; charset=utf-8').send(renderSymbol(row));
+    // Opened on its own, an SVG is a document: sandboxed, it can run nothing and
+    // reach nothing, even if a drawing ever slipped past the geometry check.
+    return reply
+      .type('image/svg+xml; charset=utf-8')
+      .header(
+        'content-security-policy',
+        "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; sandbox",
+      )
+      .send(renderSymbol(row));
   }
   if (mediaType === 'application/json') {
     return reply

@@ -1,8 +1,8 @@
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import jsonld from 'jsonld';
-import { type Quad, StreamWriter, Writer } from 'n3';
-import * as oxigraph from 'oxigraph';
+import { type Quad, StreamWriter } from 'n3';
+import { RDF_XML_FOOTER, RDF_XML_HEADER, RdfXmlWriter } from './rdfxml.js';
 import { prefixes } from './vocabulary.js';
 
 /** The RDF serializations a resource is offered in, by media type. */
@@ -28,20 +28,6 @@ export function jsonLdContext(iriBase: string): Record<string, string> {
   return prefixes(iriBase);
 }
 
-/**
- * RDF/XML through oxigraph (n3 has no RDF/XML writer and would quietly write
- * Turtle). The quads reach oxigraph as N-Triples text in one bulk load, which is
- * many times faster than building its terms one call at a time.
- */
-function writeRdfXml(quads: readonly Quad[]): string {
-  const store = new oxigraph.Store();
-  store.load(new Writer({ format: 'N-Triples' }).quadsToString([...quads]), {
-    format: 'application/n-triples',
-    no_transaction: true,
-  });
-  return store.dump({ format: 'application/rdf+xml', from_graph_name: oxigraph.defaultGraph() });
-}
-
 /** Compacted JSON-LD with the context inline, so it expands without fetching anything. */
 async function writeJsonLd(quads: readonly Quad[], iriBase: string): Promise<string> {
   const expanded = await jsonld.fromRDF(quads as never, { useNativeTypes: false });
@@ -51,17 +37,6 @@ async function writeJsonLd(quads: readonly Quad[], iriBase: string): Promise<str
     },
   } as never);
   return JSON.stringify(compacted, null, 2);
-}
-
-const RDF_XML_HEADER =
-  '<?xml version="1.0" encoding="UTF-8"?>\n<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns:its="http://www.w3.org/2005/11/its">\n';
-
-/** The descriptions inside one oxigraph RDF/XML document, without its wrapper. */
-function rdfXmlBody(document: string): string {
-  const open = document.indexOf('<rdf:RDF');
-  const start = document.indexOf('>', open) + 1;
-  const end = document.lastIndexOf('</rdf:RDF>');
-  return open < 0 || end < start ? '' : document.slice(start, end);
 }
 
 /**
@@ -94,9 +69,10 @@ export function serializeStream(
   if (mediaType === 'application/rdf+xml') {
     return Readable.from(
       (async function* () {
+        const writer = new RdfXmlWriter();
         yield RDF_XML_HEADER;
-        for await (const chunk of chunks) yield rdfXmlBody(writeRdfXml(chunk));
-        yield '</rdf:RDF>\n';
+        for await (const chunk of chunks) yield writer.write(chunk);
+        yield RDF_XML_FOOTER;
       })(),
     );
   }

@@ -30,15 +30,14 @@ export const imf = namespace(NS.imf);
 export const sym = namespace(NS.sym);
 
 /**
- * Our own small vocabulary, for what no standard one says: the lifecycle status,
- * the latest change justification, mapping details and CFIHOS attributes. Its
- * namespace is `<REFDATA_IRI_BASE>/vocab#`, documented in docs/rdf.md.
+ * Our own small vocabulary (`rdl:`), for what no standard one says: the lifecycle
+ * status, the latest change justification, mapping details and CFIHOS attributes.
+ * One namespace for every deployment, so data from two services means the same;
+ * each service publishes the vocabulary at `/vocab` (docs/rdf.md).
  */
-export function ourVocabulary(iriBase: string) {
-  return namespace(`${iriBase}/vocab#`);
-}
+export const RDL_NAMESPACE = 'https://w3id.org/refdata/vocab#';
 
 /** The prefixes Turtle and TriG output declare. */
-export function prefixes(iriBase: string): Record<string, string> {
-  return { ...NS, rdl: `${iriBase}/vocab#` };
+export function prefixes(_iriBase?: string): Record<string, string> {
+  return { ...NS, rdl: RDL_NAMESPACE };
 }

@@ -160,9 +160,7 @@ export async function search(
       row: row as ResourceRow,
       bucket: Number(rank),
       library:
-        library_iri === null
-          ? undefined
-          : { iri: library_iri, label: library_label ?? undefined },
+        library_iri === null ? undefined : { iri: library_iri, label: library_label ?? undefined },
     })),
     total,
     next:

@@ -1,11 +1,13 @@
+import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { type Quad, termToId } from 'n3';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { single } from '../rdf/library-graph.js';
-import { negotiate } from '../rdf/negotiation.js';
+import { matchesIfNoneMatch, negotiate } from '../rdf/negotiation.js';
 import { type RdfMediaType, serializeStream } from '../rdf/serialize.js';
 import { completeShacl } from './assemble.js';
 
@@ -14,6 +16,14 @@ const LOWERCASE_GUID = '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 
 /** `text/plain` is Turtle, as the platform serves it for people to read. */
 const OFFERED = ['application/ld+json', 'text/turtle', 'application/trig', 'text/plain'] as const;
+
+/** A short hash of a graph's triples in their (stable) order. */
+function contentTag(quads: readonly Quad[]): string {
+  const hash = createHash('sha256');
+  for (const q of quads)
+    hash.update(`${termToId(q.subject)} ${termToId(q.predicate)} ${termToId(q.object)}\n`);
+  return hash.digest('hex').slice(0, 20);
+}
 
 export function registerShaclRoutes(app: HttpApp, refdata: Refdata): void {
   for (const [route, parameter, family, segment, label] of [
@@ -53,6 +63,11 @@ export function registerShaclRoutes(app: HttpApp, refdata: Refdata): void {
           );
         }
         const quads = await completeShacl(refdata, row);
+        // The assembly is deterministic, so its triples name its content exactly.
+        const etag = `"${contentTag(quads)}-${mediaType.split('/')[1]?.replace(/[^a-z]/g, '')}"`;
+        reply.header('etag', etag);
+        if (matchesIfNoneMatch(request.headers['if-none-match'], etag))
+          return reply.status(304).send();
         const format: RdfMediaType = mediaType === 'text/plain' ? 'text/turtle' : mediaType;
         return reply
           .type(`${mediaType}; charset=utf-8`)

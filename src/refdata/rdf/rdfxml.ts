@@ -1,0 +1,100 @@
+import type { Quad, Term } from 'n3';
+
+/**
+ * RDF/XML for our graphs, one `rdf:Description` per subject and one property
+ * element per triple (RDF 1.1 XML Syntax, section 2.2 and 2.5 to 2.10).
+ *
+ * Written here rather than through oxigraph's store, which normalizes literals
+ * on load: `"0"^^xsd:nonNegativeInteger` came out as `xsd:integer`, so RDF/XML
+ * said something else than every other format. This writer keeps every term as
+ * it is and needs no store, so it also streams.
+ */
+
+const RDF = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#';
+const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
+const RDF_LANG_STRING = `${RDF}langString`;
+
+export const RDF_XML_HEADER = `<?xml version="1.0" encoding="UTF-8"?>\n<rdf:RDF xmlns:rdf="${RDF}">\n`;
+export const RDF_XML_FOOTER = '</rdf:RDF>\n';
+
+/** XML 1.0 name characters, without the colon: a property element's local name. */
+const LOCAL_NAME =
+  /[A-Za-z_\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u02FF\u0370-\u037D\u037F-\u1FFF][\w.\-\u00B7\u00C0-\u00D6\u00D8-\u00F6\u00F8-\u037D\u037F-\u1FFF\u203F\u2040]*$/u;
+
+function escapeText(text: string): string {
+  return text.replace(/[&<>\r]/g, (char) =>
+    char === '&' ? '&amp;' : char === '<' ? '&lt;' : char === '>' ? '&gt;' : '&#13;',
+  );
+}
+
+function escapeAttribute(text: string): string {
+  return escapeText(text).replace(/["\n\t]/g, (char) =>
+    char === '"' ? '&quot;' : char === '\n' ? '&#10;' : '&#9;',
+  );
+}
+
+/** A predicate as namespace and local name; RDF/XML cannot write one without a local name. */
+function splitPredicate(iri: string): [string, string] {
+  const match = LOCAL_NAME.exec(iri);
+  if (!match || match.index === 0) throw new Error(`RDF/XML cannot name the predicate ${iri}`);
+  return [iri.slice(0, match.index), match[0]];
+}
+
+/**
+ * Writes groups of quads as RDF/XML descriptions (without the document's
+ * header and footer). Blank node labels are renamed to NCNames, consistently
+ * across all calls on one writer, so chunks of one document share their nodes.
+ */
+export class RdfXmlWriter {
+  private readonly blankLabels = new Map<string, string>();
+
+  private nodeId(term: Term): string {
+    let label = this.blankLabels.get(term.value);
+    if (label === undefined) {
+      label = `b${this.blankLabels.size}`;
+      this.blankLabels.set(term.value, label);
+    }
+    return label;
+  }
+
+  private subjectAttribute(term: Term): string {
+    return term.termType === 'BlankNode'
+      ? `rdf:nodeID="${this.nodeId(term)}"`
+      : `rdf:about="${escapeAttribute(term.value)}"`;
+  }
+
+  private property(quad: Quad): string {
+    const [namespace, local] = splitPredicate(quad.predicate.value);
+    const open = `<${local} xmlns="${escapeAttribute(namespace)}"`;
+    const object = quad.object;
+    if (object.termType === 'NamedNode')
+      return `${open} rdf:resource="${escapeAttribute(object.value)}"/>`;
+    if (object.termType === 'BlankNode') return `${open} rdf:nodeID="${this.nodeId(object)}"/>`;
+    if (object.termType !== 'Literal') throw new Error(`RDF/XML cannot write a ${object.termType}`);
+    const datatype = object.datatype.value;
+    const attributes = object.language
+      ? ` xml:lang="${escapeAttribute(object.language)}"`
+      : datatype === XSD_STRING || datatype === RDF_LANG_STRING
+        ? ''
+        : ` rdf:datatype="${escapeAttribute(datatype)}"`;
+    return `${open}${attributes}>${escapeText(object.value)}</${local}>`;
+  }
+
+  /** The descriptions of `quads`, subjects in order of first appearance. */
+  write(quads: readonly Quad[]): string {
+    const bySubject = new Map<string, Quad[]>();
+    for (const quad of quads) {
+      const key = `${quad.subject.termType}:${quad.subject.value}`;
+      const group = bySubject.get(key);
+      if (group) group.push(quad);
+      else bySubject.set(key, [quad]);
+    }
+    let out = '';
+    for (const group of bySubject.values()) {
+      out += `\t<rdf:Description ${this.subjectAttribute((group[0] as Quad).subject)}>\n`;
+      for (const quad of group) out += `\t\t${this.property(quad)}\n`;
+      out += '\t</rdf:Description>\n';
+    }
+    return out;
+  }
+}

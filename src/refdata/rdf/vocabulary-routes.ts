@@ -1,0 +1,76 @@
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import type { Refdata } from '../context.js';
+import { single } from './library-graph.js';
+import { negotiate } from './negotiation.js';
+import { RDL_ONTOLOGY, rdlTermList, rdlVocabularyGraph } from './rdl-vocabulary.js';
+import { RDF_MEDIA_TYPES, type RdfMediaType, serializeStream } from './serialize.js';
+import { RDL_NAMESPACE } from './vocabulary.js';
+
+const OFFERED = ['text/html', ...RDF_MEDIA_TYPES] as const;
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** The vocabulary for people: each term with an anchor its IRI's fragment names. */
+function vocabularyPage(): string {
+  const rows = rdlTermList()
+    .map(
+      (term) =>
+        `<tr id="${escapeHtml(term.name)}"><th><code>rdl:${escapeHtml(term.name)}</code></th><td>${escapeHtml(term.kind)}</td><td>${escapeHtml(term.comment)}</td></tr>`,
+    )
+    .join('\n');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
+<title>refdata vocabulary</title>
+<style>
+body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
+table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.3rem;border-bottom:1px solid #ddd}
+th{font-weight:500}code{word-break:break-all}tr:target{background:#fff3cd}
+</style>
+</head>
+<body>
+<h1>refdata vocabulary</h1>
+<p>Namespace <code>${escapeHtml(RDL_NAMESPACE)}</code> (prefix <code>rdl:</code>), the same for every deployment. Terms the service uses that no standard vocabulary has. Ask for it with <code>Accept: text/turtle</code> (or any RDF type) for the RDF document.</p>
+<table>
+<thead><tr><th scope="col">Term</th><th scope="col">Kind</th><th scope="col">Meaning</th></tr></thead>
+<tbody>
+${rows}
+</tbody>
+</table>
+</body>
+</html>`;
+}
+
+/**
+ * `GET /vocab`: the `rdl:` vocabulary as an RDF document (every format resources
+ * have) or a page, open to anyone like the problem types. Pages link `rdl:` terms
+ * here, to `/vocab#<term>`.
+ */
+export function registerVocabularyRoutes(app: HttpApp, refdata: Refdata): void {
+  app.get('/vocab', {
+    schema: {
+      summary: `The service's own vocabulary (${RDL_ONTOLOGY}), as RDF or a page`,
+      tags: ['dereferencing'],
+    },
+    handler: async (request, reply) => {
+      reply.header('vary', 'Accept').header('cache-control', 'public, max-age=3600');
+      const mediaType = negotiate(request.headers.accept, OFFERED);
+      if (!mediaType) {
+        throw new HttpError(
+          problem(406, 'not-acceptable', `The vocabulary is available as ${OFFERED.join(', ')}.`),
+        );
+      }
+      if (mediaType === 'text/html') {
+        return reply.type('text/html; charset=utf-8').send(vocabularyPage());
+      }
+      const graph = rdlVocabularyGraph(`${refdata.publicUrl}/vocab`);
+      return reply
+        .type(mediaType === 'application/rdf+xml' ? mediaType : `${mediaType}; charset=utf-8`)
+        .send(serializeStream(single(graph), mediaType as RdfMediaType, refdata.iriBase));
+    },
+  });
+}
