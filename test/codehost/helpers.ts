@@ -10,6 +10,7 @@ import { GroupStore, type NamespaceRow } from '../../src/codehost/namespaces/gro
 import { type ProjectRow, ProjectStore } from '../../src/codehost/namespaces/projects.js';
 import { ApplicationStore } from '../../src/codehost/oauth/applications.js';
 import type { Scope } from '../../src/codehost/oauth/scopes.js';
+import { secretHash } from '../../src/platform/security/secrets.js';
 import type { ServiceDefinition } from '../../src/platform/service.js';
 import { type DatabaseKind, startTestService, type TestService } from '../harness.js';
 
@@ -270,4 +271,17 @@ export async function personalNamespace(service: Codehost, userId: number): Prom
   const namespace = await new GroupStore(service.db).personalNamespace(userId);
   if (!namespace) throw new Error(`user ${userId} has no namespace`);
   return namespace;
+}
+
+/**
+ * Moves a spent refresh token's rotation back past the grace window for retries,
+ * as if the client presented it again much later.
+ */
+export async function ageRefreshRotation(service: Codehost, refreshToken: string): Promise<void> {
+  const past = Date.now() - (service.config.security.refreshReuseGraceSeconds + 1) * 1000;
+  await service.db
+    .updateTable('oauth_access_tokens')
+    .set({ revoked_at: past, rotated_at: past })
+    .where('refresh_token_hash', '=', secretHash(refreshToken))
+    .execute();
 }

@@ -5,9 +5,9 @@ import {
   TwoFactorStore,
 } from '../../src/codehost/accounts/two-factor.js';
 import { pkceChallenge } from '../../src/codehost/oauth/tokens.js';
-import { secretHash } from '../../src/platform/security/secrets.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
+  ageRefreshRotation,
   authorizeAndApprove,
   basicAuth,
   type Codehost,
@@ -594,15 +594,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
   });
 
   describe('refresh', () => {
-    /** Moves a spent token's rotation back in time, past the grace window. */
-    const ageRotation = async (refreshToken: string) => {
-      const past = Date.now() - (service.config.security.refreshReuseGraceSeconds + 1) * 1000;
-      await service.db
-        .updateTable('oauth_access_tokens')
-        .set({ revoked_at: past, rotated_at: past })
-        .where('refresh_token_hash', '=', secretHash(refreshToken))
-        .execute();
-    };
+    const ageRotation = (refreshToken: string) => ageRefreshRotation(service, refreshToken);
     const userWith = (accessToken: string) =>
       service.app.inject({
         url: '/api/v3/user',

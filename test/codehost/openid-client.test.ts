@@ -10,9 +10,9 @@ import {
   newTotpSecret,
   TwoFactorStore,
 } from '../../src/codehost/accounts/two-factor.js';
-import { secretHash } from '../../src/platform/security/secrets.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
+  ageRefreshRotation,
   authorizeAndApprove,
   type Codehost,
   createApplication,
@@ -114,12 +114,7 @@ describe.each(DATABASE_KINDS)('openid-client against codehost on %s', (kind) => 
     // Rotation: the first refresh token is spent. Presenting it again after the
     // grace window for retries is taken as theft, which ends the whole chain
     // (RFC 9700 section 4.14.2). The window is moved into the past here.
-    const past = Date.now() - (service.config.security.refreshReuseGraceSeconds + 1) * 1000;
-    await service.db
-      .updateTable('oauth_access_tokens')
-      .set({ revoked_at: past, rotated_at: past })
-      .where('refresh_token_hash', '=', secretHash(tokens.refresh_token as string))
-      .execute();
+    await ageRefreshRotation(service, tokens.refresh_token as string);
     await expect(
       client.refreshTokenGrant(config, tokens.refresh_token as string),
     ).rejects.toMatchObject({ error: 'invalid_grant' });

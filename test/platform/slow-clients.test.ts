@@ -1,7 +1,7 @@
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { refdataUnderTest } from '../error-shapes.js';
-import { baseUrl, startTestService, type TestService } from '../harness.js';
+import { baseUrl, DATABASE_KINDS, startTestService, type TestService } from '../harness.js';
 
 const LIMIT_MS = 1500;
 
@@ -10,10 +10,10 @@ const LIMIT_MS = 1500;
  * (`HTTP_REQUEST_TIMEOUT_MS`), for headers and for the body alike. Node by
  * default checks only every 30 s and gives headers 60 s of their own.
  */
-describe('slow clients', () => {
+describe.each(DATABASE_KINDS)('slow clients on %s', (kind) => {
   let service: TestService;
   beforeAll(async () => {
-    service = await startTestService(refdataUnderTest.definition, 'sqlite', {
+    service = await startTestService(refdataUnderTest.definition, kind, {
       listen: true,
       env: { HTTP_REQUEST_TIMEOUT_MS: String(LIMIT_MS) },
     });

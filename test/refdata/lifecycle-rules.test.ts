@@ -324,6 +324,7 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
       expect(gone.statusCode).toBe(410);
       expect(gone.json().title).toBe('Removed');
 
+      expect((await submit(picklist.iri)).statusCode).toBe(204);
       const picklistHistory = (
         await service.call('GET', `/revisions?${iriQuery(picklist.iri)}`)
       ).json();
@@ -336,6 +337,7 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
           { id: mechanical.id, name: 'Mechanical', description: 'A mechanical seal' },
           { id: packing.id, name: 'Packing', description: 'Gland packing' },
         ],
+        [{ id: mechanical.id, name: 'Mechanical', description: 'A seal' }],
         [{ id: mechanical.id, name: 'Mechanical', description: 'A seal' }],
       ]);
     });

@@ -34,10 +34,10 @@ export function pkceChallenge(verifier: string): string {
 export const PKCE_VERIFIER = /^[A-Za-z0-9\-._~]{43,128}$/;
 export const PKCE_CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
 
-/** Authorization codes, access tokens and refresh tokens. Only their hashes are stored. */
 /** Default grace for retrying a rotated refresh token (OAUTH_REFRESH_REUSE_GRACE_SECONDS). */
 const DEFAULT_REFRESH_REUSE_GRACE_MS = 10_000;
 
+/** Authorization codes, access tokens and refresh tokens. Only their hashes are stored. */
 export class TokenStore {
   private readonly now: () => number;
   private readonly refreshReuseGraceMs: number;

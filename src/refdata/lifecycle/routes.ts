@@ -6,6 +6,7 @@ import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import type { Status } from '../db/tables.js';
+import { familyByKey } from '../families/registry.js';
 import { checkIfMatch, conflictProblem, IRI_QUERY, notFound } from '../resources/routes.js';
 import { etagOf, type ResourceRow } from '../resources/store.js';
 import { requiredText } from '../resources/text.js';
@@ -44,7 +45,9 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     row: ResourceRow,
     move: { from: Status; to: Status; action: Step; justification: string },
   ): Promise<ResourceRow> => {
-    if (row.family === 'picklist-value') {
+    const family = familyByKey(row.family);
+    // A value an aggregate owns (a picklist value) moves only with it.
+    if (family?.parentIri) {
       throw new HttpError(
         problem(
           409,
@@ -55,7 +58,8 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     }
     checkIfMatch(request, row);
     if (row.status !== move.from) throw wrongState(row, move.action, move.from);
-    const values = row.family === 'picklist' ? await refdata.store.childrenOf(row.iri) : [];
+    const aggregate = family?.ownedValues !== undefined;
+    const values = aggregate ? await refdata.store.childrenOf(row.iri) : [];
     const behind = values.find((value) => value.status !== move.from);
     if (behind) {
       throw new HttpError(
@@ -78,7 +82,10 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
         move.to,
         move.action,
         { actor: principalOf(request).subject, justification: move.justification },
-        replaced?.status === 'Approved' ? replaced : undefined,
+        {
+          alsoDeprecate: replaced?.status === 'Approved' ? replaced : undefined,
+          ...(aggregate ? { values } : {}),
+        },
       );
     } catch (error) {
       throw conflictProblem(error);

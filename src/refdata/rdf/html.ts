@@ -9,7 +9,8 @@ const ESCAPES: Record<string, string> = {
   '"': '&quot;',
   "'": '&#39;',
 };
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+export const escapeHtml = (text: string) =>
+  text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
 
 /** How people see a status: Submitted is "Pending review", as on the platform. */
 export function statusLabel(status: string): string {
@@ -67,29 +68,37 @@ export function resourcePage(
     })
     .join('\n');
   const status = statusLabel(row.status);
+  return refdataPage(
+    body.name ?? row.iri,
+    `<h1 id="label">${escapeHtml(body.name ?? row.iri)}</h1>
+<p><span id="status" class="status status-${escapeHtml(row.status)}">${escapeHtml(status)}</span> <code id="iri">${escapeHtml(row.iri)}</code></p>
+${body.description ? `<p id="definition">${escapeHtml(body.description)}</p>` : ''}
+<table id="statements">
+${rows}
+</table>`,
+  );
+}
+
+/** A refdata page: the shared head and styles around `content` (already escaped HTML). */
+export function refdataPage(title: string, content: string): string {
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
-<title>${escapeHtml(body.name ?? row.iri)} · refdata</title>
+<title>${escapeHtml(title)} · refdata</title>
 <style>
 body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
 .status{display:inline-block;padding:.15rem .6rem;border-radius:1rem;font-size:.85rem;font-weight:600;background:#eee}
 .status-Draft{background:#fff3cd}.status-Submitted{background:#dbeafe}.status-Approved{background:#dcfce7}
 .status-Rejected,.status-Deprecated{background:#fde2e2}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.3rem;border-bottom:1px solid #ddd}
-th{font-weight:500;width:16rem}code{word-break:break-all}
+th{font-weight:500;width:16rem}code{word-break:break-all}tr:target{background:#fff3cd}
 </style>
 </head>
 <body>
-<h1 id="label">${escapeHtml(body.name ?? row.iri)}</h1>
-<p><span id="status" class="status status-${escapeHtml(row.status)}">${escapeHtml(status)}</span> <code id="iri">${escapeHtml(row.iri)}</code></p>
-${body.description ? `<p id="definition">${escapeHtml(body.description)}</p>` : ''}
-<table id="statements">
-${rows}
-</table>
+${content}
 </body>
 </html>`;
 }

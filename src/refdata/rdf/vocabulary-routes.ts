@@ -1,6 +1,7 @@
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { Refdata } from '../context.js';
+import { escapeHtml, refdataPage } from './html.js';
 import { single } from './library-graph.js';
 import { negotiate } from './negotiation.js';
 import { RDL_ONTOLOGY, rdlTermList, rdlVocabularyGraph } from './rdl-vocabulary.js';
@@ -8,8 +9,6 @@ import { RDF_MEDIA_TYPES, type RdfMediaType, serializeStream } from './serialize
 import { RDL_NAMESPACE } from './vocabulary.js';
 
 const OFFERED = ['text/html', ...RDF_MEDIA_TYPES] as const;
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
 /** The vocabulary for people: each term with an anchor its IRI's fragment names. */
 function vocabularyPage(): string {
@@ -19,30 +18,17 @@ function vocabularyPage(): string {
         `<tr id="${escapeHtml(term.name)}"><th><code>rdl:${escapeHtml(term.name)}</code></th><td>${escapeHtml(term.kind)}</td><td>${escapeHtml(term.comment)}</td></tr>`,
     )
     .join('\n');
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>refdata vocabulary</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.3rem;border-bottom:1px solid #ddd}
-th{font-weight:500}code{word-break:break-all}tr:target{background:#fff3cd}
-</style>
-</head>
-<body>
-<h1>refdata vocabulary</h1>
-<p>Namespace <code>${escapeHtml(RDL_NAMESPACE)}</code> (prefix <code>rdl:</code>), the same for every deployment. Terms the service uses that no standard vocabulary has. Ask for it with <code>Accept: text/turtle</code> (or any RDF type) for the RDF document.</p>
+  return refdataPage(
+    'Vocabulary',
+    `<h1>refdata vocabulary</h1>
+<p>Namespace <code>${escapeHtml(RDL_NAMESPACE)}</code> (prefix <code>rdl:</code>), the same for every deployment: the terms the service uses that no standard vocabulary has. Ask for this address with <code>Accept: text/turtle</code> (or any RDF type) for the RDF document.</p>
 <table>
 <thead><tr><th scope="col">Term</th><th scope="col">Kind</th><th scope="col">Meaning</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
-</table>
-</body>
-</html>`;
+</table>`,
+  );
 }
 
 /**

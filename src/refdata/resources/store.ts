@@ -61,7 +61,7 @@ interface OwnedEntry {
   description: unknown;
 }
 
-function ownedEntry(iri: string, content: ResourceContent): OwnedEntry {
+function ownedEntry(iri: string, content: Pick<ResourceContent, 'name' | 'body'>): OwnedEntry {
   return { id: iri, name: content.name, description: content.body.description };
 }
 
@@ -146,26 +146,28 @@ export class ResourceStore {
    * the resource that replaced it (an Approved replacement, or one since deprecated).
    */
   async graphFacts(rows: readonly Pick<ResourceRow, 'id' | 'iri'>[]): Promise<GraphFacts> {
-    const iris = rows.map((row) => row.iri);
-    const replacements =
-      iris.length === 0
-        ? []
-        : await this.db
-            .selectFrom('resources')
-            .select(['iri', 'replaces_iri'])
-            .where('replaces_iri', 'in', iris)
-            .where('status', 'in', ['Approved', 'Deprecated'])
-            .orderBy('id')
-            .execute();
     return {
       justifications: await this.latestJustifications(rows.map((row) => row.id)),
-      replacedBy: new Map(replacements.map((row) => [row.replaces_iri as string, row.iri])),
+      replacedBy: await this.replacements(rows.map((row) => row.iri)),
     };
   }
 
   /** The resource that replaced this one, as `graphFacts` finds it. */
   async replacementOf(iri: string): Promise<string | undefined> {
-    return (await this.graphFacts([{ id: -1, iri }])).replacedBy.get(iri);
+    return (await this.replacements([iri])).get(iri);
+  }
+
+  /** For each IRI that was replaced, its Approved (or since deprecated) replacement. */
+  private async replacements(iris: readonly string[]): Promise<Map<string, string>> {
+    if (iris.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('resources')
+      .select(['iri', 'replaces_iri'])
+      .where('replaces_iri', 'in', iris)
+      .where('status', 'in', ['Approved', 'Deprecated'])
+      .orderBy('id')
+      .execute();
+    return new Map(rows.map((row) => [row.replaces_iri as string, row.iri]));
   }
 
   /**
@@ -267,11 +269,23 @@ export class ResourceStore {
     to: Status,
     action: RevisionsTable['action'],
     change: Change,
-    alsoDeprecate?: ResourceRow,
+    options: { alsoDeprecate?: ResourceRow | undefined; values?: readonly ResourceRow[] } = {},
   ): Promise<ResourceRow> {
+    const { alsoDeprecate, values } = options;
     return this.write(async (trx) => {
+      // The aggregate's revision lists its values, as its create and updates do.
+      const listed = values?.map((value) =>
+        ownedEntry(value.iri, {
+          name: value.name,
+          body: JSON.parse(value.body) as Record<string, unknown>,
+        }),
+      );
       const moved: ResourceRow[] = [];
-      for (const row of rows) moved.push(await this.move(trx, row, from, to, action, change));
+      for (const [index, row] of rows.entries()) {
+        moved.push(
+          await this.move(trx, row, from, to, action, change, index === 0 ? listed : undefined),
+        );
+      }
       if (alsoDeprecate) {
         await this.move(trx, alsoDeprecate, 'Approved', 'Deprecated', 'deprecate', {
           actor: change.actor,
@@ -368,6 +382,7 @@ export class ResourceStore {
     to: Status,
     action: RevisionsTable['action'],
     change: Change,
+    values?: OwnedEntry[],
   ): Promise<ResourceRow> {
     if (basedOn.status !== from) {
       throw new LifecycleConflict(
@@ -389,7 +404,7 @@ export class ResourceStore {
       .returningAll()
       .executeTakeFirst();
     if (!row) throw await this.conflictFor(trx, basedOn, 'wrong-state');
-    await this.revise(trx, row, action, change);
+    await this.revise(trx, row, action, change, values);
     return row;
   }
 
