@@ -183,4 +183,41 @@ export const refdataMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0005_fill_in_derived_fields': {
+    async up(db: MigrationDb) {
+      // What create now stores but older rows may lack: a library's path (the
+      // last segment of its IRI) and a picklist value's library (its picklist's).
+      const libraries = await db
+        .selectFrom('resources')
+        .select(['id', 'iri', 'body'])
+        .where('family', '=', 'library')
+        .execute();
+      for (const row of libraries as { id: number; iri: string; body: string }[]) {
+        const body = JSON.parse(row.body) as Record<string, unknown>;
+        if (body.path !== undefined) continue;
+        body.path = row.iri.slice(row.iri.lastIndexOf('/') + 1);
+        await db
+          .updateTable('resources')
+          .set({ body: JSON.stringify(body) })
+          .where('id', '=', row.id)
+          .execute();
+      }
+      const values = await db
+        .selectFrom('resources as value')
+        .innerJoin('resources as picklist', 'picklist.iri', 'value.parent_iri')
+        .select(['value.id as id', 'value.body as body', 'picklist.library_key as library'])
+        .where('value.family', '=', 'picklist-value')
+        .execute();
+      for (const row of values as { id: number; body: string; library: string }[]) {
+        const body = JSON.parse(row.body) as Record<string, unknown>;
+        if (body.ontology !== undefined) continue;
+        body.ontology = row.library;
+        await db
+          .updateTable('resources')
+          .set({ body: JSON.stringify(body) })
+          .where('id', '=', row.id)
+          .execute();
+      }
+    },
+  },
 };

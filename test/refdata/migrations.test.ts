@@ -1,0 +1,94 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { type DatabaseHandle, openDatabase } from '../../src/platform/db/connection.js';
+import { migrateToLatest } from '../../src/platform/db/migrations.js';
+import { refdataMigrations } from '../../src/refdata/db/migrations.js';
+import type { RefdataTables } from '../../src/refdata/db/tables.js';
+import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../harness.js';
+
+/** The migrations up to and including `last`, as a database stopped there had them. */
+function migrationsUpTo(last: string) {
+  return Object.fromEntries(Object.entries(refdataMigrations).filter(([name]) => name <= last));
+}
+
+describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
+  let database: TestDatabase;
+  let handle: DatabaseHandle<RefdataTables>;
+  afterEach(async () => {
+    await handle?.close();
+    await database?.drop();
+  });
+
+  it('keeps revisions of older rows, and fills in what create now stores', async () => {
+    database = await createTestDatabase(kind, 'migrations');
+    handle = openDatabase<RefdataTables>(database.config);
+    await migrateToLatest(handle, migrationsUpTo('0003_search_index'));
+    const row = (iri: string, family: string, body: object, extra: object = {}) => ({
+      iri,
+      family,
+      status: 'Draft' as const,
+      name: iri,
+      name_normalized: iri,
+      library_key: '',
+      body: JSON.stringify(body),
+      version: 1,
+      created_by: 'alice',
+      created_at: 1,
+      updated_by: 'alice',
+      updated_at: 1,
+      ...extra,
+    });
+    const library = 'https://rdl.example.org/ontology/old-pumps';
+    const picklist = 'https://rdl.example.org/cfihos/propertyPicklist/p';
+    const value = 'https://rdl.example.org/cfihos/propertyPicklistValue/v';
+    const inserted = await handle.db
+      .insertInto('resources')
+      .values([
+        row(library, 'library', { name: 'Old pumps', description: 'd' }),
+        row(picklist, 'picklist', { name: 'Seals', ontology: library }, { library_key: library }),
+        row(
+          value,
+          'picklist-value',
+          { name: 'Lip', picklist },
+          {
+            library_key: picklist,
+            parent_iri: picklist,
+          },
+        ),
+      ])
+      .returning('id')
+      .execute();
+    await handle.db
+      .insertInto('revisions')
+      .values(
+        inserted.map(({ id }) => ({
+          resource_id: id,
+          version: 1,
+          action: 'create' as const,
+          status: 'Draft' as const,
+          actor: 'alice',
+          justification: 'Old',
+          body: '{}',
+          created_at: 1,
+        })),
+      )
+      .execute();
+
+    expect(await migrateToLatest(handle, refdataMigrations)).toEqual([
+      '0004_removed_history_and_replacements',
+      '0005_fill_in_derived_fields',
+    ]);
+    const bodies = new Map(
+      (await handle.db.selectFrom('resources').select(['iri', 'body']).execute()).map((r) => [
+        r.iri,
+        JSON.parse(r.body) as Record<string, unknown>,
+      ]),
+    );
+    expect(bodies.get(library)?.path).toBe('old-pumps');
+    expect(bodies.get(value)?.ontology).toBe(library);
+    // The revisions table was rebuilt without its cascade; every revision is still there.
+    expect(await handle.db.selectFrom('revisions').select('resource_id').execute()).toHaveLength(3);
+    // A revision no longer needs its resource: history outlives a removed value.
+    await handle.db.deleteFrom('resources').where('iri', '=', value).execute();
+    expect(await handle.db.selectFrom('revisions').select('resource_id').execute()).toHaveLength(3);
+  });
+});
