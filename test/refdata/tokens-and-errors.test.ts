@@ -191,6 +191,27 @@ describe.each(DATABASE_KINDS)('refdata tokens and errors on %s', (kind) => {
         headers: { 'content-type': 'application/json', 'content-length': '0' },
       });
       expect(response.statusCode, response.body).toBe(204);
+      // curl -X PUT -H 'Content-Type: application/json' sends no Content-Length at all.
+      const other = await create(service, '/cfihos/dimension', {
+        name: uniqueName('Mass'),
+        ontology: await createLibrary(service),
+        dimensionCode: 'M',
+      });
+      const withoutLength = await service.call('PUT', `/status/submit?${iriQuery(other.iri)}`, {
+        headers: { 'content-type': 'application/json' },
+      });
+      expect(withoutLength.statusCode, withoutLength.body).toBe(204);
+      // A value offers no submit link: it is submitted with its picklist.
+      const picklist = await create(service, '/cfihos/picklist', {
+        name: uniqueName('Drives'),
+        ontology: await createLibrary(service),
+        subClassOf: 'http://x.example/p',
+        picklistValues: [{ name: 'Electric', description: 'd' }],
+      });
+      expect(picklist.links).toHaveProperty('submit');
+      const value = (picklist.picklistValues as { id: string }[])[0]?.id as string;
+      const read = await service.call('GET', `/cfihos/picklistvalue?${iriQuery(value)}`);
+      expect(read.json().links).not.toHaveProperty('submit');
     });
 
     it('gives an unknown resource a documented problem type', async () => {

@@ -41,6 +41,13 @@ describe.each(DATABASE_KINDS)('refdata vocabulary, tokens and links on %s', (kin
       expect(
         (await service.app.inject({ url: '/vocab', headers: { accept: 'image/png' } })).statusCode,
       ).toBe(406);
+      const etag = turtle.headers.etag as string;
+      expect(etag).toMatch(/^"[0-9a-f]{16}-turtle"$/);
+      const cached = await service.app.inject({
+        url: '/vocab',
+        headers: { accept: 'text/turtle', 'if-none-match': etag },
+      });
+      expect(cached.statusCode).toBe(304);
     });
 
     it('defines every rdl: term the resources use, under one namespace for every deployment', async () => {

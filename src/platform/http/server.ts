@@ -98,12 +98,11 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     // A route without a body (PUT /status/submit) takes an empty one whatever its
     // declared type: clients often send `Content-Type: application/json` on every
     // request, and an empty JSON body would otherwise be a parse error.
-    if (
-      request.headers['content-length'] === '0' &&
-      request.routeOptions.schema?.body === undefined
-    ) {
-      delete request.headers['content-type'];
-    }
+    const headers = request.headers;
+    const empty =
+      headers['content-length'] === '0' ||
+      (headers['content-length'] === undefined && headers['transfer-encoding'] === undefined);
+    if (empty && request.routeOptions.schema?.body === undefined) delete headers['content-type'];
   });
 
   // While closing, Fastify only ends connections that are idle at that moment; a

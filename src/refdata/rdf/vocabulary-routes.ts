@@ -1,14 +1,22 @@
+import { createHash } from 'node:crypto';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { Refdata } from '../context.js';
 import { escapeHtml, refdataPage } from './html.js';
 import { single } from './library-graph.js';
-import { negotiate } from './negotiation.js';
+import { matchesIfNoneMatch, negotiate } from './negotiation.js';
 import { RDL_ONTOLOGY, rdlTermList, rdlVocabularyGraph } from './rdl-vocabulary.js';
 import { RDF_MEDIA_TYPES, type RdfMediaType, serializeStream } from './serialize.js';
 import { RDL_NAMESPACE } from './vocabulary.js';
 
+// Browsers, and clients that accept anything, get the page; RDF clients name their type.
 const OFFERED = ['text/html', ...RDF_MEDIA_TYPES] as const;
+
+/** The terms' content, hashed: the vocabulary's ETag changes exactly when a term does. */
+const VERSION_TAG = createHash('sha256')
+  .update(JSON.stringify(rdlTermList()))
+  .digest('hex')
+  .slice(0, 16);
 
 /** The vocabulary for people: each term with an anchor its IRI's fragment names. */
 function vocabularyPage(): string {
@@ -45,6 +53,13 @@ export function registerVocabularyRoutes(app: HttpApp, refdata: Refdata): void {
     handler: async (request, reply) => {
       reply.header('vary', 'Accept').header('cache-control', 'public, max-age=3600');
       const mediaType = negotiate(request.headers.accept, OFFERED);
+      if (mediaType) {
+        // The vocabulary changes only with the code: one tag per release and representation.
+        const etag = `"${VERSION_TAG}-${mediaType.split('/')[1]?.replace(/[^a-z]/g, '')}"`;
+        reply.header('etag', etag);
+        if (matchesIfNoneMatch(request.headers['if-none-match'], etag))
+          return reply.status(304).send();
+      }
       if (!mediaType) {
         throw new HttpError(
           problem(406, 'not-acceptable', `The vocabulary is available as ${OFFERED.join(', ')}.`),

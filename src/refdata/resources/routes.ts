@@ -196,7 +196,10 @@ export function representation(
       ...(row.status === 'Draft'
         ? {
             update: `${refdata.publicUrl}${family?.route}?iri=${encoded}`,
-            submit: `${refdata.publicUrl}/status/submit?iri=${encoded}`,
+            // A value is submitted with its picklist, never alone.
+            ...(family?.parentIri
+              ? {}
+              : { submit: `${refdata.publicUrl}/status/submit?iri=${encoded}` }),
           }
         : {}),
       revisions: `${refdata.publicUrl}/revisions?iri=${encoded}`,
