@@ -398,3 +398,45 @@ describe('refdata search commands', () => {
     expect((await run(['refdata-search-rebuild', 'now'], env)).status).toBe(2);
   });
 });
+
+describe('codehost OpenID Connect key commands', () => {
+  it('lists, rotates and removes signing keys, refusing what would break signing', async () => {
+    const env = { DATA_DIR: temporaryDataDir() };
+    const first = await run(['codehost-oidc-keys'], env);
+    expect(first.status, first.stderr).toBe(0);
+    const [initial] = first.stdout.trim().split('\n');
+    expect(initial).toMatch(/^[0-9a-f-]{36} {2}RS256 {2}generation 1 {2}signing$/);
+    const oldKid = (initial ?? '').split(' ')[0] as string;
+
+    const later = await run(['codehost-oidc-key-rotate', '--alg=ES256'], env);
+    expect(later.status, later.stderr).toBe(0);
+    expect(later.stdout).toMatch(/\(ES256\) is published now and signs from /);
+    const listed = (await run(['codehost-oidc-keys'], env)).stdout;
+    expect(listed).toMatch(/ES256 {2}generation 2 {2}published, signs from /);
+    expect(listed).toContain(`${oldKid}  RS256  generation 1  signing`);
+
+    const now = await run(['codehost-oidc-key-rotate', '--publish-for=0'], env);
+    expect(now.status).toBe(0);
+    const current = (await run(['codehost-oidc-keys'], env)).stdout;
+    expect(current).toMatch(/RS256 {2}generation 3 {2}signing/);
+    expect(current).toContain(`${oldKid}  RS256  generation 1  retired, still published`);
+
+    const signingKid = (current.split('\n')[0] ?? '').split(' ')[0] as string;
+    const refused = await run(['codehost-oidc-key-remove', signingKid], env);
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/is the one that signs/);
+    expect((await run(['codehost-oidc-key-remove', oldKid], env)).status).toBe(0);
+    expect((await run(['codehost-oidc-keys'], env)).stdout).not.toContain(oldKid);
+
+    for (const args of [
+      ['codehost-oidc-key-rotate', '--alg=HS256'],
+      ['codehost-oidc-key-rotate', '--publish-for=-1'],
+      ['codehost-oidc-key-rotate', '--publish-for=soon'],
+      ['codehost-oidc-key-rotate', '--bogus=1'],
+      ['codehost-oidc-key-remove'],
+      ['codehost-oidc-keys', 'extra'],
+    ]) {
+      expect((await run(args, env)).status, args.join(' ')).toBe(2);
+    }
+  });
+});

@@ -18,6 +18,9 @@ import { namespaceCommands } from './namespaces/commands.js';
 import { registerAuthorizeRoutes } from './oauth/authorize-routes.js';
 import { registerMetadataRoutes } from './oauth/metadata-routes.js';
 import { registerTokenRoutes } from './oauth/token-routes.js';
+import { oidcCommands } from './oidc/commands.js';
+import { registerOidcRoutes } from './oidc/routes.js';
+import { SigningKeyStore } from './oidc/signing-keys.js';
 import { registerApplicationPages } from './web/application-pages.js';
 import { registerNotificationPages } from './web/notification-pages.js';
 import { registerProfilePages } from './web/profile-pages.js';
@@ -47,9 +50,11 @@ export const codehost: ServiceDefinition<CodehostTables> = {
   ],
   migrations: codehostMigrations,
   errorRenderer: () => renderCodehostError,
-  adminCommands: [...accountCommands, ...namespaceCommands],
+  adminCommands: [...accountCommands, ...namespaceCommands, ...oidcCommands],
   async initialize({ database, platform }) {
     const users = new UserStore(database.db, new PasswordHasher(platform.security.passwordHash));
+    // The OpenID Connect signing key is made on first start, before any request needs it.
+    await new SigningKeyStore(database.db).ensureKey();
     return createInitialAdmin(users, platform.dataDir);
   },
   async registerRoutes(app, { database, config, platform }) {
@@ -66,6 +71,7 @@ export const codehost: ServiceDefinition<CodehostTables> = {
     registerAuthorizeRoutes(app, context);
     registerTokenRoutes(app, context);
     registerMetadataRoutes(app, context);
+    registerOidcRoutes(app, context);
     registerUserRoutes(app, context);
     registerGroupRoutes(app, context);
     registerProjectRoutes(app, context);

@@ -14,6 +14,7 @@ import { ProjectStore } from './namespaces/projects.js';
 import { NotificationSettingStore } from './notifications/settings.js';
 import { ApplicationStore } from './oauth/applications.js';
 import { TokenStore } from './oauth/tokens.js';
+import { SigningKeyStore } from './oidc/signing-keys.js';
 import { SessionStore } from './web/sessions.js';
 
 /** Everything codehost's routes work with, built once per server. */
@@ -29,6 +30,7 @@ export interface Codehost {
   sessions: SessionStore;
   applications: ApplicationStore;
   tokens: TokenStore;
+  signingKeys: SigningKeyStore;
   personalAccessTokens: PersonalAccessTokenStore;
   groups: GroupStore;
   projects: ProjectStore;
@@ -64,6 +66,7 @@ export function createCodehost(
     tokens: new TokenStore(db, {
       refreshReuseGraceMs: platform.security.refreshReuseGraceSeconds * 1000,
     }),
+    signingKeys: new SigningKeyStore(db),
     personalAccessTokens: new PersonalAccessTokenStore(db),
     groups,
     projects: new ProjectStore(db),

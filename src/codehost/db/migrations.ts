@@ -305,6 +305,29 @@ export const codehostMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0006_openid_connect': {
+    async up(db: MigrationDb) {
+      // The OpenID Connect provider's signing keys, shared by every instance. The
+      // generation orders rotations and is unique, so two instances starting (or
+      // rotating) at once make one key, not two.
+      await withIdColumn(db, db.schema.createTable('oidc_signing_keys'))
+        .addColumn('kid', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('alg', 'varchar(8)', (c) => c.notNull())
+        .addColumn('generation', 'integer', (c) => c.notNull().unique())
+        .addColumn('public_jwk', 'text', (c) => c.notNull())
+        .addColumn('private_jwk', 'text', (c) => c.notNull())
+        .addColumn('signs_from', TIMESTAMP, (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      // What an OpenID Connect authorization request brings to its ID token: the
+      // relying party's nonce and when the user signed in.
+      await db.schema
+        .alterTable('oauth_access_grants')
+        .addColumn('nonce', 'varchar(512)')
+        .execute();
+      await db.schema.alterTable('oauth_access_grants').addColumn('auth_time', TIMESTAMP).execute();
+    },
+  },
 };
 
 /**

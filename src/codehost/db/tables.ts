@@ -90,6 +90,10 @@ export interface OauthAccessGrantsTable {
   redirect_uri: string;
   scopes: string;
   code_challenge: string | null;
+  /** The OpenID Connect request's nonce, echoed in the ID token. */
+  nonce: string | null;
+  /** When the user signed in (epoch ms), for the ID token's auth_time. */
+  auth_time: number | null;
   expires_at: number;
   used_at: number | null;
   created_at: number;
@@ -107,6 +111,19 @@ export interface OauthAccessTokensTable {
   revoked_at: number | null;
   /** Set with revoked_at when a refresh rotated this token away. */
   rotated_at: number | null;
+  created_at: number;
+}
+
+/** The OpenID Connect provider's signing keys (private JWKs), shared by every instance. */
+export interface OidcSigningKeysTable {
+  id: Generated<number>;
+  kid: string;
+  alg: 'RS256' | 'ES256';
+  generation: number;
+  public_jwk: string;
+  private_jwk: string;
+  /** When the key starts signing; it is published from its creation. */
+  signs_from: number;
   created_at: number;
 }
 
@@ -186,6 +203,7 @@ export interface CodehostTables extends CounterTables {
   oauth_applications: OauthApplicationsTable;
   oauth_access_grants: OauthAccessGrantsTable;
   oauth_access_tokens: OauthAccessTokensTable;
+  oidc_signing_keys: OidcSigningKeysTable;
   namespaces: NamespacesTable;
   projects: ProjectsTable;
   members: MembersTable;

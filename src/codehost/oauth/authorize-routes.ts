@@ -18,6 +18,8 @@ interface AuthorizationRequest {
   state: string | undefined;
   scopes: Scope[];
   codeChallenge: string | undefined;
+  /** OpenID Connect: the relying party's value to find again in the ID token. */
+  nonce: string | undefined;
 }
 
 /** An error the client hears about at its redirect URI (RFC 6749 section 4.1.2.1). */
@@ -40,7 +42,11 @@ const PARAMETERS = [
   'scope',
   'code_challenge',
   'code_challenge_method',
+  'nonce',
 ] as const;
+
+/** Longest nonce kept: ample for any random value, short enough to store. */
+const MAX_NONCE_LENGTH = 512;
 
 /**
  * Checks an authorization request. Until the client and its redirect URI are
@@ -108,7 +114,11 @@ async function validate(codehost: Codehost, source: unknown): Promise<Authorizat
       throw fail('invalid_request', 'code_challenge is not a valid S256 challenge.');
     }
   }
-  return { application, redirectUri, state, scopes, codeChallenge };
+  const nonce = value('nonce');
+  if (nonce !== undefined && nonce.length > MAX_NONCE_LENGTH) {
+    throw fail('invalid_request', `nonce is longer than ${MAX_NONCE_LENGTH} characters.`);
+  }
+  return { application, redirectUri, state, scopes, codeChallenge, nonce };
 }
 
 function pageError(detail: string): HttpError {
@@ -145,6 +155,8 @@ async function approve(
     redirectUri: request.redirectUri,
     scopes: request.scopes,
     codeChallenge: request.codeChallenge,
+    nonce: request.nonce,
+    authTime: user.current_sign_in_at,
   });
   return redirectWith(reply, codehost, request.redirectUri, { code, state: request.state });
 }
@@ -172,7 +184,8 @@ function consentPage(request: AuthorizationRequest, user: UserRow, session: Sess
     <input type="hidden" name="response_type" value="code">
     <input type="hidden" name="scope" value="${request.scopes.join(' ')}">
     ${request.state === undefined ? html`` : html`<input type="hidden" name="state" value="${request.state}">`}
-    ${request.codeChallenge === undefined ? html`` : html`<input type="hidden" name="code_challenge" value="${request.codeChallenge}"><input type="hidden" name="code_challenge_method" value="S256">`}`;
+    ${request.codeChallenge === undefined ? html`` : html`<input type="hidden" name="code_challenge" value="${request.codeChallenge}"><input type="hidden" name="code_challenge_method" value="S256">`}
+    ${request.nonce === undefined ? html`` : html`<input type="hidden" name="nonce" value="${request.nonce}">`}`;
   return page(
     { title: 'Authorization required', user, csrf: session.data.csrf },
     html`<p>Authorize <strong id="application-name">${request.application.name}</strong> to use your account?</p>

@@ -1,10 +1,13 @@
 /**
  * The scopes a token may carry. GitLab 8.12 had `api` only; `read_user` came
- * later and clients ask for it, so both are offered.
+ * later and clients ask for it, and the OpenID Connect scopes are GitLab's today.
  */
 export const SCOPES = {
   api: 'Full access to the API on your behalf',
   read_user: 'Read your profile (username, name, e-mail addresses) through /user',
+  openid: 'Sign you in with OpenID Connect: your user id, name, username and groups',
+  profile: 'Read your profile (name, username, website) through OpenID Connect',
+  email: 'Read your primary e-mail address through OpenID Connect',
 } as const;
 
 export type Scope = keyof typeof SCOPES;

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
 import { isTwoFactorEnabled } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
+import { signIdToken } from '../oidc/id-token.js';
 import { scopesOf } from './applications.js';
 import { type ClientIdentity, identifyClient, singleValuedParameters } from './client-auth.js';
 import { bearerChallenge, invalidClient, oauthError } from './errors.js';
@@ -44,11 +45,15 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
       if (grantType === undefined) throw invalidRequest('grant_type is missing.');
       switch (grantType) {
         case 'authorization_code':
-          return tokenResponse(await authorizationCodeGrant(codehost, request, body));
+          return withIdToken(
+            codehost,
+            await authorizationCodeGrant(codehost, request, body),
+            'code',
+          );
         case 'password':
-          return tokenResponse(await passwordGrant(codehost, request, body));
+          return withIdToken(codehost, await passwordGrant(codehost, request, body), 'password');
         case 'refresh_token':
-          return tokenResponse(await refreshTokenGrant(codehost, request, body));
+          return withIdToken(codehost, await refreshTokenGrant(codehost, request, body), 'refresh');
         default:
           throw oauthError(
             400,
@@ -175,6 +180,37 @@ function tokenResponse(issued: IssuedToken) {
     scope: issued.row.scopes,
     created_at: Math.floor(Number(issued.row.created_at) / 1000),
   };
+}
+
+/**
+ * The token response, with an ID token when the grant has `openid` and a
+ * client (OpenID Connect Core 3.1.3.3; and 12.2 for refreshes, which repeat the
+ * original `auth_time` but carry no `nonce`).
+ */
+async function withIdToken(
+  codehost: Codehost,
+  issued: IssuedToken,
+  grantType: 'code' | 'password' | 'refresh',
+) {
+  const response = tokenResponse(issued);
+  const { row } = issued;
+  if (!scopesOf(row).includes('openid') || row.application_id === null) return response;
+  const [user, application, grant] = await Promise.all([
+    codehost.users.findById(row.resource_owner_id),
+    codehost.applications.findById(row.application_id),
+    row.grant_id === null ? undefined : codehost.tokens.findGrantById(row.grant_id),
+  ]);
+  if (!user || !application) return response;
+  const authTime = grant?.auth_time ?? user.current_sign_in_at;
+  const idToken = await signIdToken(codehost, {
+    user,
+    clientId: application.uid,
+    scopes: scopesOf(row),
+    accessToken: issued.accessToken,
+    authTime: authTime === null ? undefined : Math.floor(Number(authTime) / 1000),
+    nonce: grantType === 'code' ? (grant?.nonce ?? undefined) : undefined,
+  });
+  return { ...response, id_token: idToken };
 }
 
 async function authorizationCodeGrant(

@@ -56,6 +56,8 @@ export class TokenStore {
     redirectUri: string;
     scopes: readonly string[];
     codeChallenge: string | undefined;
+    nonce?: string | undefined;
+    authTime?: number | null | undefined;
   }): Promise<string> {
     const code = newSecret();
     const now = this.now();
@@ -68,6 +70,8 @@ export class TokenStore {
         redirect_uri: input.redirectUri,
         scopes: formatScopes(input.scopes),
         code_challenge: input.codeChallenge ?? null,
+        nonce: input.nonce ?? null,
+        auth_time: input.authTime ?? null,
         expires_at: now + CODE_LIFETIME_SECONDS * 1000,
         created_at: now,
       })
@@ -131,6 +135,15 @@ export class TokenStore {
       throw new GrantRefused('The authorization code has already been used.');
     }
     return grant;
+  }
+
+  /** The authorization a token chain started from (its code), for what the ID token repeats. */
+  async findGrantById(id: number): Promise<GrantRow | undefined> {
+    return this.db
+      .selectFrom('oauth_access_grants')
+      .selectAll()
+      .where('id', '=', id)
+      .executeTakeFirst();
   }
 
   async issueToken(input: {

@@ -1,0 +1,138 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpApp } from '../../platform/http/server.js';
+import type { Codehost } from '../context.js';
+import { scopesOf } from '../oauth/applications.js';
+import { bearerChallenge, oauthError } from '../oauth/errors.js';
+import { issuerOf } from '../oauth/metadata-routes.js';
+import { SCOPE_NAMES } from '../oauth/scopes.js';
+import { CLAIMS, claimsFor, userFacts } from './claims.js';
+import { SIGNING_ALGORITHMS } from './signing-keys.js';
+
+/** How long relying parties may cache the key set; a new key is published for longer before it signs. */
+export const KEY_SET_MAX_AGE_SECONDS = 300;
+
+/**
+ * OpenID Connect Discovery 1.0, the key set it names (at GitLab's address) and
+ * the userinfo endpoint, GET and POST (OpenID Connect Core 5.3).
+ */
+export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
+  const base = codehost.config.publicUrl;
+  const configuration = {
+    issuer: issuerOf(codehost),
+    authorization_endpoint: `${base}/oauth/authorize`,
+    token_endpoint: `${base}/oauth/token`,
+    revocation_endpoint: `${base}/oauth/revoke`,
+    introspection_endpoint: `${base}/oauth/introspect`,
+    userinfo_endpoint: `${base}/oauth/userinfo`,
+    jwks_uri: `${base}/oauth/discovery/keys`,
+    scopes_supported: SCOPE_NAMES,
+    response_types_supported: ['code'],
+    response_modes_supported: ['query'],
+    grant_types_supported: ['authorization_code', 'password', 'refresh_token'],
+    subject_types_supported: ['public'],
+    id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
+    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
+    claim_types_supported: ['normal'],
+    claims_supported: [
+      'iss',
+      'sub',
+      'aud',
+      'exp',
+      'iat',
+      'auth_time',
+      'nonce',
+      'at_hash',
+      ...Object.keys(CLAIMS),
+    ],
+    code_challenge_methods_supported: ['S256'],
+    authorization_response_iss_parameter_supported: true,
+    service_documentation: `${base}/docs`,
+  };
+
+  app.get('/.well-known/openid-configuration', {
+    schema: {
+      summary: 'OpenID Connect discovery document (OpenID Connect Discovery 1.0)',
+      tags: ['oauth'],
+    },
+    handler: async (_request, reply) =>
+      reply.header('cache-control', 'public, max-age=3600').send(configuration),
+  });
+
+  app.get('/oauth/discovery/keys', {
+    schema: { summary: 'The key set ID tokens are signed with (JWKS)', tags: ['oauth'] },
+    handler: async (_request, reply) =>
+      reply
+        .header('cache-control', `public, max-age=${KEY_SET_MAX_AGE_SECONDS}`)
+        .type('application/jwk-set+json')
+        .send(await codehost.signingKeys.published()),
+  });
+
+  const userinfo = async (request: FastifyRequest, reply: FastifyReply) => {
+    reply.header('cache-control', 'no-store');
+    const { user, scopes } = await userinfoCaller(codehost, request);
+    return claimsFor(user, await userFacts(codehost, user), scopes, 'userinfo');
+  };
+  for (const method of ['GET', 'POST'] as const) {
+    app.route({
+      method,
+      url: '/oauth/userinfo',
+      config: { errorShape: 'oauth' },
+      schema: {
+        summary:
+          "The signed-in user's claims (OpenID Connect Core 5.3); a bearer token with openid",
+        tags: ['oauth'],
+      },
+      handler: userinfo,
+    });
+  }
+}
+
+function refused(status: 401 | 403, error: string, description: string, scope?: string) {
+  return oauthError(status, error, description, {
+    'www-authenticate': bearerChallenge(error, description, scope),
+  });
+}
+
+/**
+ * The user behind an OAuth access token with `openid`, sent as RFC 6750 allows:
+ * `Authorization: Bearer`, or `access_token` in a POST's form body. Personal
+ * access tokens are not OpenID Connect grants and are refused.
+ */
+async function userinfoCaller(codehost: Codehost, request: FastifyRequest) {
+  const header = request.headers.authorization;
+  const fromHeader =
+    header && /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, '').trim() : undefined;
+  const body = request.body as Record<string, unknown> | undefined;
+  const fromBody = typeof body?.access_token === 'string' ? body.access_token : undefined;
+  if (fromHeader !== undefined && fromBody !== undefined) {
+    throw oauthError(
+      400,
+      'invalid_request',
+      'Send the access token once: in the header or the body.',
+    );
+  }
+  const token = fromHeader ?? fromBody;
+  if (!token) {
+    throw oauthError(401, 'invalid_token', 'An access token with the openid scope is required.', {
+      'www-authenticate': 'Bearer realm="codehost", scope="openid"',
+    });
+  }
+  const row = await codehost.tokens.findByAccessToken(token);
+  if (!row || !codehost.tokens.isActive(row)) {
+    throw refused(401, 'invalid_token', 'The access token is invalid, expired or revoked.');
+  }
+  const scopes = scopesOf(row);
+  if (!scopes.includes('openid')) {
+    throw refused(
+      403,
+      'insufficient_scope',
+      'The access token was not granted the openid scope.',
+      'openid',
+    );
+  }
+  const user = await codehost.users.findById(row.resource_owner_id);
+  if (user?.state !== 'active') {
+    throw refused(401, 'invalid_token', 'The user of this access token can no longer sign in.');
+  }
+  return { user, scopes };
+}
