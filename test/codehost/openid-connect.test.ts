@@ -227,23 +227,147 @@ describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
     expect(tokens.id_token).toBeUndefined();
   });
 
-  it('refuses a nonce longer than 512 characters at the client', async () => {
-    const { user, app } = await relyingParty();
-    const browser = new WebClient(service);
-    await browser.signIn(user.username, user.password);
-    const answer = await browser.get(
-      `/oauth/authorize?${new URLSearchParams({
-        client_id: app.clientId,
-        redirect_uri: REDIRECT_URI,
-        response_type: 'code',
-        scope: 'openid',
-        nonce: 'n'.repeat(513),
-        state: 's',
-      })}`,
-    );
-    expect(answer.statusCode).toBe(302);
-    const target = new URL(answer.headers.location as string);
-    expect(target.searchParams.get('error')).toBe('invalid_request');
-    expect(target.searchParams.get('state')).toBe('s');
+  describe('prompt, max_age and login_hint', () => {
+    /** A signed-in browser and an application it has or has not authorized. */
+    async function browserWith(authorized: boolean) {
+      const { user, app } = await relyingParty();
+      const browser = new WebClient(service);
+      await browser.signIn(user.username, user.password);
+      const query = (extra: Record<string, string> = {}) =>
+        `/oauth/authorize?${new URLSearchParams({
+          client_id: app.clientId,
+          redirect_uri: REDIRECT_URI,
+          response_type: 'code',
+          scope: 'openid',
+          state: 'st',
+          ...extra,
+        })}`;
+      if (authorized) {
+        const answer = await authorizeAndApprove(
+          browser,
+          Object.fromEntries(new URL(query(), service.url).searchParams),
+        );
+        await service.app.inject({
+          method: 'POST',
+          url: '/oauth/token',
+          payload: {
+            grant_type: 'authorization_code',
+            code: answer.get('code') ?? '',
+            redirect_uri: REDIRECT_URI,
+            client_id: app.clientId,
+            client_secret: app.secret,
+          },
+        });
+      }
+      return { user, app, browser, query };
+    }
+    const errorOf = (response: { statusCode: number; headers: Record<string, unknown> }) => {
+      expect(response.statusCode).toBe(302);
+      const target = new URL(response.headers.location as string);
+      expect(target.origin + target.pathname).toBe(REDIRECT_URI);
+      return Object.fromEntries(target.searchParams);
+    };
+
+    it('prompt=none: login_required when signed out, consent_required before consent, a code after', async () => {
+      const { browser, query } = await browserWith(false);
+      const anonymous = new WebClient(service);
+      expect(errorOf(await anonymous.get(query({ prompt: 'none' })))).toMatchObject({
+        error: 'login_required',
+        state: 'st',
+        iss: service.url,
+      });
+      expect(errorOf(await browser.get(query({ prompt: 'none' }))).error).toBe('consent_required');
+      const authorized = await browserWith(true);
+      const code = errorOf(await authorized.browser.get(authorized.query({ prompt: 'none' })));
+      expect(code.code).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it('prompt=login signs the user out and back in, then continues without asking again', async () => {
+      const { user, browser, query } = await browserWith(true);
+      const again = await browser.get(query({ prompt: 'login' }));
+      expect(again.statusCode).toBe(302);
+      expect(again.headers.location).toBe('/users/sign_in');
+      // Signed out: the sign-in page shows its form instead of sending the user on.
+      expect((await browser.get('/users/sign_in')).statusCode).toBe(200);
+      const signedIn = await browser.signIn(user.username, user.password);
+      const back = new URL(signedIn.headers.location as string, service.url);
+      expect(back.pathname).toBe('/oauth/authorize');
+      expect(back.searchParams.has('prompt')).toBe(false);
+      const code = errorOf(await browser.get(`${back.pathname}${back.search}`));
+      expect(code.code).toMatch(/^[0-9a-f]{64}$/);
+    });
+
+    it('prompt=consent asks again even when authorized', async () => {
+      const { browser, query } = await browserWith(true);
+      const page = await browser.get(query({ prompt: 'consent' }));
+      expect(page.statusCode).toBe(200);
+      expect(page.body).toContain('Authorization required');
+    });
+
+    it('max_age: a sign-in older than it is repeated, or login_required with prompt=none', async () => {
+      const { user, app, browser, query } = await browserWith(true);
+      expect(errorOf(await browser.get(query({ max_age: '3600' }))).code).toBeTruthy();
+      await service.db
+        .updateTable('users')
+        .set({ current_sign_in_at: Date.now() - 120_000 })
+        .where('id', '=', user.id)
+        .execute();
+      expect(errorOf(await browser.get(query({ max_age: '60', prompt: 'none' }))).error).toBe(
+        'login_required',
+      );
+      const old = await browser.get(query({ max_age: '60' }));
+      expect(old.headers.location).toBe('/users/sign_in');
+      await browser.signIn(user.username, user.password);
+      const code = errorOf(await browser.get(query({ max_age: '60' }))).code as string;
+      const exchanged = await service.app.inject({
+        method: 'POST',
+        url: '/oauth/token',
+        payload: {
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: REDIRECT_URI,
+          client_id: app.clientId,
+          client_secret: app.secret,
+        },
+      });
+      const { payload } = await jwtVerify(exchanged.json().id_token, keySet(), {
+        issuer: service.url,
+        audience: app.clientId,
+      });
+      // The fresh sign-in is what auth_time says.
+      expect(Date.now() / 1000 - (payload.auth_time as number)).toBeLessThan(60);
+    });
+
+    it('login_hint fills in the sign-in form', async () => {
+      const { user, app } = await relyingParty();
+      const browser = new WebClient(service);
+      const answer = await browser.get(
+        `/oauth/authorize?${new URLSearchParams({
+          client_id: app.clientId,
+          redirect_uri: REDIRECT_URI,
+          response_type: 'code',
+          scope: 'openid',
+          login_hint: user.email,
+        })}`,
+      );
+      expect(answer.headers.location).toBe('/users/sign_in');
+      const form = await browser.get('/users/sign_in');
+      expect(form.body).toContain(`value="${user.email}"`);
+    });
+
+    it.each([
+      [{ prompt: 'sometimes' }, /unknown value/],
+      [{ prompt: 'none login' }, /cannot be combined/],
+      [{ max_age: '-1' }, /max_age/],
+      [{ max_age: 'soon' }, /max_age/],
+      [{ login_hint: 'x'.repeat(256) }, /login_hint/],
+      [{ nonce: 'n'.repeat(513) }, /nonce/],
+    ])('refuses %o with invalid_request at the client', async (extra, description) => {
+      const { browser, query } = await browserWith(false);
+      const answer = errorOf(await browser.get(query(extra as Record<string, string>)));
+      expect(answer.error).toBe('invalid_request');
+      expect(answer.error_description).toMatch(description);
+      expect(answer.state).toBe('st');
+    });
   });
 });

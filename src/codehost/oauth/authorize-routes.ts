@@ -3,10 +3,11 @@ import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
+import { type InteractionRequest, nextInteraction, parseInteraction } from '../oidc/interaction.js';
 import { html } from '../web/html.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
-import { field, signedInUser, webRoute } from '../web/web-context.js';
+import { currentUser, field, sendToSignIn, signedInUser, webRoute } from '../web/web-context.js';
 import { type ApplicationRow, isRegisteredRedirectUri, scopesOf } from './applications.js';
 import { issuerOf } from './metadata-routes.js';
 import { coversScopes, DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from './scopes.js';
@@ -20,6 +21,8 @@ interface AuthorizationRequest {
   codeChallenge: string | undefined;
   /** OpenID Connect: the relying party's value to find again in the ID token. */
   nonce: string | undefined;
+  /** OpenID Connect's `prompt`, `max_age` and `login_hint`; for `openid` requests only. */
+  interaction: InteractionRequest | undefined;
 }
 
 /** An error the client hears about at its redirect URI (RFC 6749 section 4.1.2.1). */
@@ -43,6 +46,9 @@ const PARAMETERS = [
   'code_challenge',
   'code_challenge_method',
   'nonce',
+  'prompt',
+  'max_age',
+  'login_hint',
 ] as const;
 
 /** Longest nonce kept: ample for any random value, short enough to store. */
@@ -118,7 +124,18 @@ async function validate(codehost: Codehost, source: unknown): Promise<Authorizat
   if (nonce !== undefined && nonce.length > MAX_NONCE_LENGTH) {
     throw fail('invalid_request', `nonce is longer than ${MAX_NONCE_LENGTH} characters.`);
   }
-  return { application, redirectUri, state, scopes, codeChallenge, nonce };
+  // Like doorkeeper-openid_connect, these shape only OpenID Connect requests.
+  let interaction: InteractionRequest | undefined;
+  if (scopes.includes('openid')) {
+    const parsed = parseInteraction({
+      prompt: value('prompt'),
+      maxAge: value('max_age'),
+      loginHint: value('login_hint'),
+    });
+    if (typeof parsed === 'string') throw fail('invalid_request', parsed);
+    interaction = parsed;
+  }
+  return { application, redirectUri, state, scopes, codeChallenge, nonce, interaction };
 }
 
 function pageError(detail: string): HttpError {
@@ -197,6 +214,20 @@ function consentPage(request: AuthorizationRequest, user: UserRow, session: Sess
   );
 }
 
+/** The authorization URL without `prompt=login` or `select_account`, for after signing in. */
+function withoutRepeatedSignIn(url: string): string {
+  const target = new URL(url, 'http://codehost.invalid');
+  const prompt = target.searchParams.get('prompt');
+  if (prompt !== null) {
+    const kept = prompt
+      .split(' ')
+      .filter((value) => value !== 'login' && value !== 'select_account');
+    if (kept.length > 0) target.searchParams.set('prompt', kept.join(' '));
+    else target.searchParams.delete('prompt');
+  }
+  return `${target.pathname}${target.search}`;
+}
+
 export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void {
   const handleRedirectable = (reply: FastifyReply, error: unknown) => {
     if (!(error instanceof RedirectableError)) throw error;
@@ -222,21 +253,44 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
       } catch (error) {
         return handleRedirectable(reply, error);
       }
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
-      if (
-        await codehost.tokens.hasAuthorized(
+      const user = await currentUser(codehost, request);
+      const authorized =
+        user !== undefined &&
+        (await codehost.tokens.hasAuthorized(
           user.id,
           authorization.application.id,
           authorization.scopes,
-        )
-      ) {
-        return approve(codehost, reply, user, authorization);
+        ));
+      const next = authorization.interaction
+        ? nextInteraction(authorization.interaction, user, authorized, Date.now())
+        : !user
+          ? ({ kind: 'sign-in', again: false } as const)
+          : authorized
+            ? ({ kind: 'approve' } as const)
+            : ({ kind: 'ask-consent' } as const);
+      switch (next.kind) {
+        case 'error':
+          return redirectWith(reply, codehost, authorization.redirectUri, {
+            error: next.error,
+            error_description: next.description,
+            state: authorization.state,
+          });
+        case 'sign-in':
+          return sendToSignIn(codehost, request, reply, {
+            // Back here without asking to sign in again, or it would never end.
+            returnTo: withoutRepeatedSignIn(request.url),
+            ...(authorization.interaction?.loginHint
+              ? { loginHint: authorization.interaction.loginHint }
+              : {}),
+          });
+        case 'approve':
+          return approve(codehost, reply, user as UserRow, authorization);
+        case 'ask-consent':
+          allowFormRedirectTo(reply, authorization.redirectUri);
+          return reply
+            .type('text/html')
+            .send(consentPage(authorization, user as UserRow, request.session as Session));
       }
-      allowFormRedirectTo(reply, authorization.redirectUri);
-      return reply
-        .type('text/html')
-        .send(consentPage(authorization, user, request.session as Session));
     },
   );
 

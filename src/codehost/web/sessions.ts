@@ -15,6 +15,8 @@ export interface SessionData {
   pendingSince?: number;
   /** Where to go once signed in (a path on this service). */
   returnTo?: string;
+  /** A relying party's guess at the login (OpenID Connect `login_hint`), to fill in. */
+  loginHint?: string;
   /** The synchronizer token every form posts back. */
   csrf: string;
   /** A TOTP secret offered on the set-up page, until the user confirms it. */

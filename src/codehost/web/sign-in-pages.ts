@@ -54,7 +54,9 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
       return reply.redirect(safeReturnPath(request.session.data.returnTo) ?? '/profile', 302);
     }
     const session = await ensureSession(codehost, request, reply);
-    return reply.type('text/html').send(signInForm(session.data.csrf));
+    return reply
+      .type('text/html')
+      .send(signInForm(session.data.csrf, undefined, session.data.loginHint ?? ''));
   });
 
   app.post(

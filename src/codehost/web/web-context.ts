@@ -77,28 +77,56 @@ export function webRoute(
   };
 }
 
+/** The signed-in, active user of the request's session, if any. */
+export async function currentUser(
+  codehost: Codehost,
+  request: FastifyRequest,
+): Promise<UserRow | undefined> {
+  const userId = request.session?.data.userId;
+  const user = userId === undefined ? undefined : await codehost.users.findById(userId);
+  return user?.state === 'active' ? user : undefined;
+}
+
+/**
+ * Sends the visitor to sign in, to come back to `returnTo` (a path here). A
+ * signed-in user is signed out first (OpenID Connect's `prompt=login` and
+ * `max_age` ask for a fresh sign-in); `loginHint` fills in the login field.
+ */
+export async function sendToSignIn(
+  codehost: Codehost,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  options: { returnTo: string | undefined; loginHint?: string },
+): Promise<FastifyReply> {
+  const returnTo = options.returnTo === undefined ? undefined : safeReturnPath(options.returnTo);
+  const extra = {
+    ...(returnTo ? { returnTo } : {}),
+    ...(options.loginHint ? { loginHint: options.loginHint } : {}),
+  };
+  const session = request.session;
+  if (session && session.data.userId === undefined) {
+    // Keep the session (a half-finished two-factor sign-in survives a detour).
+    Object.assign(session.data, extra);
+    await codehost.sessions.save(session);
+  } else {
+    // No session, one whose user can no longer sign in, or signing out: start afresh.
+    await codehost.sessions.start(reply, extra, session);
+  }
+  return reply.redirect('/users/sign_in', 302);
+}
+
 /** The signed-in user, or undefined after answering with a redirect to sign in. */
 export async function signedInUser(
   codehost: Codehost,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<UserRow | undefined> {
-  const userId = request.session?.data.userId;
-  const user = userId === undefined ? undefined : await codehost.users.findById(userId);
-  if (user && user.state === 'active') return user;
+  const user = await currentUser(codehost, request);
+  if (user) return user;
   // Remember where the visitor was going (GET only; a POST cannot be replayed).
-  const returnTo = request.method === 'GET' ? safeReturnPath(request.url) : undefined;
-  if (request.session && request.session.data.userId === undefined) {
-    // Keep the session (a half-finished two-factor sign-in survives a detour).
-    if (returnTo) {
-      request.session.data.returnTo = returnTo;
-      await codehost.sessions.save(request.session);
-    }
-  } else {
-    // No session, or one whose user can no longer sign in: start afresh.
-    await codehost.sessions.start(reply, returnTo ? { returnTo } : {}, request.session);
-  }
-  reply.redirect('/users/sign_in', 302);
+  await sendToSignIn(codehost, request, reply, {
+    returnTo: request.method === 'GET' ? request.url : undefined,
+  });
   return undefined;
 }
 
