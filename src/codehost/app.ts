@@ -19,6 +19,7 @@ import { registerAuthorizeRoutes } from './oauth/authorize-routes.js';
 import { registerMetadataRoutes } from './oauth/metadata-routes.js';
 import { registerTokenRoutes } from './oauth/token-routes.js';
 import { oidcCommands } from './oidc/commands.js';
+import { registerLogoutRoutes } from './oidc/logout-routes.js';
 import { registerOidcRoutes } from './oidc/routes.js';
 import { SigningKeyStore } from './oidc/signing-keys.js';
 import { registerApplicationPages } from './web/application-pages.js';
@@ -72,6 +73,7 @@ export const codehost: ServiceDefinition<CodehostTables> = {
     registerTokenRoutes(app, context);
     registerMetadataRoutes(app, context);
     registerOidcRoutes(app, context);
+    registerLogoutRoutes(app, context);
     registerUserRoutes(app, context);
     registerGroupRoutes(app, context);
     registerProjectRoutes(app, context);

@@ -76,6 +76,7 @@ export async function createApplication(
   ownerId: number,
   options: Partial<{
     redirectUris: string;
+    postLogoutRedirectUris: string;
     scopes: Scope[];
     confidential: boolean;
     name: string;
@@ -85,6 +86,9 @@ export async function createApplication(
   const { application, secret } = await new ApplicationStore(service.db).create(ownerId, {
     name: options.name ?? 'Test client',
     redirectUris,
+    ...(options.postLogoutRedirectUris
+      ? { postLogoutRedirectUris: options.postLogoutRedirectUris }
+      : {}),
     scopes: options.scopes ?? ['api', 'read_user'],
     confidential: options.confidential ?? true,
   });

@@ -3,7 +3,7 @@
  * from our discovery document, over real HTTP; ID tokens are also checked with
  * jose against the published key set, as any relying party would.
  */
-import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessTokenHash } from '../../src/codehost/oidc/id-token.js';
@@ -20,6 +20,7 @@ import {
 } from './helpers.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+const LOGOUT_URI = 'http://127.0.0.1:9/signed-out';
 
 describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
   let service: Codehost;
@@ -45,6 +46,7 @@ describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
     const user = await createUser(service);
     const app = await createApplication(service, user.id, {
       redirectUris: REDIRECT_URI,
+      postLogoutRedirectUris: LOGOUT_URI,
       scopes: ['openid', 'profile', 'email', 'read_user'],
     });
     return { user, app, config: await discover(app.clientId, app.secret) };
@@ -368,6 +370,108 @@ describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
       expect(answer.error).toBe('invalid_request');
       expect(answer.error_description).toMatch(description);
       expect(answer.state).toBe('st');
+    });
+  });
+
+  describe('RP-initiated logout', () => {
+    /** A user signed in at codehost through a relying party, with its ID token. */
+    async function signedInThroughParty() {
+      const party = await relyingParty();
+      const browser = new WebClient(service);
+      await browser.signIn(party.user.username, party.user.password);
+      const answer = await authorizeAndApprove(browser, {
+        client_id: party.app.clientId,
+        redirect_uri: REDIRECT_URI,
+        response_type: 'code',
+        scope: 'openid',
+      });
+      const tokens = await client.authorizationCodeGrant(
+        party.config,
+        new URL(`${REDIRECT_URI}?${answer}`),
+      );
+      return { ...party, browser, idToken: tokens.id_token as string };
+    }
+
+    it('asks the signed-in user, ends the session and returns to the registered URI with state', async () => {
+      const { config, browser, idToken } = await signedInThroughParty();
+      expect(config.serverMetadata().end_session_endpoint).toBe(`${service.url}/oauth/logout`);
+      const url = client.buildEndSessionUrl(config, {
+        id_token_hint: idToken,
+        post_logout_redirect_uri: LOGOUT_URI,
+        state: 'bye',
+      });
+      const ask = await browser.get(`${url.pathname}${url.search}`);
+      expect(ask.statusCode).toBe(200);
+      expect(ask.body).toContain('asks to sign you out');
+      const fields = Object.fromEntries(
+        [...ask.body.matchAll(/<input type="hidden" name="([a-z_]+)" value="([^"]*)">/g)].map(
+          (match) => [match[1] as string, match[2] as string],
+        ),
+      );
+      const done = await browser.post('/oauth/logout/confirm', fields);
+      expect(done.statusCode).toBe(303);
+      expect(done.headers.location).toBe(`${LOGOUT_URI}?state=bye`);
+      expect((await browser.get('/users/sign_in')).statusCode).toBe(200);
+    });
+
+    it('goes straight back when nobody is signed in, and accepts an expired ID token as hint', async () => {
+      const { app } = await relyingParty();
+      const keys = new SigningKeyStore(service.db);
+      const key = await keys.signingKey();
+      const expired = await new SignJWT({})
+        .setProtectedHeader({ alg: key.alg, kid: key.kid })
+        .setIssuer(service.url)
+        .setAudience(app.clientId)
+        .setSubject('1')
+        .setIssuedAt(Math.floor(Date.now() / 1000) - 7200)
+        .setExpirationTime(Math.floor(Date.now() / 1000) - 3600)
+        .sign(await keys.privateKey(key));
+      const answer = await service.app.inject({
+        url: `/oauth/logout?${new URLSearchParams({ id_token_hint: expired, post_logout_redirect_uri: LOGOUT_URI })}`,
+      });
+      expect(answer.statusCode).toBe(303);
+      expect(answer.headers.location).toBe(LOGOUT_URI);
+      const plain = await service.app.inject({ method: 'POST', url: '/oauth/logout', payload: {} });
+      expect(plain.statusCode).toBe(200);
+      expect(plain.body).toContain('You are signed out');
+    });
+
+    it.each([
+      [
+        'an unregistered post_logout_redirect_uri',
+        (id: string) => ({ client_id: id, post_logout_redirect_uri: 'https://evil.example/' }),
+      ],
+      [
+        'a post_logout_redirect_uri without a client',
+        () => ({ post_logout_redirect_uri: LOGOUT_URI }),
+      ],
+      ['an id_token_hint that is not ours', () => ({ id_token_hint: 'eyJhbGciOiJub25lIn0.e30.' })],
+      [
+        'a client_id the hint was not issued to',
+        (_id: string, hint: string) => ({ id_token_hint: hint, client_id: 'f'.repeat(64) }),
+      ],
+      ['an unknown client', () => ({ client_id: 'f'.repeat(64) })],
+    ])('shows an error page, never a redirect, for %s', async (_label, parameters) => {
+      const { app, idToken } = await signedInThroughParty();
+      const answer = await service.app.inject({
+        url: `/oauth/logout?${new URLSearchParams(parameters(app.clientId, idToken) as Record<string, string>)}`,
+      });
+      expect(answer.statusCode).toBe(400);
+      expect(answer.headers.location).toBeUndefined();
+      expect(answer.headers['content-type']).toMatch(/^text\/html/);
+    });
+
+    it('refuses a repeated parameter and a confirmation without the form token', async () => {
+      const repeated = await service.app.inject({
+        url: `/oauth/logout?state=a&state=b`,
+      });
+      expect(repeated.statusCode).toBe(400);
+      const forged = await service.app.inject({
+        method: 'POST',
+        url: '/oauth/logout/confirm',
+        payload: { state: 'x' },
+      });
+      expect(forged.statusCode).toBe(422);
     });
   });
 });

@@ -326,6 +326,11 @@ export const codehostMigrations: MigrationSet = {
         .addColumn('nonce', 'varchar(512)')
         .execute();
       await db.schema.alterTable('oauth_access_grants').addColumn('auth_time', TIMESTAMP).execute();
+      // Where RP-initiated logout may send the browser back to, one per line.
+      await db.schema
+        .alterTable('oauth_applications')
+        .addColumn('post_logout_redirect_uris', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
     },
   },
 };

@@ -75,6 +75,8 @@ export interface OauthApplicationsTable {
   secret_hash: string;
   name: string;
   redirect_uri: string;
+  /** Where RP-initiated logout may return to, one per line ('' for none). */
+  post_logout_redirect_uris: Generated<string>;
   scopes: string;
   confidential: Flag;
   owner_id: number;

@@ -8,7 +8,7 @@ export type ApplicationRow = Selectable<OauthApplicationsTable>;
 export class ApplicationError extends Error {
   override readonly name = 'ApplicationError';
   constructor(
-    readonly field: 'name' | 'redirect_uri' | 'scopes',
+    readonly field: 'name' | 'redirect_uri' | 'post_logout_redirect_uri' | 'scopes',
     message: string,
   ) {
     super(message);
@@ -19,6 +19,8 @@ export interface ApplicationInput {
   name: string;
   /** One URI per line, as the form sends them. */
   redirectUris: string;
+  /** OpenID Connect RP-initiated logout: where the browser may return to; may be empty. */
+  postLogoutRedirectUris?: string;
   scopes: readonly Scope[];
   confidential: boolean;
 }
@@ -28,30 +30,43 @@ const MAX_REDIRECT_URIS = 20;
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:']);
 
 /** The registered URIs, one per line, each checked as RFC 6749 section 3.1.2 requires. */
-export function parseRedirectUris(text: string): string[] {
+export function parseRedirectUris(
+  text: string,
+  field: 'redirect_uri' | 'post_logout_redirect_uri' = 'redirect_uri',
+): string[] {
   const uris = text
     .split(/\r?\n/)
     .map((line) => line.trim())
     .filter(Boolean);
-  if (uris.length === 0) throw new ApplicationError('redirect_uri', "Redirect URI can't be blank");
+  if (uris.length === 0 && field === 'redirect_uri')
+    throw new ApplicationError(field, "Redirect URI can't be blank");
   if (uris.length > MAX_REDIRECT_URIS) {
-    throw new ApplicationError('redirect_uri', `At most ${MAX_REDIRECT_URIS} redirect URIs`);
+    throw new ApplicationError(field, `At most ${MAX_REDIRECT_URIS} redirect URIs`);
   }
   for (const uri of uris) {
     let url: URL;
     try {
       url = new URL(uri);
     } catch {
-      throw new ApplicationError('redirect_uri', `Redirect URI must be an absolute URI: ${uri}`);
+      throw new ApplicationError(field, `Redirect URI must be an absolute URI: ${uri}`);
     }
     if (uri.length > 2000 || FORBIDDEN_SCHEMES.has(url.protocol)) {
-      throw new ApplicationError('redirect_uri', `Redirect URI is not allowed: ${uri}`);
+      throw new ApplicationError(field, `Redirect URI is not allowed: ${uri}`);
     }
     if (url.hash || uri.includes('#')) {
-      throw new ApplicationError('redirect_uri', `Redirect URI cannot contain a fragment: ${uri}`);
+      throw new ApplicationError(field, `Redirect URI cannot contain a fragment: ${uri}`);
     }
   }
   return [...new Set(uris)];
+}
+
+/** Exact comparison, as for redirect URIs (OpenID Connect RP-Initiated Logout 1.0, 3). */
+export function isRegisteredPostLogoutUri(application: ApplicationRow, uri: string): boolean {
+  return postLogoutRedirectUrisOf(application).includes(uri);
+}
+
+export function postLogoutRedirectUrisOf(application: ApplicationRow): string[] {
+  return application.post_logout_redirect_uris.split('\n').filter(Boolean);
 }
 
 export function redirectUrisOf(application: ApplicationRow): string[] {
@@ -181,6 +196,10 @@ export class ApplicationStore {
     return {
       name,
       redirect_uri: parseRedirectUris(input.redirectUris).join('\n'),
+      post_logout_redirect_uris: parseRedirectUris(
+        input.postLogoutRedirectUris ?? '',
+        'post_logout_redirect_uri',
+      ).join('\n'),
       scopes: formatScopes(input.scopes),
       confidential: input.confidential ? (1 as const) : (0 as const),
     };

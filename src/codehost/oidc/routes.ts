@@ -24,6 +24,7 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
     revocation_endpoint: `${base}/oauth/revoke`,
     introspection_endpoint: `${base}/oauth/introspect`,
     userinfo_endpoint: `${base}/oauth/userinfo`,
+    end_session_endpoint: `${base}/oauth/logout`,
     jwks_uri: `${base}/oauth/discovery/keys`,
     scopes_supported: SCOPE_NAMES,
     response_types_supported: ['code'],

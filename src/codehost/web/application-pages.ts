@@ -7,6 +7,7 @@ import {
   ApplicationError,
   type ApplicationInput,
   type ApplicationRow,
+  postLogoutRedirectUrisOf,
   redirectUrisOf,
 } from '../oauth/applications.js';
 import { isScope, SCOPE_NAMES, SCOPES, type Scope } from '../oauth/scopes.js';
@@ -18,7 +19,13 @@ import { field, fieldValues, ID_PARAMS, signedInUser, webRoute } from './web-con
 function applicationForm(
   csrf: string,
   action: string,
-  values: { name: string; redirectUris: string; scopes: readonly string[]; confidential: boolean },
+  values: {
+    name: string;
+    redirectUris: string;
+    postLogoutRedirectUris?: string;
+    scopes: readonly string[];
+    confidential: boolean;
+  },
   submit: string,
 ): Markup {
   return html`<form method="post" action="${action}">
@@ -27,6 +34,8 @@ function applicationForm(
   <input type="text" id="name" name="name" value="${values.name}" required maxlength="255">
   <label for="redirect_uri">Redirect URI (one per line)</label>
   <textarea id="redirect_uri" name="redirect_uri" rows="3" required>${values.redirectUris}</textarea>
+  <label for="post_logout_redirect_uri">Post-logout redirect URI (OpenID Connect, one per line, optional)</label>
+  <textarea id="post_logout_redirect_uri" name="post_logout_redirect_uri" rows="2">${values.postLogoutRedirectUris ?? ''}</textarea>
   <fieldset><legend>Scopes</legend>
   ${SCOPE_NAMES.map(
     (scope) =>
@@ -44,6 +53,7 @@ function inputFrom(body: unknown): ApplicationInput {
   return {
     name: field(body, 'name'),
     redirectUris: field(body, 'redirect_uri'),
+    postLogoutRedirectUris: field(body, 'post_logout_redirect_uri'),
     scopes: scopes as Scope[],
     confidential: field(body, 'confidential') === '1',
   };
@@ -126,6 +136,7 @@ ${authorized.map(
 <tr><th>Application ID</th><td><code id="application-id" class="secret">${application.uid}</code></td></tr>
 <tr><th>Secret</th><td>${secret ? html`<code id="application-secret" class="secret">${secret}</code>` : html`<em>hidden; renew it to get a new one</em>`}</td></tr>
 <tr><th>Callback URL</th><td>${redirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td></tr>
+<tr><th>Post-logout redirect URI</th><td>${postLogoutRedirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td></tr>
 <tr><th>Scopes</th><td>${application.scopes}</td></tr>
 <tr><th>Confidential</th><td>${application.confidential ? 'Yes' : 'No'}</td></tr>
 </table>
@@ -195,6 +206,7 @@ ${authorized.map(
             {
               name: application.name,
               redirectUris: redirectUrisOf(application).join('\n'),
+              postLogoutRedirectUris: postLogoutRedirectUrisOf(application).join('\n'),
               scopes: application.scopes.split(' '),
               confidential: application.confidential === 1,
             },
