@@ -299,6 +299,11 @@ describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
       expect(code.code).toMatch(/^[0-9a-f]{64}$/);
     });
 
+    it('accepts response_mode=query', async () => {
+      const { browser, query } = await browserWith(true);
+      expect(errorOf(await browser.get(query({ response_mode: 'query' }))).code).toBeTruthy();
+    });
+
     it('prompt=consent asks again even when authorized', async () => {
       const { browser, query } = await browserWith(true);
       const page = await browser.get(query({ prompt: 'consent' }));
@@ -364,6 +369,7 @@ describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
       [{ max_age: 'soon' }, /max_age/],
       [{ login_hint: 'x'.repeat(256) }, /login_hint/],
       [{ nonce: 'n'.repeat(513) }, /nonce/],
+      [{ response_mode: 'form_post' }, /response_mode/],
     ])('refuses %o with invalid_request at the client', async (extra, description) => {
       const { browser, query } = await browserWith(false);
       const answer = errorOf(await browser.get(query(extra as Record<string, string>)));

@@ -7,7 +7,14 @@ import { type InteractionRequest, nextInteraction, parseInteraction } from '../o
 import { html } from '../web/html.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
-import { currentUser, field, sendToSignIn, signedInUser, webRoute } from '../web/web-context.js';
+import {
+  allowFormRedirectTo,
+  currentUser,
+  field,
+  sendToSignIn,
+  signedInUser,
+  webRoute,
+} from '../web/web-context.js';
 import { type ApplicationRow, isRegisteredRedirectUri, scopesOf } from './applications.js';
 import { issuerOf } from './metadata-routes.js';
 import { coversScopes, DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from './scopes.js';
@@ -49,6 +56,7 @@ const PARAMETERS = [
   'prompt',
   'max_age',
   'login_hint',
+  'response_mode',
 ] as const;
 
 /** Longest nonce kept: ample for any random value, short enough to store. */
@@ -92,6 +100,11 @@ async function validate(codehost: Codehost, source: unknown): Promise<Authorizat
       'unsupported_response_type',
       'The authorization server does not support this response type; only "code" is supported.',
     );
+  }
+  // The code comes back in the query; other modes (fragment, form_post) are not offered.
+  const responseMode = value('response_mode');
+  if (responseMode !== undefined && responseMode !== 'query') {
+    throw fail('invalid_request', 'response_mode must be query, the only mode offered.');
   }
   const scopeText = value('scope');
   const scopes = scopeText === undefined ? [...DEFAULT_SCOPES] : parseScopes(scopeText);
@@ -176,22 +189,6 @@ async function approve(
     authTime: user.current_sign_in_at,
   });
   return redirectWith(reply, codehost, request.redirectUri, { code, state: request.state });
-}
-
-/**
- * The consent form posts back here and the answer redirects to the client, so
- * the page's form-action must allow the client's origin, or browsers that apply
- * form-action to redirects would stop the user at this point.
- */
-function allowFormRedirectTo(reply: FastifyReply, redirectUri: string) {
-  const policy = reply.getHeader('content-security-policy');
-  if (typeof policy !== 'string') return;
-  const url = new URL(redirectUri);
-  const source = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
-  reply.header(
-    'content-security-policy',
-    policy.replace(/form-action [^;]*/, `form-action 'self' ${source}`),
-  );
 }
 
 function consentPage(request: AuthorizationRequest, user: UserRow, session: Session): string {

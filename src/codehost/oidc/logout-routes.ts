@@ -8,7 +8,7 @@ import { issuerOf } from '../oauth/metadata-routes.js';
 import { html } from '../web/html.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
-import { currentUser, webRoute } from '../web/web-context.js';
+import { allowFormRedirectTo, currentUser, webRoute } from '../web/web-context.js';
 
 const PARAMETERS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const;
 type Parameter = (typeof PARAMETERS)[number];
@@ -131,6 +131,8 @@ export function registerLogoutRoutes(app: HttpApp, codehost: Codehost): void {
       // Nobody to sign out here: go straight on.
       return finish(reply, logout, request.session);
     }
+    if (logout.postLogoutRedirectUri !== undefined)
+      allowFormRedirectTo(reply, logout.postLogoutRedirectUri);
     return reply.type('text/html').send(confirmationPage(logout, request.session, user));
   };
   const schema = { summary: 'RP-initiated logout (OpenID Connect)', tags: ['oauth'] };

@@ -139,3 +139,19 @@ export async function ensureSession(
   request.session ??= await codehost.sessions.start(reply, {});
   return request.session;
 }
+
+/**
+ * A form that posts here and is answered with a redirect to a client (consent,
+ * sign-out confirmation) needs the client's origin in the page's form-action, or
+ * browsers that apply form-action to redirects stop the user at that point.
+ */
+export function allowFormRedirectTo(reply: FastifyReply, redirectUri: string) {
+  const policy = reply.getHeader('content-security-policy');
+  if (typeof policy !== 'string') return;
+  const url = new URL(redirectUri);
+  const source = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
+  reply.header(
+    'content-security-policy',
+    policy.replace(/form-action [^;]*/, `form-action 'self' ${source}`),
+  );
+}
