@@ -227,6 +227,44 @@ describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
     expect(withoutOpenid.statusCode).toBe(403);
     expect(withoutOpenid.json().error).toBe('insufficient_scope');
     expect(tokens.id_token).toBeUndefined();
+
+    const { tokens: good } = await signIn();
+    const twice = await service.app.inject({
+      method: 'POST',
+      url: '/oauth/userinfo',
+      headers: { authorization: `Bearer ${good.access_token}` },
+      payload: { access_token: good.access_token },
+    });
+    expect(twice.statusCode).toBe(400);
+    expect(twice.json().error).toBe('invalid_request');
+    const wrongType = await service.app.inject({
+      method: 'POST',
+      url: '/oauth/userinfo',
+      payload: { access_token: 42 },
+    });
+    expect(wrongType.statusCode).toBe(401);
+    const plainText = await service.app.inject({
+      method: 'POST',
+      url: '/oauth/userinfo',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'access_token=x',
+    });
+    expect(plainText.statusCode).toBe(415);
+    for (const url of ['/.well-known/openid-configuration', '/oauth/discovery/keys']) {
+      expect((await service.app.inject({ method: 'POST', url })).statusCode, url).toBe(405);
+    }
+  });
+
+  it('shows an error page, never a redirect, for a repeated nonce', async () => {
+    const { user, app } = await relyingParty();
+    const browser = new WebClient(service);
+    await browser.signIn(user.username, user.password);
+    const repeated = await browser.get(
+      `/oauth/authorize?client_id=${app.clientId}&redirect_uri=${encodeURIComponent(REDIRECT_URI)}&response_type=code&scope=openid&nonce=a&nonce=b`,
+    );
+    expect(repeated.statusCode).toBe(400);
+    expect(repeated.headers.location).toBeUndefined();
+    expect(repeated.body).toContain('nonce is repeated');
   });
 
   describe('prompt, max_age and login_hint', () => {
