@@ -289,3 +289,22 @@ export async function ageRefreshRotation(service: Codehost, refreshToken: string
     .where('refresh_token_hash', '=', secretHash(refreshToken))
     .execute();
 }
+
+/**
+ * The user-agent's part of a relying party's sign-in: sign in, approve the
+ * request at `authorizationUrl`, and return the callback URL it was sent to.
+ */
+export async function approveInBrowser(
+  service: Codehost,
+  authorizationUrl: URL,
+  login: string,
+  password: string,
+): Promise<URL> {
+  const browser = new WebClient(service);
+  await browser.signIn(login, password);
+  const parameters = Object.fromEntries(authorizationUrl.searchParams);
+  const answer = await authorizeAndApprove(browser, parameters);
+  const callback = new URL(parameters.redirect_uri ?? '');
+  callback.search = answer.toString();
+  return callback;
+}

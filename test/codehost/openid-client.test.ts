@@ -13,12 +13,11 @@ import {
 import { DATABASE_KINDS } from '../harness.js';
 import {
   ageRefreshRotation,
-  authorizeAndApprove,
+  approveInBrowser,
   type Codehost,
   createApplication,
   createUser,
   startCodehost,
-  WebClient,
 } from './helpers.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
@@ -52,18 +51,8 @@ describe.each(DATABASE_KINDS)('openid-client against codehost on %s', (kind) => 
     return (await response.json()) as { id: number; username: string };
   }
 
-  /** The user-agent's part: sign in and approve; returns where it was sent back to. */
-  async function approve(authorizationUrl: URL, login: string, password: string): Promise<URL> {
-    const browser = new WebClient(service);
-    await browser.signIn(login, password);
-    const answer = await authorizeAndApprove(
-      browser,
-      Object.fromEntries(authorizationUrl.searchParams),
-    );
-    const callback = new URL(REDIRECT_URI);
-    callback.search = answer.toString();
-    return callback;
-  }
+  const approve = (url: URL, login: string, password: string) =>
+    approveInBrowser(service, url, login, password);
 
   it('discovers the server from its RFC 8414 metadata', async () => {
     const user = await createUser(service);

@@ -10,6 +10,7 @@ import { accessTokenHash } from '../../src/codehost/oidc/id-token.js';
 import { SigningKeyStore } from '../../src/codehost/oidc/signing-keys.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
+  approveInBrowser,
   authorizeAndApprove,
   type Codehost,
   createApplication,
@@ -52,18 +53,8 @@ describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
     return { user, app, config: await discover(app.clientId, app.secret) };
   }
 
-  /** The user-agent's part: sign in and approve; returns the callback URL. */
-  async function approve(authorizationUrl: URL, login: string, password: string): Promise<URL> {
-    const browser = new WebClient(service);
-    await browser.signIn(login, password);
-    const answer = await authorizeAndApprove(
-      browser,
-      Object.fromEntries(authorizationUrl.searchParams),
-    );
-    const callback = new URL(REDIRECT_URI);
-    callback.search = answer.toString();
-    return callback;
-  }
+  const approve = (url: URL, login: string, password: string) =>
+    approveInBrowser(service, url, login, password);
 
   async function signIn(scope = 'openid profile email') {
     const party = await relyingParty();

@@ -7,10 +7,10 @@ export function issuerOf(codehost: Codehost): string {
   return codehost.config.publicUrl;
 }
 
-/** RFC 8414 authorization server metadata, so clients can configure themselves. */
-export function registerMetadataRoutes(app: HttpApp, codehost: Codehost): void {
+/** RFC 8414 authorization server metadata; OpenID Connect discovery builds on it. */
+export function authorizationServerMetadata(codehost: Codehost) {
   const base = codehost.config.publicUrl;
-  const metadata = {
+  return {
     issuer: issuerOf(codehost),
     authorization_endpoint: `${base}/oauth/authorize`,
     token_endpoint: `${base}/oauth/token`,
@@ -31,6 +31,11 @@ export function registerMetadataRoutes(app: HttpApp, codehost: Codehost): void {
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${base}/docs`,
   };
+}
+
+/** RFC 8414 authorization server metadata, so clients can configure themselves. */
+export function registerMetadataRoutes(app: HttpApp, codehost: Codehost): void {
+  const metadata = authorizationServerMetadata(codehost);
   app.get('/.well-known/oauth-authorization-server', {
     schema: { summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', tags: ['oauth'] },
     handler: async (_request, reply) =>

@@ -87,18 +87,6 @@ export const CLAIMS: Readonly<Record<string, ClaimDefinition>> = {
   },
 };
 
-/** The claims names the discovery document lists. */
-export const CLAIM_NAMES = [
-  'sub',
-  'iss',
-  'aud',
-  'exp',
-  'iat',
-  'auth_time',
-  'nonce',
-  ...Object.keys(CLAIMS),
-];
-
 /** The group facts claims need, in one pass over the user's memberships. */
 export async function userFacts(codehost: Codehost, user: UserRow): Promise<UserFacts> {
   const memberships = await codehost.db

@@ -3,8 +3,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import type { Codehost } from '../context.js';
 import { scopesOf } from '../oauth/applications.js';
 import { bearerChallenge, oauthError } from '../oauth/errors.js';
-import { issuerOf } from '../oauth/metadata-routes.js';
-import { SCOPE_NAMES } from '../oauth/scopes.js';
+import { authorizationServerMetadata } from '../oauth/metadata-routes.js';
 import { CLAIMS, claimsFor, userFacts } from './claims.js';
 import { SIGNING_ALGORITHMS } from './signing-keys.js';
 
@@ -17,22 +16,14 @@ export const KEY_SET_MAX_AGE_SECONDS = 300;
  */
 export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
   const base = codehost.config.publicUrl;
+  // OpenID Connect Discovery 1.0: the RFC 8414 metadata and what OpenID Connect adds.
   const configuration = {
-    issuer: issuerOf(codehost),
-    authorization_endpoint: `${base}/oauth/authorize`,
-    token_endpoint: `${base}/oauth/token`,
-    revocation_endpoint: `${base}/oauth/revoke`,
-    introspection_endpoint: `${base}/oauth/introspect`,
+    ...authorizationServerMetadata(codehost),
     userinfo_endpoint: `${base}/oauth/userinfo`,
     end_session_endpoint: `${base}/oauth/logout`,
     jwks_uri: `${base}/oauth/discovery/keys`,
-    scopes_supported: SCOPE_NAMES,
-    response_types_supported: ['code'],
-    response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'password', 'refresh_token'],
     subject_types_supported: ['public'],
     id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
-    token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     claim_types_supported: ['normal'],
     claims_supported: [
       'iss',
@@ -45,9 +36,6 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
       'at_hash',
       ...Object.keys(CLAIMS),
     ],
-    code_challenge_methods_supported: ['S256'],
-    authorization_response_iss_parameter_supported: true,
-    service_documentation: `${base}/docs`,
   };
 
   app.get('/.well-known/openid-configuration', {
