@@ -83,17 +83,21 @@ export class SigningKeyStore {
     return result.numDeletedRows === 1n;
   }
 
-  /** The key that signs now. */
+  /** The key that signs now (made first if there is none yet). */
   async signingKey(): Promise<SigningKeyRow> {
-    await this.ensureKey();
-    const now = this.now();
-    const row = await this.db
-      .selectFrom('oidc_signing_keys')
-      .selectAll()
-      .where('signs_from', '<=', now)
-      .orderBy('generation', 'desc')
-      .limit(1)
-      .executeTakeFirst();
+    const find = () =>
+      this.db
+        .selectFrom('oidc_signing_keys')
+        .selectAll()
+        .where('signs_from', '<=', this.now())
+        .orderBy('generation', 'desc')
+        .limit(1)
+        .executeTakeFirst();
+    let row = await find();
+    if (!row) {
+      await this.ensureKey();
+      row = await find();
+    }
     if (!row) throw new Error('No OpenID Connect signing key is in force.');
     return row;
   }
