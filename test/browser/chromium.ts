@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium } from 'playwright-core';
+import { type Browser, chromium, type Page } from 'playwright-core';
 
 /** Debian's chromium; CHROMIUM_PATH points elsewhere when it lives elsewhere. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -27,4 +27,26 @@ export function launchChromium(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * axe-core's WCAG 2.1 A and AA rules on the page as it is now; returns each
+ * violation as "rule: target". Pages carry a strict CSP, so the context that
+ * runs this needs `bypassCSP: true` to inject the engine.
+ */
+export async function accessibilityViolations(page: Page): Promise<string[]> {
+  const { source } = (await import('axe-core')).default;
+  await page.addScriptTag({ content: source });
+  const results = (await page.evaluate(() =>
+    (
+      globalThis as unknown as {
+        axe: { run(context: unknown, options: unknown): Promise<unknown> };
+      }
+    ).axe.run((globalThis as unknown as { document: unknown }).document, {
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] },
+    }),
+  )) as { violations: { id: string; nodes: { target: string[] }[] }[] };
+  return results.violations.flatMap((violation) =>
+    violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')}`),
+  );
 }

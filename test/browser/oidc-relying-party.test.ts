@@ -16,7 +16,12 @@ import {
   createUser,
   startCodehost,
 } from '../codehost/helpers.js';
-import { browserAvailable, browserSkipReason, launchChromium } from './chromium.js';
+import {
+  accessibilityViolations,
+  browserAvailable,
+  browserSkipReason,
+  launchChromium,
+} from './chromium.js';
 
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
@@ -141,7 +146,11 @@ describe.skipIf(!browserAvailable)(
       });
       await party.configure(app.clientId, app.secret);
 
-      const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+      // bypassCSP only so the accessibility engine can be injected.
+      const context = await browser.newContext({
+        viewport: { width: 375, height: 800 },
+        bypassCSP: true,
+      });
       const page = await context.newPage();
       try {
         await page.goto(`${party.base}/login`);
@@ -154,6 +163,7 @@ describe.skipIf(!browserAvailable)(
         expect(await page.locator('#application-name').innerText()).toBe('Grafana');
         mkdirSync('.test-output', { recursive: true });
         await page.screenshot({ path: '.test-output/oidc-consent-375.png', fullPage: true });
+        expect(await accessibilityViolations(page)).toEqual([]);
         await Promise.all([page.waitForURL(`${party.base}/callback?**`), page.click('#authorize')]);
 
         expect(await page.locator('#name').innerText()).toBe(user.name);
@@ -167,6 +177,9 @@ describe.skipIf(!browserAvailable)(
         ]);
         expect(await page.locator('#application-name').innerText()).toBe('Grafana');
         await page.screenshot({ path: '.test-output/oidc-logout-375.png', fullPage: true });
+        expect(await accessibilityViolations(page)).toEqual([]);
+        await page.setViewportSize({ width: 1280, height: 800 });
+        await page.screenshot({ path: '.test-output/oidc-logout-1280.png', fullPage: true });
         await Promise.all([
           page.waitForURL(`${party.base}/signed-out?**`),
           page.click('#sign-out'),

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../codehost/helpers.js';
@@ -9,7 +10,12 @@ import {
   startRefdata,
   uniqueName,
 } from '../refdata/helpers.js';
-import { browserAvailable, browserSkipReason, launchChromium } from './chromium.js';
+import {
+  accessibilityViolations,
+  browserAvailable,
+  browserSkipReason,
+  launchChromium,
+} from './chromium.js';
 
 describe.skipIf(!browserAvailable)(
   `refdata resource pages in Chromium${browserAvailable ? '' : ` (skipped: ${browserSkipReason})`}`,
@@ -74,6 +80,34 @@ describe.skipIf(!browserAvailable)(
         );
         expect(await page.locator('#status').innerText()).toBe('Draft');
         expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('publishes the vocabulary as a readable, accessible page, and links terms to it', async () => {
+      const context = await browser.newContext({
+        viewport: { width: 375, height: 800 },
+        // Only so that the accessibility engine can be injected.
+        bypassCSP: true,
+      });
+      const page = await context.newPage();
+      try {
+        const response = await page.goto(`${url}/vocab`);
+        expect(response?.headers()['content-type']).toBe('text/html; charset=utf-8');
+        expect(await page.locator('#status').count()).toBe(1);
+        mkdirSync('.test-output', { recursive: true });
+        await page.screenshot({ path: '.test-output/refdata-vocab-375.png', fullPage: true });
+        expect(await accessibilityViolations(page)).toEqual([]);
+        // A resource page's rdl:status leads to its definition.
+        const library = await createLibrary(service);
+        await context.setExtraHTTPHeaders({
+          authorization: `Bearer ${await service.token(['Reader'])}`,
+        });
+        await page.goto(`${url}${library.slice(service.config.refdata.iriBase.length)}`);
+        expect(await accessibilityViolations(page)).toEqual([]);
+        await page.click(`#statements a[href="${url}/vocab#status"]`);
+        expect(new URL(page.url()).hash).toBe('#status');
       } finally {
         await context.close();
       }

@@ -13,7 +13,7 @@ export interface PageOptions {
 
 const STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
-header{background:#2e2e5c;color:#fff;padding:.6rem 1.2rem;display:flex;gap:1rem;align-items:center}
+header{background:#2e2e5c;color:#fff;padding:.6rem 1.2rem;display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center}
 header a{color:#fff}header form{margin:0 0 0 auto}
 main{max-width:46rem;margin:1.5rem auto;padding:0 1.2rem}
 label{display:block;margin:.8rem 0 .2rem;font-weight:600}

@@ -94,7 +94,8 @@ body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0
 .status-Draft{background:#fff3cd}.status-Submitted{background:#dbeafe}.status-Approved{background:#dcfce7}
 .status-Rejected,.status-Deprecated{background:#fde2e2}
 table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.3rem;border-bottom:1px solid #ddd}
-th{font-weight:500;width:16rem}code{word-break:break-all}tr:target{background:#fff3cd}
+th{font-weight:500;width:16rem}code{word-break:break-all}code.term{word-break:normal;overflow-wrap:anywhere}tr:target{background:#fff3cd}
+@media (max-width:40rem){th{width:auto}}
 </style>
 </head>
 <body>

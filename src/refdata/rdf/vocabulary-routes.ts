@@ -23,7 +23,7 @@ function vocabularyPage(): string {
   const rows = rdlTermList()
     .map(
       (term) =>
-        `<tr id="${escapeHtml(term.name)}"><th><code>rdl:${escapeHtml(term.name)}</code></th><td>${escapeHtml(term.kind)}</td><td>${escapeHtml(term.comment)}</td></tr>`,
+        `<tr id="${escapeHtml(term.name)}"><th scope="row"><code class="term">rdl:${escapeHtml(term.name)}</code><br><small>${escapeHtml(term.kind)}</small></th><td>${escapeHtml(term.comment)}</td></tr>`,
     )
     .join('\n');
   return refdataPage(
@@ -31,7 +31,7 @@ function vocabularyPage(): string {
     `<h1>refdata vocabulary</h1>
 <p>Namespace <code>${escapeHtml(RDL_NAMESPACE)}</code> (prefix <code>rdl:</code>), the same for every deployment: the terms the service uses that no standard vocabulary has. Ask for this address with <code>Accept: text/turtle</code> (or any RDF type) for the RDF document.</p>
 <table>
-<thead><tr><th scope="col">Term</th><th scope="col">Kind</th><th scope="col">Meaning</th></tr></thead>
+<thead><tr><th scope="col">Term (kind)</th><th scope="col">Meaning</th></tr></thead>
 <tbody>
 ${rows}
 </tbody>
