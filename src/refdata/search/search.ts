@@ -113,9 +113,11 @@ export async function search(
   if (request.statuses.length > 0) filters.push(sql`r.status in (${list(request.statuses)})`);
   // A picklist value's key is its picklist (names are unique there); its library is the picklist's.
   if (request.libraries.length > 0)
+    // Both sides of the `or` use an index (library_key; the id), so neither database scans.
     filters.push(sql`(r.library_key in (${list(request.libraries)})
-      or (r.family = 'picklist-value' and r.parent_iri in (
-        select p.iri from resources p where p.family = 'picklist' and p.library_key in (${list(request.libraries)}))))`);
+      or r.id in (select v.id from resources p join resources v on v.parent_iri = p.iri
+        where p.family = 'picklist' and p.library_key in (${list(request.libraries)})
+        and v.family = 'picklist-value'))`);
   const where = sql.join(filters, sql` and `);
 
   const after = request.after;
@@ -125,7 +127,8 @@ export async function search(
         or (hits.bucket = ${after.bucket} and hits.name_normalized = ${after.name} and hits.id > ${after.id}))`
     : sql``;
   // One pass finds, ranks and counts the matches (counted before the cursor
-  // narrows them); only a page past the end needs a count of its own.
+  // narrows them); only a page past the end needs a count of its own. Libraries
+  // are joined to the page alone, not to every match.
   const rows = await sql<
     ResourceRow & {
       bucket: number | string;
@@ -134,15 +137,18 @@ export async function search(
       total: number | string;
     }
   >`
-    select hits.*, library.iri as library_iri, library.name as library_label from (
-      select r.*, ${bucket} as bucket, count(*) over () as total from resources r where ${where}
-    ) as hits
-    left join resources parent on hits.family = 'picklist-value' and parent.iri = hits.parent_iri
+    select page.*, library.iri as library_iri, library.name as library_label from (
+      select hits.* from (
+        select r.*, ${bucket} as bucket, count(*) over () as total from resources r where ${where}
+      ) as hits
+      ${keyset}
+      order by hits.bucket, hits.name_normalized, hits.id
+      limit ${request.limit + 1}
+    ) as page
+    left join resources parent on page.family = 'picklist-value' and parent.iri = page.parent_iri
     left join resources library
-      on library.iri = coalesce(parent.library_key, hits.library_key) and library.family = 'library'
-    ${keyset}
-    order by hits.bucket, hits.name_normalized, hits.id
-    limit ${request.limit + 1}`.execute(db);
+      on library.iri = coalesce(parent.library_key, page.library_key) and library.family = 'library'
+    order by page.bucket, page.name_normalized, page.id`.execute(db);
   const total =
     rows.rows.length > 0
       ? Number(rows.rows[0]?.total ?? 0)
