@@ -24,6 +24,7 @@ import { registerOidcRoutes } from './oidc/routes.js';
 import { SigningKeyStore } from './oidc/signing-keys.js';
 import { registerApplicationPages } from './web/application-pages.js';
 import { registerNotificationPages } from './web/notification-pages.js';
+import { registerPasswordPages } from './web/password-pages.js';
 import { registerProfilePages } from './web/profile-pages.js';
 import { registerSignInPages } from './web/sign-in-pages.js';
 import { registerTokenPages } from './web/token-pages.js';
@@ -66,6 +67,7 @@ export const codehost: ServiceDefinition<CodehostTables> = {
 
     registerSignInPages(app, context);
     registerProfilePages(app, context);
+    registerPasswordPages(app, context);
     registerApplicationPages(app, context);
     registerTokenPages(app, context);
     registerNotificationPages(app, context);

@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -13,7 +14,12 @@ import {
   createUser,
   startCodehost,
 } from '../codehost/helpers.js';
-import { browserAvailable, browserSkipReason, launchChromium } from './chromium.js';
+import {
+  accessibilityViolations,
+  browserAvailable,
+  browserSkipReason,
+  launchChromium,
+} from './chromium.js';
 
 /** The OAuth client's side: a callback server that records what the browser brings it. */
 interface CallbackServer {
@@ -258,6 +264,44 @@ describe.skipIf(!browserAvailable)(
         );
         expect(await groupSetting.json()).toEqual({ level: 'global' });
         expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('changes the password on its page, readable and accessible at 375 px', async () => {
+      const user = await createUser(service);
+      // bypassCSP only so the accessibility engine can be injected.
+      const context = await browser.newContext({
+        viewport: { width: 375, height: 800 },
+        bypassCSP: true,
+      });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${service.url}/users/sign_in`);
+        await signIn(page, user.username, user.password);
+        await page.click('a:has-text("Password")');
+        expect(new URL(page.url()).pathname).toBe('/profile/password/edit');
+        expect(await accessibilityViolations(page)).toEqual([]);
+        await page.fill('#current_password', user.password);
+        await page.fill('#new_password', 'correct horse battery');
+        await page.fill('#password_confirmation', 'correct horse battery');
+        await Promise.all([
+          page.waitForLoadState(),
+          page.click('button:has-text("Save password")'),
+        ]);
+        expect(await page.locator('.notice.ok').innerText()).toContain('password was changed');
+        mkdirSync('.test-output', { recursive: true });
+        await page.screenshot({ path: '.test-output/codehost-password-375.png', fullPage: true });
+        expect(await accessibilityViolations(page)).toEqual([]);
+        // No horizontal scrolling at this width.
+        expect(
+          await page.evaluate(
+            () =>
+              (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
+                .document.documentElement.scrollWidth,
+          ),
+        ).toBeLessThanOrEqual(375);
       } finally {
         await context.close();
       }

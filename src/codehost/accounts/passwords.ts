@@ -28,6 +28,20 @@ export class PasswordHasher {
     return hash(password, this.options);
   }
 
+  /**
+   * Whether a stored hash was made at another cost than the configured one, so
+   * that a sign-in with the right password should hash it again.
+   */
+  needsRehash(storedHash: string): boolean {
+    const match = /^\$argon2id\$v=19\$m=(\d+),t=(\d+),p=(\d+)\$/.exec(storedHash);
+    if (!match) return true;
+    return (
+      Number(match[1]) !== this.options.memoryCost ||
+      Number(match[2]) !== this.options.timeCost ||
+      Number(match[3]) !== this.options.parallelism
+    );
+  }
+
   async verify(storedHash: string, password: string): Promise<boolean> {
     try {
       return await verify(storedHash, password);

@@ -46,6 +46,7 @@ export class PasswordSignIn {
     }
     await this.counters.reset(key);
     if (user.state !== 'active') return { outcome: 'blocked' };
+    await this.users.upgradeHash(user, password);
     return { outcome: 'ok', user };
   }
 }

@@ -216,6 +216,20 @@ export class UserStore {
     return this.hasher.verify(user.password_hash, password);
   }
 
+  /**
+   * After a successful check: a hash made at an older cost is made again at the
+   * configured one, so raising the cost reaches every account that signs in.
+   */
+  async upgradeHash(user: UserRow, password: string): Promise<void> {
+    if (!this.hasher.needsRehash(user.password_hash)) return;
+    await this.db
+      .updateTable('users')
+      .set({ password_hash: await this.hasher.hash(password) })
+      .where('id', '=', user.id)
+      .where('password_hash', '=', user.password_hash)
+      .execute();
+  }
+
   /** GitLab's pair: the previous sign-in moves to `last_sign_in_at`. */
   async recordSignIn(user: UserRow): Promise<void> {
     await this.db

@@ -38,6 +38,7 @@ export function page(options: PageOptions, content: Markup): string {
         <a href="/profile/applications">Applications</a>
         <a href="/profile/personal_access_tokens">Access tokens</a>
         <a href="/profile/notifications">Notifications</a>
+        <a href="/profile/password/edit">Password</a>
         <a href="/profile/two_factor_auth">Two-factor</a>
         <form method="post" action="/users/sign_out">
           <input type="hidden" name="authenticity_token" value="${options.csrf ?? ''}">

@@ -1,0 +1,85 @@
+import type { FastifyReply } from 'fastify';
+import type { HttpApp } from '../../platform/http/server.js';
+import {
+  PASSWORD_MAX_LENGTH,
+  PASSWORD_MIN_LENGTH,
+  passwordProblem,
+} from '../accounts/passwords.js';
+import type { UserRow } from '../accounts/users.js';
+import type { Codehost } from '../context.js';
+import { html } from './html.js';
+import { csrfField, page } from './layout.js';
+import type { Session } from './sessions.js';
+import { field, signedInUser, webRoute } from './web-context.js';
+
+function passwordPage(
+  user: UserRow,
+  session: Session,
+  notice?: { kind: 'ok' | 'error'; text: string },
+): string {
+  return page(
+    { title: 'Password', user, csrf: session.data.csrf, notice },
+    html`<form method="post" action="/profile/password">
+  ${csrfField(session.data.csrf)}
+  <label for="current_password">Current password</label>
+  <input type="password" id="current_password" name="current_password" autocomplete="current-password" required>
+  <label for="new_password">New password</label>
+  <input type="password" id="new_password" name="new_password" autocomplete="new-password" required minlength="${String(PASSWORD_MIN_LENGTH)}" maxlength="${String(PASSWORD_MAX_LENGTH)}" aria-describedby="password-rules">
+  <p id="password-rules">${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters. Changing it signs you out everywhere else.</p>
+  <label for="password_confirmation">Confirm new password</label>
+  <input type="password" id="password_confirmation" name="password_confirmation" autocomplete="new-password" required>
+  <p><button type="submit">Save password</button></p>
+</form>`,
+  );
+}
+
+/**
+ * `/profile/password/edit`: a user changes their own password with the current
+ * one. The change ends every other session of theirs; this browser stays signed
+ * in under a fresh session ID.
+ */
+export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
+  app.get('/profile/password/edit', webRoute(codehost), async (request, reply) => {
+    const user = await signedInUser(codehost, request, reply);
+    if (!user) return reply;
+    return reply.type('text/html').send(passwordPage(user, request.session as Session));
+  });
+
+  // Guessing the current password from a stolen session is limited like signing in.
+  const rateLimit = {
+    max: codehost.platform.security.credentialRequestsPerMinute,
+    timeWindow: 60_000,
+  };
+  app.post(
+    '/profile/password',
+    webRoute(codehost, { config: { rateLimit } }),
+    async (request, reply: FastifyReply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const session = request.session as Session;
+      const refuse = (text: string) =>
+        reply
+          .status(422)
+          .type('text/html')
+          .send(passwordPage(user, session, { kind: 'error', text }));
+      const current = field(request.body, 'current_password');
+      const next = field(request.body, 'new_password');
+      if (!(await codehost.users.checkPassword(user, current))) {
+        return refuse('The current password is not correct.');
+      }
+      const weak = passwordProblem(next);
+      if (weak) return refuse(`The new password ${weak}.`);
+      if (next !== field(request.body, 'password_confirmation')) {
+        return refuse('The confirmation does not match the new password.');
+      }
+      await codehost.users.setPassword(user.id, next);
+      const fresh = await codehost.sessions.start(reply, { userId: user.id });
+      return reply.type('text/html').send(
+        passwordPage(user, fresh, {
+          kind: 'ok',
+          text: 'Your password was changed. Your other sessions have been signed out.',
+        }),
+      );
+    },
+  );
+}

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PasswordHasher } from '../../src/codehost/accounts/passwords.js';
+import { DATABASE_KINDS } from '../harness.js';
+import { type Codehost, createUser, startCodehost, WebClient } from './helpers.js';
+
+describe.each(DATABASE_KINDS)('changing a password on %s', (kind) => {
+  let service: Codehost;
+  beforeAll(async () => {
+    service = await startCodehost(kind);
+  });
+  afterAll(async () => service?.close());
+
+  /** A signed-in browser on the password form (which carries the form token). */
+  async function signedIn() {
+    const user = await createUser(service);
+    const browser = new WebClient(service);
+    await browser.signIn(user.username, user.password);
+    await browser.get('/profile/password/edit');
+    return { user, browser };
+  }
+
+  const signsIn = async (login: string, password: string) =>
+    (await new WebClient(service).signIn(login, password)).headers.location === '/profile';
+
+  it('asks signed-out visitors to sign in', async () => {
+    const answer = await new WebClient(service).get('/profile/password/edit');
+    expect(answer.headers.location).toBe('/users/sign_in');
+  });
+
+  it('changes the password with the current one and ends the other sessions only', async () => {
+    const { user, browser } = await signedIn();
+    const elsewhere = new WebClient(service);
+    await elsewhere.signIn(user.username, user.password);
+    const form = await browser.get('/profile/password/edit');
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain('8 to 128 characters');
+    const changed = await browser.post('/profile/password', {
+      current_password: user.password,
+      new_password: 'a much better password',
+      password_confirmation: 'a much better password',
+    });
+    expect(changed.statusCode).toBe(200);
+    expect(changed.body).toContain('Your password was changed');
+    expect(await signsIn(user.username, user.password)).toBe(false);
+    expect(await signsIn(user.username, 'a much better password')).toBe(true);
+    // This browser stays signed in; the other session is over.
+    expect((await browser.get('/profile')).statusCode).toBe(200);
+    expect((await elsewhere.get('/profile')).headers.location).toBe('/users/sign_in');
+  });
+
+  it.each([
+    [{ current_password: 'wrong password' }, 'The current password is not correct.'],
+    [{ new_password: 'short', password_confirmation: 'short' }, 'is too short'],
+    [{ new_password: 'x'.repeat(129), password_confirmation: 'x'.repeat(129) }, 'is too long'],
+    [{ password_confirmation: 'something else entirely' }, 'does not match'],
+    [{ current_password: '' }, 'The current password is not correct.'],
+  ])('refuses %o and changes nothing', async (fields, message) => {
+    const { user, browser } = await signedIn();
+    const answer = await browser.post('/profile/password', {
+      current_password: user.password,
+      new_password: 'a much better password',
+      password_confirmation: 'a much better password',
+      ...fields,
+    });
+    expect(answer.statusCode).toBe(422);
+    expect(answer.body).toContain(message);
+    // Nothing typed into a password field comes back in the page.
+    expect(answer.body).not.toContain('a much better password');
+    expect(await signsIn(user.username, user.password)).toBe(true);
+  });
+
+  it('refuses a form without its CSRF token', async () => {
+    const { user, browser } = await signedIn();
+    const answer = await browser.post('/profile/password', {
+      authenticity_token: '',
+      current_password: user.password,
+      new_password: 'a much better password',
+      password_confirmation: 'a much better password',
+    });
+    expect(answer.statusCode).toBe(422);
+    expect(await signsIn(user.username, user.password)).toBe(true);
+  });
+
+  it('hashes a password made at an older cost again at sign-in', async () => {
+    const user = await createUser(service);
+    const older = await new PasswordHasher({
+      memoryKib: 32,
+      iterations: 2,
+      parallelism: 1,
+    }).hash(user.password);
+    await service.db
+      .updateTable('users')
+      .set({ password_hash: older })
+      .where('id', '=', user.id)
+      .execute();
+    expect(await signsIn(user.username, user.password)).toBe(true);
+    const { password_hash } = await service.db
+      .selectFrom('users')
+      .select('password_hash')
+      .where('id', '=', user.id)
+      .executeTakeFirstOrThrow();
+    const cost = service.config.security.passwordHash;
+    expect(password_hash).toMatch(
+      new RegExp(
+        `^\\$argon2id\\$v=19\\$m=${cost.memoryKib},t=${cost.iterations},p=${cost.parallelism}\\$`,
+      ),
+    );
+    expect(await signsIn(user.username, user.password)).toBe(true);
+  });
+});
