@@ -195,6 +195,21 @@ describe('command line, as a real process', () => {
       'refdata-signing-key.json',
       'refdata.sqlite',
     ]);
+    // Its password was chosen for it: the first sign-in asks for one of root's own.
+    const database = openDatabase<CodehostTables>({
+      kind: 'sqlite',
+      file: join(dataDir, 'codehost.sqlite'),
+    });
+    try {
+      const root = await database.db
+        .selectFrom('users')
+        .select('password_change_required')
+        .where('username', '=', 'root')
+        .executeTakeFirstOrThrow();
+      expect(root.password_change_required).toBe(1);
+    } finally {
+      await database.close();
+    }
     // refdata's own token signing key, readable only by its owner.
     expect(statSync(join(dataDir, 'refdata-signing-key.json')).mode & 0o777).toBe(0o600);
   });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordHasher } from '../../src/codehost/accounts/passwords.js';
+import { UserStore } from '../../src/codehost/accounts/users.js';
 import { DATABASE_KINDS } from '../harness.js';
 import { type Codehost, createUser, startCodehost, WebClient } from './helpers.js';
 
@@ -106,5 +107,31 @@ describe.each(DATABASE_KINDS)('changing a password on %s', (kind) => {
       ),
     );
     expect(await signsIn(user.username, user.password)).toBe(true);
+  });
+
+  it('sends the user to choose a password after an administrator set one, then on to where they were going', async () => {
+    const user = await createUser(service);
+    const users = new UserStore(
+      service.db,
+      new PasswordHasher(service.config.security.passwordHash),
+    );
+    await users.setPassword(user.id, 'set by an administrator', { mustChange: true });
+    const browser = new WebClient(service);
+    await browser.get('/profile/applications');
+    const signedIn = await browser.signIn(user.username, 'set by an administrator');
+    expect(signedIn.headers.location).toBe('/profile/password/edit');
+    const form = await browser.get('/profile/password/edit');
+    expect(form.body).toContain('Choose one of your own to continue');
+    const changed = await browser.post('/profile/password', {
+      current_password: 'set by an administrator',
+      new_password: 'my own password now',
+      password_confirmation: 'my own password now',
+    });
+    expect(changed.statusCode).toBe(302);
+    expect(changed.headers.location).toBe('/profile/applications');
+    // Asked once: the next sign-in goes where it was going.
+    expect(
+      (await new WebClient(service).signIn(user.username, 'my own password now')).headers.location,
+    ).toBe('/profile');
   });
 });

@@ -106,8 +106,10 @@ export const accountCommands: readonly Command[] = [
         const user = await existingUser(users, username, context);
         if (!user) return 1;
         const password = generatedPassword();
-        await users.setPassword(user.id, password);
-        context.stdout.write(`New password for ${user.username}: ${password}\n`);
+        await users.setPassword(user.id, password, { mustChange: true });
+        context.stdout.write(
+          `New password for ${user.username}: ${password} (they will be asked to choose their own at sign-in)\n`,
+        );
         return 0;
       });
     },

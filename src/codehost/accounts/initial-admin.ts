@@ -32,6 +32,7 @@ export async function createInitialAdmin(
       email: 'admin@example.com',
       password,
       isAdmin: true,
+      mustChangePassword: true,
     });
   } catch (error) {
     if (error instanceof ConstraintViolationError) return undefined;
@@ -40,5 +41,5 @@ export async function createInitialAdmin(
   mkdirSync(dataDir, { recursive: true });
   const file = join(dataDir, INITIAL_PASSWORD_FILE);
   writeFileSync(file, `${password}\n`, { mode: 0o600 });
-  return `codehost created the administrator account "${INITIAL_ADMIN_USERNAME}"; its initial password is in ${file} (readable only by you). Sign in, then change it with \`codehost-user-reset-password ${INITIAL_ADMIN_USERNAME}\` and delete the file.`;
+  return `codehost created the administrator account "${INITIAL_ADMIN_USERNAME}"; its initial password is in ${file} (readable only by you). Sign in with it: you will be asked to choose your own password. Then delete the file.`;
 }

@@ -36,6 +36,8 @@ export interface NewUser {
   email: string;
   password: string;
   isAdmin?: boolean;
+  /** The password was chosen for the user (the first root password): ask for their own. */
+  mustChangePassword?: boolean;
 }
 
 /** Users, their e-mail addresses and their passwords. */
@@ -76,6 +78,7 @@ export class UserStore {
             email,
             password_hash: passwordHash,
             is_admin: input.isAdmin ? 1 : 0,
+            password_change_required: input.mustChangePassword ? 1 : 0,
             created_at: now,
             updated_at: now,
             // No mail is sent by this service, so addresses count as confirmed.
@@ -197,15 +200,26 @@ export class UserStore {
     });
   }
 
-  /** Sets a new password and signs the user out of every browser session. */
-  async setPassword(userId: number, password: string): Promise<void> {
+  /**
+   * Sets a new password and signs the user out of every browser session. With
+   * `mustChange` (an administrator's reset) the owner is asked for their own.
+   */
+  async setPassword(
+    userId: number,
+    password: string,
+    options: { mustChange?: boolean } = {},
+  ): Promise<void> {
     const weak = passwordProblem(password);
     if (weak) throw new AccountError('password', `Password ${weak}`);
     const passwordHash = await this.hasher.hash(password);
     await this.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('users')
-        .set({ password_hash: passwordHash, updated_at: this.now() })
+        .set({
+          password_hash: passwordHash,
+          password_change_required: options.mustChange ? 1 : 0,
+          updated_at: this.now(),
+        })
         .where('id', '=', userId)
         .execute();
       await trx.deleteFrom('sessions').where('user_id', '=', userId).execute();

@@ -333,6 +333,16 @@ export const codehostMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0007_password_change_required': {
+    async up(db: MigrationDb) {
+      // Set for passwords someone else chose (the first root password, an admin's
+      // reset): the owner is asked for one of their own at the next sign-in.
+      await db.schema
+        .alterTable('users')
+        .addColumn('password_change_required', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
 
 /**

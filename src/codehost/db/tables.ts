@@ -33,6 +33,8 @@ export interface UsersTable {
   last_sign_in_at: number | null;
   /** Where notifications go; NULL means the primary e-mail. */
   notification_email: string | null;
+  /** 1 when the password was chosen by someone else and its owner should replace it. */
+  password_change_required: Generated<Flag>;
 }
 
 export interface EmailsTable {

@@ -10,7 +10,7 @@ import type { Codehost } from '../context.js';
 import { html } from './html.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, signedInUser, webRoute } from './web-context.js';
+import { field, safeReturnPath, signedInUser, webRoute } from './web-context.js';
 
 function passwordPage(
   user: UserRow,
@@ -42,7 +42,14 @@ export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
   app.get('/profile/password/edit', webRoute(codehost), async (request, reply) => {
     const user = await signedInUser(codehost, request, reply);
     if (!user) return reply;
-    return reply.type('text/html').send(passwordPage(user, request.session as Session));
+    const notice =
+      user.password_change_required === 1
+        ? {
+            kind: 'error' as const,
+            text: 'Your password was set for you. Choose one of your own to continue.',
+          }
+        : undefined;
+    return reply.type('text/html').send(passwordPage(user, request.session as Session, notice));
   });
 
   // Guessing the current password from a stolen session is limited like signing in.
@@ -72,8 +79,11 @@ export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
       if (next !== field(request.body, 'password_confirmation')) {
         return refuse('The confirmation does not match the new password.');
       }
+      const returnTo = safeReturnPath(session.data.returnTo);
       await codehost.users.setPassword(user.id, next);
       const fresh = await codehost.sessions.start(reply, { userId: user.id });
+      // Where a required change interrupted the user, they go on now.
+      if (returnTo) return reply.redirect(returnTo, 302);
       return reply.type('text/html').send(
         passwordPage(user, fresh, {
           kind: 'ok',

@@ -170,7 +170,17 @@ async function completeSignIn(
   user: UserRow,
 ): Promise<FastifyReply> {
   const returnTo = safeReturnPath(request.session?.data.returnTo);
-  await codehost.sessions.start(reply, { userId: user.id }, request.session);
   await codehost.users.recordSignIn(user);
+  // A password someone else chose (the first root password, a reset) is replaced
+  // first; where the user was going waits until then.
+  if (user.password_change_required === 1) {
+    await codehost.sessions.start(
+      reply,
+      { userId: user.id, ...(returnTo ? { returnTo } : {}) },
+      request.session,
+    );
+    return reply.redirect('/profile/password/edit', 302);
+  }
+  await codehost.sessions.start(reply, { userId: user.id }, request.session);
   return reply.redirect(returnTo ?? '/profile', 302);
 }
