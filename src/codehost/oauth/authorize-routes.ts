@@ -3,7 +3,12 @@ import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
-import { type InteractionRequest, nextInteraction, parseInteraction } from '../oidc/interaction.js';
+import {
+  type InteractionRequest,
+  NO_INTERACTION,
+  nextInteraction,
+  parseInteraction,
+} from '../oidc/interaction.js';
 import { html } from '../web/html.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
@@ -258,13 +263,13 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
           authorization.application.id,
           authorization.scopes,
         ));
-      const next = authorization.interaction
-        ? nextInteraction(authorization.interaction, user, authorized, Date.now())
-        : !user
-          ? ({ kind: 'sign-in', again: false } as const)
-          : authorized
-            ? ({ kind: 'approve' } as const)
-            : ({ kind: 'ask-consent' } as const);
+      // A plain OAuth request is an OpenID Connect one without prompt or max_age.
+      const next = nextInteraction(
+        authorization.interaction ?? NO_INTERACTION,
+        user,
+        authorized,
+        Date.now(),
+      );
       switch (next.kind) {
         case 'error':
           return redirectWith(reply, codehost, authorization.redirectUri, {

@@ -1,4 +1,4 @@
-import { type Command, UsageError } from '../../platform/cli/command.js';
+import { type Command, type CommandContext, UsageError } from '../../platform/cli/command.js';
 import { positional } from '../accounts/commands.js';
 import { withCodehostDatabase } from '../db/command-database.js';
 import { KEY_SET_MAX_AGE_SECONDS } from './routes.js';
@@ -28,6 +28,18 @@ function refuseUnknownOptions(args: string[], known: readonly string[]): void {
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
+/** Runs an action on the key store of codehost's database (migrated first). */
+function withKeys(
+  context: CommandContext,
+  action: (store: SigningKeyStore) => Promise<number>,
+): Promise<number> {
+  return withCodehostDatabase(
+    context,
+    () => undefined,
+    (db) => action(new SigningKeyStore(db)),
+  );
+}
+
 /** codehost's OpenID Connect signing keys: list, rotate, remove. */
 export const oidcCommands: readonly Command[] = [
   {
@@ -37,30 +49,23 @@ export const oidcCommands: readonly Command[] = [
     run(args, context) {
       positional(args, 0);
       refuseUnknownOptions(args, []);
-      return withCodehostDatabase(
-        context,
-        () => undefined,
-        async (db) => {
-          const store = new SigningKeyStore(db);
-          await store.ensureKey();
-          const signing = await store.signingKey();
-          const published = new Set((await store.published()).keys.map((key) => key.kid));
-          for (const row of await store.all()) {
-            const state =
-              row.kid === signing.kid
-                ? 'signing'
-                : Number(row.signs_from) > Date.now()
-                  ? `published, signs from ${iso(Number(row.signs_from))}`
-                  : published.has(row.kid)
-                    ? 'retired, still published'
-                    : 'retired, no longer published';
-            context.stdout.write(
-              `${row.kid}  ${row.alg}  generation ${row.generation}  ${state}\n`,
-            );
-          }
-          return 0;
-        },
-      );
+      return withKeys(context, async (store) => {
+        await store.ensureKey();
+        const signing = await store.signingKey();
+        const published = new Set((await store.published()).keys.map((key) => key.kid));
+        for (const row of await store.all()) {
+          const state =
+            row.kid === signing.kid
+              ? 'signing'
+              : Number(row.signs_from) > Date.now()
+                ? `published, signs from ${iso(Number(row.signs_from))}`
+                : published.has(row.kid)
+                  ? 'retired, still published'
+                  : 'retired, no longer published';
+          context.stdout.write(`${row.kid}  ${row.alg}  generation ${row.generation}  ${state}\n`);
+        }
+        return 0;
+      });
     },
   },
   {
@@ -78,19 +83,14 @@ export const oidcCommands: readonly Command[] = [
       if (!Number.isInteger(publishFor) || publishFor < 0 || publishFor > 30 * 86_400) {
         throw new UsageError('--publish-for is a whole number of seconds from 0 to 2592000.');
       }
-      return withCodehostDatabase(
-        context,
-        () => undefined,
-        async (db) => {
-          const store = new SigningKeyStore(db);
-          await store.ensureKey();
-          const key = await store.rotate(algorithm as SigningAlgorithm, publishFor * 1000);
-          context.stdout.write(
-            `${key.kid} (${key.alg}) is published now and signs from ${iso(Number(key.signs_from))}.\n`,
-          );
-          return 0;
-        },
-      );
+      return withKeys(context, async (store) => {
+        await store.ensureKey();
+        const key = await store.rotate(algorithm as SigningAlgorithm, publishFor * 1000);
+        context.stdout.write(
+          `${key.kid} (${key.alg}) is published now and signs from ${iso(Number(key.signs_from))}.\n`,
+        );
+        return 0;
+      });
     },
   },
   {
@@ -100,21 +100,16 @@ export const oidcCommands: readonly Command[] = [
     run(args, context) {
       const [kid] = positional(args, 1) as [string];
       refuseUnknownOptions(args, []);
-      return withCodehostDatabase(
-        context,
-        () => undefined,
-        async (db) => {
-          const store = new SigningKeyStore(db);
-          if (await store.remove(kid)) {
-            context.stdout.write(`${kid} is removed.\n`);
-            return 0;
-          }
-          context.stderr.write(
-            `No key ${kid} can be removed: it is unknown or it is the one that signs (rotate with --publish-for=0 first).\n`,
-          );
-          return 1;
-        },
-      );
+      return withKeys(context, async (store) => {
+        if (await store.remove(kid)) {
+          context.stdout.write(`${kid} is removed.\n`);
+          return 0;
+        }
+        context.stderr.write(
+          `No key ${kid} can be removed: it is unknown or it is the one that signs (rotate with --publish-for=0 first).\n`,
+        );
+        return 1;
+      });
     },
   },
 ];

@@ -12,6 +12,13 @@ export interface InteractionRequest {
   loginHint: string | undefined;
 }
 
+/** What a request without `prompt`, `max_age` or `login_hint` asks: nothing special. */
+export const NO_INTERACTION: InteractionRequest = {
+  prompt: new Set(),
+  maxAge: undefined,
+  loginHint: undefined,
+};
+
 const MAX_LOGIN_HINT_LENGTH = 255;
 /** A year: longer ages mean "any sign-in will do". */
 const MAX_AGE_LIMIT = 31_536_000;
@@ -48,7 +55,7 @@ export function parseInteraction(values: {
 export type Interaction =
   | { kind: 'approve' }
   | { kind: 'ask-consent' }
-  | { kind: 'sign-in'; again: boolean }
+  | { kind: 'sign-in' }
   | { kind: 'error'; error: 'login_required' | 'consent_required'; description: string };
 
 /**
@@ -88,10 +95,10 @@ export function nextInteraction(
     }
     return { kind: 'approve' };
   }
-  if (!user) return { kind: 'sign-in', again: false };
+  if (!user) return { kind: 'sign-in' };
   // select_account: one account per sign-in here, so choosing one is signing in again.
   if (tooOld || request.prompt.has('login') || request.prompt.has('select_account')) {
-    return { kind: 'sign-in', again: true };
+    return { kind: 'sign-in' };
   }
   if (request.prompt.has('consent') || !alreadyAuthorized) return { kind: 'ask-consent' };
   return { kind: 'approve' };

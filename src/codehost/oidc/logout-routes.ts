@@ -84,7 +84,7 @@ async function validate(codehost: Codehost, source: unknown): Promise<LogoutRequ
   return { application, postLogoutRedirectUri, state };
 }
 
-function finish(reply: FastifyReply, request: LogoutRequest, session: Session | undefined) {
+function finish(reply: FastifyReply, request: LogoutRequest) {
   if (request.postLogoutRedirectUri !== undefined) {
     const target = new URL(request.postLogoutRedirectUri);
     if (request.state !== undefined) target.searchParams.set('state', request.state);
@@ -94,7 +94,7 @@ function finish(reply: FastifyReply, request: LogoutRequest, session: Session | 
     .type('text/html')
     .send(
       page(
-        { title: 'Signed out', ...(session ? { csrf: session.data.csrf } : {}) },
+        { title: 'Signed out' },
         html`<p id="signed-out">You are signed out of codehost.</p><p><a href="/users/sign_in">Sign in again</a></p>`,
       ),
     );
@@ -129,7 +129,7 @@ export function registerLogoutRoutes(app: HttpApp, codehost: Codehost): void {
     const user = await currentUser(codehost, request);
     if (!user || !request.session) {
       // Nobody to sign out here: go straight on.
-      return finish(reply, logout, request.session);
+      return finish(reply, logout);
     }
     if (logout.postLogoutRedirectUri !== undefined)
       allowFormRedirectTo(reply, logout.postLogoutRedirectUri);
@@ -159,7 +159,7 @@ export function registerLogoutRoutes(app: HttpApp, codehost: Codehost): void {
     async (request, reply) => {
       const logout = await validate(codehost, request.body);
       await codehost.sessions.end(reply, request.session);
-      return finish(reply, logout, undefined);
+      return finish(reply, logout);
     },
   );
 }

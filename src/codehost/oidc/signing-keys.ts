@@ -117,12 +117,16 @@ export class SigningKeyStore {
    * less than `RETIRED_KEY_PUBLISHED_MS` ago.
    */
   async published(): Promise<{ keys: JWK[] }> {
-    await this.ensureKey();
+    let rows = await this.all();
+    if (rows.length === 0) {
+      await this.ensureKey();
+      rows = await this.all();
+    }
     const now = this.now();
     const keys: JWK[] = [];
     // Newest first: each key stopped signing when the next newer one started.
     let newerSignsFrom: number | undefined;
-    for (const row of await this.all()) {
+    for (const row of rows) {
       const upcomingOrSigning =
         Number(row.signs_from) > now || newerSignsFrom === undefined || newerSignsFrom > now;
       const recentlyRetired =
