@@ -188,6 +188,11 @@ describe.skipIf(!browserAvailable)(
         // codehost's session ended too.
         await page.goto(`${service.url}/profile`);
         expect(new URL(page.url()).pathname).toBe('/users/sign_in');
+        // Signed out, a logout without a return address shows codehost's own page.
+        await page.goto(`${service.url}/oauth/logout`);
+        expect(await page.locator('#signed-out').innerText()).toContain('signed out');
+        await page.screenshot({ path: '.test-output/oidc-signed-out-1280.png', fullPage: true });
+        expect(await accessibilityViolations(page)).toEqual([]);
       } finally {
         await context.close();
       }
