@@ -22,12 +22,16 @@ import { oidcCommands } from './oidc/commands.js';
 import { registerLogoutRoutes } from './oidc/logout-routes.js';
 import { registerOidcRoutes } from './oidc/routes.js';
 import { SigningKeyStore } from './oidc/signing-keys.js';
+import { registerActiveSessionPages } from './web/active-session-pages.js';
 import { registerApplicationPages } from './web/application-pages.js';
+import { registerScript } from './web/copy.js';
+import { registerEmailPages } from './web/email-pages.js';
 import { registerNotificationPages } from './web/notification-pages.js';
 import { registerPasswordPages } from './web/password-pages.js';
 import { registerProfilePages } from './web/profile-pages.js';
 import { registerSignInPages } from './web/sign-in-pages.js';
 import { registerTokenPages } from './web/token-pages.js';
+import { registerTwoFactorPages } from './web/two-factor-pages.js';
 
 /** Expired sessions and ended rate-limit windows are swept this often. */
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
@@ -66,8 +70,12 @@ export const codehost: ServiceDefinition<CodehostTables> = {
     await registerRateLimiting(app, context.counters);
 
     registerSignInPages(app, context);
+    registerScript(app);
     registerProfilePages(app, context);
+    registerEmailPages(app, context);
     registerPasswordPages(app, context);
+    registerTwoFactorPages(app, context);
+    registerActiveSessionPages(app, context);
     registerApplicationPages(app, context);
     registerTokenPages(app, context);
     registerNotificationPages(app, context);

@@ -308,3 +308,8 @@ export async function approveInBrowser(
   callback.search = answer.toString();
   return callback;
 }
+
+/** The value a page offers to copy (an ID, a secret, a new token, a key), as stored in it. */
+export function copyableValue(body: string, id: string): string | undefined {
+  return new RegExp(`id="${id}"[^>]*data-copy-text="([^"]*)"`).exec(body)?.[1];
+}

@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentCode } from '../../src/codehost/accounts/two-factor.js';
 import { DATABASE_KINDS } from '../harness.js';
-import { type Codehost, createUser, startCodehost, tokenRequest, WebClient } from './helpers.js';
+import {
+  type Codehost,
+  copyableValue,
+  createUser,
+  startCodehost,
+  tokenRequest,
+  WebClient,
+} from './helpers.js';
 
 describe.each(DATABASE_KINDS)('on %s', (kind) => {
   let service: Codehost;
@@ -111,7 +118,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       await client.signIn(user.username, user.password);
       const setup = await client.get('/profile/two_factor_auth');
       expect(setup.body).toContain('<svg');
-      const secret = /id="otp-secret">([A-Z2-7]+)</.exec(setup.body)?.[1] ?? '';
+      const secret = copyableValue(setup.body, 'otp-secret') ?? '';
       expect(secret).toMatch(/^[A-Z2-7]{32}$/);
       const rejected = await client.post('/profile/two_factor_auth', {
         pin_code: '000000' === currentCode(secret) ? '111111' : '000000',
@@ -196,10 +203,8 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       });
       expect(created.statusCode).toBe(200);
       expect(created.body).toContain('My &lt;app&gt;');
-      const secret = /id="application-secret" class="secret">([0-9a-f]{64})</.exec(
-        created.body,
-      )?.[1];
-      const uid = /id="application-id" class="secret">([0-9a-f]{64})</.exec(created.body)?.[1];
+      const secret = copyableValue(created.body, 'application-secret');
+      const uid = copyableValue(created.body, 'application-id');
       expect(secret).toBeDefined();
       const row = await service.db
         .selectFrom('oauth_applications')
@@ -219,9 +224,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       });
       expect(edited.statusCode).toBe(302);
       const renewed = await client.post(`/profile/applications/${row.id}/renew_secret`, {});
-      const newSecret = /id="application-secret" class="secret">([0-9a-f]{64})</.exec(
-        renewed.body,
-      )?.[1];
+      const newSecret = copyableValue(renewed.body, 'application-secret');
       expect(newSecret).toBeDefined();
       expect(newSecret).not.toBe(secret);
 
@@ -271,10 +274,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         name: 'ci',
         scopes: 'api',
       });
-      const token =
-        /id="created-personal-access-token" class="secret">([0-9a-f]{64})</.exec(
-          created.body,
-        )?.[1] ?? '';
+      const token = copyableValue(created.body, 'created-personal-access-token') ?? '';
       expect(token).not.toBe('');
       expect(
         (await service.app.inject({ url: '/api/v4/user', headers: { 'private-token': token } }))
@@ -282,7 +282,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       ).toBe(200);
       const list = await client.get('/profile/personal_access_tokens');
       expect(list.body).not.toContain(token);
-      const id = /action="\/profile\/personal_access_tokens\/(\d+)\/revoke"/.exec(list.body)?.[1];
+      const id = /href="\/profile\/personal_access_tokens\/(\d+)\/revoke"/.exec(list.body)?.[1];
       expect(
         (await client.post(`/profile/personal_access_tokens/${id}/revoke`, {})).statusCode,
       ).toBe(302);

@@ -59,6 +59,19 @@ function newRecoveryCode(): string {
   return randomBytes(8).toString('hex');
 }
 
+async function replaceRecoveryCodes(
+  trx: Kysely<CodehostTables>,
+  userId: number,
+): Promise<string[]> {
+  const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
+  await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+  await trx
+    .insertInto('recovery_codes')
+    .values(codes.map((value) => ({ user_id: userId, code_hash: secretHash(value) })))
+    .execute();
+  return codes;
+}
+
 /** Enabling, checking and disabling two-factor authentication for a user. */
 export class TwoFactorStore {
   constructor(
@@ -73,20 +86,19 @@ export class TwoFactorStore {
   async enable(userId: number, secret: string, code: string): Promise<string[] | undefined> {
     const step = matchingStep(secret, code, this.now());
     if (step === undefined) return undefined;
-    const codes = Array.from({ length: RECOVERY_CODE_COUNT }, newRecoveryCode);
-    await this.db.transaction().execute(async (trx) => {
+    return this.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('users')
         .set({ otp_secret: secret, otp_last_step: step, updated_at: this.now() })
         .where('id', '=', userId)
         .execute();
-      await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
-      await trx
-        .insertInto('recovery_codes')
-        .values(codes.map((value) => ({ user_id: userId, code_hash: secretHash(value) })))
-        .execute();
+      return replaceRecoveryCodes(trx, userId);
     });
-    return codes;
+  }
+
+  /** A fresh set of recovery codes; every earlier one stops working. */
+  async regenerateRecoveryCodes(userId: number): Promise<string[]> {
+    return this.db.transaction().execute((trx) => replaceRecoveryCodes(trx, userId));
   }
 
   async disable(userId: number): Promise<void> {

@@ -169,6 +169,17 @@ export class UserStore {
     return [user.email, ...others];
   }
 
+  /** The user's addresses besides the primary one, oldest first, with their row IDs. */
+  async secondaryEmails(user: UserRow): Promise<{ id: number; email: string }[]> {
+    return this.db
+      .selectFrom('emails')
+      .select(['id', 'email'])
+      .where('user_id', '=', user.id)
+      .where('email_normalized', '!=', normalizeEmail(user.email))
+      .orderBy('id')
+      .execute();
+  }
+
   async addEmail(userId: number, email: string): Promise<void> {
     const address = email.trim();
     if (!validEmail(address)) throw new AccountError('email', 'Email is invalid');
@@ -185,6 +196,38 @@ export class UserStore {
     } catch (error) {
       throw takenError(error);
     }
+  }
+
+  /**
+   * Removes one of the user's secondary addresses. The primary address cannot go,
+   * nor the one notifications are sent to (the user chooses another first); an
+   * address shown on the profile stops being shown.
+   */
+  async removeEmail(
+    user: UserRow,
+    email: string,
+  ): Promise<'removed' | 'primary' | 'notification' | 'unknown'> {
+    const normalized = normalizeEmail(email);
+    if (normalized === normalizeEmail(user.email)) return 'primary';
+    if (user.notification_email && normalized === normalizeEmail(user.notification_email)) {
+      return 'notification';
+    }
+    return this.db.transaction().execute(async (trx) => {
+      const result = await trx
+        .deleteFrom('emails')
+        .where('user_id', '=', user.id)
+        .where('email_normalized', '=', normalized)
+        .executeTakeFirst();
+      if (Number(result.numDeletedRows) === 0) return 'unknown';
+      if (user.public_email && normalizeEmail(user.public_email) === normalized) {
+        await trx
+          .updateTable('users')
+          .set({ public_email: null, updated_at: this.now() })
+          .where('id', '=', user.id)
+          .execute();
+      }
+      return 'removed';
+    });
   }
 
   async setState(userId: number, state: 'active' | 'blocked'): Promise<void> {

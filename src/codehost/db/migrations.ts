@@ -343,6 +343,27 @@ export const codehostMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0008_profile_and_active_sessions': {
+    async up(db: MigrationDb) {
+      // The address a user chooses to show on their profile (one of their own);
+      // NULL shows none, as on GitLab.
+      await db.schema.alterTable('users').addColumn('public_email', 'varchar(255)').execute();
+      // What a user needs to recognise a session on the active-sessions page. Rows
+      // made before this migration show "unknown" and the time of this change.
+      for (const column of ['user_agent', 'ip_address'] as const) {
+        await db.schema
+          .alterTable('sessions')
+          .addColumn(column, 'varchar(512)', (c) => c.notNull().defaultTo(''))
+          .execute();
+      }
+      for (const column of ['created_at', 'last_used_at'] as const) {
+        await db.schema
+          .alterTable('sessions')
+          .addColumn(column, TIMESTAMP, (c) => c.notNull().defaultTo(0))
+          .execute();
+      }
+    },
+  },
 };
 
 /**

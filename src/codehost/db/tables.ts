@@ -33,6 +33,7 @@ export interface UsersTable {
   last_sign_in_at: number | null;
   /** Where notifications go; NULL means the primary e-mail. */
   notification_email: string | null;
+  public_email: string | null;
   /** 1 when the password was chosen by someone else and its owner should replace it. */
   password_change_required: Generated<Flag>;
 }
@@ -57,6 +58,10 @@ export interface SessionsTable {
   user_id: number | null;
   data: string;
   expires_at: number;
+  user_agent: Generated<string>;
+  ip_address: Generated<string>;
+  created_at: Generated<number>;
+  last_used_at: Generated<number>;
 }
 
 export interface PersonalAccessTokensTable {

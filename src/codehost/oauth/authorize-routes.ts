@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
+import { html } from '../../platform/web/html.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import {
@@ -9,7 +10,6 @@ import {
   nextInteraction,
   parseInteraction,
 } from '../oidc/interaction.js';
-import { html } from '../web/html.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
 import {

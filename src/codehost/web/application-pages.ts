@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
+import { html, type Markup, timeTag } from '../../platform/web/html.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import {
@@ -10,8 +11,9 @@ import {
   postLogoutRedirectUrisOf,
   redirectUrisOf,
 } from '../oauth/applications.js';
-import { isScope, SCOPE_NAMES, SCOPES, type Scope } from '../oauth/scopes.js';
-import { html, type Markup } from './html.js';
+import { isScope, SCOPE_NAMES, SCOPES } from '../oauth/scopes.js';
+import { confirmLink, registerConfirmation } from './confirm.js';
+import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { field, fieldValues, ID_PARAMS, signedInUser, webRoute } from './web-context.js';
@@ -47,16 +49,22 @@ function applicationForm(
 </form>`;
 }
 
-function inputFrom(body: unknown): ApplicationInput {
-  const scopes = fieldValues(body, 'scopes');
-  if (!scopes.every(isScope)) throw new ApplicationError('scopes', 'Unknown scope');
+/** The form as typed, scopes included whatever they are, to show it again. */
+function typedValues(body: unknown): ApplicationInput {
   return {
     name: field(body, 'name'),
     redirectUris: field(body, 'redirect_uri'),
     postLogoutRedirectUris: field(body, 'post_logout_redirect_uri'),
-    scopes: scopes as Scope[],
+    scopes: fieldValues(body, 'scopes').filter(isScope),
     confidential: field(body, 'confidential') === '1',
   };
+}
+
+function inputFrom(body: unknown): ApplicationInput {
+  if (!fieldValues(body, 'scopes').every(isScope)) {
+    throw new ApplicationError('scopes', 'Unknown scope');
+  }
+  return typedValues(body);
 }
 
 export function registerApplicationPages(app: HttpApp, codehost: Codehost): void {
@@ -68,6 +76,7 @@ export function registerApplicationPages(app: HttpApp, codehost: Codehost): void
   ) => {
     const owned = await codehost.applications.ownedBy(user.id);
     const authorized = await codehost.tokens.authorizedApplications(user.id);
+    const now = Date.now();
     const values = options.values ?? {
       name: '',
       redirectUris: '',
@@ -83,31 +92,32 @@ export function registerApplicationPages(app: HttpApp, codehost: Codehost): void
             title: 'Applications',
             user,
             csrf: session.data.csrf,
+            settings: '/profile/applications',
             notice: options.error ? { kind: 'error', text: options.error } : undefined,
           },
           html`<h2>Add new application</h2>
 ${applicationForm(session.data.csrf, '/profile/applications', values, 'Save application')}
 <h2>Your applications (${owned.length})</h2>
-<table id="applications"><tr><th>Name</th><th>Callback URL</th><th>Scopes</th><th></th></tr>
+<div class="table-scroll"><table id="applications"><tr><th scope="col">Name</th><th scope="col">Callback URL</th><th scope="col">Scopes</th><th scope="col">Actions</th></tr>
 ${owned.map(
   (
     application,
   ) => html`<tr><td><a href="/profile/applications/${application.id}">${application.name}</a></td>
 <td>${redirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td>
 <td>${application.scopes}</td>
-<td><a href="/profile/applications/${application.id}/edit">Edit</a>
-<form class="inline" method="post" action="/profile/applications/${application.id}/delete">${csrfField(session.data.csrf)}<button type="submit">Destroy</button></form></td></tr>`,
+<td><a href="/profile/applications/${application.id}/edit" aria-label="Edit ${application.name}">Edit</a>
+${confirmLink(`/profile/applications/${application.id}/delete`, 'Destroy', `Destroy ${application.name}`)}</td></tr>`,
 )}
-</table>
+</table></div>
 <h2>Authorized applications (${authorized.length})</h2>
-<table id="authorized-applications"><tr><th>Name</th><th>Authorized at</th><th>Scopes</th><th></th></tr>
+<div class="table-scroll"><table id="authorized-applications"><tr><th scope="col">Name</th><th scope="col">Authorized</th><th scope="col">Scopes</th><th scope="col">Action</th></tr>
 ${authorized.map(
   (
     entry,
-  ) => html`<tr><td>${entry.name}</td><td>${new Date(entry.authorizedAt).toISOString()}</td><td>${entry.scopes}</td>
-<td><form class="inline" method="post" action="/profile/applications/authorized/${entry.id}/revoke">${csrfField(session.data.csrf)}<button type="submit">Revoke access</button></form></td></tr>`,
+  ) => html`<tr><td>${entry.name}</td><td>${timeTag(entry.authorizedAt, now)}</td><td>${entry.scopes}</td>
+<td>${confirmLink(`/profile/applications/authorized/${entry.id}/revoke`, 'Revoke access', `Revoke access of ${entry.name}`)}</td></tr>`,
 )}
-</table>`,
+</table></div>`,
         ),
       );
   };
@@ -125,6 +135,7 @@ ${authorized.map(
           title: `Application: ${application.name}`,
           user,
           csrf: session.data.csrf,
+          settings: '/profile/applications',
           notice: secret
             ? {
                 kind: 'ok',
@@ -133,18 +144,52 @@ ${authorized.map(
             : undefined,
         },
         html`<table>
-<tr><th>Application ID</th><td><code id="application-id" class="secret">${application.uid}</code></td></tr>
-<tr><th>Secret</th><td>${secret ? html`<code id="application-secret" class="secret">${secret}</code>` : html`<em>hidden; renew it to get a new one</em>`}</td></tr>
+<tr><th>Application ID</th><td>${copyable('application-id', application.uid)}</td></tr>
+<tr><th>Secret</th><td>${secret ? copyable('application-secret', secret) : html`<em>hidden; renew it to get a new one</em>`}</td></tr>
 <tr><th>Callback URL</th><td>${redirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td></tr>
 <tr><th>Post-logout redirect URI</th><td>${postLogoutRedirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td></tr>
 <tr><th>Scopes</th><td>${application.scopes}</td></tr>
 <tr><th>Confidential</th><td>${application.confidential ? 'Yes' : 'No'}</td></tr>
 </table>
 <p><a href="/profile/applications/${application.id}/edit">Edit</a></p>
-<form method="post" action="/profile/applications/${application.id}/renew_secret">${csrfField(session.data.csrf)}<button type="submit">Renew secret</button></form>
+<p>${confirmLink(`/profile/applications/${application.id}/renew_secret`, 'Renew secret')}</p>
 <p><a href="/profile/applications">Back to applications</a></p>`,
       ),
     );
+
+  const editPage = (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    application: ApplicationRow,
+    refused?: { error: string; values: ApplicationInput },
+  ) =>
+    reply
+      .status(refused ? 422 : 200)
+      .type('text/html')
+      .send(
+        page(
+          {
+            title: `Edit application: ${application.name}`,
+            user,
+            csrf: session.data.csrf,
+            settings: '/profile/applications',
+            notice: refused ? { kind: 'error', text: refused.error } : undefined,
+          },
+          applicationForm(
+            session.data.csrf,
+            `/profile/applications/${application.id}`,
+            refused?.values ?? {
+              name: application.name,
+              redirectUris: redirectUrisOf(application).join('\n'),
+              postLogoutRedirectUris: postLogoutRedirectUrisOf(application).join('\n'),
+              scopes: application.scopes.split(' '),
+              confidential: application.confidential === 1,
+            },
+            'Save application',
+          ),
+        ),
+      );
 
   const owned = async (user: UserRow, id: number) => {
     const application = await codehost.applications.findOwned(user.id, id);
@@ -172,7 +217,7 @@ ${authorized.map(
       return listPage(reply, user, session, {
         error: error.message,
         status: 422,
-        ...(input ? { values: input } : {}),
+        values: input ?? typedValues(request.body),
       });
     }
   });
@@ -196,24 +241,7 @@ ${authorized.map(
       if (!user) return reply;
       const session = request.session as Session;
       const { id } = request.params as { id: number };
-      const application = await owned(user, id);
-      return reply.type('text/html').send(
-        page(
-          { title: `Edit application: ${application.name}`, user, csrf: session.data.csrf },
-          applicationForm(
-            session.data.csrf,
-            `/profile/applications/${application.id}`,
-            {
-              name: application.name,
-              redirectUris: redirectUrisOf(application).join('\n'),
-              postLogoutRedirectUris: postLogoutRedirectUrisOf(application).join('\n'),
-              scopes: application.scopes.split(' '),
-              confidential: application.confidential === 1,
-            },
-            'Save application',
-          ),
-        ),
-      );
+      return editPage(reply, user, session, await owned(user, id));
     },
   );
 
@@ -226,24 +254,16 @@ ${authorized.map(
       const session = request.session as Session;
       const { id } = request.params as { id: number };
       const application = await owned(user, id);
+      let input: ApplicationInput | undefined;
       try {
-        await codehost.applications.update(user.id, application.id, inputFrom(request.body));
+        input = inputFrom(request.body);
+        await codehost.applications.update(user.id, application.id, input);
       } catch (error) {
         if (!(error instanceof ApplicationError)) throw error;
-        return reply
-          .status(422)
-          .type('text/html')
-          .send(
-            page(
-              {
-                title: `Edit application: ${application.name}`,
-                user,
-                csrf: session.data.csrf,
-                notice: { kind: 'error', text: error.message },
-              },
-              html`<p><a href="/profile/applications/${application.id}/edit">Back</a></p>`,
-            ),
-          );
+        return editPage(reply, user, session, application, {
+          error: error.message,
+          values: input ?? typedValues(request.body),
+        });
       }
       return reply.redirect(`/profile/applications/${application.id}`, 302);
     },
@@ -285,6 +305,52 @@ ${authorized.map(
       const { id } = request.params as { id: number };
       await codehost.tokens.revokeAuthorization(user.id, id);
       return reply.redirect('/profile/applications', 302);
+    },
+  );
+
+  registerConfirmation(app, codehost, '/profile/applications/:id/delete', async (user, id) => {
+    const application = await codehost.applications.findOwned(user.id, id);
+    return application
+      ? {
+          title: `Destroy ${application.name}?`,
+          consequence: `Every token issued to ${application.name} stops working at once, and the application can no longer sign anyone in. This cannot be undone.`,
+          button: 'Destroy',
+          back: '/profile/applications',
+        }
+      : undefined;
+  });
+  registerConfirmation(
+    app,
+    codehost,
+    '/profile/applications/:id/renew_secret',
+    async (user, id) => {
+      const application = await codehost.applications.findOwned(user.id, id);
+      return application
+        ? {
+            title: `Renew the secret of ${application.name}?`,
+            consequence: `A new secret is made and shown once. The current secret stops working at once: ${application.name} cannot get tokens until it is configured with the new one.`,
+            button: 'Renew secret',
+            back: `/profile/applications/${application.id}`,
+          }
+        : undefined;
+    },
+  );
+  registerConfirmation(
+    app,
+    codehost,
+    '/profile/applications/authorized/:id/revoke',
+    async (user, id) => {
+      const entry = (await codehost.tokens.authorizedApplications(user.id)).find(
+        (authorized) => authorized.id === id,
+      );
+      return entry
+        ? {
+            title: `Revoke access of ${entry.name}?`,
+            consequence: `${entry.name} loses every token it holds for your account. It will have to ask for your permission again.`,
+            button: 'Revoke access',
+            back: '/profile/applications',
+          }
+        : undefined;
     },
   );
 }

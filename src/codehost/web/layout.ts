@@ -1,5 +1,6 @@
 import type { Problem } from '../../platform/http/problem.js';
-import { html, type Markup, trusted } from './html.js';
+import { html, type Markup, trusted } from '../../platform/web/html.js';
+import { SCRIPT_PATH } from './copy.js';
 
 export interface PageOptions {
   title: string;
@@ -9,15 +10,47 @@ export interface PageOptions {
   csrf?: string | undefined;
   /** A notice shown above the content. */
   notice?: { kind: 'ok' | 'error'; text: string } | undefined;
+  /** On a user-settings page: its path, to show the settings menu with it marked. */
+  settings?: string | undefined;
+}
+
+/** The user-settings pages, in GitLab's order. */
+const SETTINGS: readonly [path: string, label: string][] = [
+  ['/profile', 'Profile'],
+  ['/profile/emails', 'Emails'],
+  ['/profile/password/edit', 'Password'],
+  ['/profile/two_factor_auth', 'Two-factor authentication'],
+  ['/profile/active_sessions', 'Active sessions'],
+  ['/profile/applications', 'Applications'],
+  ['/profile/personal_access_tokens', 'Access tokens'],
+  ['/profile/notifications', 'Notifications'],
+];
+
+function settingsMenu(current: string): Markup {
+  return html`<nav class="settings" aria-label="User settings"><ul>${SETTINGS.map(
+    ([path, label]) =>
+      html`<li><a href="${path}"${path === current ? html` aria-current="page"` : html``}>${label}</a></li>`,
+  )}</ul></nav>`;
 }
 
 const STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
 header{background:#2e2e5c;color:#fff;padding:.6rem 1.2rem;display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center}
-header a{color:#fff}header form{margin:0 0 0 auto}
-main{max-width:46rem;margin:1.5rem auto;padding:0 1.2rem}
+header a{color:#fff}header form{margin:0 0 0 auto}.brand{font-weight:700;text-decoration:none}
+main{max-width:46rem;margin:1.5rem auto;padding:0 1.2rem;overflow-wrap:anywhere}
+nav.settings ul{list-style:none;margin:0 0 1rem;padding:0;display:flex;flex-wrap:wrap;gap:.3rem .9rem;border-bottom:1px solid #ddd;padding-bottom:.5rem}
+nav.settings a[aria-current]{font-weight:700;color:#222;text-decoration:none}
+.hint{margin:.2rem 0;color:#555;font-size:.9em}.field-error{margin:.2rem 0;color:#a40000;font-weight:600}
+[aria-invalid=true]{border:2px solid #a40000}
+.table-scroll{overflow-x:auto}
+#qr-code{margin:1rem 0;width:min(14rem,100%)}#qr-code svg{display:block;width:100%;height:auto}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
+.copy{margin-left:.4rem;font-size:.85em;padding:.1rem .5rem}
+.danger-link{color:#a40000;font-weight:600}
+button.danger{background:#a40000;color:#fff;border:1px solid #7a0000;border-radius:3px}
+.badge{display:inline-block;padding:0 .4rem;border-radius:3px;background:#e8e8f4;font-size:.85em}
 label{display:block;margin:.8rem 0 .2rem;font-weight:600}
-input[type=text],input[type=password],input[type=date],textarea{width:100%;padding:.4rem;box-sizing:border-box;font:inherit}
+input[type=text],input[type=password],input[type=date],input[type=email],input[type=url],textarea{width:100%;padding:.4rem;box-sizing:border-box;font:inherit}
 button{padding:.4rem .9rem;font:inherit;cursor:pointer}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left;vertical-align:top}
 code,.secret{font-family:ui-monospace,monospace;word-break:break-all}
@@ -34,12 +67,8 @@ const FAVICON =
 /** The frame of every page: header with the user and sign-out, then the content. */
 export function page(options: PageOptions, content: Markup): string {
   const account = options.user
-    ? html`<a href="/profile">${options.user.username}</a>
-        <a href="/profile/applications">Applications</a>
-        <a href="/profile/personal_access_tokens">Access tokens</a>
-        <a href="/profile/notifications">Notifications</a>
-        <a href="/profile/password/edit">Password</a>
-        <a href="/profile/two_factor_auth">Two-factor</a>
+    ? html`<a href="/${options.user.username}">${options.user.username}</a>
+        <a href="/profile">Settings</a>
         <form method="post" action="/users/sign_out">
           <input type="hidden" name="authenticity_token" value="${options.csrf ?? ''}">
           <button type="submit">Sign out</button>
@@ -56,10 +85,12 @@ export function page(options: PageOptions, content: Markup): string {
 <title>${options.title} · codehost</title>
 <link rel="icon" href="${FAVICON}">
 <style>${trusted(STYLE)}</style>
+<script src="${SCRIPT_PATH}" defer></script>
 </head>
 <body>
-<header><strong>codehost</strong>${account}</header>
+<header><a class="brand" href="/">codehost</a>${account}</header>
 <main>
+${options.settings ? settingsMenu(options.settings) : html``}
 <h1>${options.title}</h1>
 ${notice}
 ${content}

@@ -1,6 +1,7 @@
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
+import { html, type Markup } from '../../platform/web/html.js';
 import { normalizeEmail, type UserRow } from '../accounts/users.js';
 import { readableGroupById, readableProjectById } from '../api/lookup.js';
 import { inIds } from '../api/queries.js';
@@ -8,13 +9,16 @@ import type { Codehost } from '../context.js';
 import type { SourceType } from '../db/tables.js';
 import {
   isNotificationLevel,
+  NOTIFICATION_EVENTS,
   NOTIFICATION_LEVELS,
+  type NotificationEvent,
   type NotificationLevel,
+  type NotificationSetting,
+  type NotificationSource,
 } from '../notifications/settings.js';
-import { html, type Markup } from './html.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, ID_PARAMS, signedInUser, webRoute } from './web-context.js';
+import { field, fieldValues, ID_PARAMS, signedInUser, webRoute } from './web-context.js';
 
 /** How GitLab's notifications page names the levels. */
 const LEVEL_LABELS: Record<NotificationLevel, string> = {
@@ -31,6 +35,27 @@ const GLOBAL_CHOICES = NOTIFICATION_LEVELS.filter((level) => level !== 'global')
 
 /** Rows listed per kind; members of more see the first ones. */
 const LISTED = 200;
+
+/** GitLab's names of the ten custom events. */
+const EVENT_LABELS: Record<NotificationEvent, string> = {
+  new_note: 'New note',
+  new_issue: 'New issue',
+  reopen_issue: 'Reopen issue',
+  close_issue: 'Close issue',
+  reassign_issue: 'Reassign issue',
+  new_merge_request: 'New merge request',
+  reopen_merge_request: 'Reopen merge request',
+  close_merge_request: 'Close merge request',
+  reassign_merge_request: 'Reassign merge request',
+  merge_merge_request: 'Merge merge request',
+};
+
+/** Where the custom events of a source are chosen. */
+function customPath(source: NotificationSource): string {
+  return source.type === 'global'
+    ? '/profile/notifications/custom'
+    : `/profile/notifications/${source.type}s/${source.id}/custom`;
+}
 
 function levelSelect(
   id: string,
@@ -70,11 +95,20 @@ export function registerNotificationPages(app: HttpApp, codehost: Codehost): voi
     const reach = await codehost.access.memberProjectFilter(user);
     const projects = await codehost.db
       .selectFrom('projects')
-      .selectAll()
+      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+      .select([
+        'projects.id',
+        'projects.name',
+        'projects.full_path',
+        'namespaces.full_name as namespace_name',
+      ])
       .where((eb) =>
-        eb.or([inIds('id', reach.projectIds), inIds('namespace_id', reach.namespaceIds)]),
+        eb.or([
+          inIds('projects.id', reach.projectIds),
+          inIds('projects.namespace_id', reach.namespaceIds),
+        ]),
       )
-      .orderBy('full_path_normalized')
+      .orderBy('projects.full_path_normalized')
       .limit(LISTED)
       .execute();
     const groupLevels = await codehost.notificationSettings.levels(
@@ -88,15 +122,23 @@ export function registerNotificationPages(app: HttpApp, codehost: Codehost): voi
       projects.map((project) => project.id),
     );
     const csrf = session.data.csrf;
-    const row = (type: SourceType, id: number, label: string, level: NotificationLevel) =>
-      html`<tr><td>${label}</td><td><form class="inline" method="post" action="/profile/notifications/${type}s/${id}">${csrfField(csrf)}${levelSelect(`${type}-${id}-level`, level, NOTIFICATION_LEVELS)} <button type="submit" id="${type}-${id}-save">Save</button></form></td></tr>`;
+    const row = (
+      type: SourceType,
+      id: number,
+      name: string,
+      href: string,
+      level: NotificationLevel,
+    ) =>
+      html`<tr><th scope="row"><a href="${href}">${name}</a></th><td><form class="inline" method="post" action="/profile/notifications/${type}s/${id}">${csrfField(csrf)}<label class="visually-hidden" for="${type}-${id}-level">Notification level for ${name}</label>${levelSelect(`${type}-${id}-level`, level, NOTIFICATION_LEVELS)} <button type="submit" id="${type}-${id}-save" aria-label="Save the level for ${name}">Save</button>${
+        level === 'custom' ? html` <a href="${customPath({ type, id })}">Custom events</a>` : html``
+      }</form></td></tr>`;
 
     return reply
       .status(status)
       .type('text/html')
       .send(
         page(
-          { title: 'Notifications', user, csrf, notice },
+          { title: 'Notifications', user, csrf, notice, settings: '/profile/notifications' },
           html`<form method="post" action="/profile/notifications">
   ${csrfField(csrf)}
   <label for="notification_email">Notification email</label>
@@ -106,24 +148,38 @@ export function registerNotificationPages(app: HttpApp, codehost: Codehost): voi
   )}</select>
   <label for="global-level">Global notification level</label>
   ${levelSelect('global-level', global.level, GLOBAL_CHOICES)}
+  <p class="hint">Custom lets you choose which of ten events notify you${global.level === 'custom' ? html`: <a href="${customPath({ type: 'global' })}">choose the events</a>` : html` (you choose them after saving)`}.</p>
   <p><button type="submit" id="global-save">Update settings</button></p>
 </form>
 <h2>Groups</h2>
 ${
   groups.length === 0
     ? html`<p>You are not a member of any group.</p>`
-    : html`<table id="group-settings"><tr><th>Group</th><th>Level</th></tr>${groups.map((group) =>
-        row('group', group.id, group.full_path, groupLevels.get(group.id) ?? 'global'),
-      )}</table>`
+    : html`<div class="table-scroll"><table id="group-settings"><tr><th scope="col">Group</th><th scope="col">Level</th></tr>${groups.map(
+        (group) =>
+          row(
+            'group',
+            group.id,
+            group.full_name,
+            `/groups/${group.full_path}`,
+            groupLevels.get(group.id) ?? 'global',
+          ),
+      )}</table></div>`
 }
 <h2>Projects</h2>
 ${
   projects.length === 0
     ? html`<p>You are not a member of any project.</p>`
-    : html`<table id="project-settings"><tr><th>Project</th><th>Level</th></tr>${projects.map(
+    : html`<div class="table-scroll"><table id="project-settings"><tr><th scope="col">Project</th><th scope="col">Level</th></tr>${projects.map(
         (project) =>
-          row('project', project.id, project.full_path, projectLevels.get(project.id) ?? 'global'),
-      )}</table>`
+          row(
+            'project',
+            project.id,
+            `${project.namespace_name} / ${project.name}`,
+            `/${project.full_path}`,
+            projectLevels.get(project.id) ?? 'global',
+          ),
+      )}</table></div>`
 }`,
         ),
       );
@@ -173,8 +229,21 @@ ${
           .execute();
       },
     );
+    if (level === 'custom') return reply.redirect(customPath({ type: 'global' }), 303);
     return reply.redirect('/profile/notifications?saved=1', 303);
   });
+
+  /** The group or project a path names, with its name, if the user may read it. */
+  const sourceOf = async (user: UserRow, type: SourceType, id: number) => {
+    if (type === 'group') {
+      const group = await readableGroupById(codehost, user, id);
+      return group ? { name: group.full_name } : undefined;
+    }
+    const project = await readableProjectById(codehost, user, id);
+    return project
+      ? { name: `${project.namespace.full_name} / ${project.project.name}` }
+      : undefined;
+  };
 
   for (const type of ['group', 'project'] as const) {
     app.post(
@@ -184,11 +253,9 @@ ${
         const user = await signedInUser(codehost, request, reply);
         if (!user) return reply;
         const { id } = request.params as { id: number };
-        const readable =
-          type === 'group'
-            ? await readableGroupById(codehost, user, id)
-            : await readableProjectById(codehost, user, id);
-        if (!readable) throw new HttpError(problem(404, 'not-found', `No such ${type}.`));
+        if (!(await sourceOf(user, type, id))) {
+          throw new HttpError(problem(404, 'not-found', `No such ${type}.`));
+        }
         const level = field(request.body, 'level');
         if (!isNotificationLevel(level)) {
           return render(
@@ -200,8 +267,108 @@ ${
           );
         }
         await codehost.notificationSettings.update(user.id, { type, id }, { level });
+        if (level === 'custom') return reply.redirect(customPath({ type, id }), 303);
         return reply.redirect('/profile/notifications?saved=1', 303);
       },
     );
   }
+
+  // The custom level's ten events, as checkboxes, for the global setting and for
+  // each group and project. Saving them also sets the level to custom.
+  const customPage = (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    source: NotificationSource,
+    name: string,
+    setting: NotificationSetting,
+  ) =>
+    reply.type('text/html').send(
+      page(
+        {
+          title: `Custom notification events: ${name}`,
+          user,
+          csrf: session.data.csrf,
+          settings: '/profile/notifications',
+        },
+        html`<form method="post" action="${customPath(source)}">
+  ${csrfField(session.data.csrf)}
+  <fieldset><legend>E-mail me when</legend>
+  ${NOTIFICATION_EVENTS.map(
+    (event) =>
+      html`<div><label class="inline"><input type="checkbox" name="events" value="${event}"${setting.events[event] ? html` checked` : html``}> ${EVENT_LABELS[event]}</label></div>`,
+  )}
+  </fieldset>
+  <p class="hint">Saving sets the level of ${name} to Custom.</p>
+  <p><button type="submit">Save events</button> <a href="/profile/notifications">Cancel</a></p>
+</form>`,
+      ),
+    );
+
+  const customRoute = (
+    path: string,
+    resolve: (
+      user: UserRow,
+      params: unknown,
+    ) => Promise<{ source: NotificationSource; name: string } | undefined>,
+    schema = {},
+  ) => {
+    const target = async (request: FastifyRequest, user: UserRow) => {
+      const found = await resolve(user, request.params);
+      if (!found) throw new HttpError(problem(404, 'not-found', 'No such group or project.'));
+      return found;
+    };
+    app.get(path, webRoute(codehost, { schema }), async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const { source, name } = await target(request, user);
+      const setting =
+        source.type === 'global'
+          ? await codehost.notificationSettings.global(user.id)
+          : ((await codehost.notificationSettings.find(user.id, source)) ?? NO_EVENTS);
+      return customPage(reply, user, request.session as Session, source, name, setting);
+    });
+    app.post(path, webRoute(codehost, { schema }), async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const { source } = await target(request, user);
+      const chosen = fieldValues(request.body, 'events');
+      const unknown = chosen.find(
+        (event) => !(NOTIFICATION_EVENTS as readonly string[]).includes(event),
+      );
+      if (unknown !== undefined) {
+        throw new HttpError(problem(400, 'validation', 'Choose events from the list.'));
+      }
+      const events = Object.fromEntries(
+        NOTIFICATION_EVENTS.map((event) => [event, chosen.includes(event)]),
+      ) as Record<NotificationEvent, boolean>;
+      await codehost.notificationSettings.update(user.id, source, { level: 'custom', events });
+      return reply.redirect('/profile/notifications?saved=1', 303);
+    });
+  };
+
+  customRoute(customPath({ type: 'global' }), async () => ({
+    source: { type: 'global' },
+    name: 'global setting',
+  }));
+  for (const type of ['group', 'project'] as const) {
+    customRoute(
+      `/profile/notifications/${type}s/:id/custom`,
+      async (user, params) => {
+        const { id } = params as { id: number };
+        const found = await sourceOf(user, type, id);
+        return found ? { source: { type, id }, name: found.name } : undefined;
+      },
+      { params: ID_PARAMS },
+    );
+  }
 }
+
+/** What a source without a stored setting shows: no event chosen yet. */
+const NO_EVENTS: NotificationSetting = {
+  level: 'global',
+  events: Object.fromEntries(NOTIFICATION_EVENTS.map((event) => [event, false])) as Record<
+    NotificationEvent,
+    boolean
+  >,
+};

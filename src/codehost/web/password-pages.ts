@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
+import { html } from '../../platform/web/html.js';
 import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
@@ -7,7 +8,6 @@ import {
 } from '../accounts/passwords.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
-import { html } from './html.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { field, safeReturnPath, signedInUser, webRoute } from './web-context.js';
@@ -18,7 +18,13 @@ function passwordPage(
   notice?: { kind: 'ok' | 'error'; text: string },
 ): string {
   return page(
-    { title: 'Password', user, csrf: session.data.csrf, notice },
+    {
+      title: 'Password',
+      user,
+      csrf: session.data.csrf,
+      notice,
+      settings: '/profile/password/edit',
+    },
     html`<form method="post" action="/profile/password">
   ${csrfField(session.data.csrf)}
   <label for="current_password">Current password</label>

@@ -1,142 +1,112 @@
+import type { FastifyReply } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
-import { newTotpSecret, provisioningUri, qrCodeSvg } from '../accounts/two-factor.js';
-import { isTwoFactorEnabled } from '../accounts/users.js';
+import { errorSummary, type FieldErrors, textField } from '../../platform/web/forms.js';
+import { html } from '../../platform/web/html.js';
+import {
+  PROFILE_FIELDS,
+  PROFILE_MAX_LENGTH,
+  type ProfileInput,
+  profileErrors,
+  profileOf,
+  saveProfile,
+} from '../accounts/profile.js';
+import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
-import { html, trusted } from './html.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { field, signedInUser, webRoute } from './web-context.js';
 
-export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
-  app.get('/profile', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
-    const session = request.session as Session;
-    const emails = await codehost.users.emailsOf(user);
-    return reply.type('text/html').send(
-      page(
-        { title: 'Profile', user, csrf: session.data.csrf },
-        html`<table>
-  <tr><th>Username</th><td>${user.username}</td></tr>
-  <tr><th>Name</th><td>${user.name}</td></tr>
-  <tr><th>Emails</th><td>${emails.map((email, index) => html`<div>${email}${index === 0 ? ' (primary)' : ''}</div>`)}</td></tr>
-  <tr><th>Two-factor authentication</th><td>${isTwoFactorEnabled(user) ? 'Enabled' : 'Disabled'}</td></tr>
-</table>`,
-      ),
-    );
-  });
+const SETTINGS_PATH = '/profile';
 
-  app.get('/profile/two_factor_auth', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
-    const session = request.session as Session;
-    if (isTwoFactorEnabled(user)) {
-      const remaining = await codehost.twoFactor.remainingRecoveryCodes(user.id);
-      return reply.type('text/html').send(
+/**
+ * `/profile`: GitLab's "Edit profile". The fields are the ones `/api/v3/user`
+ * returns; a refused form comes back with everything typed and each problem
+ * beside its field.
+ */
+export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
+  const profilePage = async (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    values: ProfileInput,
+    options: { errors?: FieldErrors; saved?: boolean } = {},
+  ) => {
+    const errors = options.errors ?? {};
+    const summary = errorSummary(errors);
+    const emails = await codehost.users.emailsOf(user);
+    const text = (
+      name: Exclude<keyof ProfileInput, 'public_email' | 'bio'>,
+      label: string,
+      extra: { type?: 'url'; hint?: string; required?: boolean; autocomplete?: string } = {},
+    ) =>
+      textField({
+        name,
+        label,
+        value: values[name],
+        error: errors[name],
+        maxLength: PROFILE_MAX_LENGTH,
+        ...extra,
+      });
+    return reply
+      .status(summary ? 422 : 200)
+      .type('text/html')
+      .send(
         page(
-          { title: 'Two-factor authentication', user, csrf: session.data.csrf },
-          html`<p>Two-factor authentication is <strong>enabled</strong>. ${remaining} recovery codes are left.</p>
-<form method="post" action="/profile/two_factor_auth/disable">
+          {
+            title: 'Edit profile',
+            user,
+            csrf: session.data.csrf,
+            settings: SETTINGS_PATH,
+            notice: summary
+              ? { kind: 'error', text: summary }
+              : options.saved
+                ? { kind: 'ok', text: 'Profile was successfully updated.' }
+                : undefined,
+          },
+          html`<p>This information appears on <a href="/${user.username}">your public page</a> and in the API. Your username is <strong>${user.username}</strong>.</p>
+<form method="post" action="${SETTINGS_PATH}" novalidate>
   ${csrfField(session.data.csrf)}
-  <label for="current_password">Current password</label>
-  <input type="password" id="current_password" name="current_password" autocomplete="current-password" required>
-  <p><button type="submit">Disable two-factor authentication</button></p>
+  ${text('name', 'Full name', { required: true, autocomplete: 'name' })}
+  <label for="public_email">Public email</label>
+  <select id="public_email" name="public_email" aria-describedby="public_email-hint${errors.public_email ? ' public_email-error' : ''}">
+    <option value="">Do not show on profile</option>
+    ${emails.map(
+      (email) =>
+        html`<option value="${email}"${email === values.public_email ? html` selected` : html``}>${email}</option>`,
+    )}
+  </select>
+  <p class="hint" id="public_email-hint">One of your <a href="/profile/emails">e-mail addresses</a>, shown on your public page.</p>
+  ${errors.public_email ? html`<p class="field-error" id="public_email-error">${errors.public_email}</p>` : html``}
+  ${text('website_url', 'Website', { type: 'url', hint: 'An address starting with http:// or https://.', autocomplete: 'url' })}
+  ${text('location', 'Location')}
+  ${textField({ name: 'bio', label: 'Bio', value: values.bio, error: errors.bio, maxLength: PROFILE_MAX_LENGTH, multiline: true, hint: `Tell us about yourself in ${PROFILE_MAX_LENGTH} characters or fewer.` })}
+  ${text('skype', 'Skype')}
+  ${text('linkedin', 'LinkedIn')}
+  ${text('twitter', 'Twitter')}
+  <p><button type="submit">Update profile settings</button></p>
 </form>`,
         ),
       );
-    }
-    // The secret on offer is kept in the session until a code proves the app has it.
-    session.data.otpSetupSecret ??= newTotpSecret();
-    await codehost.sessions.save(session);
-    return reply.type('text/html').send(await setupPage(codehost, session, user.username));
-  });
+  };
 
-  app.post('/profile/two_factor_auth', webRoute(codehost), async (request, reply) => {
+  app.get(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
     const user = await signedInUser(codehost, request, reply);
     if (!user) return reply;
-    const session = request.session as Session;
-    const secret = session.data.otpSetupSecret;
-    if (isTwoFactorEnabled(user) || secret === undefined) {
-      return reply.redirect('/profile/two_factor_auth', 302);
-    }
-    const codes = await codehost.twoFactor.enable(user.id, secret, field(request.body, 'pin_code'));
-    if (!codes) {
-      return reply
-        .status(422)
-        .type('text/html')
-        .send(await setupPage(codehost, session, user.username, 'Invalid pin code. Try again.'));
-    }
-    delete session.data.otpSetupSecret;
-    await codehost.sessions.save(session);
-    return reply.type('text/html').send(
-      page(
-        {
-          title: 'Two-factor authentication',
-          user,
-          csrf: session.data.csrf,
-          notice: { kind: 'ok', text: 'Two-factor authentication is now enabled.' },
-        },
-        html`<p>Keep these recovery codes somewhere safe. Each signs you in once if you lose your
-device. They are shown only now.</p>
-<ul id="recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
-<p><a href="/profile">Proceed</a></p>`,
-      ),
-    );
+    const saved = (request.query as Record<string, unknown>).saved === '1';
+    return profilePage(reply, user, request.session as Session, profileOf(user), { saved });
   });
 
-  app.post('/profile/two_factor_auth/disable', webRoute(codehost), async (request, reply) => {
+  app.post(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
     const user = await signedInUser(codehost, request, reply);
     if (!user) return reply;
-    const session = request.session as Session;
-    // Through the sign-in check, so guesses here count against the account too.
-    const check = await codehost.signIn.check(
-      user.username,
-      field(request.body, 'current_password'),
-    );
-    if (check.outcome !== 'ok') {
-      return reply
-        .status(422)
-        .type('text/html')
-        .send(
-          page(
-            {
-              title: 'Two-factor authentication',
-              user,
-              csrf: session.data.csrf,
-              notice: { kind: 'error', text: 'The password is not correct.' },
-            },
-            html`<p><a href="/profile/two_factor_auth">Back</a></p>`,
-          ),
-        );
+    const values = Object.fromEntries(
+      PROFILE_FIELDS.map((name) => [name, field(request.body, name).trim()]),
+    ) as unknown as ProfileInput;
+    const errors = profileErrors(values, await codehost.users.emailsOf(user));
+    if (Object.keys(errors).length > 0) {
+      return profilePage(reply, user, request.session as Session, values, { errors });
     }
-    await codehost.twoFactor.disable(user.id);
-    return reply.redirect('/profile/two_factor_auth', 302);
+    await saveProfile(codehost.db, user.id, values, Date.now());
+    return reply.redirect(`${SETTINGS_PATH}?saved=1`, 303);
   });
-}
-
-async function setupPage(
-  codehost: Codehost,
-  session: Session,
-  username: string,
-  error?: string,
-): Promise<string> {
-  const secret = session.data.otpSetupSecret ?? '';
-  const uri = provisioningUri(secret, username, new URL(codehost.config.publicUrl).host);
-  return page(
-    {
-      title: 'Two-factor authentication',
-      user: { username },
-      csrf: session.data.csrf,
-      notice: error ? { kind: 'error', text: error } : undefined,
-    },
-    html`<p>Scan this QR code with an authenticator app (FreeOTP, Google Authenticator, …), or enter the key by hand.</p>
-<div id="qr-code" aria-label="QR code">${trusted(await qrCodeSvg(uri))}</div>
-<p>Key: <code id="otp-secret">${secret}</code></p>
-<form method="post" action="/profile/two_factor_auth">
-  ${csrfField(session.data.csrf)}
-  <label for="pin_code">Code from the app</label>
-  <input type="text" id="pin_code" name="pin_code" inputmode="numeric" autocomplete="one-time-code" required>
-  <p><button type="submit">Register with two-factor app</button></p>
-</form>`,
-  );
 }

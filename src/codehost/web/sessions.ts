@@ -28,6 +28,18 @@ export interface Session {
   data: SessionData;
 }
 
+/** A signed-in session as its owner sees it on the active-sessions page. */
+export interface ActiveSession {
+  idHash: string;
+  userAgent: string;
+  ipAddress: string;
+  createdAt: number;
+  lastUsedAt: number;
+}
+
+/** Last use is written at most this often, so reading pages does not write each time. */
+const LAST_USE_PRECISION_MS = 60 * 1000;
+
 /** Sessions of signed-out visitors (a sign-in form, a pending code) live briefly. */
 const ANONYMOUS_LIFETIME_MS = 2 * 60 * 60 * 1000;
 
@@ -49,15 +61,25 @@ export class SessionStore {
     const idHash = secretHash(id);
     const row = await this.db
       .selectFrom('sessions')
-      .select(['data', 'expires_at'])
+      .select(['data', 'expires_at', 'last_used_at'])
       .where('id_hash', '=', idHash)
       .executeTakeFirst();
-    if (!row || Number(row.expires_at) <= this.now()) return undefined;
+    const now = this.now();
+    if (!row || Number(row.expires_at) <= now) return undefined;
+    let data: SessionData;
     try {
-      return { idHash, data: JSON.parse(row.data) as SessionData };
+      data = JSON.parse(row.data) as SessionData;
     } catch {
       return undefined;
     }
+    if (now - Number(row.last_used_at) >= LAST_USE_PRECISION_MS) {
+      await this.db
+        .updateTable('sessions')
+        .set({ last_used_at: now, ...this.client(request) })
+        .where('id_hash', '=', idHash)
+        .execute();
+    }
+    return { idHash, data };
   }
 
   /** A new session (new ID and cookie), dropping the one the request came with. */
@@ -70,13 +92,17 @@ export class SessionStore {
     const id = newSecret();
     const session: Session = { idHash: secretHash(id), data: { ...data, csrf: newSecret() } };
     const lifetime = this.lifetimeOf(session.data);
+    const now = this.now();
     await this.db
       .insertInto('sessions')
       .values({
         id_hash: session.idHash,
         user_id: session.data.userId ?? null,
         data: JSON.stringify(session.data),
-        expires_at: this.now() + lifetime,
+        expires_at: now + lifetime,
+        created_at: now,
+        last_used_at: now,
+        ...this.client(reply.request),
       })
       .execute();
     reply.setCookie(SESSION_COOKIE, id, {
@@ -102,12 +128,59 @@ export class SessionStore {
     reply.clearCookie(SESSION_COOKIE, { path: '/' });
   }
 
+  /** The user's signed-in sessions that have not expired, most recently used first. */
+  async activeFor(userId: number): Promise<ActiveSession[]> {
+    const rows = await this.db
+      .selectFrom('sessions')
+      .select(['id_hash', 'user_agent', 'ip_address', 'created_at', 'last_used_at'])
+      .where('user_id', '=', userId)
+      .where('expires_at', '>', this.now())
+      .orderBy('last_used_at', 'desc')
+      .orderBy('id_hash')
+      .execute();
+    return rows.map((row) => ({
+      idHash: row.id_hash,
+      userAgent: row.user_agent,
+      ipAddress: row.ip_address,
+      createdAt: Number(row.created_at),
+      lastUsedAt: Number(row.last_used_at),
+    }));
+  }
+
+  /** Ends one of the user's sessions; false when it is not theirs or already gone. */
+  async revoke(userId: number, idHash: string): Promise<boolean> {
+    const result = await this.db
+      .deleteFrom('sessions')
+      .where('user_id', '=', userId)
+      .where('id_hash', '=', idHash)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  /** Ends every session of the user except `keep`; returns how many ended. */
+  async revokeOthers(userId: number, keep: Session): Promise<number> {
+    const result = await this.db
+      .deleteFrom('sessions')
+      .where('user_id', '=', userId)
+      .where('id_hash', '!=', keep.idHash)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  }
+
   async purgeExpired(): Promise<void> {
     await this.db.deleteFrom('sessions').where('expires_at', '<=', this.now()).execute();
   }
 
   private async remove(session: Session): Promise<void> {
     await this.db.deleteFrom('sessions').where('id_hash', '=', session.idHash).execute();
+  }
+
+  /** What identifies the browser to its owner (bounded: the header is the client's). */
+  private client(request: FastifyRequest): { user_agent: string; ip_address: string } {
+    return {
+      user_agent: (request.headers['user-agent'] ?? '').slice(0, 512),
+      ip_address: request.ip.slice(0, 512),
+    };
   }
 
   private lifetimeOf(data: SessionData): number {

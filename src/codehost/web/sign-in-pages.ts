@@ -1,8 +1,8 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
+import { html } from '../../platform/web/html.js';
 import { isTwoFactorEnabled, type UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
-import { html } from './html.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { ensureSession, field, safeReturnPath, webRoute } from './web-context.js';

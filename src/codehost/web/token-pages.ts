@@ -1,26 +1,36 @@
 import type { FastifyReply } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
+import { html, timeTag } from '../../platform/web/html.js';
 import { PersonalAccessTokenError, parseExpiryDate } from '../accounts/personal-access-tokens.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { isScope, SCOPE_NAMES, SCOPES, type Scope } from '../oauth/scopes.js';
-import { html } from './html.js';
+import { confirmLink, registerConfirmation } from './confirm.js';
+import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { field, fieldValues, ID_PARAMS, signedInUser, webRoute } from './web-context.js';
 
-function day(time: number | null): string {
-  return time === null ? 'Never' : new Date(Number(time)).toISOString().slice(0, 10);
+/** The token form as typed, to show again when it is refused. */
+interface TokenForm {
+  name: string;
+  expiresAt: string;
+  scopes: readonly string[];
 }
+
+const EMPTY_FORM: TokenForm = { name: '', expiresAt: '', scopes: ['api'] };
 
 export function registerTokenPages(app: HttpApp, codehost: Codehost): void {
   const tokensPage = async (
     reply: FastifyReply,
     user: UserRow,
     session: Session,
-    options: { created?: string; error?: string; status?: number } = {},
+    options: { created?: string; error?: string; status?: number; typed?: TokenForm } = {},
   ) => {
+    const typed = options.typed ?? EMPTY_FORM;
+    const now = Date.now();
+    const when = (time: number | null) => timeTag(time, now);
     const rows = await codehost.personalAccessTokens.listFor(user.id);
     const active = rows.filter((row) => codehost.personalAccessTokens.isActive(row));
     const inactive = rows.filter((row) => !codehost.personalAccessTokens.isActive(row));
@@ -37,41 +47,47 @@ export function registerTokenPages(app: HttpApp, codehost: Codehost): void {
       .type('text/html')
       .send(
         page(
-          { title: 'Personal access tokens', user, csrf: session.data.csrf, notice },
-          html`${options.created ? html`<p><code id="created-personal-access-token" class="secret">${options.created}</code></p>` : html``}
+          {
+            title: 'Personal access tokens',
+            user,
+            csrf: session.data.csrf,
+            notice,
+            settings: '/profile/personal_access_tokens',
+          },
+          html`${options.created ? html`<p>${copyable('created-personal-access-token', options.created)}</p>` : html``}
 <p>Send a personal access token in the <code>PRIVATE-TOKEN</code> header to use the API as yourself.
 Accounts with two-factor authentication use these instead of the password grant.</p>
 <h2>Add a personal access token</h2>
 <form method="post" action="/profile/personal_access_tokens">
   ${csrfField(session.data.csrf)}
   <label for="name">Name</label>
-  <input type="text" id="name" name="name" required maxlength="255">
+  <input type="text" id="name" name="name" required maxlength="255" value="${typed.name}">
   <label for="expires_at">Expires at (optional)</label>
-  <input type="date" id="expires_at" name="expires_at">
+  <input type="date" id="expires_at" name="expires_at" value="${typed.expiresAt}">
   <fieldset><legend>Scopes</legend>
   ${SCOPE_NAMES.map(
     (scope) =>
-      html`<div><label class="inline"><input type="checkbox" name="scopes" value="${scope}"${scope === 'api' ? html` checked` : html``}> <code>${scope}</code> ${SCOPES[scope]}</label></div>`,
+      html`<div><label class="inline"><input type="checkbox" name="scopes" value="${scope}"${typed.scopes.includes(scope) ? html` checked` : html``}> <code>${scope}</code> ${SCOPES[scope]}</label></div>`,
   )}
   </fieldset>
   <p><button type="submit">Create personal access token</button></p>
 </form>
 <h2>Active personal access tokens (${active.length})</h2>
-<table id="active-tokens"><tr><th>Name</th><th>Created</th><th>Expires</th><th>Scopes</th><th>Last used</th><th></th></tr>
+<div class="table-scroll"><table id="active-tokens"><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col">Action</th></tr>
 ${active.map(
   (
     row,
-  ) => html`<tr><td>${row.name}</td><td>${day(row.created_at)}</td><td>${day(row.expires_at)}</td><td>${row.scopes}</td><td>${day(row.last_used_at)}</td>
-<td><form class="inline" method="post" action="/profile/personal_access_tokens/${row.id}/revoke">${csrfField(session.data.csrf)}<button type="submit">Revoke</button></form></td></tr>`,
+  ) => html`<tr><td>${row.name}</td><td>${when(row.created_at)}</td><td>${when(row.expires_at)}</td><td>${row.scopes}</td><td>${when(row.last_used_at)}</td>
+<td>${confirmLink(`/profile/personal_access_tokens/${row.id}/revoke`, 'Revoke', `Revoke ${row.name}`)}</td></tr>`,
 )}
-</table>
+</table></div>
 <h2>Inactive personal access tokens (${inactive.length})</h2>
-<table id="inactive-tokens"><tr><th>Name</th><th>Created</th><th>State</th></tr>
+<div class="table-scroll"><table id="inactive-tokens"><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">State</th></tr>
 ${inactive.map(
   (row) =>
-    html`<tr><td>${row.name}</td><td>${day(row.created_at)}</td><td>${row.revoked_at === null ? 'Expired' : 'Revoked'}</td></tr>`,
+    html`<tr><td>${row.name}</td><td>${when(row.created_at)}</td><td>${row.revoked_at === null ? 'Expired' : 'Revoked'}</td></tr>`,
 )}
-</table>`,
+</table></div>`,
         ),
       );
   };
@@ -86,6 +102,11 @@ ${inactive.map(
     const user = await signedInUser(codehost, request, reply);
     if (!user) return reply;
     const session = request.session as Session;
+    const typed: TokenForm = {
+      name: field(request.body, 'name'),
+      expiresAt: field(request.body, 'expires_at'),
+      scopes: fieldValues(request.body, 'scopes'),
+    };
     try {
       const scopes = fieldValues(request.body, 'scopes');
       if (!scopes.every(isScope)) throw new PersonalAccessTokenError('scopes', 'Unknown scope');
@@ -98,7 +119,7 @@ ${inactive.map(
       return tokensPage(reply, user, session, { created: token });
     } catch (error) {
       if (!(error instanceof PersonalAccessTokenError)) throw error;
-      return tokensPage(reply, user, session, { error: error.message, status: 422 });
+      return tokensPage(reply, user, session, { error: error.message, status: 422, typed });
     }
   });
 
@@ -113,6 +134,25 @@ ${inactive.map(
         throw new HttpError(problem(404, 'not-found', 'No such active token.'));
       }
       return reply.redirect('/profile/personal_access_tokens', 302);
+    },
+  );
+
+  registerConfirmation(
+    app,
+    codehost,
+    '/profile/personal_access_tokens/:id/revoke',
+    async (user, id) => {
+      const token = (await codehost.personalAccessTokens.listFor(user.id)).find(
+        (row) => row.id === id && codehost.personalAccessTokens.isActive(row),
+      );
+      return token
+        ? {
+            title: `Revoke ${token.name}?`,
+            consequence: `Anything using the token ${token.name} loses access at once. This cannot be undone.`,
+            button: 'Revoke',
+            back: '/profile/personal_access_tokens',
+          }
+        : undefined;
     },
   );
 }

@@ -1,16 +1,9 @@
 import type { Quad } from 'n3';
+import { escapeHtml } from '../../platform/web/html.js';
 import type { ResourceRow } from '../resources/store.js';
 import { NS, RDL_NAMESPACE } from './vocabulary.js';
 
-const ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-export const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => ESCAPES[char] ?? char);
+export { escapeHtml };
 
 /** How people see a status: Submitted is "Pending review", as on the platform. */
 export function statusLabel(status: string): string {

@@ -1,0 +1,178 @@
+import type { FastifyReply } from 'fastify';
+import type { HttpApp } from '../../platform/http/server.js';
+import { html, trusted } from '../../platform/web/html.js';
+import { newTotpSecret, provisioningUri, qrCodeSvg } from '../accounts/two-factor.js';
+import { isTwoFactorEnabled, type UserRow } from '../accounts/users.js';
+import type { Codehost } from '../context.js';
+import { copyable } from './copy.js';
+import { csrfField, page } from './layout.js';
+import type { Session } from './sessions.js';
+import { field, signedInUser, webRoute } from './web-context.js';
+
+const SETTINGS_PATH = '/profile/two_factor_auth';
+const TITLE = 'Two-factor authentication';
+
+/** A base32 key in groups of four, as people copy it by hand from a screen. */
+export function groupedKey(secret: string): string {
+  return secret.replace(/(.{4})(?=.)/g, '$1 ');
+}
+
+/** The password field the account's own confirmations ask for. */
+function passwordField(id: string) {
+  return html`<label for="${id}">Current password</label>
+  <input type="password" id="${id}" name="current_password" autocomplete="current-password" required>`;
+}
+
+/**
+ * GitLab's two-factor settings: set-up with a QR code or a key typed by hand,
+ * recovery codes shown once (to copy or download as a text file) and made anew
+ * with the password, and turning it off with the password.
+ */
+export function registerTwoFactorPages(app: HttpApp, codehost: Codehost): void {
+  const enabledPage = async (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    error?: string,
+  ) => {
+    const remaining = await codehost.twoFactor.remainingRecoveryCodes(user.id);
+    return reply
+      .status(error ? 422 : 200)
+      .type('text/html')
+      .send(
+        page(
+          {
+            title: TITLE,
+            user,
+            csrf: session.data.csrf,
+            settings: SETTINGS_PATH,
+            notice: error ? { kind: 'error', text: error } : undefined,
+          },
+          html`<p>Two-factor authentication is <strong>enabled</strong>. ${remaining} of 10 recovery codes are left.</p>
+<h2>Recovery codes</h2>
+<p>New codes replace every earlier one, used or not.</p>
+<form method="post" action="/profile/two_factor_auth/codes">
+  ${csrfField(session.data.csrf)}
+  ${passwordField('codes_current_password')}
+  <p><button type="submit">Regenerate recovery codes</button></p>
+</form>
+<h2>Turn off</h2>
+<form method="post" action="/profile/two_factor_auth/disable">
+  ${csrfField(session.data.csrf)}
+  ${passwordField('current_password')}
+  <p><button type="submit" class="danger">Disable two-factor authentication</button></p>
+</form>`,
+        ),
+      );
+  };
+
+  const codesPage = (reply: FastifyReply, user: UserRow, session: Session, codes: string[]) => {
+    const file = `data:text/plain;charset=utf-8,${encodeURIComponent(`${codes.join('\n')}\n`)}`;
+    return reply.type('text/html').send(
+      page(
+        {
+          title: TITLE,
+          user,
+          csrf: session.data.csrf,
+          settings: SETTINGS_PATH,
+          notice: {
+            kind: 'ok',
+            text: 'Two-factor authentication is enabled. Save these recovery codes now: they are shown only this once.',
+          },
+        },
+        html`<p>Each code signs you in once if you lose your device. Keep them somewhere safe, apart from the device.</p>
+<ul id="recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
+<p><a id="download-codes" href="${file}" download="codehost-recovery-codes.txt">Download codes (text file)</a>
+${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy codes' })}</p>
+<p><a href="${SETTINGS_PATH}">Done</a></p>`,
+      ),
+    );
+  };
+
+  const setupPage = async (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    error?: string,
+  ) => {
+    const secret = session.data.otpSetupSecret ?? '';
+    const uri = provisioningUri(secret, user.username, new URL(codehost.config.publicUrl).host);
+    return reply
+      .status(error ? 422 : 200)
+      .type('text/html')
+      .send(
+        page(
+          {
+            title: TITLE,
+            user,
+            csrf: session.data.csrf,
+            settings: SETTINGS_PATH,
+            notice: error ? { kind: 'error', text: error } : undefined,
+          },
+          html`<p>Scan this QR code with an authenticator app (FreeOTP, Google Authenticator, …), or enter the key by hand.</p>
+<figure id="qr-code"><div role="img" aria-label="QR code of the key below">${trusted(await qrCodeSvg(uri))}</div></figure>
+<p>Key: ${copyable('otp-secret', secret, { shown: groupedKey(secret) })}</p>
+<form method="post" action="${SETTINGS_PATH}">
+  ${csrfField(session.data.csrf)}
+  <label for="pin_code">Code from the app</label>
+  <input type="text" id="pin_code" name="pin_code" inputmode="numeric" autocomplete="one-time-code" required>
+  <p><button type="submit">Register with two-factor app</button></p>
+</form>`,
+        ),
+      );
+  };
+
+  /** The password check, through sign-in's, so guesses here count against the account. */
+  const passwordAccepted = async (user: UserRow, body: unknown) =>
+    (await codehost.signIn.check(user.username, field(body, 'current_password'))).outcome === 'ok';
+
+  app.get(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
+    const user = await signedInUser(codehost, request, reply);
+    if (!user) return reply;
+    const session = request.session as Session;
+    if (isTwoFactorEnabled(user)) return enabledPage(reply, user, session);
+    // The secret on offer is kept in the session until a code proves the app has it.
+    session.data.otpSetupSecret ??= newTotpSecret();
+    await codehost.sessions.save(session);
+    return setupPage(reply, user, session);
+  });
+
+  app.post(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
+    const user = await signedInUser(codehost, request, reply);
+    if (!user) return reply;
+    const session = request.session as Session;
+    const secret = session.data.otpSetupSecret;
+    if (isTwoFactorEnabled(user) || secret === undefined) {
+      return reply.redirect(SETTINGS_PATH, 302);
+    }
+    const codes = await codehost.twoFactor.enable(user.id, secret, field(request.body, 'pin_code'));
+    if (!codes) return setupPage(reply, user, session, 'Invalid pin code. Try again.');
+    delete session.data.otpSetupSecret;
+    await codehost.sessions.save(session);
+    return codesPage(reply, user, session, codes);
+  });
+
+  app.post('/profile/two_factor_auth/codes', webRoute(codehost), async (request, reply) => {
+    const user = await signedInUser(codehost, request, reply);
+    if (!user) return reply;
+    const session = request.session as Session;
+    if (!isTwoFactorEnabled(user)) return reply.redirect(SETTINGS_PATH, 302);
+    if (!(await passwordAccepted(user, request.body))) {
+      return enabledPage(reply, user, session, 'The password is not correct.');
+    }
+    const codes = await codehost.twoFactor.regenerateRecoveryCodes(user.id);
+    return codesPage(reply, user, session, codes);
+  });
+
+  app.post('/profile/two_factor_auth/disable', webRoute(codehost), async (request, reply) => {
+    const user = await signedInUser(codehost, request, reply);
+    if (!user) return reply;
+    const session = request.session as Session;
+    if (!isTwoFactorEnabled(user)) return reply.redirect(SETTINGS_PATH, 302);
+    if (!(await passwordAccepted(user, request.body))) {
+      return enabledPage(reply, user, session, 'The password is not correct.');
+    }
+    await codehost.twoFactor.disable(user.id);
+    return reply.redirect(SETTINGS_PATH, 302);
+  });
+}
