@@ -26,6 +26,7 @@ import { registerActiveSessionPages } from './web/active-session-pages.js';
 import { registerApplicationPages } from './web/application-pages.js';
 import { registerScript } from './web/copy.js';
 import { registerEmailPages } from './web/email-pages.js';
+import { registerNamespacePages } from './web/namespace-pages.js';
 import { registerNotificationPages } from './web/notification-pages.js';
 import { registerPasswordPages } from './web/password-pages.js';
 import { registerProfilePages } from './web/profile-pages.js';
@@ -79,6 +80,7 @@ export const codehost: ServiceDefinition<CodehostTables> = {
     registerApplicationPages(app, context);
     registerTokenPages(app, context);
     registerNotificationPages(app, context);
+    registerNamespacePages(app, context);
     registerAuthorizeRoutes(app, context);
     registerTokenRoutes(app, context);
     registerMetadataRoutes(app, context);

@@ -4,8 +4,13 @@ import type { Problem } from '../platform/http/problem.js';
 import { OAUTH_ERROR_CODES } from './oauth/errors.js';
 import { errorPage } from './web/layout.js';
 
-/** How a route's failures are put on the wire; set in the route's `config`. */
-export type ErrorShape = 'gitlab' | 'oauth' | 'html';
+/**
+ * How a route's failures are put on the wire; set in the route's `config`.
+ * `by-path` is for a route that answers paths of every surface (the project
+ * pages, named by paths of any depth): its failures take the shape of the
+ * surface the path belongs to, as an unknown address does.
+ */
+export type ErrorShape = 'gitlab' | 'oauth' | 'html' | 'by-path';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -19,7 +24,9 @@ declare module 'fastify' {
  * - the OAuth endpoints (and refused tokens anywhere): RFC 6749's
  *   `{"error", "error_description"}`;
  * - web pages: an HTML page.
- * Unknown routes answer in GitLab's shape.
+ * An unknown address answers as its surface does: JSON under the machine
+ * prefixes (the API, OAuth's endpoints, discovery, health), a page anywhere
+ * else, where a person may be reading.
  */
 export const renderCodehostError: ErrorRenderer = (problem, { traceId, request }) => {
   const shape = shapeFor(request, problem);
@@ -39,11 +46,22 @@ export const renderCodehostError: ErrorRenderer = (problem, { traceId, request }
   return renderGitlabError(problem, { traceId, request });
 };
 
+/** Paths where programs, not people, are the callers. */
+const MACHINE_PREFIXES = ['/api/', '/oauth/', '/.well-known/', '/-/', '/openapi.json'];
+
+function isMachinePath(url: string): boolean {
+  return MACHINE_PREFIXES.some((prefix) => url.startsWith(prefix));
+}
+
 function shapeFor(request: FastifyRequest, problem: Problem): ErrorShape {
   const routeShape = request.routeOptions.config?.errorShape;
   if (routeShape === 'html' || routeShape === 'oauth') return routeShape;
   // Refused tokens on the API speak OAuth (RFC 6750), as GitLab's API guard does.
-  return OAUTH_ERROR_CODES.has(problem.code) ? 'oauth' : 'gitlab';
+  if (OAUTH_ERROR_CODES.has(problem.code)) return 'oauth';
+  if (request.is404 || routeShape === 'by-path') {
+    return isMachinePath(request.url) ? 'gitlab' : 'html';
+  }
+  return 'gitlab';
 }
 
 function oauthCode(problem: Problem): string {

@@ -57,6 +57,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
           'linkedin',
           'twitter',
           'website_url',
+          'public_email',
           'last_sign_in_at',
           'confirmed_at',
           'email',

@@ -27,6 +27,8 @@ export function gitlabUser(user: UserRow, publicUrl: string) {
     linkedin: user.linkedin,
     twitter: user.twitter,
     website_url: user.website_url,
+    // GitLab's column is '' when the user shows no address.
+    public_email: user.public_email ?? '',
     last_sign_in_at: iso(user.last_sign_in_at),
     confirmed_at: iso(user.confirmed_at),
     email: user.email,

@@ -1,4 +1,4 @@
-import type { Problem } from '../../platform/http/problem.js';
+import { GENERIC_NOT_FOUND, type Problem } from '../../platform/http/problem.js';
 import { html, type Markup, trusted } from '../../platform/web/html.js';
 import { SCRIPT_PATH } from './copy.js';
 
@@ -43,6 +43,7 @@ nav.settings a[aria-current]{font-weight:700;color:#222;text-decoration:none}
 .hint{margin:.2rem 0;color:#555;font-size:.9em}.field-error{margin:.2rem 0;color:#a40000;font-weight:600}
 [aria-invalid=true]{border:2px solid #a40000}
 .table-scroll{overflow-x:auto}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 #qr-code{margin:1rem 0;width:min(14rem,100%)}#qr-code svg{display:block;width:100%;height:auto}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .copy{margin-left:.4rem;font-size:.85em;padding:.1rem .5rem}
@@ -104,10 +105,17 @@ export function csrfField(token: string): Markup {
   return html`<input type="hidden" name="authenticity_token" value="${token}">`;
 }
 
+/** Failures as a page in the site's frame, with a way on and a reference to quote. */
 export function errorPage(problem: Problem, traceId: string): string {
-  const detail = problem.detail ?? problem.title;
+  const notFound = problem.status === 404;
+  const detail =
+    notFound && problem.code === 'not-found' && problem.detail === GENERIC_NOT_FOUND
+      ? 'There is no page at this address. Check the address, or start again from the home page.'
+      : (problem.detail ?? problem.title);
   return page(
-    { title: `${problem.status} ${problem.title}` },
-    html`<p>${detail}</p><p>Reference: <code>${traceId}</code></p>`,
+    { title: notFound ? 'Page not found' : `${problem.status} ${problem.title}` },
+    html`<p>${detail}</p>
+<p><a href="/">Go to the home page</a></p>
+<p class="hint">Reference: <code>${traceId}</code> (quote it when asking for help).</p>`,
   );
 }

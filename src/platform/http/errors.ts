@@ -5,6 +5,7 @@ import { CUSTOM_FORMATS } from './formats.js';
 import {
   type FieldError,
   type FieldLocation,
+  GENERIC_NOT_FOUND,
   HttpError,
   type Problem,
   problem,
@@ -197,7 +198,7 @@ export function installErrorHandling(
           `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
           { headers: { allow: allowed.join(', ') } },
         )
-      : problem(404, 'not-found', 'No resource exists at this address.');
+      : problem(404, 'not-found', GENERIC_NOT_FOUND);
   };
 
   app.setErrorHandler((error, request, reply) => {

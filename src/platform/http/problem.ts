@@ -50,3 +50,6 @@ export class HttpError extends Error {
     super(problem.detail ?? problem.title);
   }
 }
+
+/** What an address that names nothing answers, whatever its surface. */
+export const GENERIC_NOT_FOUND = 'No resource exists at this address.';

@@ -1,6 +1,17 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import FindMyWay from 'find-my-way';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * A route that answers every path below it (pages named by a path of any
+     * depth). It is left out of this table: it serves one method at paths that
+     * do not exist, and must not make every other method there a 405.
+     */
+    catchAll?: boolean;
+  }
+}
+
 const KNOWN_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
 
 /**
@@ -14,6 +25,7 @@ export class RouteTable {
   /** Records every route registered on the server from now on, in every plugin. */
   track(app: FastifyInstance): void {
     app.addHook('onRoute', (route) => {
+      if (route.config?.catchAll) return;
       const methods = (
         Array.isArray(route.method) ? route.method : [route.method]
       ) as HTTPMethods[];
