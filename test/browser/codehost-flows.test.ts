@@ -219,10 +219,13 @@ describe.skipIf(!browserAvailable)(
         expect(await page.locator('#created-personal-access-token').count()).toBe(0);
         expect(await page.locator('#active-tokens').innerText()).toContain('ci script');
 
+        // Revoking asks first, on a page of its own.
         await Promise.all([
           page.waitForLoadState(),
-          page.locator('#active-tokens button:has-text("Revoke")').click(),
+          page.locator('#active-tokens a:has-text("Revoke")').click(),
         ]);
+        expect(await page.locator('h1').innerText()).toBe('Revoke ci script?');
+        await Promise.all([page.waitForLoadState(), page.click('button:has-text("Revoke")')]);
         expect(await page.locator('#inactive-tokens').innerText()).toContain('ci script');
         const after = await fetch(`${service.url}/api/v3/user`, {
           headers: { 'private-token': token },

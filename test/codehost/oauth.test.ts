@@ -302,6 +302,9 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         expect(response.statusCode).toBe(400);
         expect(response.headers.location).toBeUndefined();
         expect(response.headers['content-type']).toMatch(/^text\/html/);
+        // Words a person can act on: what went wrong, that nothing was shared, what to do.
+        expect(response.body).toMatch(/not registered|has not registered/);
+        expect(response.body).toContain('Applications page');
       }
     });
 

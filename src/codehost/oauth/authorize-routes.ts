@@ -85,13 +85,13 @@ async function validate(codehost: Codehost, source: unknown): Promise<Authorizat
   const application = clientId ? await codehost.applications.findByClientId(clientId) : undefined;
   if (!application) {
     throw pageError(
-      'Client authentication failed due to unknown client, no client authentication included, or unsupported authentication method.',
+      'The application that sent you here is not registered with codehost: its client ID is missing or unknown. Nothing was shared with it. Let the application’s owner know; if it is yours, compare its client ID with the Application ID on your Applications page.',
     );
   }
   const redirectUri = value('redirect_uri');
   if (!redirectUri || !isRegisteredRedirectUri(application, redirectUri)) {
     throw pageError(
-      'The redirect URI included is not valid: it must exactly match one registered for the application.',
+      `${application.name} asked to send you back to an address it has not registered, so codehost stopped here and shared nothing with it. If the application is yours, add the exact address (its redirect URI) to its callback URLs on your Applications page.`,
     );
   }
   const state = value('state');
@@ -157,7 +157,9 @@ async function validate(codehost: Codehost, source: unknown): Promise<Authorizat
 }
 
 function pageError(detail: string): HttpError {
-  return new HttpError(problem(400, 'invalid_request', detail, { title: 'An error has occurred' }));
+  return new HttpError(
+    problem(400, 'invalid_request', detail, { title: 'This sign-in link cannot be used' }),
+  );
 }
 
 /**
