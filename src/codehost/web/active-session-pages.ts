@@ -47,8 +47,7 @@ export function registerActiveSessionPages(app: HttpApp, codehost: Codehost): vo
           notice: notice ? { kind: 'ok', text: notice } : undefined,
         },
         html`<p>The browsers signed in to your account. End any you do not recognise, then <a href="/profile/password/edit">change your password</a>.</p>
-<div class="table-scroll"><table id="active-sessions">
-<caption class="visually-hidden">Signed-in sessions</caption>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Signed-in sessions"><table id="active-sessions">
 <tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col">Action</th></tr>
 ${sessions.map((entry) => {
   const current = entry.idHash === session.idHash;

@@ -98,7 +98,7 @@ export function registerApplicationPages(app: HttpApp, codehost: Codehost): void
           html`<h2>Add new application</h2>
 ${applicationForm(session.data.csrf, '/profile/applications', values, 'Save application')}
 <h2>Your applications (${owned.length})</h2>
-<div class="table-scroll"><table id="applications"><tr><th scope="col">Name</th><th scope="col">Callback URL</th><th scope="col">Scopes</th><th scope="col">Actions</th></tr>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Your applications"><table id="applications"><tr><th scope="col">Name</th><th scope="col">Callback URL</th><th scope="col">Scopes</th><th scope="col">Actions</th></tr>
 ${owned.map(
   (
     application,
@@ -110,7 +110,7 @@ ${confirmLink(`/profile/applications/${application.id}/delete`, 'Destroy', `Dest
 )}
 </table></div>
 <h2>Authorized applications (${authorized.length})</h2>
-<div class="table-scroll"><table id="authorized-applications"><tr><th scope="col">Name</th><th scope="col">Authorized</th><th scope="col">Scopes</th><th scope="col">Action</th></tr>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Authorized applications"><table id="authorized-applications"><tr><th scope="col">Name</th><th scope="col">Authorized</th><th scope="col">Scopes</th><th scope="col">Action</th></tr>
 ${authorized.map(
   (
     entry,

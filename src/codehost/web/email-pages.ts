@@ -61,8 +61,7 @@ export function registerEmailPages(app: HttpApp, codehost: Codehost): void {
                 : undefined,
           },
           html`<p>Your primary address is the one you sign in with. Secondary addresses can receive your notifications or be shown on your profile.</p>
-<div class="table-scroll"><table id="emails">
-<caption class="visually-hidden">Your e-mail addresses</caption>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Your e-mail addresses"><table id="emails">
 <tr><th scope="col">Address</th><th scope="col">Action</th></tr>
 <tr><td>${user.email}${uses(user.email, true)}</td><td></td></tr>
 ${secondary.map(

@@ -37,7 +37,8 @@ const STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
 header{background:#2e2e5c;color:#fff;padding:.6rem 1.2rem;display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center}
 header a{color:#fff}header form{margin:0 0 0 auto}.brand{font-weight:700;text-decoration:none}
-main{max-width:46rem;margin:1.5rem auto;padding:0 1.2rem;overflow-wrap:anywhere}
+main{max-width:46rem;margin:1.5rem auto;padding:0 1.2rem;overflow-wrap:break-word}
+th[scope=col]{white-space:nowrap}
 nav.settings ul{list-style:none;margin:0 0 1rem;padding:0;display:flex;flex-wrap:wrap;gap:.3rem .9rem;border-bottom:1px solid #ddd;padding-bottom:.5rem}
 nav.settings a[aria-current]{font-weight:700;color:#222;text-decoration:none}
 .hint{margin:.2rem 0;color:#555;font-size:.9em}.field-error{margin:.2rem 0;color:#a40000;font-weight:600}
@@ -54,10 +55,10 @@ label{display:block;margin:.8rem 0 .2rem;font-weight:600}
 input[type=text],input[type=password],input[type=date],input[type=email],input[type=url],textarea{width:100%;padding:.4rem;box-sizing:border-box;font:inherit}
 button{padding:.4rem .9rem;font:inherit;cursor:pointer}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left;vertical-align:top}
-code,.secret{font-family:ui-monospace,monospace;word-break:break-all}
+code,.secret{font-family:ui-monospace,monospace;overflow-wrap:anywhere}.secret{word-break:break-all}
 .secret{display:block;background:#fff;border:1px solid #ccc;padding:.5rem}
 .notice{padding:.6rem;border-radius:4px}.ok{background:#e3f5e1}.error{background:#fbe3e3}
-.inline{display:inline}
+.inline{display:inline}label.inline{font-weight:normal}
 select{padding:.3rem;font:inherit}
 `;
 

@@ -155,7 +155,7 @@ export function registerNotificationPages(app: HttpApp, codehost: Codehost): voi
 ${
   groups.length === 0
     ? html`<p>You are not a member of any group.</p>`
-    : html`<div class="table-scroll"><table id="group-settings"><tr><th scope="col">Group</th><th scope="col">Level</th></tr>${groups.map(
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Group notification levels"><table id="group-settings"><tr><th scope="col">Group</th><th scope="col">Level</th></tr>${groups.map(
         (group) =>
           row(
             'group',
@@ -170,7 +170,7 @@ ${
 ${
   projects.length === 0
     ? html`<p>You are not a member of any project.</p>`
-    : html`<div class="table-scroll"><table id="project-settings"><tr><th scope="col">Project</th><th scope="col">Level</th></tr>${projects.map(
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Project notification levels"><table id="project-settings"><tr><th scope="col">Project</th><th scope="col">Level</th></tr>${projects.map(
         (project) =>
           row(
             'project',

@@ -73,7 +73,7 @@ Accounts with two-factor authentication use these instead of the password grant.
   <p><button type="submit">Create personal access token</button></p>
 </form>
 <h2>Active personal access tokens (${active.length})</h2>
-<div class="table-scroll"><table id="active-tokens"><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col">Action</th></tr>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Active personal access tokens"><table id="active-tokens"><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col">Action</th></tr>
 ${active.map(
   (
     row,
@@ -82,7 +82,7 @@ ${active.map(
 )}
 </table></div>
 <h2>Inactive personal access tokens (${inactive.length})</h2>
-<div class="table-scroll"><table id="inactive-tokens"><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">State</th></tr>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Inactive personal access tokens"><table id="inactive-tokens"><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">State</th></tr>
 ${inactive.map(
   (row) =>
     html`<tr><td>${row.name}</td><td>${when(row.created_at)}</td><td>${row.revoked_at === null ? 'Expired' : 'Revoked'}</td></tr>`,
