@@ -92,7 +92,7 @@ export function registerNamespacePages(app: HttpApp, codehost: Codehost): void {
     const { username } = request.params as { username: string };
     const viewer = await currentUser(codehost, request);
     const user = await codehost.users.findByUsername(username);
-    if (!user || user.state !== 'active') {
+    if (user?.state !== 'active') {
       // A group's short address leads to its page, as on GitLab.
       const group = await codehost.groups.findByFullPath(username);
       if (group && (await canSeeGroup(viewer, group))) {
