@@ -1,6 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
-import { html, trusted } from '../../platform/web/html.js';
+import { html, type Markup, trusted } from '../../platform/web/html.js';
 import { newTotpSecret, provisioningUri, qrCodeSvg } from '../accounts/two-factor.js';
 import { isTwoFactorEnabled, type UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
@@ -29,6 +29,24 @@ function passwordField(id: string) {
  * with the password, and turning it off with the password.
  */
 export function registerTwoFactorPages(app: HttpApp, codehost: Codehost): void {
+  /** A page of this section; a refusal (an error notice) is a 422. */
+  const send = (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    notice: { kind: 'ok' | 'error'; text: string } | undefined,
+    content: Markup,
+  ) =>
+    reply
+      .status(notice?.kind === 'error' ? 422 : 200)
+      .type('text/html')
+      .send(
+        page(
+          { title: TITLE, user, csrf: session.data.csrf, settings: SETTINGS_PATH, notice },
+          content,
+        ),
+      );
+
   const enabledPage = async (
     reply: FastifyReply,
     user: UserRow,
@@ -36,19 +54,12 @@ export function registerTwoFactorPages(app: HttpApp, codehost: Codehost): void {
     error?: string,
   ) => {
     const remaining = await codehost.twoFactor.remainingRecoveryCodes(user.id);
-    return reply
-      .status(error ? 422 : 200)
-      .type('text/html')
-      .send(
-        page(
-          {
-            title: TITLE,
-            user,
-            csrf: session.data.csrf,
-            settings: SETTINGS_PATH,
-            notice: error ? { kind: 'error', text: error } : undefined,
-          },
-          html`<p>Two-factor authentication is <strong>enabled</strong>. ${remaining} of 10 recovery codes are left.</p>
+    return send(
+      reply,
+      user,
+      session,
+      error ? { kind: 'error', text: error } : undefined,
+      html`<p>Two-factor authentication is <strong>enabled</strong>. ${remaining} of 10 recovery codes are left.</p>
 <h2>Recovery codes</h2>
 <p>New codes replace every earlier one, used or not.</p>
 <form method="post" action="/profile/two_factor_auth/codes">
@@ -62,30 +73,30 @@ export function registerTwoFactorPages(app: HttpApp, codehost: Codehost): void {
   ${passwordField('current_password')}
   <p><button type="submit" class="danger">Disable two-factor authentication</button></p>
 </form>`,
-        ),
-      );
+    );
   };
 
-  const codesPage = (reply: FastifyReply, user: UserRow, session: Session, codes: string[]) => {
+  const codesPage = (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    codes: string[],
+    news: string,
+  ) => {
     const file = `data:text/plain;charset=utf-8,${encodeURIComponent(`${codes.join('\n')}\n`)}`;
-    return reply.type('text/html').send(
-      page(
-        {
-          title: TITLE,
-          user,
-          csrf: session.data.csrf,
-          settings: SETTINGS_PATH,
-          notice: {
-            kind: 'ok',
-            text: 'Two-factor authentication is enabled. Save these recovery codes now: they are shown only this once.',
-          },
-        },
-        html`<p>Each code signs you in once if you lose your device. Keep them somewhere safe, apart from the device.</p>
+    return send(
+      reply,
+      user,
+      session,
+      {
+        kind: 'ok',
+        text: `${news} Save these recovery codes now: they are shown only this once.`,
+      },
+      html`<p>Each code signs you in once if you lose your device. Keep them somewhere safe, apart from the device.</p>
 <ul id="recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
 <p><a id="download-codes" href="${file}" download="codehost-recovery-codes.txt">Download codes (text file)</a>
 ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy codes' })}</p>
 <p><a href="${SETTINGS_PATH}">Done</a></p>`,
-      ),
     );
   };
 
@@ -97,19 +108,12 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
   ) => {
     const secret = session.data.otpSetupSecret ?? '';
     const uri = provisioningUri(secret, user.username, new URL(codehost.config.publicUrl).host);
-    return reply
-      .status(error ? 422 : 200)
-      .type('text/html')
-      .send(
-        page(
-          {
-            title: TITLE,
-            user,
-            csrf: session.data.csrf,
-            settings: SETTINGS_PATH,
-            notice: error ? { kind: 'error', text: error } : undefined,
-          },
-          html`<p>Scan this QR code with an authenticator app (FreeOTP, Google Authenticator, …), or enter the key by hand.</p>
+    return send(
+      reply,
+      user,
+      session,
+      error ? { kind: 'error', text: error } : undefined,
+      html`<p>Scan this QR code with an authenticator app (FreeOTP, Google Authenticator, …), or enter the key by hand.</p>
 <figure id="qr-code"><div role="img" aria-label="QR code of the key below">${trusted(await qrCodeSvg(uri))}</div></figure>
 <p>Key: ${copyable('otp-secret', secret, { shown: groupedKey(secret) })}</p>
 <form method="post" action="${SETTINGS_PATH}">
@@ -118,8 +122,7 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
   <input type="text" id="pin_code" name="pin_code" inputmode="numeric" autocomplete="one-time-code" required>
   <p><button type="submit">Register with two-factor app</button></p>
 </form>`,
-        ),
-      );
+    );
   };
 
   /** The password check, through sign-in's, so guesses here count against the account. */
@@ -149,7 +152,7 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
     if (!codes) return setupPage(reply, user, session, 'Invalid pin code. Try again.');
     delete session.data.otpSetupSecret;
     await codehost.sessions.save(session);
-    return codesPage(reply, user, session, codes);
+    return codesPage(reply, user, session, codes, 'Two-factor authentication is now enabled.');
   });
 
   app.post('/profile/two_factor_auth/codes', webRoute(codehost), async (request, reply) => {
@@ -161,7 +164,7 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
       return enabledPage(reply, user, session, 'The password is not correct.');
     }
     const codes = await codehost.twoFactor.regenerateRecoveryCodes(user.id);
-    return codesPage(reply, user, session, codes);
+    return codesPage(reply, user, session, codes, 'New codes replace the earlier ones.');
   });
 
   app.post('/profile/two_factor_auth/disable', webRoute(codehost), async (request, reply) => {
