@@ -47,14 +47,14 @@ export function registerActiveSessionPages(app: HttpApp, codehost: Codehost): vo
           notice: notice ? { kind: 'ok', text: notice } : undefined,
         },
         html`<p>The browsers signed in to your account. End any you do not recognise, then <a href="/profile/password/edit">change your password</a>.</p>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Signed-in sessions"><table id="active-sessions">
-<tr><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col">Action</th></tr>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Signed-in sessions"><table id="active-sessions" class="stack">
+<tr class="head"><th scope="col">Browser</th><th scope="col">Address</th><th scope="col">Signed in</th><th scope="col">Last used</th><th scope="col">Action</th></tr>
 ${sessions.map((entry) => {
   const current = entry.idHash === session.idHash;
   const browser = describeBrowser(entry.userAgent);
-  return html`<tr><td>${browser}${current ? html` <span class="badge">This browser</span>` : html``}</td>
-<td>${entry.ipAddress || 'Unknown'}</td><td>${timeTag(entry.createdAt, now)}</td><td>${timeTag(entry.lastUsedAt, now)}</td>
-<td>${
+  return html`<tr><td data-label="Browser">${browser}${current ? html` <span class="badge">This browser</span>` : html``}</td>
+<td data-label="Address">${entry.ipAddress || 'Unknown'}</td><td data-label="Signed in">${timeTag(entry.createdAt, now)}</td><td data-label="Last used">${timeTag(entry.lastUsedAt, now)}</td>
+<td class="actions">${
     current
       ? html``
       : html`<form class="inline" method="post" action="${SETTINGS_PATH}/revoke">${csrfField(session.data.csrf)}<input type="hidden" name="session" value="${entry.idHash}"><button type="submit" aria-label="End the session of ${browser} at ${entry.ipAddress || 'an unknown address'}">End</button></form>`

@@ -98,26 +98,26 @@ export function registerApplicationPages(app: HttpApp, codehost: Codehost): void
           html`<h2>Add new application</h2>
 ${applicationForm(session.data.csrf, '/profile/applications', values, 'Save application')}
 <h2>Your applications (${owned.length})</h2>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Your applications"><table id="applications"><tr><th scope="col">Name</th><th scope="col">Callback URL</th><th scope="col">Scopes</th><th scope="col">Actions</th></tr>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Your applications"><table id="applications" class="stack"><tr class="head"><th scope="col">Name</th><th scope="col">Callback URL</th><th scope="col">Scopes</th><th scope="col">Actions</th></tr>
 ${owned.map(
   (
     application,
-  ) => html`<tr><td><a href="/profile/applications/${application.id}">${application.name}</a></td>
-<td>${redirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td>
-<td>${application.scopes}</td>
-<td><a href="/profile/applications/${application.id}/edit" aria-label="Edit ${application.name}">Edit</a>
+  ) => html`<tr><td data-label="Name"><a href="/profile/applications/${application.id}">${application.name}</a></td>
+<td data-label="Callback URL">${redirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td>
+<td data-label="Scopes">${application.scopes}</td>
+<td class="actions"><a href="/profile/applications/${application.id}/edit" aria-label="Edit ${application.name}">Edit</a>
 ${confirmLink(`/profile/applications/${application.id}/delete`, 'Destroy', `Destroy ${application.name}`)}</td></tr>`,
 )}
-</table></div>
+</table></div>${owned.length === 0 ? html`<p class="hint">None yet.</p>` : html``}
 <h2>Authorized applications (${authorized.length})</h2>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Authorized applications"><table id="authorized-applications"><tr><th scope="col">Name</th><th scope="col">Authorized</th><th scope="col">Scopes</th><th scope="col">Action</th></tr>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Authorized applications"><table id="authorized-applications" class="stack"><tr class="head"><th scope="col">Name</th><th scope="col">Authorized</th><th scope="col">Scopes</th><th scope="col">Action</th></tr>
 ${authorized.map(
   (
     entry,
-  ) => html`<tr><td>${entry.name}</td><td>${timeTag(entry.authorizedAt, now)}</td><td>${entry.scopes}</td>
-<td>${confirmLink(`/profile/applications/authorized/${entry.id}/revoke`, 'Revoke access', `Revoke access of ${entry.name}`)}</td></tr>`,
+  ) => html`<tr><td data-label="Name">${entry.name}</td><td data-label="Authorized">${timeTag(entry.authorizedAt, now)}</td><td data-label="Scopes">${entry.scopes}</td>
+<td class="actions">${confirmLink(`/profile/applications/authorized/${entry.id}/revoke`, 'Revoke access', `Revoke access of ${entry.name}`)}</td></tr>`,
 )}
-</table></div>`,
+</table></div>${authorized.length === 0 ? html`<p class="hint">None.</p>` : html``}`,
         ),
       );
   };

@@ -61,12 +61,12 @@ export function registerEmailPages(app: HttpApp, codehost: Codehost): void {
                 : undefined,
           },
           html`<p>Your primary address is the one you sign in with. Secondary addresses can receive your notifications or be shown on your profile.</p>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Your e-mail addresses"><table id="emails">
-<tr><th scope="col">Address</th><th scope="col">Action</th></tr>
-<tr><td>${user.email}${uses(user.email, true)}</td><td></td></tr>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Your e-mail addresses"><table id="emails" class="stack">
+<tr class="head"><th scope="col">Address</th><th scope="col">Action</th></tr>
+<tr><td data-label="Address">${user.email}${uses(user.email, true)}</td><td class="actions"></td></tr>
 ${secondary.map(
-  (row) => html`<tr><td>${row.email}${uses(row.email)}</td>
-<td><form class="inline" method="post" action="${SETTINGS_PATH}/${row.id}/delete">${csrfField(session.data.csrf)}<button type="submit" aria-label="Remove ${row.email}">Remove</button></form></td></tr>`,
+  (row) => html`<tr><td data-label="Address">${row.email}${uses(row.email)}</td>
+<td class="actions"><form class="inline" method="post" action="${SETTINGS_PATH}/${row.id}/delete">${csrfField(session.data.csrf)}<button type="submit" aria-label="Remove ${row.email}">Remove</button></form></td></tr>`,
 )}
 </table></div>
 <h2>Add an e-mail address</h2>

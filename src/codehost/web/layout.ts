@@ -44,6 +44,10 @@ nav.settings a[aria-current]{font-weight:700;color:#222;text-decoration:none}
 .hint{margin:.2rem 0;color:#555;font-size:.9em}.field-error{margin:.2rem 0;color:#a40000;font-weight:600}
 [aria-invalid=true]{border:2px solid #a40000}
 .table-scroll{overflow-x:auto}
+@media (max-width:36rem){table.stack,table.stack tbody,table.stack tr,table.stack td,table.stack th[scope=row]{display:block}
+table.stack tr.head{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.stack tr{border-bottom:1px solid #ddd;padding:.5rem 0}table.stack td,table.stack th[scope=row]{border:0;padding:.15rem 0}
+table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
 #qr-code{margin:1rem 0;width:min(14rem,100%)}#qr-code svg{display:block;width:100%;height:auto}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}

@@ -129,7 +129,7 @@ export function registerNotificationPages(app: HttpApp, codehost: Codehost): voi
       href: string,
       level: NotificationLevel,
     ) =>
-      html`<tr><th scope="row"><a href="${href}">${name}</a></th><td><form class="inline" method="post" action="/profile/notifications/${type}s/${id}">${csrfField(csrf)}<label class="visually-hidden" for="${type}-${id}-level">Notification level for ${name}</label>${levelSelect(`${type}-${id}-level`, level, NOTIFICATION_LEVELS)} <button type="submit" id="${type}-${id}-save" aria-label="Save the level for ${name}">Save</button>${
+      html`<tr><th scope="row"><a href="${href}">${name}</a></th><td class="actions"><form class="inline" method="post" action="/profile/notifications/${type}s/${id}">${csrfField(csrf)}<label class="visually-hidden" for="${type}-${id}-level">Notification level for ${name}</label>${levelSelect(`${type}-${id}-level`, level, NOTIFICATION_LEVELS)} <button type="submit" id="${type}-${id}-save" aria-label="Save the level for ${name}">Save</button>${
         level === 'custom' ? html` <a href="${customPath({ type, id })}">Custom events</a>` : html``
       }</form></td></tr>`;
 
@@ -155,7 +155,7 @@ export function registerNotificationPages(app: HttpApp, codehost: Codehost): voi
 ${
   groups.length === 0
     ? html`<p>You are not a member of any group.</p>`
-    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Group notification levels"><table id="group-settings"><tr><th scope="col">Group</th><th scope="col">Level</th></tr>${groups.map(
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Group notification levels"><table id="group-settings" class="stack"><tr class="head"><th scope="col">Group</th><th scope="col">Level</th></tr>${groups.map(
         (group) =>
           row(
             'group',
@@ -170,7 +170,7 @@ ${
 ${
   projects.length === 0
     ? html`<p>You are not a member of any project.</p>`
-    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Project notification levels"><table id="project-settings"><tr><th scope="col">Project</th><th scope="col">Level</th></tr>${projects.map(
+    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Project notification levels"><table id="project-settings" class="stack"><tr class="head"><th scope="col">Project</th><th scope="col">Level</th></tr>${projects.map(
         (project) =>
           row(
             'project',

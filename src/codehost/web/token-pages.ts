@@ -73,21 +73,21 @@ Accounts with two-factor authentication use these instead of the password grant.
   <p><button type="submit">Create personal access token</button></p>
 </form>
 <h2>Active personal access tokens (${active.length})</h2>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Active personal access tokens"><table id="active-tokens"><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col">Action</th></tr>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Active personal access tokens"><table id="active-tokens" class="stack"><tr class="head"><th scope="col">Name</th><th scope="col">Created</th><th scope="col">Expires</th><th scope="col">Scopes</th><th scope="col">Last used</th><th scope="col">Action</th></tr>
 ${active.map(
   (
     row,
-  ) => html`<tr><td>${row.name}</td><td>${when(row.created_at)}</td><td>${when(row.expires_at)}</td><td>${row.scopes}</td><td>${when(row.last_used_at)}</td>
-<td>${confirmLink(`/profile/personal_access_tokens/${row.id}/revoke`, 'Revoke', `Revoke ${row.name}`)}</td></tr>`,
+  ) => html`<tr><td data-label="Name">${row.name}</td><td data-label="Created">${when(row.created_at)}</td><td data-label="Expires">${when(row.expires_at)}</td><td data-label="Scopes">${row.scopes}</td><td data-label="Last used">${when(row.last_used_at)}</td>
+<td class="actions">${confirmLink(`/profile/personal_access_tokens/${row.id}/revoke`, 'Revoke', `Revoke ${row.name}`)}</td></tr>`,
 )}
-</table></div>
+</table></div>${active.length === 0 ? html`<p class="hint">None.</p>` : html``}
 <h2>Inactive personal access tokens (${inactive.length})</h2>
-<div class="table-scroll" tabindex="0" role="region" aria-label="Inactive personal access tokens"><table id="inactive-tokens"><tr><th scope="col">Name</th><th scope="col">Created</th><th scope="col">State</th></tr>
+<div class="table-scroll" tabindex="0" role="region" aria-label="Inactive personal access tokens"><table id="inactive-tokens" class="stack"><tr class="head"><th scope="col">Name</th><th scope="col">Created</th><th scope="col">State</th></tr>
 ${inactive.map(
   (row) =>
-    html`<tr><td>${row.name}</td><td>${when(row.created_at)}</td><td>${row.revoked_at === null ? 'Expired' : 'Revoked'}</td></tr>`,
+    html`<tr><td data-label="Name">${row.name}</td><td data-label="Created">${when(row.created_at)}</td><td data-label="State">${row.revoked_at === null ? 'Expired' : 'Revoked'}</td></tr>`,
 )}
-</table></div>`,
+</table></div>${inactive.length === 0 ? html`<p class="hint">None.</p>` : html``}`,
         ),
       );
   };
