@@ -138,7 +138,7 @@ describe.skipIf(!browserAvailable)(
         expect(table).toMatch(/just now/);
         expect(await accessibilityViolations(here)).toEqual([]);
         await press(here, '#active-sessions button:has-text("End")');
-        expect(await here.locator('.notice.ok').innerText()).toContain('One session was ended.');
+        expect(await here.locator('.notice.ok').innerText()).toContain('The session was ended.');
 
         await there.goto(`${service.url}/profile`);
         expect(new URL(there.url()).pathname).toBe('/users/sign_in');
@@ -199,6 +199,7 @@ describe.skipIf(!browserAvailable)(
         const box = await page.locator('#qr-code svg').boundingBox();
         expect(box?.width).toBeLessThanOrEqual(240);
         const secret = (await page.locator('#otp-secret').getAttribute('data-copy-text')) ?? '';
+        await page.fill('#current_password', user.password);
         await page.fill('#pin_code', currentCode(secret));
         await press(page, 'button:has-text("Register")');
         const first = await page.locator('#recovery-codes code').allInnerTexts();

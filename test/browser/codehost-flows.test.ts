@@ -98,6 +98,7 @@ describe.skipIf(!browserAvailable)(
         await page.goto(`${service.url}/profile/two_factor_auth`);
         expect(await page.locator('#qr-code svg').count()).toBe(1);
         const secret = (await page.locator('#otp-secret').getAttribute('data-copy-text')) ?? '';
+        await page.fill('#current_password', user.password);
         await page.fill('#pin_code', currentCode(secret));
         await Promise.all([page.waitForLoadState(), page.click('button:has-text("Register")')]);
         expect(await page.locator('#recovery-codes li').count()).toBe(10);

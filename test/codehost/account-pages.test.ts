@@ -15,7 +15,8 @@ import {
 
 /** The API's view of the user a personal access token belongs to. */
 async function apiUser(service: Codehost, client: WebClient) {
-  const created = await client.post('/profile/personal_access_tokens', {
+  await client.get('/profile/personal_access_tokens');
+  const created = await client.submit('/profile/personal_access_tokens', {
     name: 'reader',
     scopes: 'read_user',
   });
@@ -211,7 +212,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
 
       await here.get('/profile/active_sessions');
       const others = await here.post('/profile/active_sessions/revoke_others', {});
-      expect(others.headers.location).toBe('/profile/active_sessions?ended=1');
+      expect(others.headers.location).toBe('/profile/active_sessions?done=others');
       expect((await phone.get('/profile')).statusCode).toBe(302);
       expect((await laptop.get('/profile')).statusCode).toBe(302);
       expect((await here.get('/profile')).statusCode).toBe(200);
@@ -230,6 +231,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       const secret = copyableValue(setup.body, 'otp-secret') ?? '';
       expect(setup.body).toMatch(/id="otp-secret"[^>]*>([A-Z2-7]{4} ){7}[A-Z2-7]{4}</);
       const enabled = await client.post('/profile/two_factor_auth', {
+        current_password: user.password,
         pin_code: currentCode(secret),
       });
       const oldCodes = [...enabled.body.matchAll(/<li><code>([0-9a-f]{16})<\/code>/g)].map(
@@ -296,7 +298,8 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(saved.statusCode).toBe(303);
 
       const token = copyableValue(
-        (await client.post('/profile/personal_access_tokens', { name: 'api', scopes: 'api' })).body,
+        (await client.submit('/profile/personal_access_tokens', { name: 'api', scopes: 'api' }))
+          .body,
         'created-personal-access-token',
       );
       const api = await service.app.inject({
@@ -327,7 +330,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       const client = new WebClient(service);
       await client.signIn(user.username, user.password);
       await client.get('/profile/applications');
-      const created = await client.post('/profile/applications', {
+      const created = await client.submit('/profile/applications', {
         name: 'Dashboard',
         redirect_uri: 'https://dash.example/cb',
         scopes: 'api',
@@ -446,6 +449,130 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(wrongMethod.headers['content-type']).toMatch(/^application\/json/);
       const postToProjectPath = await service.app.inject({ method: 'POST', url: '/a/b' });
       expect(postToProjectPath.statusCode).toBe(404);
+    });
+  });
+
+  describe('what trying the pages by hand found', () => {
+    it('refuses addresses with invisible or control characters, and control characters in any form', async () => {
+      const user = await createUser(service);
+      const client = new WebClient(service);
+      await client.signIn(user.username, user.password);
+      await client.get('/profile/emails');
+      for (const email of ['ali\u200bce@example.com', '<script>@x.com', 'a b@example.com']) {
+        const refused = await client.post('/profile/emails', { email });
+        expect(refused.statusCode, email).toBe(422);
+      }
+      const withNul = await client.post('/profile/emails', { email: 'ali\u0000ce@example.com' });
+      expect(withNul.statusCode).toBe(400);
+      expect(withNul.body).toContain('control character');
+      await client.get('/profile/applications');
+      const application = await client.post('/profile/applications', {
+        name: 'Na\u0000me',
+        redirect_uri: 'https://x.example/cb',
+        scopes: 'api',
+      });
+      expect(application.statusCode).toBe(400);
+      expect(
+        await service.db
+          .selectFrom('emails')
+          .select('email')
+          .where('user_id', '=', user.id)
+          .execute(),
+      ).toHaveLength(1);
+      expect(
+        await service.db
+          .selectFrom('oauth_applications')
+          .select('id')
+          .where('owner_id', '=', user.id)
+          .execute(),
+      ).toEqual([]);
+    });
+
+    it('shows a new secret after a redirect, once, so a reload creates nothing', async () => {
+      const user = await createUser(service);
+      const client = new WebClient(service);
+      await client.signIn(user.username, user.password);
+      await client.get('/profile/applications');
+      const created = await client.post('/profile/applications', {
+        name: 'Reloaded',
+        redirect_uri: 'https://reload.example/cb',
+        scopes: 'api',
+      });
+      expect(created.statusCode).toBe(303);
+      const location = String(created.headers.location);
+      const first = await client.get(location);
+      const secret = copyableValue(first.body, 'application-secret');
+      expect(secret).toMatch(/^[0-9a-f]{64}$/);
+      // The session row holds the secret only sealed, never readable.
+      const rows = await service.db.selectFrom('sessions').select('data').execute();
+      expect(rows.some((row) => row.data.includes(secret ?? '-'))).toBe(false);
+      const reloaded = await client.get(location);
+      expect(copyableValue(reloaded.body, 'application-secret')).toBeUndefined();
+      expect(reloaded.body).not.toContain(secret);
+      // Another browser of the same user cannot read it either.
+      const other = new WebClient(service);
+      await other.signIn(user.username, user.password);
+      await client.get('/profile/applications');
+      const again = await client.post(`${location}/renew_secret`, {});
+      expect(again.statusCode).toBe(303);
+      expect(copyableValue((await other.get(location)).body, 'application-secret')).toBeUndefined();
+      expect(copyableValue((await client.get(location)).body, 'application-secret')).toMatch(
+        /^[0-9a-f]{64}$/,
+      );
+    });
+
+    it('leaves the level as it was until the custom events are saved', async () => {
+      const user = await createUser(service);
+      const project = await createProject(
+        service,
+        user.id,
+        await personalNamespace(service, user.id),
+      );
+      const client = new WebClient(service);
+      await client.signIn(user.username, user.password);
+      await client.get('/profile/notifications');
+      await client.post(`/profile/notifications/projects/${project.id}`, { level: 'watch' });
+      await client.get('/profile/notifications');
+      const chosen = await client.post(`/profile/notifications/projects/${project.id}`, {
+        level: 'custom',
+      });
+      expect(chosen.headers.location).toBe(`/profile/notifications/projects/${project.id}/custom`);
+      const list = await client.get('/profile/notifications');
+      expect(list.body).toMatch(
+        new RegExp(`id="project-${project.id}-level"[^]*?<option value="watch" selected>`),
+      );
+      await client.get('/profile/notifications');
+      const global = await client.post('/profile/notifications', {
+        notification_email: user.email,
+        level: 'custom',
+      });
+      expect(global.headers.location).toBe('/profile/notifications/custom');
+      const setting = await service.db
+        .selectFrom('notification_settings')
+        .select('level')
+        .where('user_id', '=', user.id)
+        .where('source_type', '=', 'global')
+        .executeTakeFirstOrThrow();
+      expect(setting.level).not.toBe(5);
+    });
+
+    it('says what an action did after its redirect, in fixed words only', async () => {
+      const user = await createUser(service);
+      const client = new WebClient(service);
+      await client.signIn(user.username, user.password);
+      await client.get('/profile/applications');
+      const created = await client.post('/profile/applications', {
+        name: 'Short-lived',
+        redirect_uri: 'https://short.example/cb',
+        scopes: 'api',
+      });
+      const id = /\/profile\/applications\/(\d+)/.exec(String(created.headers.location))?.[1];
+      const destroyed = await client.submit(`/profile/applications/${id}/delete`, {});
+      expect(destroyed.body).toContain('The application was destroyed.');
+      const crafted = await client.get('/profile/applications?done=Your+account+is+closed');
+      expect(crafted.body).not.toContain('Your account is closed');
+      const signedOut = await client.submit('/users/sign_out', {});
+      expect(signedOut.body).toContain('You have been signed out.');
     });
   });
 });

@@ -202,7 +202,8 @@ describe.each(DATABASE_KINDS)('bad input on the API and notifications page on %s
       });
       expect(unknownProject.statusCode).toBe(404);
       const badId = await browser.post('/profile/notifications/groups/abc', { level: 'watch' });
-      expect(badId.statusCode).toBe(400);
+      expect(badId.statusCode).toBe(404);
+      expect(badId.body).toContain('There is no page at this address.');
       // Only the global row the page itself shows by reading may have appeared.
       const after = await snapshot();
       expect(after.settings.filter((row) => row.source_type !== 'global')).toEqual(

@@ -202,8 +202,9 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         expect(response.statusCode, JSON.stringify(fields)).toBe(422);
       }
       expect(await countRows()).toEqual(before);
-      expect((await client.get('/profile/applications/99999999999')).statusCode).toBe(400);
-      expect((await client.get('/profile/applications/0')).statusCode).toBe(400);
+      // A malformed ID in a page's address is a page that is not there.
+      expect((await client.get('/profile/applications/99999999999')).statusCode).toBe(404);
+      expect((await client.get('/profile/applications/0')).statusCode).toBe(404);
     });
 
     it('personal access tokens: missing name, unknown scope, impossible and past dates change nothing', async () => {

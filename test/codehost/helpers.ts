@@ -169,6 +169,19 @@ export class WebClient {
     );
   }
 
+  /** Posts a form and, as a browser does, follows the redirect that answers it. */
+  async submit(
+    url: string,
+    fields: Record<string, string | string[]>,
+  ): Promise<LightMyRequestResponse> {
+    const response = await this.post(url, fields);
+    const location = response.headers.location;
+    if (response.statusCode < 300 || response.statusCode >= 400 || typeof location !== 'string') {
+      return response;
+    }
+    return this.get(location);
+  }
+
   async signIn(login: string, password: string): Promise<LightMyRequestResponse> {
     await this.get('/users/sign_in');
     return this.post('/users/sign_in', { login, password });

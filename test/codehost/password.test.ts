@@ -2,7 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordHasher } from '../../src/codehost/accounts/passwords.js';
 import { UserStore } from '../../src/codehost/accounts/users.js';
 import { DATABASE_KINDS } from '../harness.js';
-import { type Codehost, createUser, startCodehost, WebClient } from './helpers.js';
+import {
+  type Codehost,
+  createApplication,
+  createUser,
+  startCodehost,
+  WebClient,
+} from './helpers.js';
 
 describe.each(DATABASE_KINDS)('changing a password on %s', (kind) => {
   let service: Codehost;
@@ -133,5 +139,66 @@ describe.each(DATABASE_KINDS)('changing a password on %s', (kind) => {
     expect(
       (await new WebClient(service).signIn(user.username, 'my own password now')).headers.location,
     ).toBe('/profile');
+  });
+
+  it('holds every other page, the authorization endpoint and the password grant until the password is replaced', async () => {
+    const user = await createUser(service);
+    const users = new UserStore(
+      service.db,
+      new PasswordHasher(service.config.security.passwordHash),
+    );
+    await users.setPassword(user.id, 'set by an administrator', { mustChange: true });
+    const client = await createApplication(service, (await createUser(service)).id);
+    const authorize = `/oauth/authorize?${new URLSearchParams({
+      client_id: client.clientId,
+      redirect_uri: client.redirectUri,
+      response_type: 'code',
+      scope: 'api',
+    })}`;
+    const browser = new WebClient(service);
+    await browser.signIn(user.username, 'set by an administrator');
+    for (const path of ['/profile', '/profile/personal_access_tokens', authorize]) {
+      const answer = await browser.get(path);
+      expect(answer.statusCode, path).toBe(302);
+      expect(answer.headers.location, path).toBe('/profile/password/edit');
+    }
+    // Forms other than the password's are refused the same way (nothing is created).
+    await browser.get('/profile/password/edit');
+    const token = await browser.post('/profile/personal_access_tokens', {
+      name: 'sneaky',
+      scopes: 'api',
+    });
+    expect(token.headers.location).toBe('/profile/password/edit');
+    const grant = await service.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      payload: {
+        grant_type: 'password',
+        username: user.username,
+        password: 'set by an administrator',
+      },
+    });
+    expect(grant.statusCode).toBe(400);
+    expect(grant.json()).toMatchObject({ error: 'invalid_grant' });
+    expect(
+      await service.db
+        .selectFrom('personal_access_tokens')
+        .select('id')
+        .where('user_id', '=', user.id)
+        .execute(),
+    ).toEqual([]);
+  });
+
+  it('refuses a new password of only spaces, the current one, or the username', async () => {
+    const { user, browser } = await signedIn();
+    for (const next of ['        ', user.password, user.username.padEnd(8, ' ')]) {
+      const refused = await browser.post('/profile/password', {
+        current_password: user.password,
+        new_password: next,
+        password_confirmation: next,
+      });
+      expect(refused.statusCode, JSON.stringify(next)).toBe(422);
+    }
+    expect(await signsIn(user.username, user.password)).toBe(true);
   });
 });

@@ -121,10 +121,12 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       const secret = copyableValue(setup.body, 'otp-secret') ?? '';
       expect(secret).toMatch(/^[A-Z2-7]{32}$/);
       const rejected = await client.post('/profile/two_factor_auth', {
+        current_password: user.password,
         pin_code: '000000' === currentCode(secret) ? '111111' : '000000',
       });
       expect(rejected.statusCode).toBe(422);
       const enabled = await client.post('/profile/two_factor_auth', {
+        current_password: user.password,
         pin_code: currentCode(secret),
       });
       expect(enabled.statusCode).toBe(200);
@@ -173,7 +175,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       const disabled = await client.post('/profile/two_factor_auth/disable', {
         current_password: user.password,
       });
-      expect(disabled.statusCode).toBe(302);
+      expect(disabled.statusCode).toBe(303);
       const row = await service.db
         .selectFrom('users')
         .select('otp_secret')
@@ -195,7 +197,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         scopes: 'api',
       });
       expect(invalid.statusCode).toBe(422);
-      const created = await client.post('/profile/applications', {
+      const created = await client.submit('/profile/applications', {
         name: 'My <app>',
         redirect_uri: 'https://app.example/cb\nhttp://127.0.0.1:9999/cb',
         scopes: ['api', 'read_user'],
@@ -223,7 +225,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         scopes: 'read_user',
       });
       expect(edited.statusCode).toBe(302);
-      const renewed = await client.post(`/profile/applications/${row.id}/renew_secret`, {});
+      const renewed = await client.submit(`/profile/applications/${row.id}/renew_secret`, {});
       const newSecret = copyableValue(renewed.body, 'application-secret');
       expect(newSecret).toBeDefined();
       expect(newSecret).not.toBe(secret);
@@ -248,13 +250,17 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       ).toHaveLength(0);
     });
 
-    it('rejects a malformed application id with a 400 page', async () => {
+    it('answers a malformed application id with a 404 page, after sign-in when signed out', async () => {
       const user = await createUser(service);
       const client = new WebClient(service);
+      const signedOut = await client.get('/profile/applications/abc');
+      expect(signedOut.statusCode).toBe(302);
+      expect(signedOut.headers.location).toBe('/users/sign_in');
       await client.signIn(user.username, user.password);
       const response = await client.get('/profile/applications/abc');
-      expect(response.statusCode).toBe(400);
+      expect(response.statusCode).toBe(404);
       expect(response.headers['content-type']).toMatch(/^text\/html/);
+      expect(response.body).toContain('There is no page at this address.');
     });
   });
 
@@ -270,7 +276,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         expires_at: '2001-01-01',
       });
       expect(bad.statusCode).toBe(422);
-      const created = await client.post('/profile/personal_access_tokens', {
+      const created = await client.submit('/profile/personal_access_tokens', {
         name: 'ci',
         scopes: 'api',
       });
@@ -285,7 +291,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       const id = /href="\/profile\/personal_access_tokens\/(\d+)\/revoke"/.exec(list.body)?.[1];
       expect(
         (await client.post(`/profile/personal_access_tokens/${id}/revoke`, {})).statusCode,
-      ).toBe(302);
+      ).toBe(303);
       expect(
         (await service.app.inject({ url: '/api/v4/user', headers: { 'private-token': token } }))
           .statusCode,

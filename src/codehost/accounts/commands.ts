@@ -67,6 +67,8 @@ export const accountCommands: readonly Command[] = [
           name,
           password,
           isAdmin: args.includes('--admin'),
+          // Printed on a console: the owner replaces it at the first sign-in.
+          mustChangePassword: true,
         });
         context.stdout.write(
           `Created ${user.is_admin ? 'administrator' : 'user'} ${user.username} (id ${user.id}).\nPassword: ${password}\n`,

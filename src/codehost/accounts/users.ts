@@ -19,15 +19,22 @@ export class AccountError extends Error {
 /** GitLab's namespace rule: letters, digits, `_`, `-` and `.`, not starting with `-` or `.`. */
 const USERNAME = /^[a-zA-Z0-9_][a-zA-Z0-9_.-]{0,254}$/;
 const RESERVED_SUFFIX = /\.(git|atom)$/i;
-/** Deliberately loose (one @, no spaces, a dot in the domain): the mailbox is the judge. */
-const EMAIL = /^[^\s@]{1,64}@[^\s@]+\.[^\s@]+$/;
+/**
+ * An address people can read as it is: a local part of RFC 5322's unquoted
+ * characters (and letters and digits of any script), a domain of labels. No
+ * quoted forms, no spaces, controls or invisible characters, so an address
+ * shown on a page cannot pass for another one.
+ */
+const EMAIL =
+  /^[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+(\.[\p{L}\p{N}!#$%&'*+/=?^_`{|}~-]+)*@[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?(\.[\p{L}\p{N}](?:[\p{L}\p{N}-]*[\p{L}\p{N}])?)+$/u;
 
 export function normalizeEmail(email: string): string {
   return email.trim().toLowerCase();
 }
 
 export function validEmail(email: string): boolean {
-  return email.length <= 255 && EMAIL.test(email);
+  const local = email.split('@')[0] ?? '';
+  return email.length <= 255 && local.length <= 64 && EMAIL.test(email);
 }
 
 export interface NewUser {

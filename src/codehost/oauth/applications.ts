@@ -26,6 +26,7 @@ export interface ApplicationInput {
 }
 
 const MAX_REDIRECT_URIS = 20;
+const MAX_REDIRECT_URI_LENGTH = 2000;
 /** Schemes that would run code in the browser instead of reaching a client. */
 const FORBIDDEN_SCHEMES = new Set(['javascript:', 'data:', 'vbscript:', 'file:', 'blob:']);
 
@@ -43,18 +44,27 @@ export function parseRedirectUris(
   if (uris.length > MAX_REDIRECT_URIS) {
     throw new ApplicationError(field, `At most ${MAX_REDIRECT_URIS} redirect URIs`);
   }
+  const label = field === 'redirect_uri' ? 'Redirect URI' : 'Post-logout redirect URI';
   for (const uri of uris) {
+    // Quoted short: a refusal names the address without echoing a huge paste.
+    const quoted = uri.length > 80 ? `${uri.slice(0, 77)}…` : uri;
+    if (uri.length > MAX_REDIRECT_URI_LENGTH) {
+      throw new ApplicationError(
+        field,
+        `${label} is too long (at most ${MAX_REDIRECT_URI_LENGTH} characters): ${quoted}`,
+      );
+    }
     let url: URL;
     try {
       url = new URL(uri);
     } catch {
-      throw new ApplicationError(field, `Redirect URI must be an absolute URI: ${uri}`);
+      throw new ApplicationError(field, `${label} must be an absolute URI: ${quoted}`);
     }
-    if (uri.length > 2000 || FORBIDDEN_SCHEMES.has(url.protocol)) {
-      throw new ApplicationError(field, `Redirect URI is not allowed: ${uri}`);
+    if (FORBIDDEN_SCHEMES.has(url.protocol)) {
+      throw new ApplicationError(field, `${label} is not allowed: ${quoted}`);
     }
     if (url.hash || uri.includes('#')) {
-      throw new ApplicationError(field, `Redirect URI cannot contain a fragment: ${uri}`);
+      throw new ApplicationError(field, `${label} cannot contain a fragment: ${quoted}`);
     }
   }
   return [...new Set(uris)];

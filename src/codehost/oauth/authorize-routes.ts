@@ -15,6 +15,7 @@ import type { Session } from '../web/sessions.js';
 import {
   allowFormRedirectTo,
   currentUser,
+  detourForPasswordChange,
   field,
   sendToSignIn,
   signedInUser,
@@ -257,6 +258,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
       } catch (error) {
         return handleRedirectable(reply, error);
       }
+      if (await detourForPasswordChange(codehost, request, reply)) return reply;
       const user = await currentUser(codehost, request);
       const authorized =
         user !== undefined &&

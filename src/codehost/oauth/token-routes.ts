@@ -287,6 +287,14 @@ async function passwordGrant(
       'Two-factor authentication is enabled for this account; use a personal access token instead.',
     );
   }
+  // A password someone else chose is only good for choosing one's own, on the web.
+  if (check.user.password_change_required === 1) {
+    throw oauthError(
+      400,
+      'invalid_grant',
+      'This password was set by an administrator and must be changed first: sign in on the web to choose your own.',
+    );
+  }
   return codehost.tokens.issueToken({
     userId: check.user.id,
     applicationId: client.kind === 'none' ? null : client.application.id,

@@ -7,7 +7,7 @@ import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, signedInUser, webRoute } from './web-context.js';
+import { doneNotice, field, signedInUser, webRoute } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/active_sessions';
 
@@ -73,12 +73,11 @@ ${
   app.get(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
     const user = await signedInUser(codehost, request, reply);
     if (!user) return reply;
-    const ended = Number((request.query as Record<string, unknown>).ended);
-    const notice =
-      Number.isInteger(ended) && ended > 0
-        ? `${ended === 1 ? 'One session was' : `${ended} sessions were`} ended.`
-        : undefined;
-    return sessionsPage(reply, user, request.session as Session, notice);
+    const done = doneNotice(request, {
+      ended: 'The session was ended.',
+      others: 'Your other sessions were ended.',
+    });
+    return sessionsPage(reply, user, request.session as Session, done?.text);
   });
 
   app.post(`${SETTINGS_PATH}/revoke`, webRoute(codehost), async (request, reply) => {
@@ -95,13 +94,13 @@ ${
         problem(404, 'not-found', 'That session has already ended, or is not one of yours.'),
       );
     }
-    return reply.redirect(`${SETTINGS_PATH}?ended=1`, 303);
+    return reply.redirect(`${SETTINGS_PATH}?done=ended`, 303);
   });
 
   app.post(`${SETTINGS_PATH}/revoke_others`, webRoute(codehost), async (request, reply) => {
     const user = await signedInUser(codehost, request, reply);
     if (!user) return reply;
-    const ended = await codehost.sessions.revokeOthers(user.id, request.session as Session);
-    return reply.redirect(`${SETTINGS_PATH}?ended=${ended}`, 303);
+    await codehost.sessions.revokeOthers(user.id, request.session as Session);
+    return reply.redirect(`${SETTINGS_PATH}?done=others`, 303);
   });
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
+import { fieldError, textField } from '../../platform/web/forms.js';
 import { html, type Markup, timeTag } from '../../platform/web/html.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
@@ -16,7 +17,15 @@ import { confirmLink, registerConfirmation } from './confirm.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, fieldValues, ID_PARAMS, signedInUser, webRoute } from './web-context.js';
+import { keepToShowOnce, takeShownOnce } from './shown-once.js';
+import {
+  doneNotice,
+  field,
+  fieldValues,
+  ID_PARAMS,
+  signedInUser,
+  webRoute,
+} from './web-context.js';
 
 function applicationForm(
   csrf: string,
@@ -29,20 +38,21 @@ function applicationForm(
     confidential: boolean;
   },
   submit: string,
+  refused?: ApplicationError,
 ): Markup {
+  const error = (field: ApplicationError['field']) =>
+    refused?.field === field ? refused.message : undefined;
   return html`<form method="post" action="${action}">
   ${csrfField(csrf)}
-  <label for="name">Name</label>
-  <input type="text" id="name" name="name" value="${values.name}" required maxlength="255">
-  <label for="redirect_uri">Redirect URI (one per line)</label>
-  <textarea id="redirect_uri" name="redirect_uri" rows="3" required>${values.redirectUris}</textarea>
-  <label for="post_logout_redirect_uri">Post-logout redirect URI (OpenID Connect, one per line, optional)</label>
-  <textarea id="post_logout_redirect_uri" name="post_logout_redirect_uri" rows="2">${values.postLogoutRedirectUris ?? ''}</textarea>
-  <fieldset><legend>Scopes</legend>
+  ${textField({ name: 'name', label: 'Name', value: values.name, error: error('name'), required: true, maxLength: 255 })}
+  ${textField({ name: 'redirect_uri', label: 'Redirect URI (one per line)', value: values.redirectUris, error: error('redirect_uri'), required: true, multiline: true })}
+  ${textField({ name: 'post_logout_redirect_uri', label: 'Post-logout redirect URI (OpenID Connect, one per line, optional)', value: values.postLogoutRedirectUris ?? '', error: error('post_logout_redirect_uri'), multiline: true })}
+  <fieldset${refused?.field === 'scopes' ? html` aria-describedby="scopes-error"` : html``}><legend>Scopes</legend>
   ${SCOPE_NAMES.map(
     (scope) =>
       html`<div><label class="inline"><input type="checkbox" name="scopes" value="${scope}"${values.scopes.includes(scope) ? html` checked` : html``}> <code>${scope}</code> ${SCOPES[scope]}</label></div>`,
   )}
+  ${fieldError('scopes-error', error('scopes'))}
   </fieldset>
   <label class="inline"><input type="checkbox" name="confidential" value="1"${values.confidential ? html` checked` : html``}> Confidential: the application runs on a server and can keep its secret (public clients must use PKCE)</label>
   <p><button type="submit">${submit}</button></p>
@@ -67,12 +77,22 @@ function inputFrom(body: unknown): ApplicationInput {
   return typedValues(body);
 }
 
+/** What a kept secret belongs to: this application's page shows it, no other. */
+function secretPurpose(application: ApplicationRow): string {
+  return `application-secret-${application.id}`;
+}
+
 export function registerApplicationPages(app: HttpApp, codehost: Codehost): void {
   const listPage = async (
     reply: FastifyReply,
     user: UserRow,
     session: Session,
-    options: { error?: string; values?: ApplicationInput; status?: number } = {},
+    options: {
+      refused?: ApplicationError;
+      values?: ApplicationInput;
+      status?: number;
+      done?: { kind: 'ok'; text: string } | undefined;
+    } = {},
   ) => {
     const owned = await codehost.applications.ownedBy(user.id);
     const authorized = await codehost.tokens.authorizedApplications(user.id);
@@ -80,7 +100,8 @@ export function registerApplicationPages(app: HttpApp, codehost: Codehost): void
     const values = options.values ?? {
       name: '',
       redirectUris: '',
-      scopes: ['api'],
+      // Nothing ticked: an application asks for what it needs, no more.
+      scopes: [],
       confidential: true,
     };
     return reply
@@ -93,10 +114,12 @@ export function registerApplicationPages(app: HttpApp, codehost: Codehost): void
             user,
             csrf: session.data.csrf,
             settings: '/profile/applications',
-            notice: options.error ? { kind: 'error', text: options.error } : undefined,
+            notice: options.refused
+              ? { kind: 'error', text: options.refused.message }
+              : options.done,
           },
           html`<h2>Add new application</h2>
-${applicationForm(session.data.csrf, '/profile/applications', values, 'Save application')}
+${applicationForm(session.data.csrf, '/profile/applications', values, 'Save application', options.refused)}
 <h2>Your applications (${owned.length})</h2>
 <div class="table-scroll" tabindex="0" role="region" aria-label="Your applications"><table id="applications" class="stack"><tr class="head"><th scope="col">Name</th><th scope="col">Callback URL</th><th scope="col">Scopes</th><th scope="col">Actions</th></tr>
 ${owned.map(
@@ -162,7 +185,7 @@ ${authorized.map(
     user: UserRow,
     session: Session,
     application: ApplicationRow,
-    refused?: { error: string; values: ApplicationInput },
+    refused?: { error: ApplicationError; values: ApplicationInput },
   ) =>
     reply
       .status(refused ? 422 : 200)
@@ -174,7 +197,7 @@ ${authorized.map(
             user,
             csrf: session.data.csrf,
             settings: '/profile/applications',
-            notice: refused ? { kind: 'error', text: refused.error } : undefined,
+            notice: refused ? { kind: 'error', text: refused.error.message } : undefined,
           },
           applicationForm(
             session.data.csrf,
@@ -187,6 +210,7 @@ ${authorized.map(
               confidential: application.confidential === 1,
             },
             'Save application',
+            refused?.error,
           ),
         ),
       );
@@ -200,7 +224,12 @@ ${authorized.map(
   app.get('/profile/applications', webRoute(codehost), async (request, reply) => {
     const user = await signedInUser(codehost, request, reply);
     if (!user) return reply;
-    return listPage(reply, user, request.session as Session);
+    return listPage(reply, user, request.session as Session, {
+      done: doneNotice(request, {
+        destroyed: 'The application was destroyed.',
+        revoked: 'Access was revoked.',
+      }),
+    });
   });
 
   app.post('/profile/applications', webRoute(codehost), async (request, reply) => {
@@ -211,11 +240,15 @@ ${authorized.map(
     try {
       input = inputFrom(request.body);
       const { application, secret } = await codehost.applications.create(user.id, input);
-      return showPage(reply, user, session, application, secret);
+      await keepToShowOnce(codehost, session, {
+        purpose: secretPurpose(application),
+        value: secret,
+      });
+      return reply.redirect(`/profile/applications/${application.id}`, 303);
     } catch (error) {
       if (!(error instanceof ApplicationError)) throw error;
       return listPage(reply, user, session, {
-        error: error.message,
+        refused: error,
         status: 422,
         values: input ?? typedValues(request.body),
       });
@@ -229,7 +262,10 @@ ${authorized.map(
       const user = await signedInUser(codehost, request, reply);
       if (!user) return reply;
       const { id } = request.params as { id: number };
-      return showPage(reply, user, request.session as Session, await owned(user, id));
+      const session = request.session as Session;
+      const application = await owned(user, id);
+      const secret = await takeShownOnce(codehost, session, secretPurpose(application));
+      return showPage(reply, user, session, application, secret);
     },
   );
 
@@ -261,7 +297,7 @@ ${authorized.map(
       } catch (error) {
         if (!(error instanceof ApplicationError)) throw error;
         return editPage(reply, user, session, application, {
-          error: error.message,
+          error,
           values: input ?? typedValues(request.body),
         });
       }
@@ -279,7 +315,7 @@ ${authorized.map(
       if (!(await codehost.applications.delete(user.id, id))) {
         throw new HttpError(problem(404, 'not-found', 'No such application.'));
       }
-      return reply.redirect('/profile/applications', 302);
+      return reply.redirect('/profile/applications?done=destroyed', 302);
     },
   );
 
@@ -292,7 +328,14 @@ ${authorized.map(
       const { id } = request.params as { id: number };
       const application = await owned(user, id);
       const secret = await codehost.applications.renewSecret(user.id, application.id);
-      return showPage(reply, user, request.session as Session, application, secret);
+      // Destroyed between the lookup and now.
+      if (secret === undefined)
+        throw new HttpError(problem(404, 'not-found', 'No such application.'));
+      await keepToShowOnce(codehost, request.session as Session, {
+        purpose: secretPurpose(application),
+        value: secret,
+      });
+      return reply.redirect(`/profile/applications/${application.id}`, 303);
     },
   );
 
@@ -304,7 +347,7 @@ ${authorized.map(
       if (!user) return reply;
       const { id } = request.params as { id: number };
       await codehost.tokens.revokeAuthorization(user.id, id);
-      return reply.redirect('/profile/applications', 302);
+      return reply.redirect('/profile/applications?done=revoked', 302);
     },
   );
 

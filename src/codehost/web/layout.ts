@@ -36,7 +36,9 @@ function settingsMenu(current: string): Markup {
 const STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
 header{background:#2e2e5c;color:#fff;padding:.6rem 1.2rem;display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center}
-header a{color:#fff}header form{margin:0 0 0 auto}.brand{font-weight:700;text-decoration:none}
+header a{color:#fff}header form,header .sign-in{margin:0 0 0 auto}
+.skip{position:absolute;left:-999px;top:0;background:#fff;color:#222;padding:.5rem}.skip:focus{left:.5rem;z-index:1}
+main:focus{outline:none}.brand{font-weight:700;text-decoration:none}
 main{max-width:46rem;margin:1.5rem auto;padding:0 1.2rem;overflow-wrap:break-word}
 th[scope=col]{white-space:nowrap}
 nav.settings ul{list-style:none;margin:0 0 1rem;padding:0;display:flex;flex-wrap:wrap;gap:.3rem .9rem;border-bottom:1px solid #ddd;padding-bottom:.5rem}
@@ -48,7 +50,7 @@ nav.settings a[aria-current]{font-weight:700;color:#222;text-decoration:none}
 table.stack tr.head{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 table.stack tr{border-bottom:1px solid #ddd;padding:.5rem 0}table.stack td,table.stack th[scope=row]{border:0;padding:.15rem 0}
 table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0}
+dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
 #qr-code{margin:1rem 0;width:min(14rem,100%)}#qr-code svg{display:block;width:100%;height:auto}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .copy{margin-left:.4rem;font-size:.85em;padding:.1rem .5rem}
@@ -59,7 +61,7 @@ label{display:block;margin:.8rem 0 .2rem;font-weight:600}
 input[type=text],input[type=password],input[type=date],input[type=email],input[type=url],textarea{width:100%;padding:.4rem;box-sizing:border-box;font:inherit}
 button{padding:.4rem .9rem;font:inherit;cursor:pointer}
 table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left;vertical-align:top}
-code,.secret{font-family:ui-monospace,monospace;overflow-wrap:anywhere}.secret{word-break:break-all}
+code,.secret{font-family:ui-monospace,monospace;overflow-wrap:anywhere}.secret{word-break:break-all}#otp-secret{word-break:normal;overflow-wrap:normal}
 .secret{display:block;background:#fff;border:1px solid #ccc;padding:.5rem}
 .notice{padding:.6rem;border-radius:4px}.ok{background:#e3f5e1}.error{background:#fbe3e3}
 .inline{display:inline}label.inline{font-weight:normal}
@@ -79,7 +81,7 @@ export function page(options: PageOptions, content: Markup): string {
           <input type="hidden" name="authenticity_token" value="${options.csrf ?? ''}">
           <button type="submit">Sign out</button>
         </form>`
-    : html``;
+    : html`<a class="sign-in" href="/users/sign_in">Sign in</a>`;
   const notice = options.notice
     ? html`<p class="notice ${options.notice.kind}" role="${options.notice.kind === 'error' ? 'alert' : 'status'}">${options.notice.text}</p>`
     : html``;
@@ -94,8 +96,9 @@ export function page(options: PageOptions, content: Markup): string {
 <script src="${SCRIPT_PATH}" defer></script>
 </head>
 <body>
+<a class="skip" href="#content">Skip to content</a>
 <header><a class="brand" href="/">codehost</a>${account}</header>
-<main>
+<main id="content" tabindex="-1">
 ${options.settings ? settingsMenu(options.settings) : html``}
 <h1>${options.title}</h1>
 ${notice}

@@ -23,7 +23,18 @@ const ACCESS_NAMES = new Map<number, string>([
 /** Rows listed per section of a page; the API pages through the rest. */
 const LISTED = 100;
 
-const NOT_FOUND = 'There is no page at this address, or you need to sign in to see it.';
+/** Said of what does not exist and of what the visitor may not see, alike. */
+function notFound(viewer: UserRow | undefined): HttpError {
+  return new HttpError(
+    problem(
+      404,
+      'not-found',
+      viewer
+        ? 'There is no page at this address, or it is private and you are not a member.'
+        : 'There is no page at this address, or you need to sign in to see it.',
+    ),
+  );
+}
 
 /**
  * The pages `web_url` points at: a user's (`/:username`), a group's
@@ -98,7 +109,7 @@ export function registerNamespacePages(app: HttpApp, codehost: Codehost): void {
       if (group && (await canSeeGroup(viewer, group))) {
         return reply.redirect(`/groups/${group.full_path}`, 302);
       }
-      throw new HttpError(problem(404, 'not-found', NOT_FOUND));
+      throw notFound(viewer);
     }
     const namespace = await codehost.groups.personalNamespace(user.id);
     const projects = namespace ? await visibleProjectsIn(viewer, namespace) : [];
@@ -146,7 +157,7 @@ ${projectList(projects)}`,
     const viewer = await currentUser(codehost, request);
     const group = await codehost.groups.findByFullPath(path);
     if (!group || !(await canSeeGroup(viewer, group))) {
-      throw new HttpError(problem(404, 'not-found', NOT_FOUND));
+      throw notFound(viewer);
     }
     const children = await codehost.db
       .selectFrom('namespaces')

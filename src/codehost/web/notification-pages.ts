@@ -217,10 +217,14 @@ ${
         422,
       );
     }
+    // Custom is chosen with its events, on the events page: until they are saved
+    // (or if the user cancels there), the level stays what it was.
+    const global = await codehost.notificationSettings.global(user.id);
+    const choosingEvents = level === 'custom' && global.level !== 'custom';
     await codehost.notificationSettings.update(
       user.id,
       { type: 'global' },
-      { level: level as NotificationLevel },
+      choosingEvents ? {} : { level: level as NotificationLevel },
       async (trx) => {
         await trx
           .updateTable('users')
@@ -229,7 +233,7 @@ ${
           .execute();
       },
     );
-    if (level === 'custom') return reply.redirect(customPath({ type: 'global' }), 303);
+    if (choosingEvents) return reply.redirect(customPath({ type: 'global' }), 303);
     return reply.redirect('/profile/notifications?saved=1', 303);
   });
 
@@ -266,8 +270,12 @@ ${
             422,
           );
         }
+        const current = await codehost.notificationSettings.find(user.id, { type, id });
+        if (level === 'custom' && current?.level !== 'custom') {
+          // Set with its events, on the events page; Cancel there changes nothing.
+          return reply.redirect(customPath({ type, id }), 303);
+        }
         await codehost.notificationSettings.update(user.id, { type, id }, { level });
-        if (level === 'custom') return reply.redirect(customPath({ type, id }), 303);
         return reply.redirect('/profile/notifications?saved=1', 303);
       },
     );
@@ -299,7 +307,7 @@ ${
       html`<div><label class="inline"><input type="checkbox" name="events" value="${event}"${setting.events[event] ? html` checked` : html``}> ${EVENT_LABELS[event]}</label></div>`,
   )}
   </fieldset>
-  <p class="hint">Saving sets the level of ${name} to Custom.</p>
+  <p class="hint">Saving sets the level of ${name} to Custom${setting.level === 'custom' ? '' : html`; Cancel leaves it as it is`}.</p>
   <p><button type="submit">Save events</button> <a href="/profile/notifications">Cancel</a></p>
 </form>`,
       ),

@@ -31,9 +31,9 @@ function passwordPage(
   <input type="password" id="current_password" name="current_password" autocomplete="current-password" required>
   <label for="new_password">New password</label>
   <input type="password" id="new_password" name="new_password" autocomplete="new-password" required minlength="${String(PASSWORD_MIN_LENGTH)}" maxlength="${String(PASSWORD_MAX_LENGTH)}" aria-describedby="password-rules">
-  <p id="password-rules">${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters. Changing it signs you out everywhere else.</p>
+  <p id="password-rules">${PASSWORD_MIN_LENGTH} to ${PASSWORD_MAX_LENGTH} characters, not only spaces, and not your current password, username or e-mail address. Changing it signs you out everywhere else.</p>
   <label for="password_confirmation">Confirm new password</label>
-  <input type="password" id="password_confirmation" name="password_confirmation" autocomplete="new-password" required>
+  <input type="password" id="password_confirmation" name="password_confirmation" autocomplete="new-password" required maxlength="${String(PASSWORD_MAX_LENGTH)}">
   <p><button type="submit">Save password</button></p>
 </form>`,
   );
@@ -82,6 +82,16 @@ export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
       }
       const weak = passwordProblem(next);
       if (weak) return refuse(`The new password ${weak}.`);
+      if (next.trim() === '') return refuse('The new password cannot be only spaces.');
+      if (next === current) {
+        return refuse('The new password must be different from the current one.');
+      }
+      const own = [user.username, ...(await codehost.users.emailsOf(user))].map((text) =>
+        text.toLowerCase(),
+      );
+      if (own.includes(next.trim().toLowerCase())) {
+        return refuse('The new password cannot be your username or e-mail address.');
+      }
       if (next !== field(request.body, 'password_confirmation')) {
         return refuse('The confirmation does not match the new password.');
       }

@@ -21,11 +21,22 @@ export interface SessionData {
   csrf: string;
   /** A TOTP secret offered on the set-up page, until the user confirms it. */
   otpSetupSecret?: string;
+  /**
+   * A new secret (token, application secret) on its way to the page that shows
+   * it once, after a redirect: sealed with a key only the browser's cookie
+   * gives, so the stored row never holds it readable.
+   */
+  sealedSecret?: string;
 }
 
 export interface Session {
   idHash: string;
   data: SessionData;
+  /**
+   * The cookie's ID itself, known only while handling this browser's request
+   * (the table holds its hash): the key of what this session seals for itself.
+   */
+  id: string;
 }
 
 /** A signed-in session as its owner sees it on the active-sessions page. */
@@ -79,7 +90,7 @@ export class SessionStore {
         .where('id_hash', '=', idHash)
         .execute();
     }
-    return { idHash, data };
+    return { idHash, data, id };
   }
 
   /** A new session (new ID and cookie), dropping the one the request came with. */
@@ -90,7 +101,11 @@ export class SessionStore {
   ): Promise<Session> {
     if (previous) await this.remove(previous);
     const id = newSecret();
-    const session: Session = { idHash: secretHash(id), data: { ...data, csrf: newSecret() } };
+    const session: Session = {
+      idHash: secretHash(id),
+      data: { ...data, csrf: newSecret() },
+      id,
+    };
     const lifetime = this.lifetimeOf(session.data);
     const now = this.now();
     await this.db

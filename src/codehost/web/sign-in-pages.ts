@@ -5,14 +5,19 @@ import { isTwoFactorEnabled, type UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { ensureSession, field, safeReturnPath, webRoute } from './web-context.js';
+import { doneNotice, ensureSession, field, safeReturnPath, webRoute } from './web-context.js';
 
 /** How long a correct password waits for its two-factor code. */
 const PENDING_TWO_FACTOR_MS = 5 * 60 * 1000;
 
-function signInForm(csrf: string, error?: string, login = ''): string {
+function signInForm(
+  csrf: string,
+  error?: string,
+  login = '',
+  done?: { kind: 'ok'; text: string },
+): string {
   return page(
-    { title: 'Sign in', notice: error ? { kind: 'error', text: error } : undefined },
+    { title: 'Sign in', notice: error ? { kind: 'error', text: error } : done },
     html`<form method="post" action="/users/sign_in">
   ${csrfField(csrf)}
   <label for="login">Username or email</label>
@@ -33,7 +38,7 @@ function twoFactorForm(csrf: string, error?: string): string {
     html`<form method="post" action="/users/sign_in/two_factor">
   ${csrfField(csrf)}
   <label for="otp_attempt">Enter the code from your authenticator app, or one of your recovery codes</label>
-  <input type="text" id="otp_attempt" name="otp_attempt" inputmode="numeric" autocomplete="one-time-code" required autofocus>
+  <input type="text" id="otp_attempt" name="otp_attempt" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" required autofocus>
   <p><button type="submit">Verify code</button></p>
 </form>`,
   );
@@ -56,7 +61,14 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
     const session = await ensureSession(codehost, request, reply);
     return reply
       .type('text/html')
-      .send(signInForm(session.data.csrf, undefined, session.data.loginHint ?? ''));
+      .send(
+        signInForm(
+          session.data.csrf,
+          undefined,
+          session.data.loginHint ?? '',
+          doneNotice(request, { signed_out: 'You have been signed out.' }),
+        ),
+      );
   });
 
   app.post(
@@ -158,7 +170,7 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
 
   app.post('/users/sign_out', webRoute(codehost), async (request, reply) => {
     await codehost.sessions.end(reply, request.session);
-    return reply.redirect('/users/sign_in', 302);
+    return reply.redirect('/users/sign_in?done=signed_out', 302);
   });
 }
 

@@ -10,7 +10,15 @@ import { confirmLink, registerConfirmation } from './confirm.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, fieldValues, ID_PARAMS, signedInUser, webRoute } from './web-context.js';
+import { keepToShowOnce, takeShownOnce } from './shown-once.js';
+import {
+  doneNotice,
+  field,
+  fieldValues,
+  ID_PARAMS,
+  signedInUser,
+  webRoute,
+} from './web-context.js';
 
 /** The token form as typed, to show again when it is refused. */
 interface TokenForm {
@@ -19,14 +27,23 @@ interface TokenForm {
   scopes: readonly string[];
 }
 
-const EMPTY_FORM: TokenForm = { name: '', expiresAt: '', scopes: ['api'] };
+/** A new token waits for the list page (after a redirect) under this name. */
+const TOKEN_PURPOSE = 'personal-access-token';
+
+const EMPTY_FORM: TokenForm = { name: '', expiresAt: '', scopes: [] };
 
 export function registerTokenPages(app: HttpApp, codehost: Codehost): void {
   const tokensPage = async (
     reply: FastifyReply,
     user: UserRow,
     session: Session,
-    options: { created?: string; error?: string; status?: number; typed?: TokenForm } = {},
+    options: {
+      created?: string;
+      error?: string;
+      status?: number;
+      typed?: TokenForm;
+      done?: { kind: 'ok'; text: string };
+    } = {},
   ) => {
     const typed = options.typed ?? EMPTY_FORM;
     const now = Date.now();
@@ -41,7 +58,7 @@ export function registerTokenPages(app: HttpApp, codehost: Codehost): void {
             kind: 'ok' as const,
             text: 'Your new personal access token has been created. Copy it now: it will not be shown again.',
           }
-        : undefined;
+        : options.done;
     return reply
       .status(options.status ?? 200)
       .type('text/html')
@@ -95,7 +112,10 @@ ${inactive.map(
   app.get('/profile/personal_access_tokens', webRoute(codehost), async (request, reply) => {
     const user = await signedInUser(codehost, request, reply);
     if (!user) return reply;
-    return tokensPage(reply, user, request.session as Session);
+    const session = request.session as Session;
+    const created = await takeShownOnce(codehost, session, TOKEN_PURPOSE);
+    const done = doneNotice(request, { revoked: 'The token was revoked.' });
+    return tokensPage(reply, user, session, created ? { created } : done ? { done } : {});
   });
 
   app.post('/profile/personal_access_tokens', webRoute(codehost), async (request, reply) => {
@@ -116,7 +136,8 @@ ${inactive.map(
         scopes: scopes as Scope[],
         expiresAt: expiry ? parseExpiryDate(expiry, Date.now()) : null,
       });
-      return tokensPage(reply, user, session, { created: token });
+      await keepToShowOnce(codehost, session, { purpose: TOKEN_PURPOSE, value: token });
+      return reply.redirect('/profile/personal_access_tokens', 303);
     } catch (error) {
       if (!(error instanceof PersonalAccessTokenError)) throw error;
       return tokensPage(reply, user, session, { error: error.message, status: 422, typed });
@@ -133,7 +154,7 @@ ${inactive.map(
       if (!(await codehost.personalAccessTokens.revoke(user.id, id))) {
         throw new HttpError(problem(404, 'not-found', 'No such active token.'));
       }
-      return reply.redirect('/profile/personal_access_tokens', 302);
+      return reply.redirect('/profile/personal_access_tokens?done=revoked', 303);
     },
   );
 

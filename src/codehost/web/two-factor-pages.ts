@@ -7,7 +7,7 @@ import type { Codehost } from '../context.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, signedInUser, webRoute } from './web-context.js';
+import { doneNotice, field, signedInUser, webRoute } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/two_factor_auth';
 const TITLE = 'Two-factor authentication';
@@ -104,7 +104,7 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
     reply: FastifyReply,
     user: UserRow,
     session: Session,
-    error?: string,
+    notice?: { kind: 'ok' | 'error'; text: string },
   ) => {
     const secret = session.data.otpSetupSecret ?? '';
     const uri = provisioningUri(secret, user.username, new URL(codehost.config.publicUrl).host);
@@ -112,12 +112,13 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
       reply,
       user,
       session,
-      error ? { kind: 'error', text: error } : undefined,
+      notice,
       html`<p>Scan this QR code with an authenticator app (FreeOTP, Google Authenticator, …), or enter the key by hand.</p>
 <figure id="qr-code"><div role="img" aria-label="QR code of the key below">${trusted(await qrCodeSvg(uri))}</div></figure>
 <p>Key: ${copyable('otp-secret', secret, { shown: groupedKey(secret) })}</p>
 <form method="post" action="${SETTINGS_PATH}">
   ${csrfField(session.data.csrf)}
+  ${passwordField('current_password')}
   <label for="pin_code">Code from the app</label>
   <input type="text" id="pin_code" name="pin_code" inputmode="numeric" autocomplete="one-time-code" required>
   <p><button type="submit">Register with two-factor app</button></p>
@@ -137,7 +138,12 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
     // The secret on offer is kept in the session until a code proves the app has it.
     session.data.otpSetupSecret ??= newTotpSecret();
     await codehost.sessions.save(session);
-    return setupPage(reply, user, session);
+    return setupPage(
+      reply,
+      user,
+      session,
+      doneNotice(request, { disabled: 'Two-factor authentication was turned off.' }),
+    );
   });
 
   app.post(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
@@ -148,8 +154,20 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
     if (isTwoFactorEnabled(user) || secret === undefined) {
       return reply.redirect(SETTINGS_PATH, 302);
     }
+    // As GitLab asks: someone at an unattended, signed-in browser cannot lock the owner out.
+    if (!(await passwordAccepted(user, request.body))) {
+      return setupPage(reply, user, session, {
+        kind: 'error',
+        text: 'The password is not correct.',
+      });
+    }
     const codes = await codehost.twoFactor.enable(user.id, secret, field(request.body, 'pin_code'));
-    if (!codes) return setupPage(reply, user, session, 'Invalid pin code. Try again.');
+    if (!codes) {
+      return setupPage(reply, user, session, {
+        kind: 'error',
+        text: 'Invalid pin code. Try again.',
+      });
+    }
     delete session.data.otpSetupSecret;
     await codehost.sessions.save(session);
     return codesPage(reply, user, session, codes, 'Two-factor authentication is now enabled.');
@@ -176,6 +194,6 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
       return enabledPage(reply, user, session, 'The password is not correct.');
     }
     await codehost.twoFactor.disable(user.id);
-    return reply.redirect(SETTINGS_PATH, 302);
+    return reply.redirect(`${SETTINGS_PATH}?done=disabled`, 303);
   });
 }

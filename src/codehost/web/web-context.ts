@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import { constantTimeEqual } from '../../platform/security/secrets.js';
+import { fieldWithControlCharacter } from '../../platform/web/forms.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import type { Session } from './sessions.js';
@@ -54,12 +55,25 @@ export function webRoute(
 ): RouteShorthandOptions {
   return {
     ...extra,
+    // A malformed ID in a page's address is a page that is not there (404), not
+    // a lesson in schema validation; checked in preHandler below.
+    attachValidation: true,
     config: { errorShape: 'html', ...(extra.config ?? {}) },
     onRequest: async (request, reply) => {
       reply.header('cache-control', 'no-store');
       request.session = await codehost.sessions.load(request);
     },
     preHandler: async (request) => {
+      const invalid = request.validationError;
+      if (invalid) {
+        if ((invalid as { validationContext?: string }).validationContext !== 'params') {
+          throw invalid;
+        }
+        // Signed out, the handler sends the visitor to sign in first, as for any page.
+        if (request.session?.data.userId !== undefined) {
+          throw new HttpError(problem(404, 'not-found', 'There is no page at this address.'));
+        }
+      }
       if (request.method !== 'POST') return;
       const sent = field(request.body, 'authenticity_token');
       const expected = request.session?.data.csrf;
@@ -73,18 +87,61 @@ export function webRoute(
           ),
         );
       }
+      const unusable = fieldWithControlCharacter(request.body);
+      if (unusable !== undefined) {
+        throw new HttpError(
+          problem(
+            400,
+            'control-character',
+            `The field ${unusable} contains a control character (such as NUL), which is not accepted. Remove it and try again.`,
+          ),
+        );
+      }
     },
   };
 }
 
-/** The signed-in, active user of the request's session, if any. */
-export async function currentUser(
+/** The active user the request's session is signed in as, whatever their password. */
+async function sessionUser(
   codehost: Codehost,
   request: FastifyRequest,
 ): Promise<UserRow | undefined> {
   const userId = request.session?.data.userId;
   const user = userId === undefined ? undefined : await codehost.users.findById(userId);
   return user?.state === 'active' ? user : undefined;
+}
+
+/**
+ * The signed-in user of the request, if any. A user whose password someone else
+ * chose counts as signed in only on the page that replaces it: anywhere else they
+ * are a visitor (public pages) or sent there (see `signedInUser`).
+ */
+export async function currentUser(
+  codehost: Codehost,
+  request: FastifyRequest,
+): Promise<UserRow | undefined> {
+  const user = await sessionUser(codehost, request);
+  return user?.password_change_required === 1 ? undefined : user;
+}
+
+/**
+ * When the session's user must first replace a password someone else chose,
+ * answers with a redirect to the password page (coming back here afterwards,
+ * for a GET) and returns true.
+ */
+export async function detourForPasswordChange(
+  codehost: Codehost,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<boolean> {
+  const user = await sessionUser(codehost, request);
+  if (user?.password_change_required !== 1) return false;
+  if (request.method === 'GET' && request.session) {
+    request.session.data.returnTo = request.url;
+    await codehost.sessions.save(request.session);
+  }
+  await reply.redirect('/profile/password/edit', 302);
+  return true;
 }
 
 /**
@@ -115,14 +172,27 @@ export async function sendToSignIn(
   return reply.redirect('/users/sign_in', 302);
 }
 
-/** The signed-in user, or undefined after answering with a redirect to sign in. */
+/** The one page a user whose password someone else chose may use, and how they leave. */
+const WHILE_PASSWORD_CHANGE_REQUIRED = new Set(['/profile/password/edit', '/profile/password']);
+
+/**
+ * The signed-in user, or undefined after answering with a redirect: to sign in,
+ * or, while the password is one someone else chose, to the page that replaces it
+ * (every other settings page waits until then).
+ */
 export async function signedInUser(
   codehost: Codehost,
   request: FastifyRequest,
   reply: FastifyReply,
 ): Promise<UserRow | undefined> {
-  const user = await currentUser(codehost, request);
-  if (user) return user;
+  if (WHILE_PASSWORD_CHANGE_REQUIRED.has(request.url.split('?')[0] ?? '')) {
+    const user = await sessionUser(codehost, request);
+    if (user) return user;
+  } else {
+    if (await detourForPasswordChange(codehost, request, reply)) return undefined;
+    const user = await currentUser(codehost, request);
+    if (user) return user;
+  }
   // Remember where the visitor was going (GET only; a POST cannot be replayed).
   await sendToSignIn(codehost, request, reply, {
     returnTo: request.method === 'GET' ? request.url : undefined,
@@ -154,4 +224,18 @@ export function allowFormRedirectTo(reply: FastifyReply, redirectUri: string) {
     'content-security-policy',
     policy.replace(/form-action [^;]*/, `form-action 'self' ${source}`),
   );
+}
+
+/**
+ * The notice a page shows after a redirect from an action, named by a query
+ * parameter (`?done=destroyed`). Only these fixed texts can appear, so a crafted
+ * link cannot put words of its own on the page.
+ */
+export function doneNotice(
+  request: FastifyRequest,
+  texts: Record<string, string>,
+): { kind: 'ok'; text: string } | undefined {
+  const done = (request.query as Record<string, unknown> | undefined)?.done;
+  const text = typeof done === 'string' && Object.hasOwn(texts, done) ? texts[done] : undefined;
+  return text === undefined ? undefined : { kind: 'ok', text };
 }

@@ -54,3 +54,22 @@ export function errorSummary(errors: FieldErrors): string | undefined {
     ? 'The form was not saved: one field needs attention.'
     : `The form was not saved: ${count} fields need attention.`;
 }
+
+/**
+ * C0 and C1 control characters other than tab, line feed and carriage return.
+ * No field of a form has a use for them, and some (NUL above all) hide text
+ * from people or are cut off by storage.
+ */
+const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+
+/** The name of the first field of a submitted form holding a control character. */
+export function fieldWithControlCharacter(body: unknown): string | undefined {
+  if (body === null || typeof body !== 'object') return undefined;
+  for (const [name, value] of Object.entries(body)) {
+    const values = Array.isArray(value) ? value : [value];
+    if (values.some((item) => typeof item === 'string' && CONTROL_CHARACTER.test(item))) {
+      return name;
+    }
+  }
+  return undefined;
+}
