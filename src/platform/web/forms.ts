@@ -60,7 +60,7 @@ export function errorSummary(errors: FieldErrors): string | undefined {
  * No field of a form has a use for them, and some (NUL above all) hide text
  * from people or are cut off by storage.
  */
-const CONTROL_CHARACTER = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+const CONTROL_CHARACTER = /(?![\t\n\r])\p{Cc}/u;
 
 /** The name of the first field of a submitted form holding a control character. */
 export function fieldWithControlCharacter(body: unknown): string | undefined {
