@@ -172,14 +172,13 @@ export class SessionStore {
     return Number(result.numDeletedRows) > 0;
   }
 
-  /** Ends every session of the user except `keep`; returns how many ended. */
-  async revokeOthers(userId: number, keep: Session): Promise<number> {
-    const result = await this.db
+  /** Ends every session of the user except `keep`. */
+  async revokeOthers(userId: number, keep: Session): Promise<void> {
+    await this.db
       .deleteFrom('sessions')
       .where('user_id', '=', userId)
       .where('id_hash', '!=', keep.idHash)
-      .executeTakeFirst();
-    return Number(result.numDeletedRows);
+      .execute();
   }
 
   async purgeExpired(): Promise<void> {

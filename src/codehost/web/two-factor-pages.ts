@@ -173,26 +173,28 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
     return codesPage(reply, user, session, codes, 'Two-factor authentication is now enabled.');
   });
 
-  app.post('/profile/two_factor_auth/codes', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
-    const session = request.session as Session;
-    if (!isTwoFactorEnabled(user)) return reply.redirect(SETTINGS_PATH, 302);
-    if (!(await passwordAccepted(user, request.body))) {
-      return enabledPage(reply, user, session, 'The password is not correct.');
-    }
+  /** An action on two-factor that is on: it asks for the current password first. */
+  const withPassword = (
+    path: string,
+    act: (user: UserRow, session: Session, reply: FastifyReply) => Promise<FastifyReply>,
+  ) =>
+    app.post(path, webRoute(codehost), async (request, reply) => {
+      const user = await signedInUser(codehost, request, reply);
+      if (!user) return reply;
+      const session = request.session as Session;
+      if (!isTwoFactorEnabled(user)) return reply.redirect(SETTINGS_PATH, 302);
+      if (!(await passwordAccepted(user, request.body))) {
+        return enabledPage(reply, user, session, 'The password is not correct.');
+      }
+      return act(user, session, reply);
+    });
+
+  withPassword('/profile/two_factor_auth/codes', async (user, session, reply) => {
     const codes = await codehost.twoFactor.regenerateRecoveryCodes(user.id);
     return codesPage(reply, user, session, codes, 'New codes replace the earlier ones.');
   });
 
-  app.post('/profile/two_factor_auth/disable', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
-    const session = request.session as Session;
-    if (!isTwoFactorEnabled(user)) return reply.redirect(SETTINGS_PATH, 302);
-    if (!(await passwordAccepted(user, request.body))) {
-      return enabledPage(reply, user, session, 'The password is not correct.');
-    }
+  withPassword('/profile/two_factor_auth/disable', async (user, _session, reply) => {
     await codehost.twoFactor.disable(user.id);
     return reply.redirect(`${SETTINGS_PATH}?done=disabled`, 303);
   });
