@@ -15,7 +15,7 @@ import { NotificationSettingStore } from './notifications/settings.js';
 import { ApplicationStore } from './oauth/applications.js';
 import { TokenStore } from './oauth/tokens.js';
 import { SigningKeyStore } from './oidc/signing-keys.js';
-import { SessionStore } from './web/sessions.js';
+import { codehostSessions, type SessionStore } from './web/sessions.js';
 
 /** Everything codehost's routes work with, built once per server. */
 export interface Codehost {
@@ -58,7 +58,7 @@ export function createCodehost(
     users,
     signIn: new PasswordSignIn(users, hasher, counters, platform.security),
     twoFactor: new TwoFactorStore(db),
-    sessions: new SessionStore(db, {
+    sessions: codehostSessions(db, {
       lifetimeMs: platform.security.sessionLifetimeSeconds * 1000,
       secureCookie: config.publicUrl.startsWith('https:'),
     }),

@@ -1,7 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
-import { constantTimeEqual } from '../../platform/security/secrets.js';
-import { fieldWithControlCharacter } from '../../platform/web/forms.js';
+import { checkPageRequest, formField } from '../../platform/web/page-checks.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import type { Session } from './sessions.js';
@@ -23,11 +21,7 @@ export const ID_PARAMS = {
 export type FormBody = Record<string, string | string[] | undefined>;
 
 /** One text field of a submitted form ('' when absent; the first when repeated). */
-export function field(body: unknown, name: string): string {
-  const value = (body as FormBody | undefined)?.[name];
-  if (Array.isArray(value)) return typeof value[0] === 'string' ? value[0] : '';
-  return typeof value === 'string' ? value : '';
-}
+export const field = formField;
 
 /** Every value of a repeated field (checkboxes). */
 export function fieldValues(body: unknown, name: string): string[] {
@@ -64,39 +58,8 @@ export function webRoute(
       request.session = await codehost.sessions.load(request);
     },
     preHandler: async (request) => {
-      const invalid = request.validationError;
-      if (invalid) {
-        if ((invalid as { validationContext?: string }).validationContext !== 'params') {
-          throw invalid;
-        }
-        // Signed out, the handler sends the visitor to sign in first, as for any page.
-        if (request.session?.data.userId !== undefined) {
-          throw new HttpError(problem(404, 'not-found', 'There is no page at this address.'));
-        }
-      }
-      if (request.method !== 'POST') return;
-      const sent = field(request.body, 'authenticity_token');
-      const expected = request.session?.data.csrf;
-      if (!expected || !sent || !constantTimeEqual(sent, expected)) {
-        // Rails answers a bad authenticity token with 422 too.
-        throw new HttpError(
-          problem(
-            422,
-            'invalid-authenticity-token',
-            'The form has expired or did not come from this site. Go back, reload the page and try again.',
-          ),
-        );
-      }
-      const unusable = fieldWithControlCharacter(request.body);
-      if (unusable !== undefined) {
-        throw new HttpError(
-          problem(
-            400,
-            'control-character',
-            `The field ${unusable} contains a control character (such as NUL), which is not accepted. Remove it and try again.`,
-          ),
-        );
-      }
+      const data = request.session?.data;
+      checkPageRequest(request, data && { csrf: data.csrf, signedIn: data.userId !== undefined });
     },
   };
 }
