@@ -33,6 +33,11 @@ export interface RefdataConfig {
     /** refdata's own signing key (a private JWK), created on first start. */
     signingKeyFile: string;
   };
+  /** The web pages; see docs/web.md. */
+  web: {
+    /** Libraries, search and approved content are open to visitors who are not signed in. */
+    anonymousRead: boolean;
+  };
 }
 
 /** Costs and limits that guard credentials; see docs/configuration.md. */
@@ -197,6 +202,10 @@ function refdataConfig(
       rolesClaim,
       // Relative to the working directory, like DATA_DIR.
       signingKeyFile: keyFile ? resolve(cwd, keyFile) : join(dataDir, 'refdata-signing-key.json'),
+    },
+    web: {
+      // Open by default, as on PCA's platform.
+      anonymousRead: oneOf(read, 'REFDATA_ANONYMOUS_READ', 'true', ['true', 'false']) === 'true',
     },
   };
 }

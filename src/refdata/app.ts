@@ -16,6 +16,8 @@ import { searchCommands } from './search/commands.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { registerShaclRoutes } from './shacl/routes.js';
 import { registerSymbolRoutes } from './symbols/routes.js';
+import { pageOrProblemRenderer } from './web/errors.js';
+import { registerWebSurface } from './web/plugin.js';
 
 export const refdata: ServiceDefinition<RefdataTables> = {
   name: 'refdata',
@@ -32,7 +34,7 @@ export const refdata: ServiceDefinition<RefdataTables> = {
     { name: 'problems', description: 'Problem types used in error responses' },
   ],
   migrations: refdataMigrations,
-  errorRenderer: (config) => problemDetailsRenderer(config.publicUrl),
+  errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
   adminCommands: [...authCommands, ...searchCommands],
   async registerRoutes(app, { database, config, platform }) {
     // Without an identity provider, refdata signs its own tokens and publishes the key.
@@ -41,6 +43,7 @@ export const refdata: ServiceDefinition<RefdataTables> = {
       : await loadOrCreateSigningKey(platform.refdata.tokens.signingKeyFile);
     const catalogues = await Catalogues.load(platform.refdata.cataloguesDir);
     const context = createRefdata(database.db, config, platform, signingKey, catalogues);
+    await registerWebSurface(app, context, platform);
     registerProblemTypeRoutes(app, config.publicUrl);
     if (signingKey) registerKeySetRoute(app, signingKey);
     registerResourceRoutes(app, context);

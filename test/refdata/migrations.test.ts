@@ -76,6 +76,7 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
     expect(await migrateToLatest(handle, refdataMigrations)).toEqual([
       '0004_removed_history_and_replacements',
       '0005_fill_in_derived_fields',
+      '0006_browser_sessions',
     ]);
     const bodies = new Map(
       (await handle.db.selectFrom('resources').select(['iri', 'body']).execute()).map((r) => [

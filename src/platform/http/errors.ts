@@ -179,30 +179,31 @@ export function sendProblem(
     .send(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
-/** Installs the 404/405 and error handlers that give a service its error shape. */
-export function installErrorHandling(
-  app: FastifyInstance,
-  render: ErrorRenderer,
-  routes: RouteTable,
-): void {
+/** A 404 for an address no route serves, or a 405 (with Allow) where others do. */
+function routeProblem(routes: RouteTable, request: FastifyRequest): Problem {
   // Fastify parses the body even of requests bound for the not-found handler; the
   // missing route is the answer that matters then, not the state of the body.
-  const routeProblem = (request: FastifyRequest): Problem => {
-    const allowed = routes.methodsFor(request.url);
-    // A route that exists for this very method and still ends up here (a handler
-    // calling callNotFound for a missing resource) is a plain 404.
-    return allowed.length > 0 && !allowed.includes(request.method)
-      ? problem(
-          405,
-          'method-not-allowed',
-          `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
-          { headers: { allow: allowed.join(', ') } },
-        )
-      : problem(404, 'not-found', GENERIC_NOT_FOUND);
-  };
+  const allowed = routes.methodsFor(request.url);
+  // A route that exists for this very method and still ends up here (a handler
+  // calling callNotFound for a missing resource) is a plain 404.
+  return allowed.length > 0 && !allowed.includes(request.method)
+    ? problem(
+        405,
+        'method-not-allowed',
+        `${request.method} is not allowed here; use ${allowed.join(', ')}.`,
+        { headers: { allow: allowed.join(', ') } },
+      )
+    : problem(404, 'not-found', GENERIC_NOT_FOUND);
+}
 
-  app.setErrorHandler((error, request, reply) => {
-    const value = request.is404 ? routeProblem(request) : problemFromError(error);
+/**
+ * An error handler rendering with `render`: the service's, or a surface's own
+ * (a scoped plugin of web pages sets one for its routes).
+ */
+export function errorHandler(render: ErrorRenderer, routes?: RouteTable) {
+  return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const value =
+      request.is404 && routes ? routeProblem(routes, request) : problemFromError(error);
     if (value.status >= 500) {
       // A deliberate 5xx (search marked down, 503 while closing) is an expected
       // state: one line at warn. Anything else is a fault, logged with its stack.
@@ -213,9 +214,17 @@ export function installErrorHandling(
       }
     }
     return sendProblem(reply, request, render, value);
-  });
+  };
+}
 
+/** Installs the 404/405 and error handlers that give a service its error shape. */
+export function installErrorHandling(
+  app: FastifyInstance,
+  render: ErrorRenderer,
+  routes: RouteTable,
+): void {
+  app.setErrorHandler(errorHandler(render, routes));
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, request, render, routeProblem(request)),
+    sendProblem(reply, request, render, routeProblem(routes, request)),
   );
 }

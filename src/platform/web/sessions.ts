@@ -108,6 +108,7 @@ export class SessionStore<Data extends SessionBase> {
     reply: FastifyReply,
     data: Omit<Data, 'csrf'>,
     previous?: Session<Data>,
+    options: { until?: number } = {},
   ): Promise<Session<Data>> {
     if (previous) await this.remove(previous);
     const id = newSecret();
@@ -116,8 +117,12 @@ export class SessionStore<Data extends SessionBase> {
       data: { ...data, csrf: newSecret() } as Data,
       id,
     };
-    const lifetime = this.lifetimeOf(session.data);
     const now = this.now();
+    // A session may end sooner than usual: one made from a token ends with it.
+    const lifetime = Math.max(
+      0,
+      Math.min(this.lifetimeOf(session.data), (options.until ?? Number.POSITIVE_INFINITY) - now),
+    );
     await this.db
       .insertInto('sessions')
       .values({

@@ -14,6 +14,8 @@ import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
 export interface Principal {
   subject: string;
   roles: Role[];
+  /** When the token stops being good (epoch milliseconds). */
+  expiresAt: number;
 }
 
 /** Why a token was refused; the message is safe to show the caller. */
@@ -105,7 +107,8 @@ function principalFrom(payload: JWTPayload, rolesClaim: string): Principal {
       `The token's ${rolesClaim} claim must be a string or an array of strings.`,
     );
   }
-  return { subject, roles: rolesFrom(roles) };
+  // `exp` is required and checked by jose; a number by then.
+  return { subject, roles: rolesFrom(roles), expiresAt: Number(payload.exp) * 1000 };
 }
 
 function describe(error: unknown, config: RefdataConfig['tokens']): string {

@@ -220,4 +220,25 @@ export const refdataMigrations: MigrationSet = {
       }
     },
   },
+  '0006_browser_sessions': {
+    async up(db: MigrationDb) {
+      // Browser sessions of the web pages, in the database so every instance sees
+      // them. The shape is the platform session store's; it is written out here
+      // because a migration must not change when shared code does.
+      await db.schema
+        .createTable('sessions')
+        .addColumn('id_hash', 'varchar(64)', (c) => c.primaryKey())
+        // Whom it is signed in as: the identity provider's subject, or the token's.
+        .addColumn('user_id', 'varchar(255)')
+        .addColumn('data', 'text', (c) => c.notNull())
+        .addColumn('expires_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('user_agent', 'varchar(512)', (c) => c.notNull().defaultTo(''))
+        .addColumn('ip_address', 'varchar(512)', (c) => c.notNull().defaultTo(''))
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull().defaultTo(0))
+        .addColumn('last_used_at', TIMESTAMP, (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema.createIndex('sessions_expiry').on('sessions').column('expires_at').execute();
+      await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
+    },
+  },
 };

@@ -1,4 +1,5 @@
 import type { Generated } from 'kysely';
+import type { SessionsTable } from '../../platform/web/sessions.js';
 
 export const STATUSES = [
   'Draft',
@@ -69,6 +70,7 @@ export interface SearchStateTable {
 
 /** refdata's tables as Kysely sees them; each migration that adds a table adds it here. */
 export interface RefdataTables {
+  sessions: SessionsTable;
   resources: ResourcesTable;
   revisions: RevisionsTable;
   removed_resources: RemovedResourcesTable;

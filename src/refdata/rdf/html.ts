@@ -1,5 +1,6 @@
 import type { Quad } from 'n3';
-import { escapeHtml } from '../../platform/web/html.js';
+import { escapeHtml, html, trusted } from '../../platform/web/html.js';
+import { frame } from '../../platform/web/layout.js';
 import type { ResourceRow } from '../resources/store.js';
 import { NS, RDL_NAMESPACE } from './vocabulary.js';
 
@@ -19,16 +20,16 @@ function compact(iri: string): string {
 }
 
 /**
- * A page for people: the label, the status badge, the definition, and every
- * statement, with IRIs as links (ours to their own pages).
+ * Every statement about the resource as a table, IRIs as links (ours to their
+ * own pages); blank nodes (qualified cardinalities, connection points) shown
+ * inline. Escaped HTML, for a page's body.
  */
-export function resourcePage(
+export function statementsTable(
   row: ResourceRow,
   quads: readonly Quad[],
   iriBase: string,
   publicUrl: string,
 ): string {
-  const body = JSON.parse(row.body) as { name?: string; description?: string };
   const link = (iri: string) => {
     const href = iri.startsWith(`${iriBase}/`)
       ? `${publicUrl}${iri.slice(iriBase.length)}`
@@ -57,42 +58,50 @@ export function resourcePage(
                   .join('; '),
               )}</em>`
             : escapeHtml(quad.object.value);
-      return `<tr><th>${link(quad.predicate.value)}</th><td>${object}</td></tr>`;
+      return `<tr><th scope="row">${link(quad.predicate.value)}</th><td>${object}</td></tr>`;
     })
     .join('\n');
-  const status = statusLabel(row.status);
+  return `<table id="statements">\n${rows}\n</table>`;
+}
+
+/**
+ * The page of a resource for a client that asked the API for HTML (the web
+ * pages serve browsers; see web/resource-pages.ts): label, status, IRI,
+ * definition and statements, in the shared frame.
+ */
+export function resourcePage(
+  row: ResourceRow,
+  quads: readonly Quad[],
+  iriBase: string,
+  publicUrl: string,
+): string {
+  const body = JSON.parse(row.body) as { name?: string; description?: string };
   return refdataPage(
     body.name ?? row.iri,
-    `<h1 id="label">${escapeHtml(body.name ?? row.iri)}</h1>
-<p><span id="status" class="status status-${escapeHtml(row.status)}">${escapeHtml(status)}</span> <code id="iri">${escapeHtml(row.iri)}</code></p>
+    `<p><span id="status" class="status status-${escapeHtml(row.status)}">${escapeHtml(statusLabel(row.status))}</span> <code id="iri">${escapeHtml(row.iri)}</code></p>
 ${body.description ? `<p id="definition">${escapeHtml(body.description)}</p>` : ''}
-<table id="statements">
-${rows}
-</table>`,
+${statementsTable(row, quads, iriBase, publicUrl)}`,
   );
 }
 
-/** A refdata page: the shared head and styles around `content` (already escaped HTML). */
+/** A refdata page outside the web pages' sessions: the shared frame, a plain header. */
 export function refdataPage(title: string, content: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>${escapeHtml(title)} · refdata</title>
-<style>
-body{font-family:system-ui,sans-serif;margin:2rem auto;max-width:60rem;padding:0 1rem;color:#222}
-.status{display:inline-block;padding:.15rem .6rem;border-radius:1rem;font-size:.85rem;font-weight:600;background:#eee}
+  return frame(
+    {
+      service: 'refdata',
+      title,
+      header: html`<nav aria-label="Site"><a href="/">Libraries</a> <a href="/search">Search</a></nav>`,
+      style: STATUS_STYLE,
+      wide: true,
+    },
+    trusted(content),
+  );
+}
+
+/** The colours of the status badges. */
+export const STATUS_STYLE = `
 .status-Draft{background:#fff3cd}.status-Submitted{background:#dbeafe}.status-Approved{background:#dcfce7}
 .status-Rejected,.status-Deprecated{background:#fde2e2}
-table{border-collapse:collapse;width:100%}th,td{text-align:left;vertical-align:top;padding:.3rem;border-bottom:1px solid #ddd}
-th{font-weight:500;width:16rem}code{word-break:break-all}code.term{word-break:normal;overflow-wrap:anywhere}tr:target{background:#fff3cd}
-@media (max-width:40rem){th{width:auto}}
-</style>
-</head>
-<body>
-${content}
-</body>
-</html>`;
-}
+#statements th{font-weight:500;width:16rem}tr:target{background:#fff3cd}code.term{word-break:normal;overflow-wrap:anywhere}
+@media (max-width:40rem){#statements th{width:auto}}
+`;

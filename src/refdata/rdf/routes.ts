@@ -19,7 +19,7 @@ import { RDF_MEDIA_TYPES, type RdfMediaType, serializeStream } from './serialize
 export const OFFERED = ['application/json', ...RDF_MEDIA_TYPES, 'text/html'] as const;
 /** Symbols can also be looked at, as SVG. */
 const OFFERED_FOR_SYMBOLS = [...OFFERED, 'image/svg+xml'] as const;
-type Offered = (typeof OFFERED_FOR_SYMBOLS)[number];
+export type Offered = (typeof OFFERED_FOR_SYMBOLS)[number];
 
 const DETAIL_QUERY = Type.Object(
   { detailLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })) },
@@ -27,9 +27,10 @@ const DETAIL_QUERY = Type.Object(
 );
 
 /** Path prefixes of the IRIs the service mints (docs/refdata-model.md). */
-const RECOGNIZED_PATHS = ['/ontology/*', '/cfihos/*', '/imf/*', '/esl/symbols/*'];
+export const RECOGNIZED_PATHS = ['/ontology/*', '/cfihos/*', '/imf/*', '/esl/symbols/*'];
 
-const SHORT_NAMES: Record<Offered, string> = {
+/** Each representation's short name (ETags, download links' `format`). */
+export const SHORT_NAMES: Record<Offered, string> = {
   'application/json': 'json',
   'application/ld+json': 'jsonld',
   'text/turtle': 'ttl',
@@ -51,10 +52,12 @@ export async function answerResource(
   request: FastifyRequest,
   reply: FastifyReply,
   row: ResourceRow,
+  chosen?: Offered,
 ): Promise<FastifyReply> {
   reply.header('vary', 'Accept');
   const offered: readonly Offered[] = row.family === 'symbol' ? OFFERED_FOR_SYMBOLS : OFFERED;
-  const mediaType = negotiate(request.headers.accept, offered);
+  // A download link names its format; otherwise the Accept header chooses.
+  const mediaType = chosen ?? negotiate(request.headers.accept, offered);
   if (!mediaType) {
     throw new HttpError(
       problem(406, 'not-acceptable', `This resource is available as ${offered.join(', ')}.`, {

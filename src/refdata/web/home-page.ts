@@ -1,0 +1,117 @@
+import { sql } from 'kysely';
+import type { HttpApp } from '../../platform/http/server.js';
+import { html, timeTag } from '../../platform/web/html.js';
+import type { RevisionsTable, Status } from '../db/tables.js';
+
+type RevisionAction = RevisionsTable['action'];
+
+import { familyByKey } from '../families/registry.js';
+import { pageHref, statusLabel, visibleStatuses } from './links.js';
+import type { Pages } from './pages.js';
+
+/** A revision's action as people say it. */
+export const ACTION_WORDS: Record<RevisionAction, string> = {
+  create: 'created',
+  update: 'updated',
+  submit: 'submitted for review',
+  approve: 'approved',
+  reject: 'rejected',
+  deprecate: 'deprecated',
+  remove: 'removed',
+};
+
+/** Changes listed on the home page. */
+const RECENT = 10;
+
+/**
+ * `/`: what this service holds: each library with how many terms it has in
+ * each status, the search box (in the header, and here as the page's first
+ * control), and the most recent changes.
+ */
+export function registerHomePage(app: HttpApp, pages: Pages): void {
+  const { refdata } = pages;
+  app.get('/', pages.route(), async (request, reply) => {
+    const statuses = visibleStatuses(pages.viewerOf(request) !== undefined);
+    const libraries = await refdata.db
+      .selectFrom('resources')
+      .select(['iri', 'name', 'status', 'body'])
+      .where('family', '=', 'library')
+      .$if(statuses !== undefined, (query) => query.where('status', 'in', statuses ?? []))
+      .orderBy('name_normalized')
+      .execute();
+    const counts = await refdata.db
+      .selectFrom('resources')
+      .select(['library_key', 'status', sql<number>`count(*)`.as('n')])
+      .where('family', '!=', 'library')
+      .$if(statuses !== undefined, (query) => query.where('status', 'in', statuses ?? []))
+      .groupBy(['library_key', 'status'])
+      .execute();
+    const byLibrary = new Map<string, { status: Status; n: number }[]>();
+    for (const row of counts) {
+      const list = byLibrary.get(row.library_key) ?? [];
+      list.push({ status: row.status, n: Number(row.n) });
+      byLibrary.set(row.library_key, list);
+    }
+    const recent = await refdata.db
+      .selectFrom('revisions')
+      .innerJoin('resources', 'resources.id', 'revisions.resource_id')
+      .select([
+        'resources.iri',
+        'resources.name',
+        'resources.family',
+        'revisions.action',
+        'revisions.status',
+        'revisions.created_at',
+      ])
+      .$if(statuses !== undefined, (query) => query.where('resources.status', 'in', statuses ?? []))
+      .orderBy('revisions.created_at', 'desc')
+      .orderBy('revisions.id', 'desc')
+      .limit(RECENT)
+      .execute();
+    const now = Date.now();
+    const done = (request.query as Record<string, unknown>).done;
+    return reply.type('text/html').send(
+      pages.render(
+        request,
+        {
+          title: 'Reference data libraries',
+          wide: true,
+          notice:
+            done === 'signed_out' ? { kind: 'ok', text: 'You have been signed out.' } : undefined,
+        },
+        html`<form role="search" method="get" action="/search" class="home-search">
+  <label for="home-q">Search every library</label>
+  <input type="search" id="home-q" name="q" maxlength="200" placeholder="pump, pressure, kilogram…">
+  <button type="submit">Search</button>
+</form>
+<h2>Libraries (${libraries.length})</h2>
+${
+  libraries.length === 0
+    ? html`<p>No libraries yet.</p>`
+    : html`<ul id="libraries" class="cards">${libraries.map((library) => {
+        const terms = byLibrary.get(library.iri) ?? [];
+        const total = terms.reduce((sum, entry) => sum + entry.n, 0);
+        const description = (JSON.parse(library.body) as { description?: string }).description;
+        return html`<li><a href="${pageHref(refdata, library.iri) ?? library.iri}"><strong>${library.name}</strong></a> <span class="status status-${library.status}">${statusLabel(library.status)}</span>
+<p class="iri">${library.iri}</p>
+${description ? html`<p>${description}</p>` : html``}
+<p>${total} ${total === 1 ? 'term' : 'terms'}${
+          terms.length > 0
+            ? html`: ${terms.map((entry, index) => html`${index > 0 ? ', ' : ''}${entry.n} ${statusLabel(entry.status).toLowerCase()}`)}`
+            : html``
+        }</p></li>`;
+      })}</ul>`
+}
+<h2>Recent changes</h2>
+${
+  recent.length === 0
+    ? html`<p>Nothing has changed yet.</p>`
+    : html`<ul id="recent-changes">${recent.map(
+        (change) =>
+          html`<li><a href="${pageHref(refdata, change.iri) ?? change.iri}">${change.name}</a> <span class="hint">${familyByKey(change.family)?.label ?? change.family}</span> ${ACTION_WORDS[change.action]} ${timeTag(Number(change.created_at), now)}</li>`,
+      )}</ul>`
+}`,
+      ),
+    );
+  });
+}

@@ -1,0 +1,143 @@
+import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import { html, type Markup } from '../../platform/web/html.js';
+import { csrfField, frame, type Notice } from '../../platform/web/layout.js';
+import { checkPageRequest } from '../../platform/web/page-checks.js';
+import type { Role } from '../auth/roles.js';
+import type { Refdata } from '../context.js';
+import { STATUS_STYLE } from '../rdf/html.js';
+import type { RefdataSession, RefdataSessions, Viewer } from './session.js';
+
+/** How people can sign in to this deployment. */
+export interface SignInMethods {
+  /** The identity provider's name, when one is configured (the button's words). */
+  provider: string | undefined;
+}
+
+export interface PageOptions {
+  title: string;
+  notice?: Notice | undefined;
+  /** Tables and lists that use the width of the screen. */
+  wide?: boolean;
+}
+
+/** refdata's own styles, after the shared ones. */
+const STYLE = `
+header form.search{margin:0;flex:1 1 12rem;display:flex;gap:.3rem;max-width:28rem}
+header form.search input{flex:1;min-width:0;padding:.3rem;font:inherit}
+header .account{margin-left:auto;display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
+header .account form{margin:0}
+.iri{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
+`;
+
+/**
+ * The web pages' shared machinery: each request's session (kept beside the
+ * request, not on it, so the two services' session types never meet), the
+ * anonymous-reading rule, the checks every page gets, and the frame with
+ * refdata's header (search box, sign-in state).
+ */
+export class Pages {
+  private readonly loaded = new WeakMap<FastifyRequest, RefdataSession>();
+
+  constructor(
+    readonly refdata: Refdata,
+    readonly sessions: RefdataSessions,
+    readonly options: { anonymousRead: boolean; signIn: SignInMethods },
+  ) {}
+
+  /**
+   * Route options of a page. `open` pages (signing in) are served even when
+   * anonymous reading is off; every other page then asks to sign in first.
+   */
+  route(extra: RouteShorthandOptions & { open?: boolean } = {}): RouteShorthandOptions {
+    const { open, ...rest } = extra;
+    return {
+      ...rest,
+      attachValidation: true,
+      schema: { hide: true, ...(rest.schema ?? {}) },
+      onRequest: async (request, reply) => {
+        reply.header('cache-control', 'no-store');
+        const session = await this.sessions.load(request);
+        if (session) this.loaded.set(request, session);
+        if (!open && !this.options.anonymousRead && !session?.data.viewer) {
+          return reply.redirect(signInAddress(request.url), 302);
+        }
+        return undefined;
+      },
+      preHandler: async (request) => {
+        const data = this.sessionOf(request)?.data;
+        checkPageRequest(request, data && { csrf: data.csrf, signedIn: Boolean(data.viewer) });
+      },
+    };
+  }
+
+  sessionOf(request: FastifyRequest): RefdataSession | undefined {
+    return this.loaded.get(request);
+  }
+
+  viewerOf(request: FastifyRequest): Viewer | undefined {
+    return this.sessionOf(request)?.data.viewer;
+  }
+
+  /** Whether the viewer holds one of `roles`. */
+  holds(request: FastifyRequest, roles: readonly Role[]): boolean {
+    return this.viewerOf(request)?.roles.some((role) => roles.includes(role)) ?? false;
+  }
+
+  /** The request's session, starting an anonymous one so a form can carry a token. */
+  async ensureSession(request: FastifyRequest, reply: FastifyReply): Promise<RefdataSession> {
+    const existing = this.sessionOf(request);
+    if (existing) return existing;
+    const session = await this.sessions.start(reply, {});
+    this.loaded.set(request, session);
+    return session;
+  }
+
+  /** Replaces the request's session (signing in or out issues a new ID). */
+  remember(request: FastifyRequest, session: RefdataSession | undefined): void {
+    if (session) this.loaded.set(request, session);
+    else this.loaded.delete(request);
+  }
+
+  render(request: FastifyRequest, options: PageOptions, content: Markup): string {
+    const session = this.sessionOf(request);
+    const viewer = session?.data.viewer;
+    const query = (request.query as Record<string, unknown> | undefined)?.q;
+    const header = html`<nav aria-label="Site"><a href="/">Libraries</a></nav>
+<form class="search" role="search" method="get" action="/search">
+  <label class="visually-hidden" for="site-search">Search reference data</label>
+  <input type="search" id="site-search" name="q" value="${typeof query === 'string' ? query : ''}" placeholder="Search classes, properties, units…" maxlength="200">
+  <button type="submit">Search</button>
+</form>
+<div class="account">${
+      viewer && session
+        ? html`<span>${viewer.name}${viewer.roles.map((role) => html` <span class="badge">${role}</span>`)}</span>
+<form method="post" action="/sign-out">${csrfField(session.data.csrf)}<button type="submit">Sign out</button></form>`
+        : html`<a href="${signInAddress(request.url)}">Sign in</a>`
+    }</div>`;
+    return frame(
+      {
+        service: 'refdata',
+        title: options.title,
+        header,
+        notice: options.notice,
+        style: STYLE + STATUS_STYLE,
+        wide: options.wide,
+      },
+      content,
+    );
+  }
+}
+
+/** The sign-in page, coming back here afterwards (a path on this service only). */
+export function signInAddress(returnTo: string): string {
+  const path = returnTo.split('#')[0] ?? '/';
+  if (path.startsWith('/sign-in') || path.startsWith('/sign-out')) return '/sign-in';
+  return `/sign-in?${new URLSearchParams({ return_to: path })}`;
+}
+
+/** Only paths on this service may be returned to after signing in. */
+export function safeReturnPath(path: unknown): string {
+  if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//')) return '/';
+  if (path.startsWith('/\\') || path.length > 2000) return '/';
+  return path;
+}

@@ -1,0 +1,65 @@
+import cookie from '@fastify/cookie';
+import type { Config } from '../../platform/config.js';
+import { errorHandler } from '../../platform/http/errors.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { errorContent } from '../../platform/web/layout.js';
+import type { Refdata } from '../context.js';
+import { registerHomePage } from './home-page.js';
+import { Pages } from './pages.js';
+import { registerResourcePages } from './resource-pages.js';
+import { refdataSessions } from './session.js';
+import { registerSignInPages } from './sign-in-pages.js';
+import { surfaceStrategy } from './surface.js';
+
+/** Every page of the web surface: a new page is a new module and a line here. */
+const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
+  registerHomePage,
+  registerSignInPages,
+  registerResourcePages,
+];
+
+/** Expired sessions are swept this often. */
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * refdata's web pages, registered as a scoped plugin of their own: their
+ * routes share sessions and answer failures as pages in the site's frame, while
+ * the API beside them keeps bearer tokens and Problem Details. Where both serve
+ * one address (a resource's IRI), the `surface` constraint picks by Accept.
+ */
+export async function registerWebSurface(
+  app: HttpApp,
+  refdata: Refdata,
+  platform: Config,
+): Promise<Pages> {
+  app.addConstraintStrategy(surfaceStrategy);
+  await app.register(cookie);
+  const sessions = refdataSessions(refdata.db, {
+    lifetimeMs: platform.security.sessionLifetimeSeconds * 1000,
+    secureCookie: refdata.publicUrl.startsWith('https:'),
+  });
+  const pages = new Pages(refdata, sessions, {
+    anonymousRead: platform.refdata.web.anonymousRead,
+    signIn: { provider: undefined },
+  });
+  await app.register(async (web) => {
+    web.setErrorHandler(
+      errorHandler((problem, { traceId, request }) => {
+        const { title, body } = errorContent(problem, traceId);
+        return {
+          contentType: 'text/html; charset=utf-8',
+          body: pages.render(request, { title }, body),
+        };
+      }),
+    );
+    for (const register of PAGE_MODULES) register(web as HttpApp, pages);
+  });
+  const sweep = setInterval(() => {
+    sessions
+      .purgeExpired()
+      .catch((error: unknown) => app.log.warn({ err: error }, 'sweeping expired sessions failed'));
+  }, SWEEP_INTERVAL_MS);
+  sweep.unref();
+  app.addHook('onClose', async () => clearInterval(sweep));
+  return pages;
+}

@@ -1,0 +1,122 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { html, timeTag, trusted } from '../../platform/web/html.js';
+import { familyByKey } from '../families/registry.js';
+import { statementsTable } from '../rdf/html.js';
+import { resourceGraph } from '../rdf/resource-graph.js';
+import { answerResource, type Offered, RECOGNIZED_PATHS, SHORT_NAMES } from '../rdf/routes.js';
+import { RDF_MEDIA_TYPES } from '../rdf/serialize.js';
+import { missing } from '../resources/routes.js';
+import type { ResourceRow } from '../resources/store.js';
+import { ACTION_WORDS } from './home-page.js';
+import { statusLabel } from './links.js';
+import type { Pages } from './pages.js';
+import { PAGE_CONSTRAINT } from './surface.js';
+
+/** What a page offers to download, by the `format` a link names. */
+const DOWNLOADS: { format: string; mediaType: Offered; label: string }[] = [
+  { format: 'json', mediaType: 'application/json', label: 'JSON' },
+  ...RDF_MEDIA_TYPES.map((mediaType) => ({
+    format: SHORT_NAMES[mediaType],
+    mediaType,
+    label: {
+      'text/turtle': 'Turtle',
+      'application/ld+json': 'JSON-LD',
+      'application/rdf+xml': 'RDF/XML',
+      'application/n-triples': 'N-Triples',
+      'application/trig': 'TriG',
+      'application/n-quads': 'N-Quads',
+    }[mediaType],
+  })),
+];
+
+const DOWNLOAD_FORMATS = DOWNLOADS.map((download) => download.format);
+
+/**
+ * The page of every resource, at its IRI (for browsers; programs reach the API
+ * there): label, status, IRI, definition, every statement, the history with
+ * who, when and why, and links to each representation, which download the
+ * same data the API gives. Drafts are shown only to people who are signed in.
+ */
+export function registerResourcePages(app: HttpApp, pages: Pages): void {
+  const { refdata } = pages;
+
+  const visibleRow = async (request: FastifyRequest): Promise<ResourceRow> => {
+    const iri = `${refdata.iriBase}${request.url.split('?')[0]}`;
+    const row = await refdata.store.findByIri(iri);
+    if (!row) throw await missing(refdata, iri);
+    if (row.status === 'Draft' && !pages.viewerOf(request)) {
+      throw new HttpError(
+        problem(
+          404,
+          'not-found',
+          'There is no page at this address, or it is a Draft: Drafts are shown to people who are signed in.',
+        ),
+      );
+    }
+    return row;
+  };
+
+  const page = async (request: FastifyRequest, reply: FastifyReply, row: ResourceRow) => {
+    const children = familyByKey(row.family)?.ownedValues
+      ? await refdata.store.childrenOf(row.iri)
+      : [];
+    const facts = await refdata.store.graphFacts([row, ...children]);
+    const quads = resourceGraph(refdata.iriBase, row, children, facts);
+    const revisions = await refdata.store.revisions(row.id);
+    const body = JSON.parse(row.body) as { name?: string; description?: string };
+    const now = Date.now();
+    const path = request.url.split('?')[0] ?? '/';
+    return reply.type('text/html').send(
+      pages.render(
+        request,
+        { title: body.name ?? row.iri, wide: true },
+        html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${familyByKey(row.family)?.label ?? row.family}</span></p>
+<p>IRI: <code id="iri" class="iri">${row.iri}</code></p>
+${body.description ? html`<p id="definition">${body.description}</p>` : html``}
+<h2>Statements</h2>
+${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
+<h2>Download</h2>
+<ul id="downloads" class="inline-list">${DOWNLOADS.map(
+          (download) =>
+            html`<li><a href="${path}?format=${download.format}" download>${download.label}</a></li>`,
+        )}</ul>
+<h2>History</h2>
+<ol id="history">${revisions.map(
+          (revision) =>
+            html`<li>${ACTION_WORDS[revision.action]} by <strong>${revision.actor}</strong> ${timeTag(Number(revision.created_at), now)}${revision.justification ? html`: <q>${revision.justification}</q>` : html``}</li>`,
+        )}</ol>`,
+      ),
+    );
+  };
+
+  const querystring = Type.Object(
+    {
+      format: Type.Optional(Type.Union(DOWNLOAD_FORMATS.map((format) => Type.Literal(format)))),
+      detailLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
+    },
+    { additionalProperties: false },
+  );
+  for (const path of RECOGNIZED_PATHS) {
+    const options = { ...pages.route({ schema: { querystring } }), ...PAGE_CONSTRAINT };
+    app.get(path, options, async (request, reply) => {
+      const row = await visibleRow(request);
+      const format = (request.query as Record<string, unknown>).format;
+      if (format === undefined) return page(request, reply, row);
+      const download = DOWNLOADS.find((entry) => entry.format === format);
+      if (!download) {
+        throw new HttpError(
+          problem(400, 'validation', `format must be one of ${DOWNLOAD_FORMATS.join(', ')}.`),
+        );
+      }
+      const name = row.iri.slice(row.iri.lastIndexOf('/') + 1) || 'resource';
+      reply.header(
+        'content-disposition',
+        `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}.${download.format}"`,
+      );
+      return answerResource(refdata, request, reply, row, download.mediaType);
+    });
+  }
+}
