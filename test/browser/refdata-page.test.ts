@@ -64,7 +64,7 @@ describe.skipIf(!browserAvailable)(
           `${url}${pump.iri.slice(service.config.refdata.iriBase.length)}`,
         );
         expect(response?.headers()['content-type']).toMatch(/^text\/html/);
-        expect(await page.locator('#label').innerText()).toBe(pump.name);
+        expect(await page.locator('h1').innerText()).toBe(pump.name);
         expect(await page.locator('#status').innerText()).toBe('Pending review');
         expect(await page.locator('#definition').innerText()).toBe('Moves fluid');
         const links: (string | null)[] = [];

@@ -1,0 +1,240 @@
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../harness.js';
+import { createLibrary, iriQuery, type Refdata, startRefdata, uniqueName } from './helpers.js';
+
+const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+/** A browser of the web pages, through inject: keeps its cookie and the form token. */
+class Browser {
+  cookie: string | undefined;
+  csrf: string | undefined;
+  constructor(readonly service: Refdata) {}
+
+  private absorb(response: LightMyRequestResponse) {
+    const header = response.headers['set-cookie'];
+    for (const entry of Array.isArray(header) ? header : header ? [header] : []) {
+      const [pair] = entry.split(';');
+      const [name, value] = (pair ?? '').split('=');
+      if (name === '_refdata_session') this.cookie = value || undefined;
+    }
+    const token = /name="authenticity_token" value="([0-9a-f]{64})"/.exec(response.body)?.[1];
+    if (token) this.csrf = token;
+    return response;
+  }
+
+  async get(url: string, accept = HTML) {
+    return this.absorb(
+      await this.service.app.inject({
+        url,
+        headers: { accept, ...(this.cookie ? { cookie: `_refdata_session=${this.cookie}` } : {}) },
+      }),
+    );
+  }
+
+  async post(url: string, fields: Record<string, string>) {
+    const form = new URLSearchParams({
+      ...(this.csrf && !('authenticity_token' in fields) ? { authenticity_token: this.csrf } : {}),
+      ...fields,
+    });
+    return this.absorb(
+      await this.service.app.inject({
+        method: 'POST',
+        url,
+        headers: {
+          accept: HTML,
+          'content-type': 'application/x-www-form-urlencoded',
+          ...(this.cookie ? { cookie: `_refdata_session=${this.cookie}` } : {}),
+        },
+        payload: form.toString(),
+      }),
+    );
+  }
+
+  async signInWithToken(token: string, returnTo = '/') {
+    await this.get(`/sign-in?return_to=${encodeURIComponent(returnTo)}`);
+    return this.post('/sign-in/token', { token, return_to: returnTo });
+  }
+}
+
+async function approve(service: Refdata, iri: string) {
+  await service.call('PUT', `/status/submit?${iriQuery(iri)}`, { roles: ['Creator'] });
+  const answer = await service.call('PUT', `/status/approve?${iriQuery(iri)}`, {
+    roles: ['Reviewer'],
+    body: { justification: 'Agreed by the working group' },
+  });
+  if (answer.statusCode !== 204) throw new Error(`approve: ${answer.statusCode} ${answer.body}`);
+}
+
+describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
+  let service: Refdata;
+  let approved: string;
+  let draft: string;
+  const pathOf = (iri: string) => iri.replace(service.config.refdata.iriBase, '');
+  beforeAll(async () => {
+    service = await startRefdata(kind);
+    approved = await createLibrary(service, { name: uniqueName('Approved library') });
+    await approve(service, approved);
+    draft = await createLibrary(service, { name: uniqueName('Draft library') });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('shows anonymous visitors the libraries and content, but not Drafts', async () => {
+    const browser = new Browser(service);
+    const home = await browser.get('/');
+    expect(home.statusCode).toBe(200);
+    expect(home.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(home.body).toContain(`href="${pathOf(approved)}"`);
+    expect(home.body).not.toContain(`href="${pathOf(draft)}"`);
+    expect(home.body).toContain('href="/sign-in?return_to=%2F"');
+
+    const page = await browser.get(pathOf(approved));
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain(`<code id="iri" class="iri">${approved}</code>`);
+    expect(page.body).toContain('Agreed by the working group');
+    const hidden = await browser.get(pathOf(draft));
+    expect(hidden.statusCode).toBe(404);
+    expect(hidden.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(hidden.body).toContain('Drafts are shown to people who are signed in');
+  });
+
+  it('downloads each representation from the page, and refuses an unknown format with a page', async () => {
+    const browser = new Browser(service);
+    const turtle = await browser.get(`${pathOf(approved)}?format=ttl`);
+    expect(turtle.statusCode).toBe(200);
+    expect(turtle.headers['content-type']).toMatch(/^text\/turtle/);
+    expect(turtle.headers['content-disposition']).toMatch(/^attachment; filename=".+\.ttl"$/);
+    expect(turtle.body).toContain(approved);
+    for (const format of ['json', 'jsonld', 'rdf', 'nt', 'trig', 'nq']) {
+      expect((await browser.get(`${pathOf(approved)}?format=${format}`)).statusCode, format).toBe(
+        200,
+      );
+    }
+    const unknown = await browser.get(`${pathOf(approved)}?format=exe`);
+    expect(unknown.statusCode).toBe(400);
+    expect(unknown.headers['content-type']).toBe('text/html; charset=utf-8');
+    // A Draft cannot be downloaded anonymously either.
+    expect((await browser.get(`${pathOf(draft)}?format=ttl`)).statusCode).toBe(404);
+  });
+
+  it('keeps the API as it was: bearer tokens, Problem Details, by Accept at the same IRI', async () => {
+    const json = await service.app.inject({
+      url: pathOf(approved),
+      headers: { accept: 'application/json' },
+    });
+    expect(json.statusCode).toBe(401);
+    expect(json.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const tie = await service.app.inject({
+      url: pathOf(approved),
+      headers: { accept: 'application/json, text/html' },
+    });
+    expect(tie.statusCode).toBe(401);
+    const withToken = await service.call('GET', pathOf(draft), {
+      roles: ['Reader'],
+      headers: { accept: HTML },
+    });
+    expect(withToken.statusCode).toBe(200);
+    const unknownApi = await service.app.inject({ url: '/no/such/page' });
+    expect(unknownApi.headers['content-type']).toMatch(/^application\/problem\+json/);
+    const unknownPage = await service.app.inject({
+      url: '/no/such/page',
+      headers: { accept: HTML },
+    });
+    expect(unknownPage.statusCode).toBe(404);
+    expect(unknownPage.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(unknownPage.body).toContain('Page not found');
+  });
+
+  it('signs in with a token, shows Drafts, and signs out', async () => {
+    const browser = new Browser(service);
+    const signedIn = await browser.signInWithToken(
+      await service.token(['Creator'], 'carol'),
+      pathOf(draft),
+    );
+    expect(signedIn.statusCode).toBe(303);
+    expect(signedIn.headers.location).toBe(pathOf(draft));
+    const page = await browser.get(pathOf(draft));
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('carol');
+    expect(page.body).toContain('<span class="badge">Creator</span>');
+    const home = await browser.get('/');
+    expect(home.body).toContain(`href="${pathOf(draft)}"`);
+
+    const out = await browser.post('/sign-out', {});
+    expect(out.headers.location).toBe('/?done=signed_out');
+    expect((await browser.get('/?done=signed_out')).body).toContain('You have been signed out.');
+    expect((await browser.get(pathOf(draft))).statusCode).toBe(404);
+  });
+
+  it('refuses bad tokens and forged forms with a page, and changes nothing', async () => {
+    const browser = new Browser(service);
+    await browser.get('/sign-in');
+    const before = await service.db.selectFrom('sessions').select('id_hash').execute();
+    const cases: [Record<string, string>, number, string][] = [
+      [{ token: '' }, 422, 'Paste a bearer token.'],
+      [{ token: 'not-a-token' }, 422, 'The token was not accepted'],
+      [{ token: await service.token([], 'nobody') }, 422, 'none of refdata'],
+      [{ token: await service.token(['Reader'], 'dave', -60) }, 422, 'expired'],
+      [{ token: 'x', authenticity_token: 'f'.repeat(64) }, 422, 'The form has expired'],
+      [{ token: 'a\u0000b' }, 400, 'control character'],
+    ];
+    for (const [fields, status, words] of cases) {
+      const answer = await browser.post('/sign-in/token', fields);
+      expect(answer.statusCode, JSON.stringify(fields)).toBe(status);
+      expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+      expect(answer.body).toContain(words);
+    }
+    const after = await service.db.selectFrom('sessions').select('id_hash').execute();
+    expect(after).toEqual(before);
+    // A forged cookie is just a visitor.
+    const forged = new Browser(service);
+    forged.cookie = 'a'.repeat(64);
+    expect((await forged.get(pathOf(draft))).statusCode).toBe(404);
+  });
+
+  it('ends a session made from a token when the token ends, and never returns to another site', async () => {
+    const browser = new Browser(service);
+    const started = Date.now();
+    const answer = await browser.signInWithToken(
+      await service.token(['Reader'], 'erin', 120),
+      'https://evil.example/',
+    );
+    expect(answer.headers.location).toBe('/');
+    const rows = await service.db
+      .selectFrom('sessions')
+      .select('expires_at')
+      .where('user_id', '=', 'erin')
+      .execute();
+    expect(rows).toHaveLength(1);
+    const expiresAt = Number(rows[0]?.expires_at);
+    expect(expiresAt).toBeLessThanOrEqual(started + 125_000);
+    expect(expiresAt).toBeGreaterThan(started + 100_000);
+  });
+});
+
+describe('refdata web pages with anonymous reading off', () => {
+  let service: Refdata;
+  beforeAll(async () => {
+    service = await startRefdata('sqlite', { REFDATA_ANONYMOUS_READ: 'false' });
+  });
+  afterAll(async () => {
+    await service?.close();
+  });
+
+  it('asks every visitor to sign in first, then lets them in', async () => {
+    const library = await createLibrary(service);
+    const path = library.replace(service.config.refdata.iriBase, '');
+    const browser = new Browser(service);
+    const home = await browser.get('/');
+    expect(home.statusCode).toBe(302);
+    expect(home.headers.location).toBe('/sign-in?return_to=%2F');
+    expect((await browser.get(path)).headers.location).toBe(
+      `/sign-in?return_to=${encodeURIComponent(path)}`,
+    );
+    expect((await browser.get('/sign-in')).statusCode).toBe(200);
+    await browser.signInWithToken(await service.token(['Reader']), path);
+    expect((await browser.get(path)).statusCode).toBe(200);
+  });
+});
