@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { codehost } from './codehost/app.js';
+import { embeddedSignIn } from './embedded-sign-in.js';
 import { type Command, type CommandContext, UsageError } from './platform/cli/command.js';
 import { serviceCommands } from './platform/cli/service-commands.js';
 import { type Config, ConfigError, describeDatabase, loadConfig } from './platform/config.js';
@@ -16,7 +17,10 @@ export const SERVICES: readonly ServiceDefinition[] = [
 export const PROGRAM = 'codehost-refdata';
 
 export function allCommands(): Command[] {
-  return [...serviceCommands(SERVICES), ...SERVICES.flatMap((service) => service.adminCommands)];
+  return [
+    ...serviceCommands(SERVICES, embeddedSignIn),
+    ...SERVICES.flatMap((service) => service.adminCommands),
+  ];
 }
 
 export interface ProgramIo {

@@ -37,7 +37,24 @@ export interface RefdataConfig {
   web: {
     /** Libraries, search and approved content are open to visitors who are not signed in. */
     anonymousRead: boolean;
+    /** Signing in through an OpenID Connect provider; unset offers token sign-in only. */
+    oidc: OidcSignInConfig | undefined;
   };
+}
+
+/** A relying party's settings (refdata signing people in through a provider). */
+export interface OidcSignInConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** What the sign-in button calls the provider. */
+  name: string;
+  /** Claim holding group or role names; a dotted path reaches into objects. */
+  rolesClaim: string;
+  /** Each refdata role and the claim values that grant it (`*`: everyone who signs in). */
+  roleMap: Record<string, string[]>;
+  /** A GitLab-compatible provider's administrators hold every role (read from its API). */
+  gitlabAdmins: boolean;
 }
 
 /** Costs and limits that guard credentials; see docs/configuration.md. */
@@ -206,8 +223,59 @@ function refdataConfig(
     web: {
       // Open by default, as on PCA's platform.
       anonymousRead: oneOf(read, 'REFDATA_ANONYMOUS_READ', 'true', ['true', 'false']) === 'true',
+      oidc: oidcSignInConfig(read),
     },
   };
+}
+
+/** Group names as GitLab's `groups` claim carries them: `refdata/creators`. */
+export const DEFAULT_ROLE_MAP = 'Reader=*,Creator=refdata/creators,Reviewer=refdata/reviewers';
+
+function oidcSignInConfig(read: Reader): OidcSignInConfig | undefined {
+  if (read('REFDATA_OIDC_ISSUER') === undefined) return undefined;
+  const issuer = httpUrl(read, 'REFDATA_OIDC_ISSUER', '');
+  const required = (name: string) => {
+    const value = read(name);
+    if (!value) throw new ConfigError(name, '', 'it is required with REFDATA_OIDC_ISSUER');
+    return value;
+  };
+  const rolesClaim = read('REFDATA_OIDC_ROLES_CLAIM') ?? 'groups';
+  if (!/^[A-Za-z0-9_:/.-]{1,200}$/.test(rolesClaim)) {
+    throw new ConfigError(
+      'REFDATA_OIDC_ROLES_CLAIM',
+      rolesClaim,
+      'it accepts a claim name, or a dotted path to one',
+    );
+  }
+  return {
+    issuer,
+    clientId: required('REFDATA_OIDC_CLIENT_ID'),
+    clientSecret: required('REFDATA_OIDC_CLIENT_SECRET'),
+    name: read('REFDATA_OIDC_NAME') ?? new URL(issuer).host,
+    rolesClaim,
+    roleMap: roleMap(read('REFDATA_OIDC_ROLE_MAP') ?? DEFAULT_ROLE_MAP),
+    gitlabAdmins: oneOf(read, 'REFDATA_OIDC_GITLAB_ADMINS', 'false', ['true', 'false']) === 'true',
+  };
+}
+
+/** `Role=value|value,Role=value`: which claim values grant which role. */
+export function roleMap(raw: string): Record<string, string[]> {
+  const map: Record<string, string[]> = {};
+  for (const entry of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const match = /^([A-Za-z]+)=(.+)$/.exec(entry);
+    if (!match?.[1] || !match[2]) {
+      throw new ConfigError(
+        'REFDATA_OIDC_ROLE_MAP',
+        raw,
+        'it accepts Role=value entries separated by commas, values separated by |, such as Creator=refdata/creators|editors',
+      );
+    }
+    map[match[1]] = [...(map[match[1]] ?? []), ...match[2].split('|').map((value) => value.trim())];
+  }
+  return map;
 }
 
 type Reader = (name: string) => string | undefined;

@@ -16,6 +16,17 @@ export interface RunningService {
   notice?: string;
 }
 
+export interface StartHooks {
+  /**
+   * Runs before each service starts, knowing those already running: where the
+   * program wires one service to another (over their public interfaces).
+   */
+  beforeStart?: (
+    definition: ServiceDefinition,
+    running: readonly RunningService[],
+  ) => Promise<void>;
+}
+
 /**
  * Opens, migrates and starts each service. If any service fails to start, those
  * already started are closed again.
@@ -23,10 +34,12 @@ export interface RunningService {
 export async function startServices(
   definitions: readonly ServiceDefinition[],
   config: Config,
+  hooks: StartHooks = {},
 ): Promise<RunningService[]> {
   const running: RunningService[] = [];
   try {
     for (const definition of definitions) {
+      await hooks.beforeStart?.(definition, running);
       running.push(await startService(definition, config));
     }
   } catch (error) {

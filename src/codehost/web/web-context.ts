@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import { allowFormRedirectTo } from '../../platform/web/csp.js';
 import { checkPageRequest, formField } from '../../platform/web/page-checks.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
@@ -173,21 +174,7 @@ export async function ensureSession(
   return request.session;
 }
 
-/**
- * A form that posts here and is answered with a redirect to a client (consent,
- * sign-out confirmation) needs the client's origin in the page's form-action, or
- * browsers that apply form-action to redirects stop the user at that point.
- */
-export function allowFormRedirectTo(reply: FastifyReply, redirectUri: string) {
-  const policy = reply.getHeader('content-security-policy');
-  if (typeof policy !== 'string') return;
-  const url = new URL(redirectUri);
-  const source = url.protocol === 'http:' || url.protocol === 'https:' ? url.origin : url.protocol;
-  reply.header(
-    'content-security-policy',
-    policy.replace(/form-action [^;]*/, `form-action 'self' ${source}`),
-  );
-}
+export { allowFormRedirectTo };
 
 /**
  * The notice a page shows after a redirect from an action, named by a query

@@ -1,7 +1,8 @@
+import type { Config } from '../config.js';
 import { SERVICE_NAMES } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
-import { announceServices, closeOnSignals, startServices } from '../runner.js';
+import { announceServices, closeOnSignals, type StartHooks, startServices } from '../runner.js';
 import type { ServiceDefinition } from '../service.js';
 import { type Command, UsageError } from './command.js';
 
@@ -24,7 +25,10 @@ function chooseServices(
 
 const serviceList = `[${SERVICE_NAMES.join('|')} ...]`;
 
-export function serviceCommands(definitions: readonly ServiceDefinition[]): Command[] {
+export function serviceCommands(
+  definitions: readonly ServiceDefinition[],
+  hooks: (config: Config) => StartHooks = () => ({}),
+): Command[] {
   return [
     {
       name: 'start',
@@ -33,7 +37,7 @@ export function serviceCommands(definitions: readonly ServiceDefinition[]): Comm
       async run(args, context) {
         const chosen = chooseServices(args, definitions);
         const config = context.config();
-        const running = await startServices(chosen, config);
+        const running = await startServices(chosen, config, hooks(config));
         // Signals are handled before the services say they are listening: a
         // signal that arrived in between would otherwise kill the process
         // without closing anything.

@@ -202,8 +202,7 @@ function routeProblem(routes: RouteTable, request: FastifyRequest): Problem {
  */
 export function errorHandler(render: ErrorRenderer, routes?: RouteTable) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const value =
-      request.is404 && routes ? routeProblem(routes, request) : problemFromError(error);
+    const value = request.is404 && routes ? routeProblem(routes, request) : problemFromError(error);
     if (value.status >= 500) {
       // A deliberate 5xx (search marked down, 503 while closing) is an expected
       // state: one line at warn. Anything else is a fault, logged with its stack.

@@ -48,7 +48,7 @@ dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.fa
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .danger-link{color:#a40000;font-weight:600}
 button.danger{background:#a40000;color:#fff;border:1px solid #7a0000;border-radius:3px}
-.badge{display:inline-block;padding:0 .4rem;border-radius:3px;background:#e8e8f4;font-size:.85em}
+.badge{display:inline-block;padding:0 .4rem;border-radius:3px;background:#e8e8f4;color:#222;font-size:.85em}
 label{display:block;margin:.8rem 0 .2rem;font-weight:600}
 input[type=text],input[type=password],input[type=date],input[type=email],input[type=url],textarea{width:100%;padding:.4rem;box-sizing:border-box;font:inherit}
 button{padding:.4rem .9rem;font:inherit;cursor:pointer}

@@ -1,16 +1,18 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import { allowFormRedirectTo } from '../../platform/web/csp.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import { csrfField, frame, type Notice } from '../../platform/web/layout.js';
 import { checkPageRequest } from '../../platform/web/page-checks.js';
 import type { Role } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUS_STYLE } from '../rdf/html.js';
+import type { OidcSignIn } from './oidc-sign-in.js';
 import type { RefdataSession, RefdataSessions, Viewer } from './session.js';
 
 /** How people can sign in to this deployment. */
 export interface SignInMethods {
-  /** The identity provider's name, when one is configured (the button's words). */
-  provider: string | undefined;
+  /** The identity provider, when one is configured (besides token sign-in). */
+  provider: OidcSignIn | undefined;
 }
 
 export interface PageOptions {
@@ -27,6 +29,10 @@ header form.search input{flex:1;min-width:0;padding:.3rem;font:inherit}
 header .account{margin-left:auto;display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
 header .account form{margin:0}
 .iri{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
+.home-search{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}.home-search label{width:100%;margin:0}
+.home-search input,form.search-page input[type=search]{flex:1 1 12rem;min-width:0;padding:.4rem;font:inherit}
+ul.cards{list-style:none;padding:0}ul.cards>li{border-bottom:1px solid #ddd;padding:.6rem 0}ul.cards p{margin:.2rem 0}
+.inline-list{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
 `;
 
 /**
@@ -56,6 +62,9 @@ export class Pages {
       schema: { hide: true, ...(rest.schema ?? {}) },
       onRequest: async (request, reply) => {
         reply.header('cache-control', 'no-store');
+        // Signing in and out through the provider ends in a redirect there.
+        const provider = this.options.signIn.provider;
+        if (provider) allowFormRedirectTo(reply, provider.config.issuer);
         const session = await this.sessions.load(request);
         if (session) this.loaded.set(request, session);
         if (!open && !this.options.anonymousRead && !session?.data.viewer) {

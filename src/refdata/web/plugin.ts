@@ -5,6 +5,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { errorContent } from '../../platform/web/layout.js';
 import type { Refdata } from '../context.js';
 import { registerHomePage } from './home-page.js';
+import { OidcSignIn, registerOidcSignIn } from './oidc-sign-in.js';
 import { Pages } from './pages.js';
 import { registerResourcePages } from './resource-pages.js';
 import { refdataSessions } from './session.js';
@@ -38,9 +39,11 @@ export async function registerWebSurface(
     lifetimeMs: platform.security.sessionLifetimeSeconds * 1000,
     secureCookie: refdata.publicUrl.startsWith('https:'),
   });
+  const oidcConfig = platform.refdata.web.oidc;
+  const oidc = oidcConfig ? new OidcSignIn(oidcConfig, refdata.publicUrl) : undefined;
   const pages = new Pages(refdata, sessions, {
     anonymousRead: platform.refdata.web.anonymousRead,
-    signIn: { provider: undefined },
+    signIn: { provider: oidc },
   });
   await app.register(async (web) => {
     web.setErrorHandler(
@@ -53,6 +56,7 @@ export async function registerWebSurface(
       }),
     );
     for (const register of PAGE_MODULES) register(web as HttpApp, pages);
+    if (oidc) registerOidcSignIn(web as HttpApp, pages, oidc);
   });
   const sweep = setInterval(() => {
     sessions

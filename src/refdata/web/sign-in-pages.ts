@@ -4,6 +4,7 @@ import { html } from '../../platform/web/html.js';
 import { csrfField, type Notice } from '../../platform/web/layout.js';
 import { formField } from '../../platform/web/page-checks.js';
 import { TokenRefused } from '../auth/tokens.js';
+import { providerLogout } from './oidc-sign-in.js';
 import { type Pages, safeReturnPath } from './pages.js';
 import type { Viewer } from './session.js';
 
@@ -47,7 +48,7 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
       (request.query as Record<string, unknown> | undefined)?.return_to ??
         formField(request.body, 'return_to'),
     );
-    const provider = pages.options.signIn.provider;
+    const provider = pages.options.signIn.provider?.config.name;
     return reply
       .status(options.status ?? 200)
       .type('text/html')
@@ -112,8 +113,15 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
   });
 
   app.post('/sign-out', pages.route({ open: true }), async (request, reply) => {
-    await pages.sessions.end(reply, pages.sessionOf(request));
+    const session = pages.sessionOf(request);
+    await pages.sessions.end(reply, session);
     pages.remember(request, undefined);
-    return reply.redirect('/?done=signed_out', 303);
+    // Signed in through the provider: signed out there too, when it offers that.
+    const atProvider = await providerLogout(
+      pages.options.signIn.provider,
+      session?.data.idToken,
+      pages.refdata.publicUrl,
+    );
+    return reply.redirect(atProvider ?? '/?done=signed_out', 303);
   });
 }

@@ -1,0 +1,248 @@
+import type { FastifyRequest } from 'fastify';
+import * as client from 'openid-client';
+import type { OidcSignInConfig } from '../../platform/config.js';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { ownEntry } from '../../platform/own.js';
+import { formField } from '../../platform/web/page-checks.js';
+import { ROLES, type Role } from '../auth/roles.js';
+import { type Pages, safeReturnPath } from './pages.js';
+import { signInAs } from './sign-in-pages.js';
+
+/** How long a sign-in at the provider may take before its callback is refused. */
+const SIGN_IN_WINDOW_MS = 10 * 60 * 1000;
+
+export const CALLBACK_PATH = '/sign-in/callback';
+
+function claimAt(claims: Record<string, unknown>, path: string): unknown {
+  if (Object.hasOwn(claims, path)) return claims[path];
+  return path
+    .split('.')
+    .reduce<unknown>(
+      (value, key) =>
+        value !== null && typeof value === 'object'
+          ? ownEntry(value as Record<string, unknown>, key)
+          : undefined,
+      claims,
+    );
+}
+
+/**
+ * The roles the provider's claims grant under the configured map: a role is
+ * held when the claim (a string or list of strings) has one of its values, or
+ * when the map grants it to everyone (`*`).
+ */
+export function rolesFromClaims(
+  claims: Record<string, unknown>,
+  config: Pick<OidcSignInConfig, 'rolesClaim' | 'roleMap'>,
+): Role[] {
+  const raw = claimAt(claims, config.rolesClaim);
+  const values = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : [];
+  const held = new Set(values.filter((value): value is string => typeof value === 'string'));
+  return ROLES.filter((role) =>
+    (config.roleMap[role] ?? []).some((value) => value === '*' || held.has(value)),
+  );
+}
+
+/**
+ * Signing in through an OpenID Connect provider with openid-client: the
+ * authorization code flow with PKCE, state and nonce (all three kept in the
+ * server-side session), the ID token checked by the library, roles mapped from
+ * a claim. The provider's metadata is discovered on first use and kept.
+ */
+export class OidcSignIn {
+  private configuration: Promise<client.Configuration> | undefined;
+
+  constructor(
+    readonly config: OidcSignInConfig,
+    private readonly publicUrl: string,
+  ) {}
+
+  get redirectUri(): string {
+    return `${this.publicUrl}${CALLBACK_PATH}`;
+  }
+
+  /** The provider's configuration; a failed discovery is tried again next time. */
+  discover(): Promise<client.Configuration> {
+    this.configuration ??= client
+      .discovery(
+        new URL(this.config.issuer),
+        this.config.clientId,
+        this.config.clientSecret,
+        undefined,
+        {
+          // Plain http is allowed only for a provider on this machine (the embedded one).
+          ...(isLoopbackHttp(this.config.issuer)
+            ? { execute: [client.allowInsecureRequests] }
+            : {}),
+        },
+      )
+      .catch((error: unknown) => {
+        this.configuration = undefined;
+        throw error;
+      });
+    return this.configuration;
+  }
+
+  /** A GitLab-compatible provider's administrators hold every role. */
+  async isGitlabAdmin(configuration: client.Configuration, accessToken: string): Promise<boolean> {
+    const response = await client.fetchProtectedResource(
+      configuration,
+      accessToken,
+      new URL('/api/v4/user', this.config.issuer),
+      'GET',
+    );
+    if (!response.ok) return false;
+    const user = (await response.json()) as { is_admin?: unknown };
+    return user.is_admin === true;
+  }
+}
+
+function isLoopbackHttp(url: string): boolean {
+  const { protocol, hostname } = new URL(url);
+  return protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
+}
+
+function providerProblem(status: number, detail: string): HttpError {
+  return new HttpError(problem(status, 'sign-in-failed', detail, { title: 'Sign-in failed' }));
+}
+
+/** `POST /sign-in/oidc` (to the provider) and the callback that comes back from it. */
+export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn): void {
+  app.post('/sign-in/oidc', pages.route({ open: true }), async (request, reply) => {
+    let configuration: client.Configuration;
+    try {
+      configuration = await oidc.discover();
+    } catch (error) {
+      request.log.warn({ err: error }, 'OpenID Connect discovery failed');
+      throw providerProblem(
+        503,
+        `${oidc.config.name} cannot be reached just now, so signing in through it is not possible. Try again in a minute, or sign in with a token.`,
+      );
+    }
+    const session = await pages.ensureSession(request, reply);
+    const codeVerifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const nonce = client.randomNonce();
+    session.data.signIn = {
+      state,
+      nonce,
+      codeVerifier,
+      returnTo: safeReturnPath(formField(request.body, 'return_to')),
+      startedAt: Date.now(),
+    };
+    await pages.sessions.save(session);
+    const scope = [
+      'openid',
+      'profile',
+      'email',
+      ...(oidc.config.gitlabAdmins ? ['read_user'] : []),
+    ];
+    const target = client.buildAuthorizationUrl(configuration, {
+      redirect_uri: oidc.redirectUri,
+      scope: scope.join(' '),
+      state,
+      nonce,
+      code_challenge: await client.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: 'S256',
+    });
+    return reply.redirect(target.href, 303);
+  });
+
+  app.get(CALLBACK_PATH, pages.route({ open: true }), async (request, reply) => {
+    const session = pages.sessionOf(request);
+    const pending = session?.data.signIn;
+    const query = request.query as Record<string, unknown>;
+    if (!session || !pending || Date.now() - pending.startedAt > SIGN_IN_WINDOW_MS) {
+      throw providerProblem(
+        400,
+        'This sign-in was not started here, or took too long. Start again from the sign-in page.',
+      );
+    }
+    // Used once, whatever happens next.
+    delete session.data.signIn;
+    await pages.sessions.save(session);
+    if (typeof query.error === 'string') {
+      throw providerProblem(
+        query.error === 'access_denied' ? 403 : 400,
+        query.error === 'access_denied'
+          ? `${oidc.config.name} did not let you sign in (you may have cancelled). Start again from the sign-in page.`
+          : `${oidc.config.name} refused the sign-in (${query.error}). Start again from the sign-in page.`,
+      );
+    }
+    const configuration = await oidc.discover();
+    let tokens: Awaited<ReturnType<typeof client.authorizationCodeGrant>>;
+    try {
+      tokens = await client.authorizationCodeGrant(configuration, currentUrl(request, oidc), {
+        pkceCodeVerifier: pending.codeVerifier,
+        expectedState: pending.state,
+        expectedNonce: pending.nonce,
+        idTokenExpected: true,
+      });
+    } catch (error) {
+      request.log.warn({ err: error }, 'OpenID Connect callback refused');
+      throw providerProblem(
+        400,
+        'The answer from the sign-in provider could not be accepted (it may be stale or not meant for this page). Start again from the sign-in page.',
+      );
+    }
+    const idClaims = (tokens.claims() ?? {}) as Record<string, unknown>;
+    const subject = typeof idClaims.sub === 'string' ? idClaims.sub : '';
+    // Some claims come only from userinfo (GitLab's `groups`, say): both are read,
+    // userinfo's checked by the library to be about the same subject.
+    let claims = idClaims;
+    if (claimAt(idClaims, oidc.config.rolesClaim) === undefined) {
+      try {
+        const userinfo = await client.fetchUserInfo(configuration, tokens.access_token, subject);
+        claims = { ...userinfo, ...idClaims };
+      } catch (error) {
+        request.log.warn({ err: error }, 'OpenID Connect userinfo failed');
+      }
+    }
+    const admin =
+      oidc.config.gitlabAdmins && (await oidc.isGitlabAdmin(configuration, tokens.access_token));
+    const roles = admin ? [...ROLES] : rolesFromClaims(claims, oidc.config);
+    if (roles.length === 0) {
+      throw providerProblem(
+        403,
+        `You signed in to ${oidc.config.name}, but your account holds no refdata role. Ask an administrator to add you to the group that grants one.`,
+      );
+    }
+    const name = [claims.name, claims.nickname, claims.preferred_username, subject].find(
+      (value): value is string => typeof value === 'string' && value !== '',
+    );
+    return signInAs(
+      pages,
+      request,
+      reply,
+      { subject: `${oidc.config.issuer}#${subject}`, name: name ?? subject, roles, via: 'oidc' },
+      { returnTo: pending.returnTo, ...(tokens.id_token ? { idToken: tokens.id_token } : {}) },
+    );
+  });
+}
+
+/** The callback's address as the provider sent the browser to it (query included). */
+function currentUrl(request: FastifyRequest, oidc: OidcSignIn): URL {
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+  return new URL(`${oidc.redirectUri}${query}`);
+}
+
+/** Where the browser goes after signing out here: the provider's logout, when it has one. */
+export async function providerLogout(
+  oidc: OidcSignIn | undefined,
+  idToken: string | undefined,
+  publicUrl: string,
+): Promise<string | undefined> {
+  if (!oidc || !idToken) return undefined;
+  try {
+    const configuration = await oidc.discover();
+    if (!configuration.serverMetadata().end_session_endpoint) return undefined;
+    return client.buildEndSessionUrl(configuration, {
+      id_token_hint: idToken,
+      post_logout_redirect_uri: `${publicUrl}/`,
+      client_id: oidc.config.clientId,
+    }).href;
+  } catch {
+    return undefined;
+  }
+}

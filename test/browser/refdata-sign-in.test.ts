@@ -1,0 +1,188 @@
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  currentCode,
+  newTotpSecret,
+  TwoFactorStore,
+} from '../../src/codehost/accounts/two-factor.js';
+import { MemberStore } from '../../src/codehost/namespaces/members.js';
+import {
+  type Codehost,
+  createApplication,
+  createGroup,
+  createUser,
+  freePort,
+  startCodehost,
+} from '../codehost/helpers.js';
+import {
+  createLibrary,
+  iriQuery,
+  type Refdata,
+  startRefdata,
+  uniqueName,
+} from '../refdata/helpers.js';
+import {
+  accessibilityViolations,
+  browserAvailable,
+  browserSkipReason,
+  launchChromium,
+} from './chromium.js';
+
+const OUTPUT = '.test-output';
+
+async function press(page: Page, selector: string) {
+  await Promise.all([page.waitForLoadState(), page.click(selector)]);
+}
+
+/**
+ * refdata signing people in through a real codehost, started here, as its
+ * OpenID Connect provider: the two services meet only over HTTP.
+ */
+describe.skipIf(!browserAvailable)(
+  `refdata sign-in through codehost in Chromium${browserAvailable ? '' : ` (skipped: ${browserSkipReason})`}`,
+  () => {
+    let browser: Browser;
+    let codehost: Codehost;
+    let refdata: Refdata;
+    let refdataUrl: string;
+    let creator: Awaited<ReturnType<typeof createUser>>;
+    let creatorSecret: string;
+    let outsider: Awaited<ReturnType<typeof createUser>>;
+
+    beforeAll(async () => {
+      browser = await launchChromium();
+      mkdirSync(OUTPUT, { recursive: true });
+      codehost = await startCodehost('sqlite', { listen: true });
+      const owner = await createUser(codehost);
+      creator = await createUser(codehost);
+      outsider = await createUser(codehost);
+      creatorSecret = newTotpSecret();
+      await new TwoFactorStore(codehost.db).enable(
+        creator.id,
+        creatorSecret,
+        currentCode(creatorSecret),
+      );
+      const top = await createGroup(codehost, owner.id, { path: 'refdata' });
+      const creators = await createGroup(codehost, owner.id, { path: 'creators', parent: top });
+      await new MemberStore(codehost.db).add('group', creators.id, creator.id, 30);
+
+      const port = await freePort();
+      refdataUrl = `http://127.0.0.1:${port}`;
+      const client = await createApplication(codehost, owner.id, {
+        name: 'refdata',
+        redirectUris: `${refdataUrl}/sign-in/callback`,
+        postLogoutRedirectUris: `${refdataUrl}/`,
+        scopes: ['openid', 'profile', 'email'],
+      });
+      refdata = await startRefdata('sqlite', {
+        REFDATA_PUBLIC_URL: refdataUrl,
+        REFDATA_PORT: String(port),
+        REFDATA_OIDC_ISSUER: codehost.url,
+        REFDATA_OIDC_CLIENT_ID: client.clientId,
+        REFDATA_OIDC_CLIENT_SECRET: client.secret,
+        REFDATA_OIDC_NAME: 'codehost',
+      });
+      await refdata.app.listen({ host: '127.0.0.1', port });
+    });
+    afterAll(async () => {
+      await browser?.close();
+      await refdata?.close();
+      await codehost?.close();
+    });
+
+    it('signs a Creator in with two-factor, who then sees Drafts an anonymous visitor does not, and signs out at both ends', async () => {
+      const approved = await createLibrary(refdata, { name: uniqueName('Published library') });
+      await refdata.call('PUT', `/status/submit?${iriQuery(approved)}`);
+      await refdata.call('PUT', `/status/approve?${iriQuery(approved)}`, {
+        roles: ['Reviewer'],
+        body: { justification: 'Reviewed' },
+      });
+      const draftName = uniqueName('Work in progress');
+      const draft = await createLibrary(refdata, { name: draftName });
+      const draftPath = draft.replace(refdata.config.refdata.iriBase, '');
+
+      // bypassCSP only so the accessibility engine can be injected.
+      const context = await browser.newContext({
+        viewport: { width: 375, height: 800 },
+        bypassCSP: true,
+      });
+      const page = await context.newPage();
+      const problems: string[] = [];
+      page.on('console', (message) => {
+        if (message.type() === 'error') problems.push(message.text());
+      });
+      try {
+        await page.goto(`${refdataUrl}/`);
+        expect(await page.locator('#libraries').innerText()).not.toContain(draftName);
+        await page.screenshot({ path: `${OUTPUT}/refdata-home-anonymous-375.png`, fullPage: true });
+        expect(await accessibilityViolations(page)).toEqual([]);
+
+        await press(page, 'header a:has-text("Sign in")');
+        expect(new URL(page.url()).pathname).toBe('/sign-in');
+        expect(await accessibilityViolations(page)).toEqual([]);
+        await page.screenshot({ path: `${OUTPUT}/refdata-sign-in-375.png`, fullPage: true });
+        await press(page, '#sign-in-provider');
+        expect(page.url().startsWith(`${codehost.url}/users/sign_in`)).toBe(true);
+        await page.fill('#login', creator.username);
+        await page.fill('#password', creator.password);
+        await press(page, 'button:has-text("Sign in")');
+        await page.fill('#otp_attempt', currentCode(creatorSecret, Date.now() + 30_000));
+        await press(page, 'button:has-text("Verify code")');
+        expect(await page.locator('#application-name').innerText()).toBe('refdata');
+        await Promise.all([page.waitForURL(`${refdataUrl}/**`), page.click('#authorize')]);
+
+        // Back at refdata, signed in as a Creator (and a Reader, as everyone is).
+        expect(new URL(page.url()).pathname).toBe('/');
+        const account = await page.locator('header .account').innerText();
+        expect(account).toContain(creator.name);
+        expect(account).toContain('Creator');
+        expect(account).not.toContain('Reviewer');
+        expect(await page.locator('#libraries').innerText()).toContain(draftName);
+        await page.goto(`${refdataUrl}${draftPath}`);
+        expect(await page.locator('h1').innerText()).toBe(draftName);
+        await page.screenshot({
+          path: `${OUTPUT}/refdata-draft-signed-in-375.png`,
+          fullPage: true,
+        });
+        expect(await accessibilityViolations(page)).toEqual([]);
+
+        // Signing out here signs out at codehost too (after its confirmation).
+        await Promise.all([
+          page.waitForURL(`${codehost.url}/oauth/logout?**`),
+          page.click('header button:has-text("Sign out")'),
+        ]);
+        await Promise.all([page.waitForURL(`${refdataUrl}/**`), page.click('#sign-out')]);
+        expect(await page.locator('#libraries').innerText()).not.toContain(draftName);
+        await page.goto(`${codehost.url}/profile`);
+        expect(new URL(page.url()).pathname).toBe('/users/sign_in');
+        expect(problems).toEqual([]);
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('answers a stale callback and a refused consent with pages that say what happened', async () => {
+      const context = await browser.newContext({ bypassCSP: true });
+      const page = await context.newPage();
+      try {
+        const answer = await page.goto(`${refdataUrl}/sign-in/callback?code=x&state=y`);
+        expect(answer?.status()).toBe(400);
+        expect(await page.locator('main').innerText()).toContain(
+          'Start again from the sign-in page',
+        );
+        expect(await accessibilityViolations(page)).toEqual([]);
+        await page.goto(`${refdataUrl}/sign-in`);
+        await press(page, '#sign-in-provider');
+        await page.fill('#login', outsider.username);
+        await page.fill('#password', outsider.password);
+        await press(page, 'button:has-text("Sign in")');
+        // Denying consent at codehost comes back as a page saying what happened.
+        await Promise.all([page.waitForURL(`${refdataUrl}/**`), page.click('#deny')]);
+        expect(await page.locator('main').innerText()).toContain('did not let you sign in');
+      } finally {
+        await context.close();
+      }
+    });
+  },
+);
