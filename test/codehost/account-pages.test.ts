@@ -539,7 +539,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(chosen.headers.location).toBe(`/profile/notifications/projects/${project.id}/custom`);
       const list = await client.get('/profile/notifications');
       expect(list.body).toMatch(
-        new RegExp(`id="project-${project.id}-level"[^]*?<option value="watch" selected>`),
+        new RegExp(`id="project-${project.id}-level"[\\s\\S]*?<option value="watch" selected>`),
       );
       await client.get('/profile/notifications');
       const global = await client.post('/profile/notifications', {

@@ -204,7 +204,7 @@ describe.each(DATABASE_KINDS)('refdata vocabulary, tokens and links on %s', (kin
       expect(page.statusCode).toBe(200);
       expect(page.body).toContain('href="https://example.org/core"');
       // The data's links (the site's own navigation links to its paths).
-      const statements = /<table id="statements">[^]*?<\/table>/.exec(page.body)?.[0] ?? '';
+      const statements = /<table id="statements">[\s\S]*?<\/table>/.exec(page.body)?.[0] ?? '';
       expect(statements).toContain('href="https://example.org/core"');
       expect(statements).not.toMatch(/<a href="(?!https?:)/i);
       expect(page.body).toContain('urn:iso:std:iso:15926:-4');
