@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../codehost/helpers.js';
@@ -108,6 +108,75 @@ describe.skipIf(!browserAvailable)(
         expect(await accessibilityViolations(page)).toEqual([]);
         await page.click(`#statements a[href="${url}/vocab#status"]`);
         expect(new URL(page.url()).hash).toBe('#status');
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('lets an anonymous visitor search, filter, open a result and download its Turtle, every page accessible at 375 px', async () => {
+      const name = uniqueName('Centrifugal compressor');
+      const library = await createLibrary(service, { name: uniqueName('Rotating equipment') });
+      const term = await create(service, '/rdl/terms/subclass', {
+        name,
+        description: 'Raises the pressure of a gas by a rotating impeller.',
+        ontology: library,
+        subClassOf: ['http://example.org/Equipment'],
+      });
+      for (const iri of [library, term.iri]) {
+        await service.call('PUT', `/status/submit?${iriQuery(iri)}`);
+        await service.call('PUT', `/status/approve?${iriQuery(iri)}`, {
+          roles: ['Reviewer'],
+          body: { justification: 'Agreed' },
+        });
+      }
+      const context = await browser.newContext({
+        viewport: { width: 375, height: 800 },
+        acceptDownloads: true,
+        // Only so that the accessibility engine can be injected.
+        bypassCSP: true,
+      });
+      const page = await context.newPage();
+      const check = async (shot: string) => {
+        await page.screenshot({ path: `.test-output/refdata-${shot}-375.png`, fullPage: true });
+        expect(await accessibilityViolations(page), shot).toEqual([]);
+        const width = await page.evaluate(
+          () =>
+            (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } })
+              .document.documentElement.scrollWidth,
+        );
+        expect(width, shot).toBeLessThanOrEqual(375);
+      };
+      try {
+        mkdirSync('.test-output', { recursive: true });
+        await page.goto(`${url}/`);
+        await check('home');
+        await page.fill('#home-q', 'centrifugal');
+        await Promise.all([page.waitForLoadState(), page.click('main button:has-text("Search")')]);
+        expect(new URL(page.url()).searchParams.get('q')).toBe('centrifugal');
+        await page.check('input[name="status"][value="Approved"]');
+        await Promise.all([
+          page.waitForLoadState(),
+          page.click('button:has-text("Apply filters")'),
+        ]);
+        expect(new URL(page.url()).searchParams.getAll('status')).toEqual(['Approved']);
+        expect(await page.locator('#results').innerText()).toContain(name);
+        await check('search');
+        await Promise.all([page.waitForLoadState(), page.click(`#results a:has-text("${name}")`)]);
+        expect(await page.locator('h1').innerText()).toBe(name);
+        expect(await page.locator('#history').innerText()).toContain('approved');
+        await check('class');
+        const [download] = await Promise.all([
+          page.waitForEvent('download'),
+          page.click('#downloads a:has-text("Turtle")'),
+        ]);
+        const saved = `.test-output/${download.suggestedFilename()}`;
+        await download.saveAs(saved);
+        expect(readFileSync(saved, 'utf8')).toContain(term.iri);
+        await page.goto(`${url}/sign-in`);
+        await check('sign-in');
+        await page.goto(`${url}/no/such/page`);
+        expect(await page.locator('h1').innerText()).toBe('Page not found');
+        await check('not-found');
       } finally {
         await context.close();
       }

@@ -112,6 +112,10 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
         200,
       );
     }
+    // Saving a link sends whatever Accept the browser likes; the format decides.
+    const saved = await service.app.inject({ url: `${pathOf(approved)}?format=ttl` });
+    expect(saved.statusCode).toBe(200);
+    expect(saved.headers['content-type']).toMatch(/^text\/turtle/);
     const unknown = await browser.get(`${pathOf(approved)}?format=exe`);
     expect(unknown.statusCode).toBe(400);
     expect(unknown.headers['content-type']).toBe('text/html; charset=utf-8');
@@ -145,6 +149,38 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect(unknownPage.statusCode).toBe(404);
     expect(unknownPage.headers['content-type']).toBe('text/html; charset=utf-8');
     expect(unknownPage.body).toContain('Page not found');
+  });
+
+  it('searches with filters and counts, keeps it all in the address, and hides Drafts from visitors', async () => {
+    const browser = new Browser(service);
+    const word = approved.slice(approved.lastIndexOf('/') + 1).split('-')[0] ?? '';
+    const found = await browser.get(`/search?q=${encodeURIComponent(word)}`);
+    expect(found.statusCode).toBe(200);
+    expect(found.body).toContain(`href="${pathOf(approved)}"`);
+    // The family filter offers libraries with how many results they would give.
+    expect(found.body).toMatch(/name="family" value="library">[^<]+<span class="count">\(\d+\)/);
+    const everything = await browser.get('/search');
+    expect(everything.body).toContain(`href="${pathOf(approved)}"`);
+    expect(everything.body).not.toContain(`href="${pathOf(draft)}"`);
+    expect(everything.body).not.toContain('value="Draft"');
+    const filtered = await browser.get('/search?status=Approved&family=library');
+    expect(filtered.body).toContain('value="Approved" checked');
+    expect(filtered.body).toContain(`href="${pathOf(approved)}"`);
+    for (const bad of [
+      '/search?status=Draft',
+      '/search?family=spaceship',
+      `/search?q=${'x'.repeat(201)}`,
+      '/search?cursor=not-a-cursor',
+      '/search?colour=red',
+    ]) {
+      const answer = await browser.get(bad);
+      expect(answer.statusCode, bad).toBe(400);
+      expect(answer.headers['content-type'], bad).toBe('text/html; charset=utf-8');
+    }
+    const signedIn = new Browser(service);
+    await signedIn.signInWithToken(await service.token(['Reader'], 'frank'));
+    const withDrafts = await signedIn.get('/search?status=Draft');
+    expect(withDrafts.body).toContain(`href="${pathOf(draft)}"`);
   });
 
   it('signs in with a token, shows Drafts, and signs out', async () => {

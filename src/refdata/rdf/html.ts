@@ -103,5 +103,6 @@ export const STATUS_STYLE = `
 .status-Draft{background:#fff3cd}.status-Submitted{background:#dbeafe}.status-Approved{background:#dcfce7}
 .status-Rejected,.status-Deprecated{background:#fde2e2}
 #statements th{font-weight:500;width:16rem}tr:target{background:#fff3cd}code.term{word-break:normal;overflow-wrap:anywhere}
-@media (max-width:40rem){#statements th{width:auto}}
+#statements td{overflow-wrap:anywhere}
+@media (max-width:40rem){#statements tr,#statements th,#statements td{display:block;width:auto}#statements th{border:0;padding-bottom:0}}
 `;

@@ -77,6 +77,77 @@ function likePrefix(text: string): string {
  * order that does not move when other resources are written, so a cursor pages
  * without gaps or duplicates.
  */
+type Dimension = 'family' | 'status' | 'library';
+
+/** The filters of a request as conditions on `resources r`, one per dimension used. */
+function filterConditions(request: SearchRequest): Partial<Record<Dimension, RawBuilder<unknown>>> {
+  const list = (values: readonly string[]) => sql.join(values.map((value) => sql`${value}`));
+  const conditions: Partial<Record<Dimension, RawBuilder<unknown>>> = {};
+  if (request.families.length > 0) conditions.family = sql`r.family in (${list(request.families)})`;
+  if (request.statuses.length > 0) conditions.status = sql`r.status in (${list(request.statuses)})`;
+  // A picklist value's key is its picklist (names are unique there); its library is the picklist's.
+  if (request.libraries.length > 0)
+    // Both sides of the `or` use an index (library_key; the id), so neither database scans.
+    conditions.library = sql`(r.library_key in (${list(request.libraries)})
+      or r.id in (select v.id from resources p join resources v on v.parent_iri = p.iri
+        where p.family = 'picklist' and p.library_key in (${list(request.libraries)})
+        and v.family = 'picklist-value'))`;
+  return conditions;
+}
+
+/** The words of a request as a condition on `resources r` (always true without words). */
+function textCondition(db: Kysely<RefdataTables>, tokens: readonly string[]): RawBuilder<unknown> {
+  if (tokens.length === 0) return sql`1 = 1`;
+  if (isPostgres(db as never)) {
+    const query = tokens.map((token) => `${token}:*`).join(' & ');
+    return sql`r.id in (select d.resource_id from search_documents d where d.document @@ to_tsquery('simple', ${query}))`;
+  }
+  const expression = tokens.map((token) => `"${token}"*`).join(' AND ');
+  return sql`r.id in (select resource_id from search_documents where search_documents match ${expression})`;
+}
+
+/** How many matches each value of a dimension has. */
+export interface SearchFacets {
+  family: Map<string, number>;
+  status: Map<string, number>;
+  library: Map<string, number>;
+}
+
+/**
+ * Counts for a search page's filters: for each dimension, the matches of the
+ * words and of the other dimensions' filters, by value of this one (so a
+ * chosen family still shows what the other families would give).
+ */
+export async function searchFacets(
+  db: Kysely<RefdataTables>,
+  request: Omit<SearchRequest, 'limit' | 'after'>,
+): Promise<SearchFacets> {
+  const tokens = request.q === undefined ? [] : queryTokens(request.q);
+  const facets: SearchFacets = { family: new Map(), status: new Map(), library: new Map() };
+  if (request.q !== undefined && tokens.length === 0) return facets;
+  const conditions = filterConditions({ ...request, limit: 0, after: undefined });
+  const text = textCondition(db, tokens);
+  const groups: Record<Dimension, RawBuilder<unknown>> = {
+    family: sql`r.family`,
+    status: sql`r.status`,
+    // A picklist value counts under its picklist's library.
+    library: sql`coalesce(parent.library_key, r.library_key)`,
+  };
+  for (const dimension of ['family', 'status', 'library'] as const) {
+    const others = Object.entries(conditions)
+      .filter(([name]) => name !== dimension)
+      .map(([, condition]) => condition);
+    const rows = await sql<{ value: string; n: number | string }>`
+      select ${groups[dimension]} as value, count(*) as n
+      from resources r
+      left join resources parent on r.family = 'picklist-value' and parent.iri = r.parent_iri
+      where ${sql.join([text, ...others], sql` and `)}
+      group by ${groups[dimension]}`.execute(db);
+    for (const row of rows.rows) facets[dimension].set(row.value, Number(row.n));
+  }
+  return facets;
+}
+
 export async function search(
   db: Kysely<RefdataTables>,
   request: SearchRequest,
@@ -86,16 +157,14 @@ export async function search(
   if (request.q !== undefined && tokens.length === 0)
     return { hits: [], total: 0, next: undefined };
 
-  let matches: RawBuilder<unknown> = sql`1 = 1`;
+  const matches = textCondition(db, tokens);
   let labelMatches: RawBuilder<unknown> = sql`1 = 0`;
   if (tokens.length > 0) {
     if (postgres) {
       const query = tokens.map((token) => `${token}:*`).join(' & ');
-      matches = sql`r.id in (select d.resource_id from search_documents d where d.document @@ to_tsquery('simple', ${query}))`;
       labelMatches = sql`r.id in (select d.resource_id from search_documents d where d.label_document @@ to_tsquery('simple', ${query}))`;
     } else {
       const expression = tokens.map((token) => `"${token}"*`).join(' AND ');
-      matches = sql`r.id in (select resource_id from search_documents where search_documents match ${expression})`;
       labelMatches = sql`r.id in (select resource_id from search_documents where search_documents match ${`label : (${expression})`})`;
     }
   }
@@ -107,18 +176,7 @@ export async function search(
           when r.name_normalized like ${likePrefix(normalized)} escape '\\' then 1
           when ${labelMatches} then 2 else 3 end`;
 
-  const filters: RawBuilder<unknown>[] = [matches];
-  const list = (values: readonly string[]) => sql.join(values.map((value) => sql`${value}`));
-  if (request.families.length > 0) filters.push(sql`r.family in (${list(request.families)})`);
-  if (request.statuses.length > 0) filters.push(sql`r.status in (${list(request.statuses)})`);
-  // A picklist value's key is its picklist (names are unique there); its library is the picklist's.
-  if (request.libraries.length > 0)
-    // Both sides of the `or` use an index (library_key; the id), so neither database scans.
-    filters.push(sql`(r.library_key in (${list(request.libraries)})
-      or r.id in (select v.id from resources p join resources v on v.parent_iri = p.iri
-        where p.family = 'picklist' and p.library_key in (${list(request.libraries)})
-        and v.family = 'picklist-value'))`);
-  const where = sql.join(filters, sql` and `);
+  const where = sql.join([matches, ...Object.values(filterConditions(request))], sql` and `);
 
   const after = request.after;
   const keyset = after

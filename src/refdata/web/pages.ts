@@ -32,6 +32,8 @@ header .account form{margin:0}
 .home-search{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}.home-search label{width:100%;margin:0}
 .home-search input,form.search-page input[type=search]{flex:1 1 12rem;min-width:0;padding:.4rem;font:inherit}
 ul.cards{list-style:none;padding:0}ul.cards>li{border-bottom:1px solid #ddd;padding:.6rem 0}ul.cards p{margin:.2rem 0}
+.search-row{display:flex;gap:.4rem}.facets{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
+fieldset.facet{flex:1 1 14rem;border:1px solid #ddd;border-radius:4px}.count{color:#555}
 .inline-list{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
 `;
 

@@ -8,6 +8,7 @@ import { registerHomePage } from './home-page.js';
 import { OidcSignIn, registerOidcSignIn } from './oidc-sign-in.js';
 import { Pages } from './pages.js';
 import { registerResourcePages } from './resource-pages.js';
+import { registerSearchPage } from './search-page.js';
 import { refdataSessions } from './session.js';
 import { registerSignInPages } from './sign-in-pages.js';
 import { surfaceStrategy } from './surface.js';
@@ -17,6 +18,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerHomePage,
   registerSignInPages,
   registerResourcePages,
+  registerSearchPage,
 ];
 
 /** Expired sessions are swept this often. */

@@ -50,6 +50,11 @@ export const surfaceStrategy: ConstraintStrategy<HTTPVersion.V1, Surface> = {
     };
   },
   deriveConstraint(request) {
+    // A page's download link names its format; a browser saving a link may send
+    // any Accept, and the API takes no `format` (it negotiates).
+    if (request.headers.authorization === undefined && /[?&]format=/.test(request.url ?? '')) {
+      return 'page';
+    }
     return surfaceOf(request.headers.accept, request.headers.authorization);
   },
   // A request for the API falls through to the unconstrained API routes.
