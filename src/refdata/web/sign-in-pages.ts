@@ -79,6 +79,13 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
   };
 
   app.get(SIGN_IN_PATH, pages.route({ open: true }), async (request, reply) => {
+    // The provider sends the browser back to the public address: signing in
+    // starts there too, or the session it comes back to would be another's
+    // (a page opened at 127.0.0.1 when the public address says localhost).
+    const publicOrigin = new URL(pages.refdata.publicUrl).origin;
+    if (pages.options.signIn.provider && `${request.protocol}://${request.host}` !== publicOrigin) {
+      return reply.redirect(`${pages.refdata.publicUrl}${request.url}`, 302);
+    }
     if (pages.viewerOf(request)) {
       return reply.redirect(
         safeReturnPath((request.query as Record<string, unknown>).return_to),
