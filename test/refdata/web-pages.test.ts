@@ -1,7 +1,14 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
-import { createLibrary, iriQuery, type Refdata, startRefdata, uniqueName } from './helpers.js';
+import {
+  create,
+  createLibrary,
+  iriQuery,
+  type Refdata,
+  startRefdata,
+  uniqueName,
+} from './helpers.js';
 
 const HTML = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -181,6 +188,46 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     await signedIn.signInWithToken(await service.token(['Reader'], 'frank'));
     const withDrafts = await signedIn.get('/search?status=Draft');
     expect(withDrafts.body).toContain(`href="${pathOf(draft)}"`);
+  });
+
+  it('shows a library’s terms, filtered and paged, and its class hierarchy as a tree', async () => {
+    const library = await createLibrary(service, { name: uniqueName('Hierarchy library') });
+    await approve(service, library);
+    const made: string[] = [];
+    let parent = 'http://example.org/Thing';
+    for (const name of ['Equipment', 'Pump', 'Centrifugal pump']) {
+      const term = await create(service, '/rdl/terms/subclass', {
+        name: uniqueName(name),
+        ontology: library,
+        subClassOf: [parent],
+      });
+      await approve(service, term.iri);
+      made.push(term.iri);
+      parent = term.iri;
+    }
+    const hidden = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('Unfinished'),
+      ontology: library,
+      subClassOf: [made[0] as string],
+    });
+    const browser = new Browser(service);
+    const page = await browser.get(pathOf(library));
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<p id="term-count">3 terms</p>');
+    expect(page.body).not.toContain(pathOf(hidden.iri));
+    // Each class under its superclass: Equipment > Pump > Centrifugal pump.
+    const tree = page.body.slice(page.body.indexOf('<ul id="hierarchy"'));
+    const [equipment, pump, centrifugal] = made.map((iri) => tree.indexOf(pathOf(iri)));
+    expect(equipment).toBeGreaterThan(-1);
+    expect(pump).toBeGreaterThan(equipment as number);
+    expect(centrifugal).toBeGreaterThan(pump as number);
+    expect(tree.match(/<details>/g)).toHaveLength(2);
+    const filtered = await browser.get(`${pathOf(library)}?family=property`);
+    expect(filtered.body).toContain('<p id="term-count">0 terms</p>');
+    expect((await browser.get(`${pathOf(library)}?page=0`)).statusCode).toBe(400);
+    const signedIn = new Browser(service);
+    await signedIn.signInWithToken(await service.token(['Reader'], 'gina'));
+    expect((await signedIn.get(pathOf(library))).body).toContain(pathOf(hidden.iri));
   });
 
   it('signs in with a token, shows Drafts, and signs out', async () => {

@@ -3,6 +3,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, timeTag, trusted } from '../../platform/web/html.js';
+import { STATUSES } from '../db/tables.js';
+import { FAMILY_KEYS } from '../families/family.js';
 import { familyByKey } from '../families/registry.js';
 import { statementsTable } from '../rdf/html.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
@@ -11,8 +13,9 @@ import { RDF_MEDIA_TYPES } from '../rdf/serialize.js';
 import { missing } from '../resources/routes.js';
 import type { ResourceRow } from '../resources/store.js';
 import { ACTION_WORDS } from './home-page.js';
-import { statusLabel } from './links.js';
+import { statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
+import { SECTIONS } from './sections/registry.js';
 import { PAGE_CONSTRAINT } from './surface.js';
 
 /** What a page offers to download, by the `format` a link names. */
@@ -69,6 +72,18 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
     const body = JSON.parse(row.body) as { name?: string; description?: string };
     const now = Date.now();
     const path = request.url.split('?')[0] ?? '/';
+    const context = {
+      pages,
+      request,
+      row,
+      body: body as Record<string, unknown>,
+      visible: visibleStatuses(pages.viewerOf(request) !== undefined),
+    };
+    const sections = await Promise.all(
+      SECTIONS.filter((section) => !section.families || section.families.includes(row.family)).map(
+        (section) => section.render(context),
+      ),
+    );
     return reply.type('text/html').send(
       pages.render(
         request,
@@ -78,6 +93,7 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
 ${body.description ? html`<p id="definition">${body.description}</p>` : html``}
 <h2>Statements</h2>
 ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
+${sections}
 <h2>Download</h2>
 <ul id="downloads" class="inline-list">${DOWNLOADS.map(
           (download) =>
@@ -96,6 +112,18 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
     {
       format: Type.Optional(Type.Union(DOWNLOAD_FORMATS.map((format) => Type.Literal(format)))),
       detailLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
+      // A library's terms: which, and which page of them.
+      family: Type.Optional(
+        Type.Array(Type.Union(FAMILY_KEYS.map((key) => Type.Literal(key))), {
+          maxItems: FAMILY_KEYS.length,
+        }),
+      ),
+      status: Type.Optional(
+        Type.Array(Type.Union(STATUSES.map((status) => Type.Literal(status))), {
+          maxItems: STATUSES.length,
+        }),
+      ),
+      page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
     },
     { additionalProperties: false },
   );

@@ -1,0 +1,25 @@
+import type { FastifyRequest } from 'fastify';
+import type { Markup } from '../../../platform/web/html.js';
+import type { ResourceRow } from '../../resources/store.js';
+import type { Pages } from '../pages.js';
+
+/** What a section of a resource page is given. */
+export interface SectionContext {
+  pages: Pages;
+  request: FastifyRequest;
+  row: ResourceRow;
+  body: Record<string, unknown>;
+  /** Which statuses the viewer may see (undefined: all, they are signed in). */
+  visible: readonly string[] | undefined;
+}
+
+/**
+ * A part of a resource's page shown for some families (a library's terms, a
+ * picklist's values, a block's drawing, what links here). A new one is a new
+ * module and a line in the registry.
+ */
+export interface PageSection {
+  /** Families it is shown for; undefined: every family. */
+  families?: readonly string[];
+  render(context: SectionContext): Promise<Markup>;
+}
