@@ -230,6 +230,101 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect((await signedIn.get(pathOf(library))).body).toContain(pathOf(hidden.iri));
   });
 
+  it('draws each family as what it is: relations both ways, picklist values, IMF structure, symbols', async () => {
+    const IMF = 'http://ns.imfid.org/imf#';
+    const ontology = await createLibrary(service, { name: uniqueName('Families library') });
+    const reader = new Browser(service);
+    await reader.signInWithToken(await service.token(['Reader'], 'hana'));
+    const page = async (iri: string) => {
+      const answer = await reader.get(pathOf(iri));
+      expect(answer.statusCode, iri).toBe(200);
+      return answer.body;
+    };
+
+    const parent = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('Valve'),
+      ontology,
+      subClassOf: ['http://example.org/Equipment'],
+    });
+    const child = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('Ball valve'),
+      ontology,
+      subClassOf: [parent.iri],
+    });
+    expect(await page(parent.iri)).toMatch(
+      new RegExp(
+        `Subclasses \\(1\\)</h3><ul class="referenced-by" data-field="subClassOf"><li><a href="${pathOf(child.iri)}">`,
+      ),
+    );
+
+    const picklist = await create(service, '/cfihos/picklist', {
+      name: uniqueName('Seal types'),
+      ontology,
+      subClassOf: 'http://x.example/picklist',
+      picklistValues: [
+        { name: 'Mechanical', description: 'A mechanical seal' },
+        { name: 'Packing', description: 'Gland <packing>' },
+      ],
+    });
+    const values = await page(picklist.iri);
+    expect(values).toContain('<h2>Values (2)</h2>');
+    expect(values).toContain('<dd>Gland &lt;packing&gt;</dd>');
+
+    const attribute = await create(service, '/imf/attributetypes', {
+      name: uniqueName('Temperature'),
+      ontology,
+      predicate: 'http://example.org/temperature',
+      rangeQualifier: `${IMF}maximumQualifier`,
+    });
+    const terminal = await create(service, '/imf/terminaltypes', {
+      name: uniqueName('Outlet'),
+      ontology,
+      aspect: `${IMF}productAspect`,
+      direction: 'output',
+      referenceTerms: [],
+      attributeReferences: [{ entityUri: attribute.iri, minCardinality: 1, maxCardinality: 1 }],
+    });
+    const block = await create(service, '/imf/blocktypes', {
+      name: uniqueName('Transmitter'),
+      ontology,
+      aspect: `${IMF}functionAspect`,
+      referenceTerms: [],
+      attributeReferences: [{ entityUri: attribute.iri, minCardinality: 0 }],
+      terminalReferences: [{ entityUri: terminal.iri, minCardinality: 1, maxCardinality: 2 }],
+      hasPartBlockReferences: [],
+    });
+    const structure = await page(block.iri);
+    const terminals = /<ul id="imf-terminals">[\s\S]*?<\/ul>/.exec(structure)?.[0] ?? '';
+    expect(terminals).toContain(`href="${pathOf(terminal.iri)}"`);
+    expect(terminals).toContain('1..2');
+    expect(terminals).toContain('out →');
+    const attributes = /<ul id="imf-attributes">[\s\S]*?<\/ul>/.exec(structure)?.[0] ?? '';
+    expect(attributes).toContain('0..*');
+    expect(attributes).toContain('maximumQualifier');
+    // The attribute's page names what uses it.
+    expect(await page(attribute.iri)).toContain('Types that have this attribute (2)');
+
+    const symbol = await create(service, '/esl/engineeringSymbols', {
+      name: uniqueName('Check valve'),
+      dcIdentifier: `CV${Date.now()}`,
+      width: 96,
+      height: 48,
+      shape:
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 96 48"><path d="M0 0 L96 48 L96 0 L0 48 Z"/></svg>',
+      centerOfRotation: { x: 48, y: 24 },
+      connectionPoints: [
+        { id: 'inlet', x: 0, y: 24, direction: 180 },
+        { id: 'outlet', x: 96, y: 24, direction: 0 },
+      ],
+    });
+    const drawing = await page(symbol.iri);
+    expect(drawing).toContain('<figure class="symbol-drawing" id="symbol-drawing">');
+    // Points on the box's edge are drawn whole: the view reaches past the box.
+    expect(drawing).toMatch(/viewBox="-\d+(\.\d+)? -\d+(\.\d+)? /);
+    expect(drawing.match(/<g class="connection-point">/g)).toHaveLength(2);
+    expect(drawing).toContain('<td>inlet</td><td>0</td><td>24</td><td>180°</td>');
+  });
+
   it('signs in with a token, shows Drafts, and signs out', async () => {
     const browser = new Browser(service);
     const signedIn = await browser.signInWithToken(

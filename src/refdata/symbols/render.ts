@@ -35,8 +35,13 @@ export function renderSymbol(row: ResourceRow): string {
     })
     .join('\n');
   const { x, y } = body.centerOfRotation;
-  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}" width="${width * 4}" height="${height * 4}">
+  // A margin around the symbol box, so connection points on its edge, their
+  // direction ticks and the centre's cross are drawn whole, not clipped.
+  const margin = unit * 3;
+  const box = `${-margin} ${-margin} ${width + 2 * margin} ${height + 2 * margin}`;
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="${box}" width="${(width + 2 * margin) * 4}" height="${(height + 2 * margin) * 4}">
   <title>${escapeXml(body.name)}</title>
+  <rect class="symbol-box" x="0" y="0" width="${width}" height="${height}" fill="none" stroke="#bbb" stroke-width="${unit / 6}" stroke-dasharray="${unit} ${unit}"/>
 ${paths}
 ${points}
   <g class="center-of-rotation" stroke="#06c" stroke-width="${unit / 3}"><line x1="${x - unit}" y1="${y}" x2="${x + unit}" y2="${y}"/><line x1="${x}" y1="${y - unit}" x2="${x}" y2="${y + unit}"/></g>

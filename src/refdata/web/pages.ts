@@ -35,6 +35,8 @@ ul.cards{list-style:none;padding:0}ul.cards>li{border-bottom:1px solid #ddd;padd
 .search-row{display:flex;gap:.4rem}.facets{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
 fieldset.facet{flex:1 1 14rem;border:1px solid #ddd;border-radius:4px}.count{color:#555}
 ul.tree,ul.tree ul{list-style:none;padding-left:1.1rem}ul.tree{padding-left:0}ul.tree summary{cursor:pointer}
+.symbol-drawing svg{display:block;max-width:100%;height:auto;max-height:24rem;background:#fff}
+.legend-point{color:#d00}.legend-centre{color:#06c;font-weight:700}.direction{font-family:ui-monospace,monospace}
 .inline-list{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
 `;
 

@@ -1,5 +1,15 @@
+import { imfType } from './imf-type.js';
 import { libraryTerms } from './library-terms.js';
+import { picklistValues } from './picklist-values.js';
+import { referencedBy } from './referenced-by.js';
 import type { PageSection } from './section.js';
+import { symbolDrawing } from './symbol-drawing.js';
 
 /** The sections of resource pages, in the order they appear after the statements. */
-export const SECTIONS: readonly PageSection[] = [libraryTerms];
+export const SECTIONS: readonly PageSection[] = [
+  libraryTerms,
+  picklistValues,
+  imfType,
+  symbolDrawing,
+  referencedBy,
+];
