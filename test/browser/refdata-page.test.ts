@@ -181,5 +181,141 @@ describe.skipIf(!browserAvailable)(
         await context.close();
       }
     });
+
+    it('walks from the home page through a library to a class, a picklist, an IMF block and a symbol drawing', async () => {
+      const IMF = 'http://ns.imfid.org/imf#';
+      const approve = async (iri: string) => {
+        await service.call('PUT', `/status/submit?${iriQuery(iri)}`);
+        const answer = await service.call('PUT', `/status/approve?${iriQuery(iri)}`, {
+          roles: ['Reviewer'],
+          body: { justification: 'Agreed' },
+        });
+        expect(answer.statusCode, answer.body).toBe(204);
+      };
+      const libraryName = uniqueName('Process plant');
+      const library = await createLibrary(service, { name: libraryName });
+      await approve(library);
+      const equipment = await create(service, '/rdl/terms/subclass', {
+        name: uniqueName('Equipment'),
+        ontology: library,
+        subClassOf: ['http://example.org/Thing'],
+      });
+      const pump = await create(service, '/rdl/terms/subclass', {
+        name: uniqueName('Pump'),
+        ontology: library,
+        subClassOf: [equipment.iri],
+      });
+      const picklist = await create(service, '/cfihos/picklist', {
+        name: uniqueName('Seal types'),
+        ontology: library,
+        subClassOf: 'http://x.example/picklist',
+        picklistValues: [
+          { name: 'Mechanical', description: 'A mechanical seal' },
+          { name: 'Packing', description: 'Gland packing' },
+        ],
+      });
+      const attribute = await create(service, '/imf/attributetypes', {
+        name: uniqueName('Flow rate'),
+        ontology: library,
+        predicate: 'http://example.org/flow',
+      });
+      const terminal = await create(service, '/imf/terminaltypes', {
+        name: uniqueName('Suction'),
+        ontology: library,
+        aspect: `${IMF}productAspect`,
+        direction: 'input',
+        referenceTerms: [],
+        attributeReferences: [{ entityUri: attribute.iri, minCardinality: 1, maxCardinality: 1 }],
+      });
+      const block = await create(service, '/imf/blocktypes', {
+        name: uniqueName('Pump unit'),
+        ontology: library,
+        aspect: `${IMF}productAspect`,
+        referenceTerms: [],
+        attributeReferences: [{ entityUri: attribute.iri, minCardinality: 0 }],
+        terminalReferences: [{ entityUri: terminal.iri, minCardinality: 1, maxCardinality: 1 }],
+        hasPartBlockReferences: [],
+      });
+      const symbol = await create(service, '/esl/engineeringSymbols', {
+        name: uniqueName('Centrifugal pump symbol'),
+        dcIdentifier: `P${Date.now()}`,
+        width: 48,
+        height: 48,
+        shape:
+          '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48"><path d="M0 24 A24 24 0 1 0 48 24 A24 24 0 1 0 0 24 Z M24 0 L48 24"/></svg>',
+        centerOfRotation: { x: 24, y: 24 },
+        connectionPoints: [
+          { id: 'suction', x: 0, y: 24, direction: 180 },
+          { id: 'discharge', x: 24, y: 0, direction: 90 },
+        ],
+      });
+      for (const iri of [
+        equipment.iri,
+        pump.iri,
+        picklist.iri,
+        attribute.iri,
+        terminal.iri,
+        block.iri,
+        symbol.iri,
+      ]) {
+        await approve(iri);
+      }
+
+      const context = await browser.newContext({
+        viewport: { width: 375, height: 800 },
+        // Only so that the accessibility engine can be injected.
+        bypassCSP: true,
+      });
+      const page = await context.newPage();
+      const check = async (shot: string) => {
+        await page.screenshot({ path: `.test-output/refdata-${shot}-375.png`, fullPage: true });
+        expect(await accessibilityViolations(page), shot).toEqual([]);
+      };
+      try {
+        mkdirSync('.test-output', { recursive: true });
+        await page.goto(`${url}/`);
+        await Promise.all([
+          page.waitForLoadState(),
+          page.click(`#libraries a:has-text("${libraryName}")`),
+        ]);
+        await check('library');
+        // The hierarchy opens without script: Equipment, then Pump under it.
+        const tree = page.locator('#hierarchy');
+        await tree.locator(`summary:has-text("of ${equipment.name}")`).click();
+        await Promise.all([
+          page.waitForLoadState(),
+          tree.locator(`a:has-text("${pump.name}")`).click(),
+        ]);
+        expect(await page.locator('h1').innerText()).toBe(pump.name);
+        await page.goBack();
+        await Promise.all([
+          page.waitForLoadState(),
+          page.click(`#term-list a:has-text("${picklist.name}")`),
+        ]);
+        expect(await page.locator('#picklist-values').innerText()).toContain('Gland packing');
+        await check('picklist');
+        await page.goBack();
+        await Promise.all([
+          page.waitForLoadState(),
+          page.click(`#term-list a:has-text("${block.name}")`),
+        ]);
+        const terminals = await page.locator('#imf-terminals').innerText();
+        expect(terminals).toContain(terminal.name);
+        expect(terminals).toContain('→ in');
+        await check('imf-block');
+        await Promise.all([page.waitForLoadState(), page.click('header a:has-text("Symbols")')]);
+        await check('symbols');
+        await Promise.all([
+          page.waitForLoadState(),
+          page.click(`#symbol-gallery a:has-text("${symbol.name}")`),
+        ]);
+        const drawing = await page.locator('#symbol-drawing svg').boundingBox();
+        expect(drawing?.width).toBeGreaterThan(100);
+        expect(await page.locator('#symbol-drawing .connection-point').count()).toBe(2);
+        await check('symbol');
+      } finally {
+        await context.close();
+      }
+    });
   },
 );

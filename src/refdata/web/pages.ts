@@ -34,9 +34,13 @@ header .account form{margin:0}
 ul.cards{list-style:none;padding:0}ul.cards>li{border-bottom:1px solid #ddd;padding:.6rem 0}ul.cards p{margin:.2rem 0}
 .search-row{display:flex;gap:.4rem}.facets{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
 fieldset.facet{flex:1 1 14rem;border:1px solid #ddd;border-radius:4px}.count{color:#555}
-ul.tree,ul.tree ul{list-style:none;padding-left:1.1rem}ul.tree{padding-left:0}ul.tree summary{cursor:pointer}
+ul.tree,ul.tree ul{list-style:none;padding-left:1.1rem}ul.tree{padding-left:0}ul.tree summary{cursor:pointer;color:#444;font-size:.9em}ul.tree details{display:inline-block;vertical-align:top}ul.tree details[open]{display:block}
 .symbol-drawing svg{display:block;max-width:100%;height:auto;max-height:24rem;background:#fff}
 .legend-point{color:#d00}.legend-centre{color:#06c;font-weight:700}.direction{font-family:ui-monospace,monospace}
+ul.gallery{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.8rem}
+ul.gallery li{border:1px solid #ddd;border-radius:4px;padding:.5rem;background:#fff;text-align:center}
+ul.gallery a{display:block}ul.gallery .thumb svg{display:block;width:100%;height:6rem}
+nav.site{display:flex;gap:.8rem}
 .inline-list{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
 `;
 
@@ -116,7 +120,7 @@ export class Pages {
     const session = this.sessionOf(request);
     const viewer = session?.data.viewer;
     const query = (request.query as Record<string, unknown> | undefined)?.q;
-    const header = html`<nav aria-label="Site"><a href="/">Libraries</a></nav>
+    const header = html`<nav aria-label="Site" class="site"><a href="/">Libraries</a> <a href="/symbols">Symbols</a></nav>
 <form class="search" role="search" method="get" action="/search">
   <label class="visually-hidden" for="site-search">Search reference data</label>
   <input type="search" id="site-search" name="q" value="${typeof query === 'string' ? query : ''}" placeholder="Search classes, properties, units…" maxlength="200">

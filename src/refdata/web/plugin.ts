@@ -12,6 +12,7 @@ import { registerSearchPage } from './search-page.js';
 import { refdataSessions } from './session.js';
 import { registerSignInPages } from './sign-in-pages.js';
 import { surfaceStrategy } from './surface.js';
+import { registerSymbolGallery } from './symbol-gallery.js';
 
 /** Every page of the web surface: a new page is a new module and a line here. */
 const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
@@ -19,6 +20,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerSignInPages,
   registerResourcePages,
   registerSearchPage,
+  registerSymbolGallery,
 ];
 
 /** Expired sessions are swept this often. */

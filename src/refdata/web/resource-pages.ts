@@ -91,9 +91,9 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
         html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${familyByKey(row.family)?.label ?? row.family}</span></p>
 <p>IRI: <code id="iri" class="iri">${row.iri}</code></p>
 ${body.description ? html`<p id="definition">${body.description}</p>` : html``}
-<h2>Statements</h2>
-${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
 ${sections}
+<h2>All statements</h2>
+${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
 <h2>Download</h2>
 <ul id="downloads" class="inline-list">${DOWNLOADS.map(
           (download) =>

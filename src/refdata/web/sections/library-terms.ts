@@ -142,7 +142,9 @@ async function hierarchy({
     }`;
     if (below.length === 0) return html`<li>${link}</li>`;
     const next = new Set(seen).add(entry.iri);
-    return html`<li><details><summary>${link} <span class="count">(${below.length})</span></summary><ul>${below.map((child) => branch(child, next))}</ul></details></li>`;
+    // The toggle is its own control beside the link (a link inside a summary is
+    // two controls in one, which keyboards and screen readers cannot tell apart).
+    return html`<li>${link} <details><summary>${below.length} ${below.length === 1 ? 'subclass' : 'subclasses'}<span class="visually-hidden"> of ${entry.name}</span></summary><ul>${below.map((child) => branch(child, next))}</ul></details></li>`;
   };
   return html`<h2>Class hierarchy</h2><ul id="hierarchy" class="tree">${roots.map((root) => branch(root, new Set()))}</ul>`;
 }
