@@ -301,6 +301,17 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     const attributes = /<ul id="imf-attributes">[\s\S]*?<\/ul>/.exec(structure)?.[0] ?? '';
     expect(attributes).toContain('0..*');
     expect(attributes).toContain('maximumQualifier');
+    // Signed in, the complete SHACL of the block; not for visitors, nor other families.
+    expect(structure).toContain('?format=shacl">Complete IMF SHACL');
+    const shacl = await reader.get(`${pathOf(block.iri)}?format=shacl`);
+    expect(shacl.headers['content-type'], /<main[\s\S]*<\/main>/.exec(shacl.body)?.[0]).toMatch(
+      /^text\/turtle/,
+    );
+    expect(shacl.body).toContain('sh:NodeShape');
+    expect((await new Browser(service).get(`${pathOf(block.iri)}?format=shacl`)).statusCode).toBe(
+      404,
+    );
+    expect((await reader.get(`${pathOf(picklist.iri)}?format=shacl`)).statusCode).toBe(400);
     // The attribute's page names what uses it.
     expect(await page(attribute.iri)).toContain('Types that have this attribute (2)');
 

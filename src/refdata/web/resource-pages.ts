@@ -7,11 +7,13 @@ import { STATUSES } from '../db/tables.js';
 import { FAMILY_KEYS } from '../families/family.js';
 import { familyByKey } from '../families/registry.js';
 import { statementsTable } from '../rdf/html.js';
+import { single } from '../rdf/library-graph.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
 import { answerResource, type Offered, RECOGNIZED_PATHS, SHORT_NAMES } from '../rdf/routes.js';
-import { RDF_MEDIA_TYPES } from '../rdf/serialize.js';
+import { RDF_MEDIA_TYPES, serializeStream } from '../rdf/serialize.js';
 import { missing } from '../resources/routes.js';
 import type { ResourceRow } from '../resources/store.js';
+import { completeShacl } from '../shacl/assemble.js';
 import { ACTION_WORDS } from './home-page.js';
 import { statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
@@ -35,7 +37,11 @@ const DOWNLOADS: { format: string; mediaType: Offered; label: string }[] = [
   })),
 ];
 
-const DOWNLOAD_FORMATS = DOWNLOADS.map((download) => download.format);
+/** IMF types also offer their complete SHACL, to people signed in (a Reader's right on PCA). */
+const SHACL_FORMAT = 'shacl';
+const SHACL_FAMILIES = new Set(['imf-block', 'imf-terminal']);
+
+const DOWNLOAD_FORMATS = [...DOWNLOADS.map((download) => download.format), SHACL_FORMAT];
 
 /**
  * The page of every resource, at its IRI (for browsers; programs reach the API
@@ -97,8 +103,12 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
 <h2>Download</h2>
 <ul id="downloads" class="inline-list">${DOWNLOADS.map(
           (download) =>
-            html`<li><a href="${path}?format=${download.format}" download>${download.label}</a></li>`,
-        )}</ul>
+            html`<li><a href="${path}?format=${download.format}">${download.label}</a></li>`,
+        )}${
+          SHACL_FAMILIES.has(row.family) && pages.viewerOf(request)
+            ? html`<li><a href="${path}?format=${SHACL_FORMAT}">Complete IMF SHACL (Turtle)</a></li>`
+            : html``
+        }</ul>
 <h2>History</h2>
 <ol id="history">${revisions.map(
           (revision) =>
@@ -133,17 +143,31 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
       const row = await visibleRow(request);
       const format = (request.query as Record<string, unknown>).format;
       if (format === undefined) return page(request, reply, row);
-      const download = DOWNLOADS.find((entry) => entry.format === format);
-      if (!download) {
-        throw new HttpError(
-          problem(400, 'validation', `format must be one of ${DOWNLOAD_FORMATS.join(', ')}.`),
-        );
-      }
-      const name = row.iri.slice(row.iri.lastIndexOf('/') + 1) || 'resource';
-      reply.header(
-        'content-disposition',
-        `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, '_')}.${download.format}"`,
+      const name = (row.iri.slice(row.iri.lastIndexOf('/') + 1) || 'resource').replace(
+        /[^A-Za-z0-9._-]/g,
+        '_',
       );
+      if (format === SHACL_FORMAT) {
+        if (!SHACL_FAMILIES.has(row.family)) {
+          throw new HttpError(
+            problem(400, 'validation', 'Only IMF block and terminal types have SHACL.'),
+          );
+        }
+        if (!pages.viewerOf(request)) {
+          throw new HttpError(
+            problem(404, 'not-found', 'The complete SHACL is offered to people who are signed in.'),
+          );
+        }
+        reply.header('content-disposition', `attachment; filename="${name}-shacl.ttl"`);
+        const quads = await completeShacl(refdata, row);
+        return reply
+          .type('text/turtle; charset=utf-8')
+          .send(serializeStream(single(quads), 'text/turtle', refdata.iriBase));
+      }
+      // The schema admits only the formats listed.
+      const download = DOWNLOADS.find((entry) => entry.format === format);
+      if (!download) throw new Error(`format ${String(format)} passed the schema`);
+      reply.header('content-disposition', `attachment; filename="${name}.${download.format}"`);
       return answerResource(refdata, request, reply, row, download.mediaType);
     });
   }
