@@ -99,7 +99,9 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
 
     const page = await browser.get(pathOf(approved));
     expect(page.statusCode).toBe(200);
-    expect(page.body).toContain(`<code id="iri" class="iri">${approved}</code>`);
+    expect(page.body).toContain(
+      `<code id="iri" class="iri" data-copy-text="${approved}" data-copy-label="Copy IRI">${approved}</code>`,
+    );
     expect(page.body).toContain('Agreed by the working group');
     const hidden = await browser.get(pathOf(draft));
     expect(hidden.statusCode).toBe(404);

@@ -22,13 +22,16 @@ export interface PageOptions {
   wide?: boolean;
 }
 
+/** The pages' one script (Copy buttons), served by the web plugin. */
+export const SCRIPT_PATH = '/assets/refdata.js';
+
 /** refdata's own styles, after the shared ones. */
 const STYLE = `
 header form.search{margin:0;flex:1 1 12rem;display:flex;gap:.3rem;max-width:28rem}
 header form.search input{flex:1;min-width:0;padding:.3rem;font:inherit}
 header .account{margin-left:auto;display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
 header .account form{margin:0}
-.iri{font-family:ui-monospace,monospace;overflow-wrap:anywhere}
+.iri{font-family:ui-monospace,monospace;overflow-wrap:anywhere}.copy{margin-left:.4rem;font-size:.85em;padding:.1rem .5rem}
 .home-search{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}.home-search label{width:100%;margin:0}
 .home-search input,form.search-page input[type=search]{flex:1 1 12rem;min-width:0;padding:.4rem;font:inherit}
 ul.cards{list-style:none;padding:0}ul.cards>li{border-bottom:1px solid #ddd;padding:.6rem 0}ul.cards p{margin:.2rem 0}
@@ -139,6 +142,7 @@ export class Pages {
         header,
         notice: options.notice,
         style: STYLE + STATUS_STYLE,
+        script: SCRIPT_PATH,
         wide: options.wide,
       },
       content,

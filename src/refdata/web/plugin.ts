@@ -2,11 +2,12 @@ import cookie from '@fastify/cookie';
 import type { Config } from '../../platform/config.js';
 import { errorHandler } from '../../platform/http/errors.js';
 import type { HttpApp } from '../../platform/http/server.js';
+import { registerPageScript } from '../../platform/web/copy.js';
 import { errorContent } from '../../platform/web/layout.js';
 import type { Refdata } from '../context.js';
 import { registerHomePage } from './home-page.js';
 import { OidcSignIn, registerOidcSignIn } from './oidc-sign-in.js';
-import { Pages } from './pages.js';
+import { Pages, SCRIPT_PATH } from './pages.js';
 import { registerResourcePages } from './resource-pages.js';
 import { registerSearchPage } from './search-page.js';
 import { refdataSessions } from './session.js';
@@ -59,6 +60,7 @@ export async function registerWebSurface(
         };
       }),
     );
+    registerPageScript(web as HttpApp, SCRIPT_PATH);
     for (const register of PAGE_MODULES) register(web as HttpApp, pages);
     if (oidc) registerOidcSignIn(web as HttpApp, pages, oidc);
   });

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
+import { copyable } from '../../platform/web/copy.js';
 import { html, timeTag, trusted } from '../../platform/web/html.js';
 import { STATUSES } from '../db/tables.js';
 import { FAMILY_KEYS } from '../families/family.js';
@@ -95,7 +96,7 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
         request,
         { title: body.name ?? row.iri, wide: true },
         html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${familyByKey(row.family)?.label ?? row.family}</span></p>
-<p>IRI: <code id="iri" class="iri">${row.iri}</code></p>
+<p>IRI: ${copyable('iri', row.iri, { className: 'iri', label: 'Copy IRI' })}</p>
 ${body.description ? html`<p id="definition">${body.description}</p>` : html``}
 ${sections}
 <h2>All statements</h2>
