@@ -198,14 +198,7 @@ function refdataConfig(
       "it is required with REFDATA_JWKS_URL: the issuer (iss) of the identity provider's tokens",
     );
   }
-  const rolesClaim = read('REFDATA_ROLES_CLAIM') ?? 'roles';
-  if (!/^[A-Za-z0-9_:/.-]{1,200}$/.test(rolesClaim)) {
-    throw new ConfigError(
-      'REFDATA_ROLES_CLAIM',
-      rolesClaim,
-      'it accepts a claim name, or a dotted path to one',
-    );
-  }
+  const rolesClaim = claimPath(read, 'REFDATA_ROLES_CLAIM', 'roles');
   const keyFile = read('REFDATA_SIGNING_KEY_FILE');
   return {
     iriBase: httpUrl(read, 'REFDATA_IRI_BASE', publicUrl),
@@ -239,14 +232,7 @@ function oidcSignInConfig(read: Reader): OidcSignInConfig | undefined {
     if (!value) throw new ConfigError(name, '', 'it is required with REFDATA_OIDC_ISSUER');
     return value;
   };
-  const rolesClaim = read('REFDATA_OIDC_ROLES_CLAIM') ?? 'groups';
-  if (!/^[A-Za-z0-9_:/.-]{1,200}$/.test(rolesClaim)) {
-    throw new ConfigError(
-      'REFDATA_OIDC_ROLES_CLAIM',
-      rolesClaim,
-      'it accepts a claim name, or a dotted path to one',
-    );
-  }
+  const rolesClaim = claimPath(read, 'REFDATA_OIDC_ROLES_CLAIM', 'groups');
   return {
     issuer,
     clientId: required('REFDATA_OIDC_CLIENT_ID'),
@@ -279,6 +265,15 @@ export function roleMap(raw: string): Record<string, string[]> {
 }
 
 type Reader = (name: string) => string | undefined;
+
+/** A claim's name, or a dotted path to one inside objects (`realm_access.roles`). */
+function claimPath(read: Reader, name: string, fallback: string): string {
+  const value = read(name) ?? fallback;
+  if (!/^[A-Za-z0-9_:/.-]{1,200}$/.test(value)) {
+    throw new ConfigError(name, value, 'it accepts a claim name, or a dotted path to one');
+  }
+  return value;
+}
 
 function integer(read: Reader, name: string, fallback: number, min: number, max: number): number {
   const raw = read(name);

@@ -26,7 +26,8 @@ export class TokenRefused extends Error {
 /** Accepted clock difference between us and the issuer. */
 const CLOCK_TOLERANCE_SECONDS = 30;
 
-function claimAt(payload: JWTPayload, path: string): unknown {
+/** A claim by name, or by a dotted path into objects (never reaching Object.prototype). */
+export function claimAt(payload: Record<string, unknown>, path: string): unknown {
   if (Object.hasOwn(payload, path)) return payload[path];
   return path
     .split('.')

@@ -14,6 +14,24 @@ import { decodeCursor, encodeCursor, search } from './search.js';
 /** Seconds a client should wait before asking again while the index is unavailable. */
 export const RETRY_AFTER_SECONDS = 60;
 
+/** The filters a search takes, shared by the API and the search page. */
+export const SEARCH_FILTERS = {
+  family: Type.Optional(
+    Type.Array(Type.Union(FAMILY_KEYS.map((key) => Type.Literal(key))), {
+      maxItems: FAMILY_KEYS.length,
+    }),
+  ),
+  library: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 20 }),
+  ),
+  status: Type.Optional(
+    Type.Array(Type.Union(STATUSES.map((status) => Type.Literal(status))), {
+      maxItems: STATUSES.length,
+    }),
+  ),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 3000 })),
+};
+
 const SEARCH_QUERY = Type.Object(
   {
     q: Type.Optional(
@@ -23,21 +41,8 @@ const SEARCH_QUERY = Type.Object(
         description: 'Words to find; the last may be a prefix',
       }),
     ),
-    family: Type.Optional(
-      Type.Array(Type.Union(FAMILY_KEYS.map((key) => Type.Literal(key))), {
-        maxItems: FAMILY_KEYS.length,
-      }),
-    ),
-    library: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 20 }),
-    ),
-    status: Type.Optional(
-      Type.Array(Type.Union(STATUSES.map((status) => Type.Literal(status))), {
-        maxItems: STATUSES.length,
-      }),
-    ),
+    ...SEARCH_FILTERS,
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 3000 })),
   },
   { additionalProperties: false },
 );

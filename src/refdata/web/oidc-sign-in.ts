@@ -3,9 +3,9 @@ import * as client from 'openid-client';
 import type { OidcSignInConfig } from '../../platform/config.js';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { ownEntry } from '../../platform/own.js';
 import { formField } from '../../platform/web/page-checks.js';
 import { ROLES, type Role } from '../auth/roles.js';
+import { claimAt } from '../auth/tokens.js';
 import { type Pages, safeReturnPath } from './pages.js';
 import { signInAs } from './sign-in-pages.js';
 
@@ -13,19 +13,6 @@ import { signInAs } from './sign-in-pages.js';
 const SIGN_IN_WINDOW_MS = 10 * 60 * 1000;
 
 export const CALLBACK_PATH = '/sign-in/callback';
-
-function claimAt(claims: Record<string, unknown>, path: string): unknown {
-  if (Object.hasOwn(claims, path)) return claims[path];
-  return path
-    .split('.')
-    .reduce<unknown>(
-      (value, key) =>
-        value !== null && typeof value === 'object'
-          ? ownEntry(value as Record<string, unknown>, key)
-          : undefined,
-      claims,
-    );
-}
 
 /**
  * The roles the provider's claims grant under the configured map: a role is

@@ -4,8 +4,6 @@ import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { copyable } from '../../platform/web/copy.js';
 import { html, timeTag, trusted } from '../../platform/web/html.js';
-import { STATUSES } from '../db/tables.js';
-import { FAMILY_KEYS } from '../families/family.js';
 import { familyByKey } from '../families/registry.js';
 import { statementsTable } from '../rdf/html.js';
 import { single } from '../rdf/library-graph.js';
@@ -14,6 +12,7 @@ import { answerResource, type Offered, RECOGNIZED_PATHS, SHORT_NAMES } from '../
 import { RDF_MEDIA_TYPES, serializeStream } from '../rdf/serialize.js';
 import { missing } from '../resources/routes.js';
 import type { ResourceRow } from '../resources/store.js';
+import { SEARCH_FILTERS } from '../search/routes.js';
 import { completeShacl } from '../shacl/assemble.js';
 import { ACTION_WORDS } from './home-page.js';
 import { statusLabel, visibleStatuses } from './links.js';
@@ -124,16 +123,8 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
       format: Type.Optional(Type.Union(DOWNLOAD_FORMATS.map((format) => Type.Literal(format)))),
       detailLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
       // A library's terms: which, and which page of them.
-      family: Type.Optional(
-        Type.Array(Type.Union(FAMILY_KEYS.map((key) => Type.Literal(key))), {
-          maxItems: FAMILY_KEYS.length,
-        }),
-      ),
-      status: Type.Optional(
-        Type.Array(Type.Union(STATUSES.map((status) => Type.Literal(status))), {
-          maxItems: STATUSES.length,
-        }),
-      ),
+      family: SEARCH_FILTERS.family,
+      status: SEARCH_FILTERS.status,
       page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
     },
     { additionalProperties: false },

@@ -5,7 +5,7 @@ import { html, type Markup } from '../../platform/web/html.js';
 import { STATUSES, type Status } from '../db/tables.js';
 import { FAMILY_KEYS } from '../families/family.js';
 import { familyByKey } from '../families/registry.js';
-import { RETRY_AFTER_SECONDS, searchAvailable } from '../search/routes.js';
+import { RETRY_AFTER_SECONDS, SEARCH_FILTERS, searchAvailable } from '../search/routes.js';
 import { decodeCursor, encodeCursor, search, searchFacets } from '../search/search.js';
 import { pageHref, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
@@ -15,23 +15,8 @@ const PAGE_SIZE = 20;
 const SNIPPET_LENGTH = 220;
 
 const QUERY = Type.Object(
-  {
-    q: Type.Optional(Type.String({ maxLength: 200 })),
-    family: Type.Optional(
-      Type.Array(Type.Union(FAMILY_KEYS.map((key) => Type.Literal(key))), {
-        maxItems: FAMILY_KEYS.length,
-      }),
-    ),
-    library: Type.Optional(
-      Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 20 }),
-    ),
-    status: Type.Optional(
-      Type.Array(Type.Union(STATUSES.map((status) => Type.Literal(status))), {
-        maxItems: STATUSES.length,
-      }),
-    ),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 3000 })),
-  },
+  // An empty box is a search for everything, so `q` may be empty here.
+  { q: Type.Optional(Type.String({ maxLength: 200 })), ...SEARCH_FILTERS },
   { additionalProperties: false },
 );
 

@@ -1,5 +1,6 @@
 import type { ConstraintStrategy, Handler, HTTPVersion } from 'find-my-way';
 import { negotiate } from '../rdf/negotiation.js';
+import { RDF_MEDIA_TYPES } from '../rdf/serialize.js';
 
 /** The constraint that sends a request to the web pages or to the API. */
 export const SURFACE = 'surface';
@@ -9,12 +10,7 @@ export type Surface = 'page' | 'api';
 const API_TYPES = [
   'application/json',
   'application/problem+json',
-  'application/ld+json',
-  'text/turtle',
-  'application/trig',
-  'application/n-triples',
-  'application/rdf+xml',
-  'application/n-quads',
+  ...RDF_MEDIA_TYPES,
   'image/svg+xml',
 ] as const;
 
