@@ -313,6 +313,12 @@ describe.skipIf(!browserAvailable)(
         expect(drawing?.width).toBeGreaterThan(100);
         expect(await page.locator('#symbol-drawing .connection-point').count()).toBe(2);
         await check('symbol');
+        // And on a wide screen.
+        await page.setViewportSize({ width: 1280, height: 900 });
+        await page.screenshot({ path: '.test-output/refdata-symbol-1280.png', fullPage: true });
+        await page.goto(`${url}/search?q=pump`);
+        await page.screenshot({ path: '.test-output/refdata-search-1280.png', fullPage: true });
+        expect(await accessibilityViolations(page)).toEqual([]);
       } finally {
         await context.close();
       }
