@@ -3,6 +3,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../codehost/helpers.js';
 import {
+  approve,
   create,
   createLibrary,
   iriQuery,
@@ -122,13 +123,7 @@ describe.skipIf(!browserAvailable)(
         ontology: library,
         subClassOf: ['http://example.org/Equipment'],
       });
-      for (const iri of [library, term.iri]) {
-        await service.call('PUT', `/status/submit?${iriQuery(iri)}`);
-        await service.call('PUT', `/status/approve?${iriQuery(iri)}`, {
-          roles: ['Reviewer'],
-          body: { justification: 'Agreed' },
-        });
-      }
+      for (const iri of [library, term.iri]) await approve(service, iri, 'Agreed');
       const context = await browser.newContext({
         viewport: { width: 375, height: 800 },
         acceptDownloads: true,
@@ -184,17 +179,9 @@ describe.skipIf(!browserAvailable)(
 
     it('walks from the home page through a library to a class, a picklist, an IMF block and a symbol drawing', async () => {
       const IMF = 'http://ns.imfid.org/imf#';
-      const approve = async (iri: string) => {
-        await service.call('PUT', `/status/submit?${iriQuery(iri)}`);
-        const answer = await service.call('PUT', `/status/approve?${iriQuery(iri)}`, {
-          roles: ['Reviewer'],
-          body: { justification: 'Agreed' },
-        });
-        expect(answer.statusCode, answer.body).toBe(204);
-      };
       const libraryName = uniqueName('Process plant');
       const library = await createLibrary(service, { name: libraryName });
-      await approve(library);
+      await approve(service, library, 'Agreed');
       const equipment = await create(service, '/rdl/terms/subclass', {
         name: uniqueName('Equipment'),
         ontology: library,
@@ -258,7 +245,7 @@ describe.skipIf(!browserAvailable)(
         block.iri,
         symbol.iri,
       ]) {
-        await approve(iri);
+        await approve(service, iri, 'Agreed');
       }
 
       const context = await browser.newContext({

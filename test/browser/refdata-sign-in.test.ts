@@ -16,8 +16,8 @@ import {
   startCodehost,
 } from '../codehost/helpers.js';
 import {
+  approve,
   createLibrary,
-  iriQuery,
   type Refdata,
   startRefdata,
   uniqueName,
@@ -93,11 +93,7 @@ describe.skipIf(!browserAvailable)(
 
     it('signs a Creator in with two-factor, who then sees Drafts an anonymous visitor does not, and signs out at both ends', async () => {
       const approved = await createLibrary(refdata, { name: uniqueName('Published library') });
-      await refdata.call('PUT', `/status/submit?${iriQuery(approved)}`);
-      await refdata.call('PUT', `/status/approve?${iriQuery(approved)}`, {
-        roles: ['Reviewer'],
-        body: { justification: 'Reviewed' },
-      });
+      await approve(refdata, approved, 'Reviewed');
       const draftName = uniqueName('Work in progress');
       const draft = await createLibrary(refdata, { name: draftName });
       const draftPath = draft.replace(refdata.config.refdata.iriBase, '');

@@ -88,3 +88,22 @@ export function uniqueName(prefix: string): string {
 }
 
 export const iriQuery = (iri: string) => `iri=${encodeURIComponent(iri)}`;
+
+/** Submits a Draft and approves it, with a justification; throws if either is refused. */
+export async function approve(
+  service: Refdata,
+  iri: string,
+  justification = 'Agreed by the working group',
+): Promise<void> {
+  const submitted = await service.call('PUT', `/status/submit?${iriQuery(iri)}`);
+  if (submitted.statusCode !== 204) {
+    throw new Error(`submit: ${submitted.statusCode} ${submitted.body}`);
+  }
+  const approved = await service.call('PUT', `/status/approve?${iriQuery(iri)}`, {
+    roles: ['Reviewer'],
+    body: { justification },
+  });
+  if (approved.statusCode !== 204) {
+    throw new Error(`approve: ${approved.statusCode} ${approved.body}`);
+  }
+}

@@ -2,6 +2,7 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
 import {
+  approve,
   create,
   createLibrary,
   iriQuery,
@@ -62,15 +63,6 @@ class Browser {
     await this.get(`/sign-in?return_to=${encodeURIComponent(returnTo)}`);
     return this.post('/sign-in/token', { token, return_to: returnTo });
   }
-}
-
-async function approve(service: Refdata, iri: string) {
-  await service.call('PUT', `/status/submit?${iriQuery(iri)}`, { roles: ['Creator'] });
-  const answer = await service.call('PUT', `/status/approve?${iriQuery(iri)}`, {
-    roles: ['Reviewer'],
-    body: { justification: 'Agreed by the working group' },
-  });
-  if (answer.statusCode !== 204) throw new Error(`approve: ${answer.statusCode} ${answer.body}`);
 }
 
 describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
@@ -336,6 +328,31 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect(drawing).toMatch(/viewBox="-\d+(\.\d+)? -\d+(\.\d+)? /);
     expect(drawing.match(/<g class="connection-point">/g)).toHaveLength(2);
     expect(drawing).toContain('<td>inlet</td><td>0</td><td>24</td><td>180°</td>');
+  });
+
+  it('lists the libraries that import a library, however many terms name it', async () => {
+    const core = await createLibrary(service, { name: uniqueName('Core library') });
+    // More terms than "Linked from" reads, so that they would crowd out the import.
+    for (let batch = 0; batch < 21; batch += 1) {
+      await Promise.all(
+        Array.from({ length: 20 }, () =>
+          create(service, '/rdl/terms/subclass', {
+            name: uniqueName('Core term'),
+            ontology: core,
+            subClassOf: ['http://example.org/Thing'],
+          }),
+        ),
+      );
+    }
+    const importer = await createLibrary(service, {
+      name: uniqueName('Importing library'),
+      upperOntologies: [core],
+    });
+    const reader = new Browser(service);
+    await reader.signInWithToken(await service.token(['Reader'], 'ivan'));
+    const page = await reader.get(pathOf(core));
+    expect(page.body).toContain('Libraries that import this one (1)');
+    expect(page.body).toContain(`href="${pathOf(importer)}"`);
   });
 
   it('signs in with a token, shows Drafts, and signs out', async () => {

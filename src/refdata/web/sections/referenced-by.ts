@@ -58,6 +58,11 @@ export const referencedBy: PageSection = {
       .select(['iri', 'name', 'family', 'status', 'body'])
       .where(sql<boolean>`body like ${needle} escape '\\'`)
       .where('iri', '!=', row.iri)
+      // A library's own terms and a picklist's values name it too; their sections
+      // list them, and leaving them out here keeps them from crowding out the rest
+      // (the libraries that import this one, say).
+      .where('library_key', '!=', row.iri)
+      .where((eb) => eb.or([eb('parent_iri', 'is', null), eb('parent_iri', '!=', row.iri)]))
       .$if(visible !== undefined, (select) =>
         select.where('status', 'in', (visible ?? []) as Status[]),
       )
