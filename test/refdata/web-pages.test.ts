@@ -5,7 +5,6 @@ import {
   approve,
   create,
   createLibrary,
-  iriQuery,
   type Refdata,
   startRefdata,
   uniqueName,
