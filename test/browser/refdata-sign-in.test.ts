@@ -82,6 +82,8 @@ describe.skipIf(!browserAvailable)(
         REFDATA_OIDC_CLIENT_ID: client.clientId,
         REFDATA_OIDC_CLIENT_SECRET: client.secret,
         REFDATA_OIDC_NAME: 'codehost',
+        // No role for everyone: someone outside the groups signs in to no role.
+        REFDATA_OIDC_ROLE_MAP: 'Creator=refdata/creators,Reviewer=refdata/reviewers',
       });
       await refdata.app.listen({ host: '127.0.0.1', port });
     });
@@ -128,7 +130,7 @@ describe.skipIf(!browserAvailable)(
         expect(await page.locator('#application-name').innerText()).toBe('refdata');
         await Promise.all([page.waitForURL(`${refdataUrl}/**`), page.click('#authorize')]);
 
-        // Back at refdata, signed in as a Creator (and a Reader, as everyone is).
+        // Back at refdata, signed in as a Creator (a member of refdata/creators).
         expect(new URL(page.url()).pathname).toBe('/');
         const account = await page.locator('header .account').innerText();
         expect(account).toContain(creator.name);
@@ -176,6 +178,30 @@ describe.skipIf(!browserAvailable)(
         // Denying consent at codehost comes back as a page saying what happened.
         await Promise.all([page.waitForURL(`${refdataUrl}/**`), page.click('#deny')]);
         expect(await page.locator('main').innerText()).toContain('did not let you sign in');
+      } finally {
+        await context.close();
+      }
+    });
+
+    it('tells someone whose account holds no refdata role so, and signs them in to nothing', async () => {
+      const context = await browser.newContext({ bypassCSP: true });
+      const page = await context.newPage();
+      try {
+        await page.goto(`${refdataUrl}/sign-in`);
+        await press(page, '#sign-in-provider');
+        await page.fill('#login', outsider.username);
+        await page.fill('#password', outsider.password);
+        await press(page, 'button:has-text("Sign in")');
+        const answer = page.waitForResponse((response) =>
+          response.url().startsWith(`${refdataUrl}/sign-in/callback`),
+        );
+        await page.click('#authorize');
+        expect((await answer).status()).toBe(403);
+        await page.waitForLoadState();
+        expect(await page.locator('main').innerText()).toContain('holds no refdata role');
+        expect(await page.locator('header .account').innerText()).toContain('Sign in');
+        await page.screenshot({ path: `${OUTPUT}/refdata-no-role-1280.png`, fullPage: true });
+        expect(await accessibilityViolations(page)).toEqual([]);
       } finally {
         await context.close();
       }
