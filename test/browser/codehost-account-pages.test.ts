@@ -238,7 +238,7 @@ describe.skipIf(!browserAvailable)(
       }
     });
 
-    it('every page passes the accessibility check and fits 375 px without scrolling sideways', async () => {
+    it('every page passes the accessibility check at 375 and 1280 px and fits 375 px without scrolling sideways', async () => {
       const user = await createUser(service);
       const member = await createUser(service);
       const group = await createGroup(service, user.id, {
@@ -296,6 +296,13 @@ describe.skipIf(!browserAvailable)(
           ],
         ];
         for (const [path, name] of pages) await visit(path, name);
+        // And on a wide screen, where tables are tables again.
+        await page.setViewportSize({ width: 1280, height: 900 });
+        for (const [path, name] of pages) {
+          await page.goto(`${service.url}${path}`);
+          await page.screenshot({ path: `${OUTPUT}/codehost-1280-${name}.png`, fullPage: true });
+          expect(await accessibilityViolations(page), `${path} at 1280 px`).toEqual([]);
+        }
       } finally {
         await browserContext.close();
       }
