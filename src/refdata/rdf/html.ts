@@ -8,7 +8,9 @@ export { escapeHtml };
 
 /** How people see a status: Submitted is "Pending review", as on the platform. */
 export function statusLabel(status: string): string {
-  return status === 'Submitted' ? 'Pending review' : status;
+  if (status === 'Submitted') return 'Pending review';
+  if (status === 'ExternallyManaged') return 'Externally managed';
+  return status;
 }
 
 function compact(iri: string): string {

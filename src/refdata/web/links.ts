@@ -1,5 +1,6 @@
 import type { Refdata } from '../context.js';
 import type { Status } from '../db/tables.js';
+import { statusLabel } from '../rdf/html.js';
 
 /** The page of one of our resources: its IRI's path here (IRIs are the addresses). */
 export function pageHref(refdata: Refdata, iri: string): string | undefined {
@@ -7,12 +8,7 @@ export function pageHref(refdata: Refdata, iri: string): string | undefined {
   return iri.slice(refdata.iriBase.length);
 }
 
-/** How people see a status: Submitted is "Pending review", as on PCA's platform. */
-export function statusLabel(status: string): string {
-  if (status === 'Submitted') return 'Pending review';
-  if (status === 'ExternallyManaged') return 'Externally managed';
-  return status;
-}
+export { statusLabel };
 
 /**
  * What a visitor who is not signed in may see: everything but Drafts, which are
