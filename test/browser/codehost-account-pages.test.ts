@@ -306,6 +306,6 @@ describe.skipIf(!browserAvailable)(
       } finally {
         await browserContext.close();
       }
-    });
+    }, 90_000); // forty page loads, each with the accessibility engine
   },
 );
