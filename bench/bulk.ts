@@ -2,8 +2,12 @@ import { type Kysely, sql } from 'kysely';
 import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
 import type { RefdataTables, Status } from '../src/refdata/db/tables.js';
+import { FamilyRegistry } from '../src/refdata/families/registry.js';
 import { normalizedName } from '../src/refdata/resources/store.js';
 import { searchDocument } from '../src/refdata/search/documents.js';
+
+const FAMILY_REGISTRY = new FamilyRegistry();
+
 import type { RefdataBenchServer } from './refdata-server.js';
 
 export interface SeedResource {
@@ -52,7 +56,7 @@ export async function seedResources(
             updated_at: now,
           })),
         )
-        .returning(['id', 'iri', 'name', 'body', 'status'])
+        .returning(['id', 'iri', 'family', 'name', 'body', 'status'])
         .execute();
       await trx
         .insertInto('revisions')
@@ -69,7 +73,10 @@ export async function seedResources(
           })),
         )
         .execute();
-      await trx.insertInto('search_documents').values(rows.map(searchDocument)).execute();
+      await trx
+        .insertInto('search_documents')
+        .values(rows.map((row) => searchDocument(row, FAMILY_REGISTRY)))
+        .execute();
     });
   try {
     let batch: SeedResource[] = [];

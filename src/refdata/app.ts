@@ -7,6 +7,7 @@ import { registerAncestorRoutes } from './cfihos/ancestors.js';
 import { createRefdata } from './context.js';
 import { refdataMigrations } from './db/migrations.js';
 import type { RefdataTables } from './db/tables.js';
+import { FamilyRegistry } from './families/registry.js';
 import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
 import { registerDereferenceRoutes } from './rdf/routes.js';
@@ -19,40 +20,57 @@ import { registerSymbolRoutes } from './symbols/routes.js';
 import { pageOrProblemRenderer } from './web/errors.js';
 import { registerWebSurface } from './web/plugin.js';
 
-export const refdata: ServiceDefinition<RefdataTables> = {
-  name: 'refdata',
-  title: 'refdata',
-  description:
-    'Reference-data authoring service: Draft and Submitted resources of twelve families, dereferencing in JSON and RDF, search, and complete IMF SHACL. Requests carry `Authorization: Bearer` JWT access tokens with the roles Reader, Creator or Reviewer. Errors are RFC 9457 Problem Details (`application/problem+json`) with a `traceId`.',
-  apiTags: [
-    { name: 'authoring', description: 'Create and update Drafts of each resource family' },
-    { name: 'lifecycle', description: 'Submit, review and the history of changes' },
-    { name: 'dereferencing', description: 'Resources at their IRIs, as JSON, RDF or HTML' },
-    { name: 'search', description: 'The search index' },
-    { name: 'shacl', description: 'Complete IMF SHACL of block and terminal types' },
-    { name: 'authentication', description: "refdata's own token keys" },
-    { name: 'problems', description: 'Problem types used in error responses' },
-  ],
-  migrations: refdataMigrations,
-  errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
-  adminCommands: [...authCommands, ...searchCommands],
-  async registerRoutes(app, { database, config, platform }) {
-    // Without an identity provider, refdata signs its own tokens and publishes the key.
-    const signingKey = platform.refdata.tokens.jwksUrl
-      ? undefined
-      : await loadOrCreateSigningKey(platform.refdata.tokens.signingKeyFile);
-    const catalogues = await Catalogues.load(platform.refdata.cataloguesDir);
-    const context = createRefdata(database.db, config, platform, signingKey, catalogues);
-    await registerWebSurface(app, context, platform);
-    registerProblemTypeRoutes(app, config.publicUrl);
-    if (signingKey) registerKeySetRoute(app, signingKey);
-    registerResourceRoutes(app, context);
-    registerLifecycleRoutes(app, context);
-    registerDereferenceRoutes(app, context);
-    registerVocabularyRoutes(app, context);
-    registerSymbolRoutes(app, context);
-    registerAncestorRoutes(app, context);
-    registerSearchRoutes(app, context);
-    registerShaclRoutes(app, context);
-  },
-};
+/**
+ * The refdata service authoring `families` (every family by default; tests add
+ * one of their own to show a family is all it takes).
+ */
+export function refdataService(
+  families: FamilyRegistry = new FamilyRegistry(),
+): ServiceDefinition<RefdataTables> {
+  return {
+    name: 'refdata',
+    title: 'refdata',
+    description:
+      'Reference-data authoring service: Draft and Submitted resources of twelve families, dereferencing in JSON and RDF, search, and complete IMF SHACL. Requests carry `Authorization: Bearer` JWT access tokens with the roles Reader, Creator or Reviewer. Errors are RFC 9457 Problem Details (`application/problem+json`) with a `traceId`.',
+    apiTags: [
+      { name: 'authoring', description: 'Create and update Drafts of each resource family' },
+      { name: 'lifecycle', description: 'Submit, review and the history of changes' },
+      { name: 'dereferencing', description: 'Resources at their IRIs, as JSON, RDF or HTML' },
+      { name: 'search', description: 'The search index' },
+      { name: 'shacl', description: 'Complete IMF SHACL of block and terminal types' },
+      { name: 'authentication', description: "refdata's own token keys" },
+      { name: 'problems', description: 'Problem types used in error responses' },
+    ],
+    migrations: refdataMigrations,
+    errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
+    adminCommands: [...authCommands, ...searchCommands(families)],
+    async registerRoutes(app, { database, config, platform }) {
+      // Without an identity provider, refdata signs its own tokens and publishes the key.
+      const signingKey = platform.refdata.tokens.jwksUrl
+        ? undefined
+        : await loadOrCreateSigningKey(platform.refdata.tokens.signingKeyFile);
+      const catalogues = await Catalogues.load(platform.refdata.cataloguesDir);
+      const context = createRefdata(
+        database.db,
+        config,
+        platform,
+        signingKey,
+        catalogues,
+        families,
+      );
+      await registerWebSurface(app, context, platform);
+      registerProblemTypeRoutes(app, config.publicUrl);
+      if (signingKey) registerKeySetRoute(app, signingKey);
+      registerResourceRoutes(app, context);
+      registerLifecycleRoutes(app, context);
+      registerDereferenceRoutes(app, context);
+      registerVocabularyRoutes(app, context);
+      registerSymbolRoutes(app, context);
+      registerAncestorRoutes(app, context);
+      registerSearchRoutes(app, context);
+      registerShaclRoutes(app, context);
+    },
+  };
+}
+
+export const refdata = refdataService();

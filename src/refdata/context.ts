@@ -4,6 +4,7 @@ import type { SigningKey } from './auth/signing-key.js';
 import { TokenVerifier } from './auth/tokens.js';
 import type { Catalogues } from './catalogues/catalogues.js';
 import type { RefdataTables } from './db/tables.js';
+import type { FamilyRegistry } from './families/registry.js';
 import { ResourceStore } from './resources/store.js';
 
 /** Everything refdata's routes work with, built once per server. */
@@ -16,6 +17,8 @@ export interface Refdata {
   /** refdata's own signing key, when it issues its tokens itself. */
   signingKey: SigningKey | undefined;
   catalogues: Catalogues;
+  /** The families this server authors. */
+  families: FamilyRegistry;
 }
 
 export function createRefdata(
@@ -24,14 +27,16 @@ export function createRefdata(
   platform: Config,
   signingKey: SigningKey | undefined,
   catalogues: Catalogues,
+  families: FamilyRegistry,
 ): Refdata {
   return {
     db,
     publicUrl: config.publicUrl,
     iriBase: platform.refdata.iriBase,
-    store: new ResourceStore(db),
+    store: new ResourceStore(db, families),
     verifier: new TokenVerifier(platform.refdata.tokens, signingKey),
     signingKey,
     catalogues,
+    families,
   };
 }

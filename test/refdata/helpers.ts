@@ -1,11 +1,13 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import type { ServiceDefinition } from '../../src/platform/service.js';
-import { refdata } from '../../src/refdata/app.js';
+import { refdataService } from '../../src/refdata/app.js';
 import type { Role } from '../../src/refdata/auth/roles.js';
 import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
 import { mintToken } from '../../src/refdata/auth/tokens.js';
 import type { RefdataTables } from '../../src/refdata/db/tables.js';
+import type { Family } from '../../src/refdata/families/family.js';
+import { FAMILIES, FamilyRegistry } from '../../src/refdata/families/registry.js';
 import { type DatabaseKind, startTestService, type TestService } from '../harness.js';
 
 export interface Refdata extends TestService {
@@ -23,8 +25,12 @@ export interface Refdata extends TestService {
 export async function startRefdata(
   kind: DatabaseKind,
   env: Record<string, string> = {},
+  options: { extraFamilies?: readonly Family[] } = {},
 ): Promise<Refdata> {
-  const service = await startTestService(refdata as ServiceDefinition, kind, { env });
+  const definition = refdataService(
+    new FamilyRegistry([...FAMILIES, ...(options.extraFamilies ?? [])]),
+  );
+  const service = await startTestService(definition as ServiceDefinition, kind, { env });
   const tokens = service.config.refdata.tokens;
   const key = await loadOrCreateSigningKey(tokens.signingKeyFile);
   const token = (roles: Role[], subject = 'alice', lifetimeSeconds = 600) =>

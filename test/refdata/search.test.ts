@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FamilyRegistry } from '../../src/refdata/families/registry.js';
 import { rebuildSearchIndex } from '../../src/refdata/search/commands.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
@@ -197,7 +198,7 @@ describe.each(DATABASE_KINDS)('search on %s', (kind) => {
         .statusCode,
     ).toBe(200);
     await service.db.deleteFrom('search_documents').execute();
-    const indexed = await rebuildSearchIndex(service.db);
+    const indexed = await rebuildSearchIndex(service.db, new FamilyRegistry());
     expect(indexed).toBeGreaterThan(10);
     expect((await find('q=pump')).total).toBe(6);
   });

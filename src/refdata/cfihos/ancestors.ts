@@ -4,7 +4,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { notFound } from '../resources/routes.js';
+import { notFound } from '../resources/lookup.js';
 
 /** A super-entity chain longer than this is taken as broken data, not followed. */
 const MAX_DEPTH = 100;

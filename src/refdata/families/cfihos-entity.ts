@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { classTyped } from '../rdf/family-shapes.js';
+import { owl, rdf, rdfs } from '../rdf/vocabulary.js';
 import {
   commonRules,
   familySchema,
@@ -21,11 +23,13 @@ export const cfihosEntity = defineFamily({
     {
       ...ONTOLOGY_FIELD,
       entityType: Type.Union([Type.Literal('equipment'), Type.Literal('tag')]),
-      superEntity: Type.Optional(IRI('The more general equipment or tag class')),
+      superEntity: Type.Optional(
+        IRI('The more general equipment or tag class', { families: ['cfihos-entity'] }),
+      ),
       propertyReferences: Type.Array(
         Type.Object(
           {
-            propertyUri: IRI('A property'),
+            propertyUri: IRI('A property', { families: ['property'] }),
             minCardinality: Cardinality,
             maxCardinality: Cardinality,
           },
@@ -42,6 +46,29 @@ export const cfihosEntity = defineFamily({
   mintIri: (body, context) =>
     `${context.iriBase}/cfihos/${body.entityType === 'equipment' ? 'equipmentClass' : 'tagClass'}/${randomUUID()}`,
   libraryKey: (body) => body.ontology,
+  rdf(body, g) {
+    classTyped(g, body.superEntity === undefined ? [] : [body.superEntity]);
+    g.about(g.our('entityType'), g.plain(body.entityType));
+    for (const flag of [
+      'requiresSparePartInformation',
+      'installedIndicator',
+      'isAbstract',
+    ] as const) {
+      const value = body[flag];
+      if (value !== undefined) g.about(g.our(flag), g.boolean(value));
+    }
+    for (const ref of body.propertyReferences) {
+      const restriction = g.node();
+      g.about(rdfs('subClassOf'), restriction);
+      g.add(restriction, rdf('type'), owl('Restriction')).add(
+        restriction,
+        owl('onProperty'),
+        g.iri(ref.propertyUri),
+      );
+      g.add(restriction, owl('minCardinality'), g.nonNegative(ref.minCardinality));
+      g.add(restriction, owl('maxCardinality'), g.nonNegative(ref.maxCardinality));
+    }
+  },
   async rules(body, context) {
     const errors = await commonRules(body, context, {
       needsOntology: true,

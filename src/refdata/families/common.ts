@@ -2,14 +2,28 @@ import { type TProperties, Type } from '@sinclair/typebox';
 import { isLinkIri, LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import type { FamilyKey, ReferencedResource, RuleContext } from './family.js';
-import { mappingRules } from './mappings.js';
+import { type MappedBody, mappingRules } from './mappings.js';
 
-const Iri = (description: string) =>
+/**
+ * What an IRI field names, for the forms that pick it: resources of these
+ * families (`same-family`: the family of the resource written), and whether an
+ * IRI outside this service will do as well.
+ */
+export interface RefersTo {
+  families: readonly string[];
+  external?: boolean;
+}
+
+/** The schema keyword that carries `RefersTo` (an OpenAPI extension). */
+export const REFERS_TO = 'x-refers-to';
+
+const Iri = (description: string, refersTo?: RefersTo) =>
   Type.String({
     minLength: 1,
     maxLength: 2048,
     format: 'link-iri',
     description: `${description} (an absolute http, https or urn IRI)`,
+    ...(refersTo ? { [REFERS_TO]: refersTo } : {}),
   });
 
 export const IRI = Iri;
@@ -37,7 +51,7 @@ const RelatedTerm = Type.Object(
 /** Either `sourceIri`, or the structured form; which one is checked by `commonRules`. */
 const DefinitionSource = Type.Object(
   {
-    sourceIri: Type.Optional(Iri('Where the wording came from')),
+    sourceIri: Type.Optional(Iri('Where the wording came from', { families: [], external: true })),
     sourceName: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     sourceId: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
     sourceUrl: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
@@ -51,14 +65,18 @@ export const COMMON_FIELDS = {
   changeJustification: Type.String({ minLength: 1, maxLength: 2000 }),
   name: Type.String({ minLength: 1, maxLength: 500 }),
   description: Type.String({ minLength: 1, maxLength: 20000 }),
-  replaces: Type.Optional(Iri('The prior resource this one replaces')),
+  replaces: Type.Optional(
+    Iri('The prior resource this one replaces', { families: ['same-family'] }),
+  ),
   packageName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   relatedTerms: Type.Optional(Type.Array(RelatedTerm, { maxItems: 200 })),
   definitionSources: Type.Optional(Type.Array(DefinitionSource, { maxItems: 50 })),
 } satisfies TProperties;
 
 /** A term's library: required for every family but libraries themselves. */
-export const ONTOLOGY_FIELD = { ontology: Iri('The library the term belongs to') };
+export const ONTOLOGY_FIELD = {
+  ontology: Iri('The library the term belongs to', { families: ['library'] }),
+};
 
 /**
  * A family's request model: the common fields and its own, nothing else. Fields
@@ -68,10 +86,9 @@ export function familySchema<Own extends TProperties>(own: Own, description: str
   return Type.Object({ ...COMMON_FIELDS, ...own }, { additionalProperties: false, description });
 }
 
-export interface CommonBody {
+export interface CommonBody extends MappedBody {
   name: string;
   replaces?: string;
-  relatedTerms?: unknown[];
   definitionSources?: {
     sourceIri?: string;
     sourceName?: string;
@@ -148,7 +165,7 @@ export async function commonRules(
         );
     }
   }
-  errors.push(...mappingRules(options.family, body as never, context.catalogues));
+  errors.push(...mappingRules(options.family, body, context.catalogues));
   for (const [index, source] of (body.definitionSources ?? []).entries()) {
     const pointer = `/definitionSources/${index}`;
     const structured = [source.sourceName, source.sourceId, source.sourceUrl, source.version];

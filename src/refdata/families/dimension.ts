@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { owl, rdf } from '../rdf/vocabulary.js';
 import { commonRules, familySchema, ONTOLOGY_FIELD } from './common.js';
 import { defineFamily } from './family.js';
 
@@ -16,6 +17,11 @@ export const dimension = defineFamily({
   ),
   mintIri: (_body, context) => `${context.iriBase}/cfihos/unitOfMeasureDimension/${randomUUID()}`,
   libraryKey: (body) => body.ontology,
+  identifiers: (body) => [body.dimensionCode],
+  rdf(body, g) {
+    g.about(rdf('type'), owl('NamedIndividual')).about(rdf('type'), g.our('Dimension'));
+    g.about(g.our('dimensionCode'), g.plain(body.dimensionCode));
+  },
   rules: (body, context) =>
     commonRules(body, context, {
       needsOntology: true,

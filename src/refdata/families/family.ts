@@ -2,6 +2,7 @@ import type { Static, TObject } from '@sinclair/typebox';
 import type { FieldError } from '../../platform/http/problem.js';
 import type { Catalogues } from '../catalogues/catalogues.js';
 import type { Status } from '../db/tables.js';
+import type { GraphBuilder } from '../rdf/graph.js';
 
 /** What a rule may ask about another resource. */
 export interface ReferencedResource {
@@ -22,23 +23,13 @@ export interface RuleContext {
   catalogues: Catalogues;
 }
 
-export const FAMILY_KEYS = [
-  'library',
-  'class',
-  'property',
-  'cfihos-entity',
-  'picklist',
-  'picklist-value',
-  'unit',
-  'dimension',
-  'imf-attribute',
-  'imf-terminal',
-  'imf-block',
-  'symbol',
-] as const;
-export type FamilyKey = (typeof FAMILY_KEYS)[number];
+/**
+ * A family's key ("class", "imf-block"): what the `family` column, search filters
+ * and page addresses name it by. Families are open: the registry holds them.
+ */
+export type FamilyKey = string;
 
-/** A value a picklist aggregate owns; `id` is the IRI of an existing one. */
+/** A value an aggregate owns; `id` is the IRI of an existing one. */
 export interface OwnedValue {
   id?: string;
   name: string;
@@ -46,9 +37,14 @@ export interface OwnedValue {
 }
 
 /**
- * One resource family: its write route, its request model, how its IRIs are
- * made, and its domain rules. The generic routes, storage and lifecycle work
- * from this alone, so adding a family is one module and a registry line.
+ * One resource family, whole: its write route and request model, how its IRIs
+ * are made, its domain rules, its RDF, what search indexes of it, and (for an
+ * aggregate such as a picklist) the values it owns. Routes, storage, lifecycle,
+ * search, RDF and the authoring forms work from this alone, so adding a family is
+ * one module and a registry line.
+ *
+ * Methods are given bodies that passed `schema` (and, for `rdf` and
+ * `identifiers`, bodies as they were stored after passing it).
  */
 export interface Family<Schema extends TObject = TObject> {
   key: FamilyKey;
@@ -56,7 +52,17 @@ export interface Family<Schema extends TObject = TObject> {
   route: string;
   /** Human name for messages ("reference-data class"). */
   label: string;
+  /**
+   * The request model. IRI fields that name a resource of this service carry
+   * `x-refers-to` (the families they accept), which forms use to pick one.
+   */
   schema: Schema;
+  /**
+   * Where the IRIs it mints live below the IRI base, as route patterns
+   * ('/imf/*'), for dereferencing; a pattern several families share is listed by
+   * any of them.
+   */
+  iriPaths?: readonly string[];
   /** A new IRI for a new resource of this family. */
   mintIri(body: Static<Schema>, context: RuleContext): Promise<string> | string;
   /** The library whose names must be unique, '' when names are unique family-wide. */
@@ -78,8 +84,31 @@ export interface Family<Schema extends TObject = TObject> {
   rules(body: Static<Schema>, context: RuleContext): Promise<FieldError[]>;
   /** The family's read route has its own handler (symbols are also listed there). */
   ownReadRoute?: boolean;
-  /** Values a picklist aggregate owns, to be created, updated or removed with it. */
-  ownedValues?(body: Static<Schema>): OwnedValue[] | undefined;
+  /**
+   * An aggregate (a picklist) owns values of another family, created, updated,
+   * removed and moved through the lifecycle with it.
+   */
+  aggregate?: {
+    /** The family of the values. */
+    valueFamily: FamilyKey;
+    /** The body field that lists them. */
+    field: string;
+    /** The values a body lists, undefined when it leaves them as they are. */
+    values(body: Static<Schema>): OwnedValue[] | undefined;
+    /** A value's body, made from the aggregate's. */
+    valueBody(value: OwnedValue, aggregate: Static<Schema>, aggregateIri: string): object;
+  };
+  /** The triples this family adds to every resource's common ones (docs/rdf.md). */
+  rdf(body: Static<Schema>, g: GraphBuilder): void;
+  /**
+   * The standard RDF classes a resource is an instance of, for search hits; when
+   * left out, the `rdf:type` triples of `rdf` (override where that is costly).
+   */
+  rdfTypes?(body: Static<Schema>): string[];
+  /** Codes search finds the resource by, beside its IRI's last segment. */
+  identifiers?(body: Static<Schema>): (string | undefined)[];
+  /** Its pages offer complete SHACL (IMF block and terminal types). */
+  hasShacl?: boolean;
 }
 
 /** Helps keep each family's types while the registry holds them all. */

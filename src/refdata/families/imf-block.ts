@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { imfTypeTriples, qualifiedShapes } from '../rdf/family-shapes.js';
 import { commonRules, familySchema, ONTOLOGY_FIELD } from './common.js';
 import { defineFamily } from './family.js';
 import {
@@ -17,17 +18,32 @@ export const imfBlock = defineFamily({
   schema: familySchema(
     {
       ...ONTOLOGY_FIELD,
-      classification: Type.Optional(IriList('A class the block type is classified by')),
+      classification: Type.Optional(
+        IriList('A class the block type is classified by', {
+          families: ['class', 'cfihos-entity'],
+          external: true,
+        }),
+      ),
       aspect: AspectField,
       referenceTerms: IriList('A reference term'),
-      attributeReferences: EntityReferences('An IMF attribute type'),
-      terminalReferences: EntityReferences('An IMF terminal type'),
-      hasPartBlockReferences: EntityReferences('An IMF block type this one has as a part'),
+      attributeReferences: EntityReferences('An IMF attribute type', 'imf-attribute'),
+      terminalReferences: EntityReferences('An IMF terminal type', 'imf-terminal'),
+      hasPartBlockReferences: EntityReferences(
+        'An IMF block type this one has as a part',
+        'imf-block',
+      ),
     },
     'An IMF block type',
   ),
+  iriPaths: ['/imf/*'],
   mintIri: (_body, context) => `${context.iriBase}/imf/blocks/${randomUUID()}`,
   libraryKey: (body) => body.ontology,
+  hasShacl: true,
+  rdf(body, g) {
+    imfTypeTriples(g, body, 'BlockType');
+    qualifiedShapes(g, 'hasTerminal', body.terminalReferences);
+    qualifiedShapes(g, 'hasPart', body.hasPartBlockReferences);
+  },
   async rules(body, context) {
     const errors = await commonRules(body, context, {
       needsOntology: true,

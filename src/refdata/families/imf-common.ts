@@ -2,17 +2,17 @@ import { Type } from '@sinclair/typebox';
 import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import { ASPECTS } from '../imf/vocabulary.js';
-import { fieldError, IRI, isAbsoluteIri, reference } from './common.js';
+import { fieldError, IRI, isAbsoluteIri, type RefersTo, reference } from './common.js';
 import type { FamilyKey, RuleContext } from './family.js';
 
 const Cardinality = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 
 /** A reference from an IMF type to another: which one, how many times. */
-export const EntityReferences = (description: string) =>
+export const EntityReferences = (description: string, family: string) =>
   Type.Array(
     Type.Object(
       {
-        entityUri: IRI(description),
+        entityUri: IRI(description, { families: [family] }),
         minCardinality: Cardinality,
         maxCardinality: Type.Optional(Cardinality),
       },
@@ -29,7 +29,8 @@ export const AspectField = Type.Union(
   },
 );
 
-export const IriList = (description: string) => Type.Array(IRI(description), { maxItems: 200 });
+export const IriList = (description: string, refersTo?: RefersTo) =>
+  Type.Array(IRI(description, refersTo), { maxItems: 200 });
 
 export interface EntityReference {
   entityUri: string;

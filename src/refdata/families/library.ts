@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
+import { owl, rdf } from '../rdf/vocabulary.js';
 import { commonRules, familySchema, fieldError, IRI, isAbsoluteIri, slug } from './common.js';
 import { defineFamily } from './family.js';
 
@@ -19,7 +20,9 @@ export const library = defineFamily({
         }),
       ),
       upperOntologies: Type.Optional(
-        Type.Array(IRI('A library this one builds on'), { maxItems: 100 }),
+        Type.Array(IRI('A library this one builds on', { families: ['library'], external: true }), {
+          maxItems: 100,
+        }),
       ),
       cfihosPrefix: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{0,15}$' })),
       backupFrequency: Type.Optional(
@@ -28,6 +31,7 @@ export const library = defineFamily({
     },
     'A reference-data library (an OWL ontology)',
   ),
+  iriPaths: ['/ontology/*'],
   mintIri: (body, context) =>
     `${context.iriBase}/ontology/${body.path ?? (slug(body.name) || 'library')}`,
   // The path is the IRI's last segment: stored with the library, never changed.
@@ -41,6 +45,14 @@ export const library = defineFamily({
         : context.self.slice(context.self.lastIndexOf('/') + 1)),
   }),
   libraryKey: () => '',
+  identifiers: (body) => [body.cfihosPrefix, body.path],
+  rdf(body, g) {
+    g.about(rdf('type'), owl('Ontology'));
+    for (const iri of body.upperOntologies ?? []) g.about(owl('imports'), g.iri(iri));
+    if (body.cfihosPrefix !== undefined) g.about(g.our('cfihosPrefix'), g.plain(body.cfihosPrefix));
+    if (body.backupFrequency !== undefined)
+      g.about(g.our('backupFrequency'), g.plain(body.backupFrequency));
+  },
   async rules(body, context) {
     const errors = await commonRules(body, context, {
       needsOntology: false,

@@ -10,7 +10,7 @@ export const SUPPORTED_CATALOGUES: Readonly<Record<string, string>> = {
   UNSPSC: '26.0801',
 };
 
-interface MappedBody {
+export interface MappedBody {
   relatedTerms?: {
     relationType: string;
     targetLibrary: string;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { owl, rdf } from '../rdf/vocabulary.js';
 import { commonRules, familySchema, fieldError, IRI, reference } from './common.js';
 import { defineFamily } from './family.js';
 
@@ -9,8 +10,10 @@ export const picklistValue = defineFamily({
   label: 'picklist value',
   schema: familySchema(
     {
-      ontology: Type.Optional(IRI("The library; the picklist's when left out")),
-      picklist: IRI('The picklist this value belongs to'),
+      ontology: Type.Optional(
+        IRI("The library; the picklist's when left out", { families: ['library'] }),
+      ),
+      picklist: IRI('The picklist this value belongs to', { families: ['picklist'] }),
     },
     'A picklist value (normally managed through its picklist)',
   ),
@@ -18,6 +21,10 @@ export const picklistValue = defineFamily({
   // Value names are unique within their picklist.
   libraryKey: (body) => body.picklist,
   parentIri: (body) => body.picklist,
+  rdf(body, g) {
+    g.about(rdf('type'), owl('NamedIndividual'));
+    g.about(rdf('type'), g.iri(body.picklist));
+  },
   fixed: { picklist: 'a value stays in its picklist' },
   // A value lives in its picklist's library.
   async complete(body, context) {

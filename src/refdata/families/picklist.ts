@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
+import { classTyped } from '../rdf/family-shapes.js';
+import { rdf } from '../rdf/vocabulary.js';
 import {
   commonRules,
   familySchema,
@@ -18,12 +20,24 @@ export const picklist = defineFamily({
   schema: familySchema(
     {
       ...ONTOLOGY_FIELD,
-      subClassOf: IRI('What the picklist is a kind of'),
+      subClassOf: IRI('What the picklist is a kind of', {
+        families: ['class', 'cfihos-entity'],
+        external: true,
+      }),
       picklistValues: Type.Optional(
         Type.Array(
           Type.Object(
             {
-              id: Type.Optional(IRI('An existing value of this picklist')),
+              id: Type.Optional(
+                Type.String({
+                  minLength: 1,
+                  maxLength: 2048,
+                  format: 'link-iri',
+                  description: 'The IRI of an existing value of this picklist',
+                  // Forms carry it unseen: it says which value a row is.
+                  'x-form': 'hidden',
+                }),
+              ),
               name: Type.String({ minLength: 1, maxLength: 500 }),
               description: Type.String({ minLength: 1, maxLength: 20000 }),
             },
@@ -39,9 +53,24 @@ export const picklist = defineFamily({
     },
     'A CFIHOS picklist with its values, as one aggregate',
   ),
+  iriPaths: ['/cfihos/*'],
   mintIri: (_body, context) => `${context.iriBase}/cfihos/propertyPicklist/${randomUUID()}`,
   libraryKey: (body) => body.ontology,
-  ownedValues: (body) => body.picklistValues,
+  aggregate: {
+    valueFamily: 'picklist-value',
+    field: 'picklistValues',
+    values: (body) => body.picklistValues,
+    valueBody: (value, body, iri) => ({
+      name: value.name,
+      description: value.description,
+      picklist: iri,
+      ontology: body.ontology,
+    }),
+  },
+  rdf(body, g) {
+    classTyped(g, [body.subClassOf]);
+    g.about(rdf('type'), g.our('Picklist'));
+  },
   async rules(body, context) {
     const errors = await commonRules(body, context, {
       needsOntology: true,

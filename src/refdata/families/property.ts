@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { owl, rdf, rdfs, xsd } from '../rdf/vocabulary.js';
 import { commonRules, familySchema, fieldError, IRI, ONTOLOGY_FIELD, reference } from './common.js';
 import { defineFamily } from './family.js';
 
@@ -15,7 +16,10 @@ export const property = defineFamily({
     {
       ...ONTOLOGY_FIELD,
       range: Type.Optional(
-        IRI('A dimension (number), a picklist (controlled text), or xsd:string / xsd:boolean'),
+        IRI('A dimension (number), a picklist (controlled text), or xsd:string / xsd:boolean', {
+          families: ['dimension', 'picklist'],
+          external: true,
+        }),
       ),
       types: Type.Array(Type.Union(VALUE_KINDS.map((kind) => Type.Literal(kind))), {
         minItems: 1,
@@ -33,6 +37,22 @@ export const property = defineFamily({
       : `${body.ontology}/${randomUUID()}`;
   },
   libraryKey: (body) => body.ontology,
+  rdf(body, g) {
+    const kind = body.types[0];
+    g.about(
+      rdf('type'),
+      kind === 'controlledText' ? owl('ObjectProperty') : owl('DatatypeProperty'),
+    );
+    g.about(g.our('valueKind'), g.plain(kind ?? ''));
+    if (kind === 'number') {
+      g.about(rdfs('range'), xsd('double'));
+      if (body.range !== undefined) g.about(g.our('dimension'), g.iri(body.range));
+    } else if (kind === 'controlledText') {
+      if (body.range !== undefined) g.about(rdfs('range'), g.iri(body.range));
+    } else {
+      g.about(rdfs('range'), kind === 'boolean' ? xsd('boolean') : xsd('string'));
+    }
+  },
   async rules(body, context) {
     const errors = await commonRules(body, context, {
       needsOntology: true,

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
+import { classTyped } from '../rdf/family-shapes.js';
 import {
   commonRules,
   familySchema,
@@ -19,12 +20,16 @@ export const rdlClass = defineFamily({
   schema: familySchema(
     {
       ...ONTOLOGY_FIELD,
-      subClassOf: Type.Array(IRI('A superclass'), { minItems: 1, maxItems: 50 }),
+      subClassOf: Type.Array(
+        IRI('A superclass', { families: ['class', 'cfihos-entity'], external: true }),
+        { minItems: 1, maxItems: 50 },
+      ),
     },
     'A reference-data class',
   ),
   mintIri: (body) => `${body.ontology}/${randomUUID()}`,
   libraryKey: (body) => body.ontology,
+  rdf: (body, g) => classTyped(g, body.subClassOf),
   async rules(body, context) {
     const errors = await commonRules(body, context, {
       needsOntology: true,

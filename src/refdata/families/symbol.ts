@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { dcterms, rdf, sym } from '../rdf/vocabulary.js';
 import { checkSvgGeometry } from '../symbols/svg.js';
 import { commonRules, familySchema, fieldError, IRI, reference } from './common.js';
 import { defineFamily } from './family.js';
@@ -12,7 +13,7 @@ export const symbol = defineFamily({
   ownReadRoute: true,
   schema: familySchema(
     {
-      ontology: Type.Optional(IRI('The library the symbol belongs to')),
+      ontology: Type.Optional(IRI('The library the symbol belongs to', { families: ['library'] })),
       dcIdentifier: Type.String({
         pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$',
         description:
@@ -50,8 +51,39 @@ export const symbol = defineFamily({
     },
     'An engineering symbol',
   ),
+  iriPaths: ['/esl/symbols/*'],
   mintIri: (body, context) => `${context.iriBase}/esl/symbols/${body.dcIdentifier}`,
   libraryKey: (body) => body.ontology ?? '',
+  identifiers: (body) => [body.dcIdentifier],
+  // The mapping parses the SVG; search lists types without drawing anything.
+  rdfTypes: () => [sym('Symbol').value],
+  rdf(body, g) {
+    g.about(rdf('type'), sym('Symbol'));
+    g.about(dcterms('identifier'), g.plain(body.dcIdentifier));
+    g.about(sym('width'), g.integer(body.width)).about(sym('height'), g.integer(body.height));
+    const shape = g.node();
+    g.about(sym('hasShape'), shape);
+    const paths = checkSvgGeometry(body.shape, body.width, body.height).paths;
+    g.add(shape, sym('hasSerialization'), g.typed(paths.join(' '), sym('svg-path-data')));
+    const point = g.node();
+    g.about(sym('hasCenterOfRotation'), point);
+    g.add(point, sym('positionX'), g.decimal(body.centerOfRotation.x)).add(
+      point,
+      sym('positionY'),
+      g.decimal(body.centerOfRotation.y),
+    );
+    for (const connection of body.connectionPoints ?? []) {
+      const node = g.node();
+      g.about(sym('hasConnectionPoint'), node);
+      g.add(node, dcterms('identifier'), g.plain(connection.id));
+      g.add(node, sym('positionX'), g.decimal(connection.x)).add(
+        node,
+        sym('positionY'),
+        g.decimal(connection.y),
+      );
+      g.add(node, sym('connectorDirection'), g.integer(connection.direction));
+    }
+  },
   async rules(body, context) {
     const errors = await commonRules(body, context, {
       needsOntology: false,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { owl, rdf } from '../rdf/vocabulary.js';
 import { commonRules, familySchema, IRI, ONTOLOGY_FIELD, reference } from './common.js';
 import { defineFamily } from './family.js';
 
@@ -10,7 +11,7 @@ export const unit = defineFamily({
   schema: familySchema(
     {
       ...ONTOLOGY_FIELD,
-      dimensionRef: IRI('The dimension this unit measures'),
+      dimensionRef: IRI('The dimension this unit measures', { families: ['dimension'] }),
       measurementSystem: Type.String({ minLength: 1, maxLength: 100 }),
       symbol: Type.String({ minLength: 1, maxLength: 50 }),
     },
@@ -18,6 +19,13 @@ export const unit = defineFamily({
   ),
   mintIri: (_body, context) => `${context.iriBase}/cfihos/unitOfMeasure/${randomUUID()}`,
   libraryKey: (body) => body.ontology,
+  identifiers: (body) => [body.symbol],
+  rdf(body, g) {
+    g.about(rdf('type'), owl('NamedIndividual')).about(rdf('type'), g.our('UnitOfMeasure'));
+    g.about(g.our('dimension'), g.iri(body.dimensionRef));
+    g.about(g.our('measurementSystem'), g.plain(body.measurementSystem));
+    g.about(g.our('symbol'), g.plain(body.symbol));
+  },
   async rules(body, context) {
     const errors = await commonRules(body, context, {
       needsOntology: true,

@@ -6,8 +6,7 @@ import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import type { Status } from '../db/tables.js';
-import { familyByKey } from '../families/registry.js';
-import { checkIfMatch, conflictProblem, IRI_QUERY, notFound } from '../resources/routes.js';
+import { checkIfMatch, conflictProblem, IRI_QUERY, notFound } from '../resources/lookup.js';
 import { etagOf, type ResourceRow } from '../resources/store.js';
 import { requiredText } from '../resources/text.js';
 
@@ -45,7 +44,7 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     row: ResourceRow,
     move: { from: Status; to: Status; action: Step; justification: string },
   ): Promise<ResourceRow> => {
-    const family = familyByKey(row.family);
+    const family = refdata.families.byKey(row.family);
     // A value an aggregate owns (a picklist value) moves only with it.
     if (family?.parentIri) {
       throw new HttpError(
@@ -58,7 +57,7 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     }
     checkIfMatch(request, row);
     if (row.status !== move.from) throw wrongState(row, move.action, move.from);
-    const aggregate = family?.ownedValues !== undefined;
+    const aggregate = family?.aggregate !== undefined;
     const values = aggregate ? await refdata.store.childrenOf(row.iri) : [];
     const behind = values.find((value) => value.status !== move.from);
     if (behind) {

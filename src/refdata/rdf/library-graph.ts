@@ -52,7 +52,7 @@ export async function* libraryChunks(
   level: DetailLevel,
 ): AsyncGenerator<Quad[]> {
   const own = await refdata.store.graphFacts([library]);
-  yield resourceGraph(refdata.iriBase, library, [], own);
+  yield resourceGraph(refdata, library, [], own);
   if (level === 1) return;
   const statusPredicate = `${RDL_NAMESPACE}status`;
   for await (const terms of termBatches(refdata, library.iri)) {
@@ -73,7 +73,7 @@ export async function* libraryChunks(
     const chunk: Quad[] = [];
     for (const term of terms) {
       const children = values.filter((value) => value.parent_iri === term.iri);
-      const quads = resourceGraph(refdata.iriBase, term, children, justifications);
+      const quads = resourceGraph(refdata, term, children, justifications);
       chunk.push(...(level === 3 ? quads : summary(quads, term.iri, statusPredicate)));
     }
     yield chunk;

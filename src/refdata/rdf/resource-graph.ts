@@ -1,7 +1,6 @@
 import { DataFactory, type Quad } from 'n3';
-import type { FamilyKey } from '../families/family.js';
+import type { FamilyRegistry } from '../families/registry.js';
 import type { GraphFacts, ResourceRow } from '../resources/store.js';
-import { FAMILY_MAPPINGS } from './family-mappings.js';
 import { GraphBuilder } from './graph.js';
 import { dcterms, rdfs, skos } from './vocabulary.js';
 
@@ -77,7 +76,7 @@ function commonTriples(
  * and its replacement (`ResourceStore.graphFacts`).
  */
 export function resourceGraph(
-  iriBase: string,
+  { families, iriBase }: { families: FamilyRegistry; iriBase: string },
   row: ResourceRow,
   children: readonly ResourceRow[],
   facts: GraphFacts,
@@ -93,7 +92,7 @@ export function resourceGraph(
       facts.justifications.get(resource.id),
       facts.replacedBy.get(resource.iri),
     );
-    FAMILY_MAPPINGS[resource.family as FamilyKey](body, g);
+    families.byKey(resource.family)?.rdf(body, g);
     quads.push(...g.quads);
   }
   return quads;

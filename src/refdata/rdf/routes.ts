@@ -5,8 +5,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { familyByKey } from '../families/registry.js';
-import { missing, representation } from '../resources/routes.js';
+import { missing, representation } from '../resources/lookup.js';
 import type { ResourceRow } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';
 import { resourcePage } from './html.js';
@@ -27,7 +26,6 @@ const DETAIL_QUERY = Type.Object(
 );
 
 /** Path prefixes of the IRIs the service mints (docs/refdata-model.md). */
-export const RECOGNIZED_PATHS = ['/ontology/*', '/cfihos/*', '/imf/*', '/esl/symbols/*'];
 
 /** Each representation's short name (ETags, download links' `format`). */
 export const SHORT_NAMES: Record<Offered, string> = {
@@ -73,7 +71,7 @@ export async function answerResource(
       : `"${row.version}-${SHORT_NAMES[mediaType]}"`;
   reply.header('etag', etag);
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.status(304).send();
-  const children = familyByKey(row.family)?.ownedValues
+  const children = refdata.families.byKey(row.family)?.aggregate
     ? await refdata.store.childrenOf(row.iri)
     : [];
   if (mediaType === 'image/svg+xml') {
@@ -93,7 +91,7 @@ export async function answerResource(
       .send(representation(refdata, row, children, await refdata.store.replacementOf(row.iri)));
   }
   const facts = await refdata.store.graphFacts([row, ...children]);
-  const quads = resourceGraph(refdata.iriBase, row, children, facts);
+  const quads = resourceGraph(refdata, row, children, facts);
   if (mediaType === 'text/html') {
     return reply
       .type('text/html; charset=utf-8')
@@ -108,7 +106,7 @@ export async function answerResource(
 
 /** `GET` on the path of any IRI the service mints dereferences it. */
 export function registerDereferenceRoutes(app: HttpApp, refdata: Refdata): void {
-  for (const path of RECOGNIZED_PATHS) {
+  for (const path of refdata.families.iriPaths) {
     app.get(path, {
       schema: {
         summary: `Dereference a resource whose IRI is under ${path.replace('/*', '/')}`,

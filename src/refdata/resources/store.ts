@@ -7,6 +7,7 @@ import type {
   RevisionsTable,
   Status,
 } from '../db/tables.js';
+import type { FamilyRegistry } from '../families/registry.js';
 import { indexResource, unindexResource } from '../search/documents.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
@@ -89,6 +90,7 @@ export function etagOf(row: Pick<ResourceRow, 'version'>): string {
 export class ResourceStore {
   constructor(
     private readonly db: Kysely<RefdataTables>,
+    private readonly families: FamilyRegistry,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -340,7 +342,7 @@ export class ResourceStore {
       .executeTakeFirstOrThrow();
     await this.revise(trx, row, 'create', change, values);
     // In the same transaction: a Draft is findable the moment its 201 is sent.
-    await indexResource(trx, row);
+    await indexResource(trx, row, this.families);
     return row;
   }
 
@@ -371,7 +373,7 @@ export class ResourceStore {
       .executeTakeFirst();
     if (!row) throw await this.conflictFor(trx, basedOn, 'not-draft');
     await this.revise(trx, row, 'update', change, values);
-    await indexResource(trx, row);
+    await indexResource(trx, row, this.families);
     return row;
   }
 

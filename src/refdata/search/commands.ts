@@ -4,6 +4,7 @@ import { openDatabase } from '../../platform/db/connection.js';
 import { migrateToLatest } from '../../platform/db/migrations.js';
 import { refdataMigrations } from '../db/migrations.js';
 import type { RefdataTables, SearchStateTable } from '../db/tables.js';
+import type { FamilyRegistry } from '../families/registry.js';
 import { searchDocument } from './documents.js';
 
 const BATCH = 1000;
@@ -30,7 +31,10 @@ async function setState(db: Kysely<RefdataTables>, state: SearchStateTable['stat
 }
 
 /** Rebuilds the index from the stored resources; search answers 503 meanwhile. */
-export async function rebuildSearchIndex(db: Kysely<RefdataTables>): Promise<number> {
+export async function rebuildSearchIndex(
+  db: Kysely<RefdataTables>,
+  families: FamilyRegistry,
+): Promise<number> {
   await setState(db, 'rebuilding');
   await db.deleteFrom('search_documents').execute();
   let after = 0;
@@ -38,14 +42,17 @@ export async function rebuildSearchIndex(db: Kysely<RefdataTables>): Promise<num
   for (;;) {
     const rows = await db
       .selectFrom('resources')
-      .select(['id', 'iri', 'name', 'body'])
+      .select(['id', 'iri', 'family', 'name', 'body'])
       .where('id', '>', after)
       .orderBy('id')
       .limit(BATCH)
       .execute();
     if (rows.length === 0) break;
     await db.transaction().execute(async (trx) => {
-      await trx.insertInto('search_documents').values(rows.map(searchDocument)).execute();
+      await trx
+        .insertInto('search_documents')
+        .values(rows.map((row) => searchDocument(row, families)))
+        .execute();
     });
     indexed += rows.length;
     after = rows[rows.length - 1]?.id ?? after;
@@ -59,7 +66,7 @@ function noArguments(args: string[]) {
 }
 
 /** refdata's admin verbs for the search index. */
-export const searchCommands: readonly Command[] = [
+export const searchCommands = (families: FamilyRegistry): readonly Command[] => [
   {
     name: 'refdata-search-rebuild',
     usage: 'refdata-search-rebuild',
@@ -67,7 +74,7 @@ export const searchCommands: readonly Command[] = [
     run: (args, context) => {
       noArguments(args);
       return withDatabase(context, async (db) => {
-        const indexed = await rebuildSearchIndex(db);
+        const indexed = await rebuildSearchIndex(db, families);
         context.stdout.write(`Indexed ${indexed} resources; search is available.\n`);
         return 0;
       });

@@ -1,9 +1,11 @@
 import type { Kysely } from 'kysely';
 import type { RefdataTables } from '../db/tables.js';
+import type { FamilyRegistry } from '../families/registry.js';
 
 interface IndexedRow {
   id: number;
   iri: string;
+  family: string;
   name: string;
   body: string;
 }
@@ -26,13 +28,11 @@ function plain(text: string): string {
 }
 
 /** What search looks in for a resource: its label, identifiers, description and mapping targets. */
-export function searchDocument(row: IndexedRow) {
+export function searchDocument(row: IndexedRow, families: FamilyRegistry) {
   const body = JSON.parse(row.body) as Record<string, unknown>;
   const identifiers = [
     row.iri.split(/[/#]/).pop() ?? '',
-    ...['dcIdentifier', 'symbol', 'dimensionCode', 'cfihosPrefix', 'path'].map((field) =>
-      typeof body[field] === 'string' ? (body[field] as string) : '',
-    ),
+    ...(families.byKey(row.family)?.identifiers?.(body) ?? []),
   ];
   const mappings = Array.isArray(body.relatedTerms)
     ? (body.relatedTerms as { targetLibrary?: string; targetIdentifier?: string }[]).map(
@@ -49,9 +49,13 @@ export function searchDocument(row: IndexedRow) {
 }
 
 /** Replaces a resource's entry; called in the transaction that wrote the resource. */
-export async function indexResource(db: Kysely<RefdataTables>, row: IndexedRow): Promise<void> {
+export async function indexResource(
+  db: Kysely<RefdataTables>,
+  row: IndexedRow,
+  families: FamilyRegistry,
+): Promise<void> {
   await unindexResource(db, row.id);
-  await db.insertInto('search_documents').values(searchDocument(row)).execute();
+  await db.insertInto('search_documents').values(searchDocument(row, families)).execute();
 }
 
 export async function unindexResource(

@@ -5,9 +5,8 @@ import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUSES, type Status } from '../db/tables.js';
-import { FAMILY_KEYS, type FamilyKey } from '../families/family.js';
-import { familyByKey } from '../families/registry.js';
-import { rdfTypesOf } from '../rdf/family-mappings.js';
+import type { FamilyRegistry } from '../families/registry.js';
+import { rdfTypesOf } from '../rdf/rdf-types.js';
 import { OFFERED } from '../rdf/routes.js';
 import { decodeCursor, encodeCursor, search } from './search.js';
 
@@ -15,10 +14,10 @@ import { decodeCursor, encodeCursor, search } from './search.js';
 export const RETRY_AFTER_SECONDS = 60;
 
 /** The filters a search takes, shared by the API and the search page. */
-export const SEARCH_FILTERS = {
+export const searchFilters = (families: FamilyRegistry) => ({
   family: Type.Optional(
-    Type.Array(Type.Union(FAMILY_KEYS.map((key) => Type.Literal(key))), {
-      maxItems: FAMILY_KEYS.length,
+    Type.Array(Type.Union(families.keys.map((key) => Type.Literal(key))), {
+      maxItems: families.keys.length,
     }),
   ),
   library: Type.Optional(
@@ -30,22 +29,23 @@ export const SEARCH_FILTERS = {
     }),
   ),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 3000 })),
-};
+});
 
-const SEARCH_QUERY = Type.Object(
-  {
-    q: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 200,
-        description: 'Words to find; the last may be a prefix',
-      }),
-    ),
-    ...SEARCH_FILTERS,
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-  },
-  { additionalProperties: false },
-);
+const searchQuery = (families: FamilyRegistry) =>
+  Type.Object(
+    {
+      q: Type.Optional(
+        Type.String({
+          minLength: 1,
+          maxLength: 200,
+          description: 'Words to find; the last may be a prefix',
+        }),
+      ),
+      ...searchFilters(families),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    },
+    { additionalProperties: false },
+  );
 
 export async function searchAvailable(refdata: Refdata): Promise<boolean> {
   const row = await refdata.db
@@ -67,7 +67,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
     schema: {
       summary: 'Search labels, identifiers, descriptions and mappings',
       tags: ['search'],
-      querystring: SEARCH_QUERY,
+      querystring: searchQuery(refdata.families),
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request) => {
@@ -131,7 +131,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
             identifier: row.iri.split(/[/#]/).pop(),
             family: row.family,
             types: rdfTypesOf(
-              row.family as FamilyKey,
+              refdata.families.byKey(row.family),
               JSON.parse(row.body) as Record<string, unknown>,
             ),
             status: row.status,
@@ -140,7 +140,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
             links: {
               resource,
               representations: OFFERED,
-              json: `${refdata.publicUrl}${familyByKey(row.family)?.route}?iri=${encodeURIComponent(row.iri)}`,
+              json: `${refdata.publicUrl}${refdata.families.byKey(row.family)?.route}?iri=${encodeURIComponent(row.iri)}`,
               revisions: `${refdata.publicUrl}/revisions?iri=${encodeURIComponent(row.iri)}`,
             },
           };

@@ -85,13 +85,13 @@ function filterConditions(request: SearchRequest): Partial<Record<Dimension, Raw
   const conditions: Partial<Record<Dimension, RawBuilder<unknown>>> = {};
   if (request.families.length > 0) conditions.family = sql`r.family in (${list(request.families)})`;
   if (request.statuses.length > 0) conditions.status = sql`r.status in (${list(request.statuses)})`;
-  // A picklist value's key is its picklist (names are unique there); its library is the picklist's.
+  // An owned value (a picklist value) is keyed by its aggregate, where names are unique;
+  // its library is the aggregate's.
   if (request.libraries.length > 0)
     // Both sides of the `or` use an index (library_key; the id), so neither database scans.
     conditions.library = sql`(r.library_key in (${list(request.libraries)})
       or r.id in (select v.id from resources p join resources v on v.parent_iri = p.iri
-        where p.family = 'picklist' and p.library_key in (${list(request.libraries)})
-        and v.family = 'picklist-value'))`;
+        where p.library_key in (${list(request.libraries)})))`;
   return conditions;
 }
 
@@ -140,7 +140,7 @@ export async function searchFacets(
     const rows = await sql<{ value: string; n: number | string }>`
       select ${groups[dimension]} as value, count(*) as n
       from resources r
-      left join resources parent on r.family = 'picklist-value' and parent.iri = r.parent_iri
+      left join resources parent on parent.iri = r.parent_iri
       where ${sql.join([text, ...others], sql` and `)}
       group by ${groups[dimension]}`.execute(db);
     for (const row of rows.rows) facets[dimension].set(row.value, Number(row.n));
@@ -203,7 +203,7 @@ export async function search(
       order by hits.bucket, hits.name_normalized, hits.id
       limit ${request.limit + 1}
     ) as page
-    left join resources parent on page.family = 'picklist-value' and parent.iri = page.parent_iri
+    left join resources parent on parent.iri = page.parent_iri
     left join resources library
       on library.iri = coalesce(parent.library_key, page.library_key) and library.family = 'library'
     order by page.bucket, page.name_normalized, page.id`.execute(db);

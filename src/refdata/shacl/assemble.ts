@@ -55,7 +55,5 @@ export async function completeShacl(refdata: Refdata, root: ResourceRow): Promis
   }
   const rows = [...found.values()].sort((a, b) => (a.iri < b.iri ? -1 : a.iri > b.iri ? 1 : 0));
   const justifications = await refdata.store.graphFacts(rows);
-  return stableBlankNodes(
-    rows.flatMap((row) => resourceGraph(refdata.iriBase, row, [], justifications)),
-  );
+  return stableBlankNodes(rows.flatMap((row) => resourceGraph(refdata, row, [], justifications)));
 }

@@ -11,7 +11,7 @@ import { single } from '../rdf/library-graph.js';
 import { negotiate } from '../rdf/negotiation.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
 import { serializeStream } from '../rdf/serialize.js';
-import { readRow, representation } from '../resources/routes.js';
+import { readRow, representation } from '../resources/lookup.js';
 import { etagOf } from '../resources/store.js';
 
 const LIST_OFFERED = ['application/json', 'application/ld+json', 'text/turtle'] as const;
@@ -92,7 +92,7 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
           .send(rows.map((row) => representation(refdata, row)));
       }
       const justifications = await refdata.store.graphFacts(rows);
-      const quads = rows.flatMap((row) => resourceGraph(refdata.iriBase, row, [], justifications));
+      const quads = rows.flatMap((row) => resourceGraph(refdata, row, [], justifications));
       return reply
         .type(`${mediaType}; charset=utf-8`)
         .send(serializeStream(single(quads), mediaType, refdata.iriBase));

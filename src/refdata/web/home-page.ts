@@ -5,7 +5,6 @@ import type { RevisionsTable, Status } from '../db/tables.js';
 
 type RevisionAction = RevisionsTable['action'];
 
-import { familyByKey } from '../families/registry.js';
 import { pageHref, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
 
@@ -108,7 +107,7 @@ ${
     ? html`<p>Nothing has changed yet.</p>`
     : html`<ul id="recent-changes">${recent.map(
         (change) =>
-          html`<li><a href="${pageHref(refdata, change.iri) ?? change.iri}">${change.name}</a> <span class="hint">${familyByKey(change.family)?.label ?? change.family}</span> ${ACTION_WORDS[change.action]} ${timeTag(Number(change.created_at), now)}</li>`,
+          html`<li><a href="${pageHref(refdata, change.iri) ?? change.iri}">${change.name}</a> <span class="hint">${refdata.families.labelOf(change.family)}</span> ${ACTION_WORDS[change.action]} ${timeTag(Number(change.created_at), now)}</li>`,
       )}</ul>`
 }`,
       ),

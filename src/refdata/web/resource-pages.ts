@@ -4,15 +4,14 @@ import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { copyable } from '../../platform/web/copy.js';
 import { html, timeTag, trusted } from '../../platform/web/html.js';
-import { familyByKey } from '../families/registry.js';
 import { statementsTable } from '../rdf/html.js';
 import { single } from '../rdf/library-graph.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
-import { answerResource, type Offered, RECOGNIZED_PATHS, SHORT_NAMES } from '../rdf/routes.js';
+import { answerResource, type Offered, SHORT_NAMES } from '../rdf/routes.js';
 import { RDF_MEDIA_TYPES, serializeStream } from '../rdf/serialize.js';
-import { missing } from '../resources/routes.js';
+import { missing } from '../resources/lookup.js';
 import type { ResourceRow } from '../resources/store.js';
-import { SEARCH_FILTERS } from '../search/routes.js';
+import { searchFilters } from '../search/routes.js';
 import { completeShacl } from '../shacl/assemble.js';
 import { ACTION_WORDS } from './home-page.js';
 import { statusLabel, visibleStatuses } from './links.js';
@@ -39,7 +38,6 @@ const DOWNLOADS: { format: string; mediaType: Offered; label: string }[] = [
 
 /** IMF types also offer their complete SHACL, to people signed in (a Reader's right on PCA). */
 const SHACL_FORMAT = 'shacl';
-const SHACL_FAMILIES = new Set(['imf-block', 'imf-terminal']);
 
 const DOWNLOAD_FORMATS = [...DOWNLOADS.map((download) => download.format), SHACL_FORMAT];
 
@@ -69,11 +67,11 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
   };
 
   const page = async (request: FastifyRequest, reply: FastifyReply, row: ResourceRow) => {
-    const children = familyByKey(row.family)?.ownedValues
+    const children = pages.refdata.families.byKey(row.family)?.aggregate
       ? await refdata.store.childrenOf(row.iri)
       : [];
     const facts = await refdata.store.graphFacts([row, ...children]);
-    const quads = resourceGraph(refdata.iriBase, row, children, facts);
+    const quads = resourceGraph(refdata, row, children, facts);
     const revisions = await refdata.store.revisions(row.id);
     const body = JSON.parse(row.body) as { name?: string; description?: string };
     const now = Date.now();
@@ -94,7 +92,7 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       pages.render(
         request,
         { title: body.name ?? row.iri, wide: true },
-        html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${familyByKey(row.family)?.label ?? row.family}</span></p>
+        html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${pages.refdata.families.labelOf(row.family)}</span></p>
 <p>IRI: ${copyable('iri', row.iri, { className: 'iri', label: 'Copy IRI' })}</p>
 ${body.description ? html`<p id="definition">${body.description}</p>` : html``}
 ${sections}
@@ -105,7 +103,7 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
           (download) =>
             html`<li><a href="${path}?format=${download.format}">${download.label}</a></li>`,
         )}${
-          SHACL_FAMILIES.has(row.family) && pages.viewerOf(request)
+          pages.refdata.families.byKey(row.family)?.hasShacl && pages.viewerOf(request)
             ? html`<li><a href="${path}?format=${SHACL_FORMAT}">Complete IMF SHACL (Turtle)</a></li>`
             : html``
         }</ul>
@@ -118,18 +116,19 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
     );
   };
 
+  const filters = searchFilters(pages.refdata.families);
   const querystring = Type.Object(
     {
       format: Type.Optional(Type.Union(DOWNLOAD_FORMATS.map((format) => Type.Literal(format)))),
       detailLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
       // A library's terms: which, and which page of them.
-      family: SEARCH_FILTERS.family,
-      status: SEARCH_FILTERS.status,
+      family: filters.family,
+      status: filters.status,
       page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
     },
     { additionalProperties: false },
   );
-  for (const path of RECOGNIZED_PATHS) {
+  for (const path of pages.refdata.families.iriPaths) {
     const options = { ...pages.route({ schema: { querystring } }), ...PAGE_CONSTRAINT };
     app.get(path, options, async (request, reply) => {
       const row = await visibleRow(request);
@@ -140,7 +139,7 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
         '_',
       );
       if (format === SHACL_FORMAT) {
-        if (!SHACL_FAMILIES.has(row.family)) {
+        if (!pages.refdata.families.byKey(row.family)?.hasShacl) {
           throw new HttpError(
             problem(400, 'validation', 'Only IMF block and terminal types have SHACL.'),
           );

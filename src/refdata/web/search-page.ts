@@ -3,9 +3,8 @@ import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import { STATUSES, type Status } from '../db/tables.js';
-import { FAMILY_KEYS } from '../families/family.js';
-import { familyByKey } from '../families/registry.js';
-import { RETRY_AFTER_SECONDS, SEARCH_FILTERS, searchAvailable } from '../search/routes.js';
+import type { FamilyRegistry } from '../families/registry.js';
+import { RETRY_AFTER_SECONDS, searchAvailable, searchFilters } from '../search/routes.js';
 import { decodeCursor, encodeCursor, search, searchFacets } from '../search/search.js';
 import { pageHref, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
@@ -14,11 +13,12 @@ const PAGE_SIZE = 20;
 /** How much of a description a result shows. */
 const SNIPPET_LENGTH = 220;
 
-const QUERY = Type.Object(
-  // An empty box is a search for everything, so `q` may be empty here.
-  { q: Type.Optional(Type.String({ maxLength: 200 })), ...SEARCH_FILTERS },
-  { additionalProperties: false },
-);
+const searchPageQuery = (families: FamilyRegistry) =>
+  Type.Object(
+    // An empty box is a search for everything, so `q` may be empty here.
+    { q: Type.Optional(Type.String({ maxLength: 200 })), ...searchFilters(families) },
+    { additionalProperties: false },
+  );
 
 interface SearchQuery {
   q?: string;
@@ -56,99 +56,102 @@ function addressWith(query: SearchQuery, change: Partial<SearchQuery>): string {
  */
 export function registerSearchPage(app: HttpApp, pages: Pages): void {
   const { refdata } = pages;
-  app.get('/search', pages.route({ schema: { querystring: QUERY } }), async (request, reply) => {
-    const query = request.query as SearchQuery;
-    const words = query.q?.trim() ? query.q.trim() : undefined;
-    const visible = visibleStatuses(pages.viewerOf(request) !== undefined);
-    const chosenStatuses = query.status ?? [];
-    const statuses = visible
-      ? chosenStatuses.length > 0
-        ? chosenStatuses.filter((status) => visible.includes(status))
-        : [...visible]
-      : chosenStatuses;
-    if (visible && chosenStatuses.length > 0 && statuses.length === 0) {
-      throw new HttpError(
-        problem(400, 'validation', 'Drafts are shown to people who are signed in.'),
-      );
-    }
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-    if (query.cursor !== undefined && !after) {
-      throw new HttpError(
-        problem(400, 'validation', 'This page of results is not one this search gave out.'),
-      );
-    }
-    const title = words ? `Search: ${words}` : 'Search';
-    if (!(await searchAvailable(refdata))) {
-      throw new HttpError(
-        problem(
-          503,
-          'search-unavailable',
-          'Search is being rebuilt just now. Try again in a minute; libraries can still be browsed.',
-          { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
-        ),
-      );
-    }
-    const filters = {
-      q: words,
-      families: query.family ?? [],
-      libraries: query.library ?? [],
-      statuses,
-    };
-    const [result, facets, libraries] = await Promise.all([
-      search(refdata.db, { ...filters, limit: PAGE_SIZE, after }),
-      searchFacets(refdata.db, filters),
-      refdata.db
-        .selectFrom('resources')
-        .select(['iri', 'name'])
-        .where('family', '=', 'library')
-        .$if(visible !== undefined, (select) => select.where('status', 'in', visible ?? []))
-        .orderBy('name_normalized')
-        .execute(),
-    ]);
-    const libraryNames = new Map(libraries.map((library) => [library.iri, library.name]));
+  app.get(
+    '/search',
+    pages.route({ schema: { querystring: searchPageQuery(pages.refdata.families) } }),
+    async (request, reply) => {
+      const query = request.query as SearchQuery;
+      const words = query.q?.trim() ? query.q.trim() : undefined;
+      const visible = visibleStatuses(pages.viewerOf(request) !== undefined);
+      const chosenStatuses = query.status ?? [];
+      const statuses = visible
+        ? chosenStatuses.length > 0
+          ? chosenStatuses.filter((status) => visible.includes(status))
+          : [...visible]
+        : chosenStatuses;
+      if (visible && chosenStatuses.length > 0 && statuses.length === 0) {
+        throw new HttpError(
+          problem(400, 'validation', 'Drafts are shown to people who are signed in.'),
+        );
+      }
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      if (query.cursor !== undefined && !after) {
+        throw new HttpError(
+          problem(400, 'validation', 'This page of results is not one this search gave out.'),
+        );
+      }
+      const title = words ? `Search: ${words}` : 'Search';
+      if (!(await searchAvailable(refdata))) {
+        throw new HttpError(
+          problem(
+            503,
+            'search-unavailable',
+            'Search is being rebuilt just now. Try again in a minute; libraries can still be browsed.',
+            { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
+          ),
+        );
+      }
+      const filters = {
+        q: words,
+        families: query.family ?? [],
+        libraries: query.library ?? [],
+        statuses,
+      };
+      const [result, facets, libraries] = await Promise.all([
+        search(refdata.db, { ...filters, limit: PAGE_SIZE, after }),
+        searchFacets(refdata.db, filters),
+        refdata.db
+          .selectFrom('resources')
+          .select(['iri', 'name'])
+          .where('family', '=', 'library')
+          .$if(visible !== undefined, (select) => select.where('status', 'in', visible ?? []))
+          .orderBy('name_normalized')
+          .execute(),
+      ]);
+      const libraryNames = new Map(libraries.map((library) => [library.iri, library.name]));
 
-    const facet = (
-      name: 'family' | 'library' | 'status',
-      legend: string,
-      options: { value: string; label: string }[],
-      counts: Map<string, number>,
-    ): Markup => {
-      const chosen = new Set<string>(query[name] ?? []);
-      const shown = options.filter(
-        (option) => chosen.has(option.value) || counts.has(option.value),
-      );
-      if (shown.length === 0) return html``;
-      return html`<fieldset class="facet"><legend>${legend}</legend>${shown.map(
-        (option) =>
-          html`<div><label class="inline"><input type="checkbox" name="${name}" value="${option.value}"${chosen.has(option.value) ? html` checked` : html``}> ${option.label} <span class="count">(${counts.get(option.value) ?? 0})</span></label></div>`,
-      )}</fieldset>`;
-    };
-    const familyOptions = FAMILY_KEYS.map((key) => ({
-      value: key,
-      label: familyByKey(key)?.label ?? key,
-    }));
-    const statusOptions = (visible ?? STATUSES).map((status) => ({
-      value: status,
-      label: statusLabel(status),
-    }));
-    const libraryOptions = libraries.map((library) => ({
-      value: library.iri,
-      label: library.name,
-    }));
+      const facet = (
+        name: 'family' | 'library' | 'status',
+        legend: string,
+        options: { value: string; label: string }[],
+        counts: Map<string, number>,
+      ): Markup => {
+        const chosen = new Set<string>(query[name] ?? []);
+        const shown = options.filter(
+          (option) => chosen.has(option.value) || counts.has(option.value),
+        );
+        if (shown.length === 0) return html``;
+        return html`<fieldset class="facet"><legend>${legend}</legend>${shown.map(
+          (option) =>
+            html`<div><label class="inline"><input type="checkbox" name="${name}" value="${option.value}"${chosen.has(option.value) ? html` checked` : html``}> ${option.label} <span class="count">(${counts.get(option.value) ?? 0})</span></label></div>`,
+        )}</fieldset>`;
+      };
+      const familyOptions = refdata.families.keys.map((key) => ({
+        value: key,
+        label: refdata.families.labelOf(key),
+      }));
+      const statusOptions = (visible ?? STATUSES).map((status) => ({
+        value: status,
+        label: statusLabel(status),
+      }));
+      const libraryOptions = libraries.map((library) => ({
+        value: library.iri,
+        label: library.name,
+      }));
 
-    const hits = result.hits.map(({ row, library }) => {
-      const description = (JSON.parse(row.body) as { description?: string }).description;
-      const libraryName = library ? (libraryNames.get(library.iri) ?? library.label) : undefined;
-      return html`<li><a href="${pageHref(refdata, row.iri) ?? row.iri}"><strong>${row.name}</strong></a>
+      const hits = result.hits.map(({ row, library }) => {
+        const description = (JSON.parse(row.body) as { description?: string }).description;
+        const libraryName = library ? (libraryNames.get(library.iri) ?? library.label) : undefined;
+        return html`<li><a href="${pageHref(refdata, row.iri) ?? row.iri}"><strong>${row.name}</strong></a>
 <span class="status status-${row.status}">${statusLabel(row.status)}</span>
-<p class="hint">${familyByKey(row.family)?.label ?? row.family}${libraryName ? html` in ${libraryName}` : html``}</p>
+<p class="hint">${refdata.families.labelOf(row.family)}${libraryName ? html` in ${libraryName}` : html``}</p>
 ${snippet(description) ? html`<p>${snippet(description)}</p>` : html``}</li>`;
-    });
-    return reply.type('text/html').send(
-      pages.render(
-        request,
-        { title, wide: true },
-        html`<form class="search-page" method="get" action="/search" role="search">
+      });
+      return reply.type('text/html').send(
+        pages.render(
+          request,
+          { title, wide: true },
+          html`<form class="search-page" method="get" action="/search" role="search">
   <label for="q">Words to find</label>
   <div class="search-row"><input type="search" id="q" name="q" value="${query.q ?? ''}" maxlength="200"><button type="submit">Search</button></div>
   <div class="facets">
@@ -165,7 +168,8 @@ ${
     ? html`<p><a id="next-page" rel="next" href="${addressWith(query, { cursor: encodeCursor(result.next) })}">Next ${PAGE_SIZE} results</a></p>`
     : html``
 }`,
-      ),
-    );
-  });
+        ),
+      );
+    },
+  );
 }

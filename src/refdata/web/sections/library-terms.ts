@@ -2,7 +2,6 @@ import { sql } from 'kysely';
 import { html, type Markup } from '../../../platform/web/html.js';
 import type { Status } from '../../db/tables.js';
 import type { FamilyKey } from '../../families/family.js';
-import { familyByKey } from '../../families/registry.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { PageSection, SectionContext } from './section.js';
 
@@ -74,7 +73,7 @@ export const libraryTerms: PageSection = {
 <form method="get" action="${path}#terms" class="facets">
   <fieldset class="facet"><legend>Family</legend>${[...byFamily].map(
     ([family, n]) =>
-      html`<div><label class="inline"><input type="checkbox" name="family" value="${family}"${chosen('family', family)}> ${familyByKey(family)?.label ?? family} <span class="count">(${n})</span></label></div>`,
+      html`<div><label class="inline"><input type="checkbox" name="family" value="${family}"${chosen('family', family)}> ${refdata.families.labelOf(family)} <span class="count">(${n})</span></label></div>`,
   )}</fieldset>
   <fieldset class="facet"><legend>Status</legend>${[...byStatus].map(
     ([status, n]) =>
@@ -85,7 +84,7 @@ export const libraryTerms: PageSection = {
 <p id="term-count">${total} ${total === 1 ? 'term' : 'terms'}${pagesCount > 1 ? html`, page ${page} of ${pagesCount}` : html``}</p>
 <ul id="term-list" class="cards">${terms.map(
       (term) =>
-        html`<li><a href="${pageHref(refdata, term.iri) ?? term.iri}">${term.name}</a> <span class="status status-${term.status}">${statusLabel(term.status)}</span> <span class="hint">${familyByKey(term.family)?.label ?? term.family}</span></li>`,
+        html`<li><a href="${pageHref(refdata, term.iri) ?? term.iri}">${term.name}</a> <span class="status status-${term.status}">${statusLabel(term.status)}</span> <span class="hint">${refdata.families.labelOf(term.family)}</span></li>`,
     )}</ul>
 <nav aria-label="Pages of terms" class="inline-list">${
       page > 1

@@ -1,7 +1,6 @@
 import { sql } from 'kysely';
 import { html, type Markup } from '../../../platform/web/html.js';
 import type { Status } from '../../db/tables.js';
-import { familyByKey } from '../../families/registry.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { PageSection, SectionContext } from './section.js';
 
@@ -85,7 +84,7 @@ export const referencedBy: PageSection = {
       ([field, list]) =>
         html`<h3>${INVERSE[field] ?? `Resources that name it in ${field}`} (${list.length})</h3><ul class="referenced-by" data-field="${field}">${list.map(
           (entry) =>
-            html`<li><a href="${pageHref(pages.refdata, entry.iri) ?? entry.iri}">${entry.name}</a> <span class="hint">${familyByKey(entry.family)?.label ?? entry.family}</span>${entry.status === 'Approved' ? html`` : html` <span class="status status-${entry.status}">${statusLabel(entry.status)}</span>`}</li>`,
+            html`<li><a href="${pageHref(pages.refdata, entry.iri) ?? entry.iri}">${entry.name}</a> <span class="hint">${pages.refdata.families.labelOf(entry.family)}</span>${entry.status === 'Approved' ? html`` : html` <span class="status status-${entry.status}">${statusLabel(entry.status)}</span>`}</li>`,
         )}</ul>`,
     )}`;
   },

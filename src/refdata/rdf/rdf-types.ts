@@ -1,0 +1,22 @@
+import { DataFactory } from 'n3';
+import type { Family } from '../families/family.js';
+import { GraphBuilder } from './graph.js';
+import { NS, RDL_NAMESPACE } from './vocabulary.js';
+
+const RDF_TYPE = `${NS.rdf}type`;
+const SUBJECT = DataFactory.namedNode('urn:refdata:types-of');
+
+/**
+ * The standard RDF classes a resource is an instance of (our own `rdl:` classes
+ * left out): the family's own answer, or the `rdf:type` triples of its mapping.
+ */
+export function rdfTypesOf(family: Family | undefined, body: Record<string, unknown>): string[] {
+  if (!family) return [];
+  if (family.rdfTypes) return family.rdfTypes(body);
+  const graph = new GraphBuilder('', SUBJECT);
+  family.rdf(body, graph);
+  return graph.quads
+    .filter((quad) => quad.predicate.value === RDF_TYPE && quad.subject.equals(SUBJECT))
+    .map((quad) => quad.object.value)
+    .filter((type) => !type.startsWith(RDL_NAMESPACE));
+}

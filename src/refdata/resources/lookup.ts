@@ -1,0 +1,152 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { Refdata } from '../context.js';
+import type { Family, ReferencedResource, RuleContext } from '../families/family.js';
+import { DuplicateResource, etagOf, LifecycleConflict, type ResourceRow } from './store.js';
+
+/** Finding resources for a request, and the answers when they are not there or moved on. */
+
+export const IRI_QUERY = Type.Object(
+  {
+    iri: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: 'The resource IRI, URL-encoded',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export function notFound(iri: string): HttpError {
+  return new HttpError(problem(404, 'not-found', `No resource has the IRI ${iri}.`));
+}
+
+/** 410 for a resource that was removed, 404 for one that never was. */
+export async function missing(refdata: Refdata, iri: string): Promise<HttpError> {
+  const removed = await refdata.store.findRemoved(iri);
+  if (!removed) return notFound(iri);
+  return new HttpError(
+    problem(
+      410,
+      'removed',
+      `${iri} was removed on ${new Date(Number(removed.removed_at)).toISOString()}; its history is at /revisions?iri=${encodeURIComponent(iri)}.`,
+    ),
+  );
+}
+
+/** Turns the store's refusals into 409 problems. */
+export function conflictProblem(error: unknown): unknown {
+  if (error instanceof DuplicateResource)
+    return new HttpError(problem(409, 'duplicate', error.message));
+  if (error instanceof LifecycleConflict)
+    return new HttpError(problem(409, error.kind, error.message));
+  return error;
+}
+
+/** `If-Match` against the resource's ETag; a mismatch means the write is stale. */
+export function checkIfMatch(request: FastifyRequest, row: ResourceRow): void {
+  const header = request.headers['if-match'];
+  if (header === undefined || header.trim() === '*') return;
+  const tags = header.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
+  if (!tags.includes(etagOf(row))) {
+    throw new HttpError(
+      problem(
+        409,
+        'stale-write',
+        `The resource is at version ${etagOf(row)}; the request was based on ${header}.`,
+      ),
+    );
+  }
+}
+
+/** A rule context reading the store, each IRI at most once per request. */
+export function ruleContext(refdata: Refdata, self: string | undefined): RuleContext {
+  const cache = new Map<string, Promise<ReferencedResource | undefined>>();
+  return {
+    iriBase: refdata.iriBase,
+    self,
+    catalogues: refdata.catalogues,
+    find(iri) {
+      let found = cache.get(iri);
+      if (!found) {
+        found = refdata.store.findByIri(iri).then((row) =>
+          row
+            ? {
+                iri: row.iri,
+                family: row.family,
+                status: row.status,
+                body: JSON.parse(row.body) as Record<string, unknown>,
+              }
+            : undefined,
+        );
+        cache.set(iri, found);
+      }
+      return found;
+    },
+  };
+}
+
+export async function readRow(
+  refdata: Refdata,
+  family: Pick<Family, 'key' | 'label'>,
+  iri: string,
+): Promise<ResourceRow> {
+  const row = await refdata.store.findByIri(iri);
+  if (!row) throw await missing(refdata, iri);
+  if (row.family !== family.key) {
+    const actual = refdata.families.byKey(row.family);
+    throw new HttpError(
+      problem(
+        400,
+        'wrong-family',
+        `${iri} is a ${actual?.label ?? row.family}, not a ${family.label}; use ${actual?.route ?? 'its own route'}.`,
+      ),
+    );
+  }
+  return row;
+}
+
+/** The JSON a write answers with, and the read returns. */
+export function representation(
+  refdata: Refdata,
+  row: ResourceRow,
+  children: ResourceRow[] = [],
+  replacedBy?: string,
+) {
+  const family = refdata.families.byKey(row.family);
+  const encoded = encodeURIComponent(row.iri);
+  return {
+    iri: row.iri,
+    family: row.family,
+    status: row.status,
+    ...(JSON.parse(row.body) as Record<string, unknown>),
+    ...(family?.aggregate
+      ? { picklistValues: children.map((child) => ({ id: child.iri, ...valueFields(child) })) }
+      : {}),
+    ...(replacedBy ? { replacedBy } : {}),
+    version: row.version,
+    createdBy: row.created_by,
+    createdAt: new Date(Number(row.created_at)).toISOString(),
+    updatedBy: row.updated_by,
+    updatedAt: new Date(Number(row.updated_at)).toISOString(),
+    links: {
+      self: `${refdata.publicUrl}${family?.route}?iri=${encoded}`,
+      ...(row.status === 'Draft'
+        ? {
+            update: `${refdata.publicUrl}${family?.route}?iri=${encoded}`,
+            // A value is submitted with its picklist, never alone.
+            ...(family?.parentIri
+              ? {}
+              : { submit: `${refdata.publicUrl}/status/submit?iri=${encoded}` }),
+          }
+        : {}),
+      revisions: `${refdata.publicUrl}/revisions?iri=${encoded}`,
+    },
+  };
+}
+
+function valueFields(row: ResourceRow) {
+  const body = JSON.parse(row.body) as { name?: string; description?: string };
+  return { name: body.name, description: body.description, status: row.status };
+}
