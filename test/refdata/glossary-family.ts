@@ -13,8 +13,10 @@ export const GLOSSARY = 'https://example.org/glossary#';
  * A family that exists only in this test: one module's worth of definition,
  * handed to the service beside the stock ones, and nothing else anywhere.
  */
+export const GLOSSARY_FAMILY_KEY = 'glossary-term';
+
 export const glossaryTerm = defineFamily({
-  key: 'glossary-term',
+  key: GLOSSARY_FAMILY_KEY,
   route: '/test/glossary-terms',
   label: 'glossary term',
   schema: familySchema(

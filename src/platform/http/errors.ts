@@ -61,9 +61,7 @@ export function problemFromError(error: unknown): Problem {
   };
   if (Array.isArray(fastifyError.validation)) {
     const location = VALIDATION_LOCATIONS[fastifyError.validationContext ?? 'body'] ?? 'body';
-    const errors = mergeEnumerations(fastifyError.validation).map((issue) =>
-      fieldError(location, issue),
-    );
+    const errors = fieldErrorsOf(fastifyError.validation, location);
     return problem(400, 'validation', summarize(errors), {
       title: 'Invalid request',
       errors,
@@ -94,6 +92,11 @@ export function problemFromError(error: unknown): Problem {
     return problem(status, 'bad-request', fastifyError.message);
   }
   return internalProblem();
+}
+
+/** Schema validation issues as the field errors problems list, in plain words. */
+export function fieldErrorsOf(issues: readonly AjvIssue[], location: FieldLocation): FieldError[] {
+  return mergeEnumerations(issues).map((issue) => fieldError(location, issue));
 }
 
 function internalProblem(): Problem {

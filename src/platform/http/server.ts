@@ -141,7 +141,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   return app;
 }
 
-function schemaValidator(options: { coerceTypes: 'array' | false }): Ajv {
+export function schemaValidator(options: { coerceTypes: 'array' | false }): Ajv {
   const ajv = new Ajv({
     ...options,
     // Unknown fields are an error the client should hear about, not silently dropped.

@@ -19,7 +19,7 @@ export interface FrameOptions {
   /** The service's own styles, after the shared ones. */
   style?: string | undefined;
   /** A script of the service's own (same origin: the policy allows nothing else). */
-  script?: string | undefined;
+  script?: string | readonly string[] | undefined;
   /** Wider pages (tables of terms, search results) than a form's reading width. */
   wide?: boolean | undefined;
 }
@@ -78,7 +78,9 @@ export function frame(options: FrameOptions, content: Markup): string {
 <title>${options.title} · ${options.service}</title>
 <link rel="icon" href="${FAVICON}">
 <style>${trusted(STYLE)}${trusted(options.style ?? '')}</style>
-${options.script ? html`<script src="${options.script}" defer></script>` : html``}
+${(typeof options.script === 'string' ? [options.script] : (options.script ?? [])).map(
+  (source) => html`<script src="${source}" defer></script>`,
+)}
 </head>
 <body>
 <a class="skip" href="#content">Skip to content</a>

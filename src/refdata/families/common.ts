@@ -17,8 +17,9 @@ export interface RefersTo {
 /** The schema keyword that carries `RefersTo` (an OpenAPI extension). */
 export const REFERS_TO = 'x-refers-to';
 
-const Iri = (description: string, refersTo?: RefersTo) =>
+const Iri = (description: string, refersTo?: RefersTo, title?: string) =>
   Type.String({
+    ...(title ? { title } : {}),
     minLength: 1,
     maxLength: 2048,
     format: 'link-iri',
@@ -62,7 +63,12 @@ const DefinitionSource = Type.Object(
 
 /** The fields every write body has (spec section 2). */
 export const COMMON_FIELDS = {
-  changeJustification: Type.String({ minLength: 1, maxLength: 2000 }),
+  changeJustification: Type.String({
+    minLength: 1,
+    maxLength: 2000,
+    title: 'Why this change',
+    description: 'Kept with this version in the history',
+  }),
   name: Type.String({ minLength: 1, maxLength: 500 }),
   description: Type.String({ minLength: 1, maxLength: 20000 }),
   replaces: Type.Optional(
@@ -75,7 +81,7 @@ export const COMMON_FIELDS = {
 
 /** A term's library: required for every family but libraries themselves. */
 export const ONTOLOGY_FIELD = {
-  ontology: Iri('The library the term belongs to', { families: ['library'] }),
+  ontology: Iri('The library the term belongs to', { families: ['library'] }, 'Library'),
 };
 
 /**

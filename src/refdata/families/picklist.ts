@@ -20,10 +20,11 @@ export const picklist = defineFamily({
   schema: familySchema(
     {
       ...ONTOLOGY_FIELD,
-      subClassOf: IRI('What the picklist is a kind of', {
-        families: ['class', 'cfihos-entity'],
-        external: true,
-      }),
+      subClassOf: IRI(
+        'What the picklist is a kind of',
+        { families: ['class', 'cfihos-entity'], external: true },
+        'Kind of',
+      ),
       picklistValues: Type.Optional(
         Type.Array(
           Type.Object(

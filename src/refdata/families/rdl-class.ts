@@ -22,7 +22,7 @@ export const rdlClass = defineFamily({
       ...ONTOLOGY_FIELD,
       subClassOf: Type.Array(
         IRI('A superclass', { families: ['class', 'cfihos-entity'], external: true }),
-        { minItems: 1, maxItems: 50 },
+        { minItems: 1, maxItems: 50, title: 'Superclasses' },
       ),
     },
     'A reference-data class',

@@ -15,6 +15,7 @@ export const symbol = defineFamily({
     {
       ontology: Type.Optional(IRI('The library the symbol belongs to', { families: ['library'] })),
       dcIdentifier: Type.String({
+        title: 'Identifier',
         pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$',
         description:
           'The symbol identifier (Dublin Core identifier); also the last segment of its IRI',

@@ -1,22 +1,13 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import type { Status } from '../db/tables.js';
-import { checkIfMatch, conflictProblem, IRI_QUERY, notFound } from '../resources/lookup.js';
+import { checkIfMatch, IRI_QUERY, notFound } from '../resources/lookup.js';
 import { etagOf, type ResourceRow } from '../resources/store.js';
 import { requiredText } from '../resources/text.js';
-
-type Step = 'submit' | 'approve' | 'reject';
-
-function wrongState(row: ResourceRow, action: Step, from: Status): HttpError {
-  return new HttpError(
-    problem(409, 'wrong-state', `${row.iri} is ${row.status}; ${action} takes a ${from} resource.`),
-  );
-}
+import { type Move, moveResource } from './steps.js';
 
 const DECISION = Type.Object(
   { justification: Type.String({ minLength: 1, maxLength: 2000 }) },
@@ -35,60 +26,13 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     return row;
   };
 
-  /**
-   * Moves a resource from `from` to `to`, a picklist with every value, or says
-   * why not: values never move alone, and each step starts from one state.
-   */
   const step = async (
     request: FastifyRequest,
     row: ResourceRow,
-    move: { from: Status; to: Status; action: Step; justification: string },
+    move: Omit<Move, 'actor'>,
   ): Promise<ResourceRow> => {
-    const family = refdata.families.byKey(row.family);
-    // A value an aggregate owns (a picklist value) moves only with it.
-    if (family?.parentIri) {
-      throw new HttpError(
-        problem(
-          409,
-          'moves-with-picklist',
-          `A picklist value is submitted, approved and rejected with its picklist (${row.parent_iri}), never alone.`,
-        ),
-      );
-    }
     checkIfMatch(request, row);
-    if (row.status !== move.from) throw wrongState(row, move.action, move.from);
-    const aggregate = family?.aggregate !== undefined;
-    const values = aggregate ? await refdata.store.childrenOf(row.iri) : [];
-    const behind = values.find((value) => value.status !== move.from);
-    if (behind) {
-      throw new HttpError(
-        problem(
-          409,
-          'wrong-state',
-          `The picklist's value ${behind.iri} is ${behind.status}, not ${move.from}; values move with their picklist.`,
-        ),
-      );
-    }
-    // Approving a replacement deprecates what it replaces, if that is still in use.
-    const replaced =
-      move.action === 'approve' && row.replaces_iri
-        ? await refdata.store.findByIri(row.replaces_iri)
-        : undefined;
-    try {
-      return await refdata.store.transition(
-        [row, ...values],
-        move.from,
-        move.to,
-        move.action,
-        { actor: principalOf(request).subject, justification: move.justification },
-        {
-          alsoDeprecate: replaced?.status === 'Approved' ? replaced : undefined,
-          ...(aggregate ? { values } : {}),
-        },
-      );
-    } catch (error) {
-      throw conflictProblem(error);
-    }
+    return moveResource(refdata, row, { ...move, actor: principalOf(request).subject });
   };
 
   app.put('/status/submit', {

@@ -3,7 +3,7 @@ import { allowFormRedirectTo } from '../../platform/web/csp.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import { csrfField, frame, type Notice } from '../../platform/web/layout.js';
 import { checkPageRequest } from '../../platform/web/page-checks.js';
-import type { Role } from '../auth/roles.js';
+import { REVIEW_ROLES, type Role, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUS_STYLE } from '../rdf/html.js';
 import type { OidcSignIn } from './oidc-sign-in.js';
@@ -20,6 +20,8 @@ export interface PageOptions {
   notice?: Notice | undefined;
   /** Tables and lists that use the width of the screen. */
   wide?: boolean;
+  /** Scripts beyond the pages' own (the authoring forms'). */
+  scripts?: readonly string[];
 }
 
 /** The pages' one script (Copy buttons), served by the web plugin. */
@@ -43,8 +45,25 @@ ul.tree,ul.tree ul{list-style:none;padding-left:1.1rem}ul.tree{padding-left:0}ul
 ul.gallery{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.8rem}
 ul.gallery li{border:1px solid #ddd;border-radius:4px;padding:.5rem;background:#fff;text-align:center}
 ul.gallery a{display:block}ul.gallery .thumb svg{display:block;width:100%;height:6rem}
-nav.site{display:flex;gap:.8rem}
+nav.site{display:flex;flex-wrap:wrap;gap:.8rem}
 .inline-list{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
+a.button{display:inline-block;padding:.35rem .8rem;border:1px solid #2e2e5c;border-radius:3px;text-decoration:none;color:#2e2e5c;background:#fff;margin:.15rem 0}
+p.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
+button.primary{background:#2e2e5c;color:#fff;border:1px solid #1d1d40;border-radius:3px}
+form.authoring .default-action{position:absolute;left:-9999px}
+form.authoring .optional{font-weight:normal;color:#555}
+form.authoring select{max-width:100%}form.authoring input.number{max-width:12rem}
+fieldset.list,fieldset.group{border:1px solid #ccc;border-radius:4px;margin:1rem 0;padding:.4rem .8rem .8rem}
+fieldset.list legend,fieldset.group legend{font-weight:600;padding:0 .3rem}
+ol.rows{list-style:none;padding:0;margin:0}li.row{border-bottom:1px dashed #ccc;padding:.2rem 0 .6rem}
+.row-actions{display:flex;gap:.4rem;margin-top:.4rem}.row-actions button{padding:.2rem .6rem;font-size:.9em}
+button.add{margin-top:.6rem}.picked{margin:.2rem 0;font-size:.9em}
+fieldset.choices{border:1px solid #a40000;border-radius:4px;margin:.4rem 0}
+.error-summary{border:3px solid #a40000;padding:.4rem 1rem;margin:1rem 0;background:#fff}.error-summary h2{font-size:1.1rem;margin:.4rem 0}
+ul.suggestions{list-style:none;margin:0;padding:0;border:1px solid #888;background:#fff;max-height:16rem;overflow-y:auto}
+ul.suggestions li{padding:.35rem .5rem;cursor:pointer}ul.suggestions li[aria-selected=true]{background:#2e2e5c;color:#fff}
+table.diff del{background:#fbe3e3;text-decoration:line-through}table.diff ins{background:#e3f5e1;text-decoration:none}
+ul.dependencies{padding-left:1.2rem}
 `;
 
 /**
@@ -123,7 +142,11 @@ export class Pages {
     const session = this.sessionOf(request);
     const viewer = session?.data.viewer;
     const query = (request.query as Record<string, unknown> | undefined)?.q;
-    const header = html`<nav aria-label="Site" class="site"><a href="/">Libraries</a> <a href="/symbols">Symbols</a></nav>
+    const header = html`<nav aria-label="Site" class="site"><a href="/">Libraries</a> <a href="/symbols">Symbols</a>${
+      this.holds(request, WRITE_ROLES) ? html` <a href="/authoring/new">New</a>` : html``
+    }${viewer ? html` <a href="/authoring/mine">My drafts</a>` : html``}${
+      this.holds(request, REVIEW_ROLES) ? html` <a href="/review">Review</a>` : html``
+    }</nav>
 <form class="search" role="search" method="get" action="/search">
   <label class="visually-hidden" for="site-search">Search reference data</label>
   <input type="search" id="site-search" name="q" value="${typeof query === 'string' ? query : ''}" placeholder="Search classes, properties, units…" maxlength="200">
@@ -142,7 +165,7 @@ export class Pages {
         header,
         notice: options.notice,
         style: STYLE + STATUS_STYLE,
-        script: SCRIPT_PATH,
+        script: [SCRIPT_PATH, ...(options.scripts ?? [])],
         wide: options.wide,
       },
       content,

@@ -5,6 +5,11 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { registerPageScript } from '../../platform/web/copy.js';
 import { errorContent } from '../../platform/web/layout.js';
 import type { Refdata } from '../context.js';
+import { registerDraftPages } from './authoring/draft-pages.js';
+import { registerMyDraftsPage } from './authoring/my-drafts-page.js';
+import { registerReviewPages } from './authoring/review-pages.js';
+import { AUTHORING_SCRIPT, AUTHORING_SCRIPT_PATH } from './authoring/script.js';
+import { registerSubmitPages } from './authoring/submit-pages.js';
 import { registerHomePage } from './home-page.js';
 import { OidcSignIn, registerOidcSignIn } from './oidc-sign-in.js';
 import { Pages, SCRIPT_PATH } from './pages.js';
@@ -22,6 +27,10 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerResourcePages,
   registerSearchPage,
   registerSymbolGallery,
+  registerDraftPages,
+  registerSubmitPages,
+  registerReviewPages,
+  registerMyDraftsPage,
 ];
 
 /** Expired sessions are swept this often. */
@@ -61,6 +70,12 @@ export async function registerWebSurface(
       }),
     );
     registerPageScript(web as HttpApp, SCRIPT_PATH);
+    web.get(AUTHORING_SCRIPT_PATH, { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .type('text/javascript')
+        .header('cache-control', 'public, max-age=3600')
+        .send(AUTHORING_SCRIPT),
+    );
     for (const register of PAGE_MODULES) register(web as HttpApp, pages);
     if (oidc) registerOidcSignIn(web as HttpApp, pages, oidc);
   });

@@ -13,6 +13,7 @@ import { missing } from '../resources/lookup.js';
 import type { ResourceRow } from '../resources/store.js';
 import { searchFilters } from '../search/routes.js';
 import { completeShacl } from '../shacl/assemble.js';
+import { DONE_NOTICES, doneNotice, resourceActions } from './authoring/resource-actions.js';
 import { ACTION_WORDS } from './home-page.js';
 import { statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
@@ -91,9 +92,14 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
     return reply.type('text/html').send(
       pages.render(
         request,
-        { title: body.name ?? row.iri, wide: true },
+        {
+          title: body.name ?? row.iri,
+          wide: true,
+          notice: doneNotice((request.query as { done?: unknown }).done),
+        },
         html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${pages.refdata.families.labelOf(row.family)}</span></p>
 <p>IRI: ${copyable('iri', row.iri, { className: 'iri', label: 'Copy IRI' })}</p>
+${resourceActions(pages, request, row)}
 ${body.description ? html`<p id="definition">${body.description}</p>` : html``}
 ${sections}
 <h2>All statements</h2>
@@ -125,6 +131,8 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
       family: filters.family,
       status: filters.status,
       page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
+      // After a step taken on another page: which notice to show (a fixed list).
+      done: Type.Optional(Type.Union(Object.keys(DONE_NOTICES).map((key) => Type.Literal(key)))),
     },
     { additionalProperties: false },
   );

@@ -1,0 +1,77 @@
+import { HttpError, problem } from '../../platform/http/problem.js';
+import type { Refdata } from '../context.js';
+import type { Status } from '../db/tables.js';
+import { conflictProblem } from '../resources/lookup.js';
+import type { ResourceRow } from '../resources/store.js';
+
+export type Step = 'submit' | 'approve' | 'reject';
+
+/** One lifecycle step: from which state to which, who takes it and why. */
+export interface Move {
+  from: Status;
+  to: Status;
+  action: Step;
+  actor: string;
+  justification: string;
+}
+
+function wrongState(row: ResourceRow, action: Step, from: Status): HttpError {
+  return new HttpError(
+    problem(409, 'wrong-state', `${row.iri} is ${row.status}; ${action} takes a ${from} resource.`),
+  );
+}
+
+/**
+ * Moves a resource from `from` to `to`, a picklist with every value, or says
+ * why not: values never move alone, and each step starts from one state.
+ */
+export async function moveResource(
+  refdata: Refdata,
+  row: ResourceRow,
+  move: Move,
+): Promise<ResourceRow> {
+  const family = refdata.families.byKey(row.family);
+  // A value an aggregate owns (a picklist value) moves only with it.
+  if (family?.parentIri) {
+    throw new HttpError(
+      problem(
+        409,
+        'moves-with-picklist',
+        `A picklist value is submitted, approved and rejected with its picklist (${row.parent_iri}), never alone.`,
+      ),
+    );
+  }
+  if (row.status !== move.from) throw wrongState(row, move.action, move.from);
+  const aggregate = family?.aggregate !== undefined;
+  const values = aggregate ? await refdata.store.childrenOf(row.iri) : [];
+  const behind = values.find((value) => value.status !== move.from);
+  if (behind) {
+    throw new HttpError(
+      problem(
+        409,
+        'wrong-state',
+        `The picklist's value ${behind.iri} is ${behind.status}, not ${move.from}; values move with their picklist.`,
+      ),
+    );
+  }
+  // Approving a replacement deprecates what it replaces, if that is still in use.
+  const replaced =
+    move.action === 'approve' && row.replaces_iri
+      ? await refdata.store.findByIri(row.replaces_iri)
+      : undefined;
+  try {
+    return await refdata.store.transition(
+      [row, ...values],
+      move.from,
+      move.to,
+      move.action,
+      { actor: move.actor, justification: move.justification },
+      {
+        alsoDeprecate: replaced?.status === 'Approved' ? replaced : undefined,
+        ...(aggregate ? { values } : {}),
+      },
+    );
+  } catch (error) {
+    throw conflictProblem(error);
+  }
+}

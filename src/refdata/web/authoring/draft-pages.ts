@@ -1,0 +1,423 @@
+import { type Static, type TObject, Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type FieldError, HttpError, problem } from '../../../platform/http/problem.js';
+import type { HttpApp } from '../../../platform/http/server.js';
+import { bodyErrors } from '../../../platform/http/validate.js';
+import { html } from '../../../platform/web/html.js';
+import { csrfField } from '../../../platform/web/layout.js';
+import { WRITE_ROLES } from '../../auth/roles.js';
+import type { Family } from '../../families/family.js';
+import { createDraft, updateDraft } from '../../resources/authoring.js';
+import { readRow } from '../../resources/lookup.js';
+import type { ResourceRow } from '../../resources/store.js';
+import { pageHref } from '../links.js';
+import type { Pages } from '../pages.js';
+import { formFieldsOf, viewerWith } from './access.js';
+import { changesBetween, changesTable } from './diff.js';
+import {
+  applyListAction,
+  bodyOf,
+  type Draft,
+  draftFromFields,
+  draftOf,
+  emptyDraft,
+  type FieldSchema,
+  kindOf,
+  parseListAction,
+  referencesIn,
+  schemaAt,
+} from './form-model.js';
+import { type FormState, fieldId, formFields, humanize, placeErrors } from './form-view.js';
+import { type OpenPick, pickedResources, settleReferences } from './references.js';
+import { AUTHORING_SCRIPT_PATH } from './script.js';
+
+const IRI_QUERY = Type.Object(
+  { iri: Type.String({ minLength: 1, maxLength: 2048 }) },
+  { additionalProperties: false },
+);
+const FAMILY_PARAMS = Type.Object({ family: Type.String({ minLength: 1, maxLength: 100 }) });
+/** A new form may start with top-level fields filled in (`?ontology=` from a library's page). */
+const PREFILL_QUERY = Type.Record(
+  Type.String({ maxLength: 100 }),
+  Type.String({ maxLength: 2048 }),
+  {
+    maxProperties: 10,
+  },
+);
+
+/** Why `ontology` cannot change on edit (see the API's fixed fields). */
+const ONTOLOGY_FIXED = 'a term stays in the library it was created in';
+
+interface FormPage {
+  family: Family;
+  draft: Draft;
+  title: string;
+  action: string;
+  /** The version the form was opened at (edit). */
+  version?: number;
+  errors?: readonly FieldError[];
+  open?: ReadonlyMap<string, OpenPick>;
+  locked?: ReadonlyMap<string, string>;
+  cancel: string;
+}
+
+/** The label of the field at a pointer, for the summary of a refused form. */
+function pointerLabel(schema: FieldSchema, pointer: string): string {
+  const words: string[] = [];
+  const steps = pointer.split('/').slice(1);
+  for (const [index, step] of steps.entries()) {
+    const here = schemaAt(schema, `/${steps.slice(0, index + 1).join('/')}`);
+    if (/^\d+$/.test(step)) {
+      words.push(String(Number(step) + 1));
+      continue;
+    }
+    words.push(here?.title ?? humanize(step));
+  }
+  return words.join(' › ') || 'The form';
+}
+
+/**
+ * Creating and editing Drafts of every family, with forms made from each
+ * family's own schema (no family has form code of its own), checked by the
+ * same rules as the API.
+ */
+export function registerDraftPages(app: HttpApp, pages: Pages): void {
+  const refdata = pages.refdata;
+
+  const renderForm = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    page: FormPage,
+  ) => {
+    const schema = page.family.schema as FieldSchema;
+    const shownAt = (pointer: string) => schemaAt(schema, pointer) !== undefined;
+    const placed = placeErrors(page.errors ?? [], shownAt);
+    const picked = await pickedResources(
+      refdata,
+      referencesIn(schema, page.draft).map((reference) => reference.value),
+    );
+    const state: FormState = {
+      errors: placed,
+      picked,
+      open: page.open ?? new Map(),
+      ownFamily: page.family.key,
+      familyLabel: (key) => refdata.families.labelOf(key),
+      locked: page.locked ?? new Map(),
+    };
+    const problems = [
+      ...[...placed].flatMap(([pointer, messages]) =>
+        messages.map((message) => ({ pointer, message })),
+      ),
+      ...[...state.open].map(([pointer, open]) => ({ pointer, message: open.message })),
+    ];
+    const session = await pages.ensureSession(request, reply);
+    const summary =
+      problems.length > 0
+        ? html`<div class="error-summary" role="alert" id="error-summary" tabindex="-1"><h2>The Draft was not saved: ${
+            problems.length === 1 ? 'one thing needs' : `${problems.length} things need`
+          } attention</h2><ul>${problems.map(({ pointer, message }) => {
+            const field = schemaAt(schema, pointer);
+            const target = field && kindOf(field) !== 'hidden' ? fieldId(pointer) : undefined;
+            const words = `${pointerLabel(schema, pointer)} ${message}`;
+            return html`<li>${target ? html`<a href="#${target}">${words}</a>` : words}</li>`;
+          })}</ul></div>`
+        : html``;
+    return reply
+      .status(status)
+      .type('text/html')
+      .send(
+        pages.render(
+          request,
+          { title: page.title, scripts: [AUTHORING_SCRIPT_PATH] },
+          html`${summary}<form method="post" action="${page.action}" class="authoring" novalidate>
+${csrfField(session.data.csrf)}<button type="submit" name="_action" value="save" class="default-action" tabindex="-1" aria-hidden="true">Save</button>${
+            page.version === undefined
+              ? html``
+              : html`<input type="hidden" name="_version" value="${String(page.version)}">`
+          }
+<p class="hint">${schema.description ?? ''}. Fields are required unless marked optional.</p>
+${formFields(schema, page.draft, state)}
+<p class="actions"><button type="submit" name="_action" value="save" class="primary">Save Draft</button> <a href="${page.cancel}">Cancel</a></p>
+</form>`,
+        ),
+      );
+  };
+
+  /** A refused write's field errors, or undefined when the refusal is not about fields. */
+  const refusedFields = (error: unknown): FieldError[] | undefined => {
+    if (!(error instanceof HttpError)) return undefined;
+    const { status, code, errors, detail } = error.problem;
+    if (status === 400 && errors) return errors;
+    if (status === 409 && code === 'duplicate')
+      return [{ in: 'body', field: '/name', detail: `is taken: ${detail ?? ''}` }];
+    return undefined;
+  };
+
+  /** Handles a posted form: a list button, a reference to choose, or a save. */
+  const post = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    family: Family,
+    target: { row?: ResourceRow; page: Omit<FormPage, 'draft' | 'family'> },
+    save: (body: Static<TObject>) => Promise<ResourceRow>,
+  ) => {
+    const schema = family.schema as FieldSchema;
+    const fields = formFieldsOf(request.body);
+    const draft = draftFromFields(schema, fields);
+    const open = await settleReferences(refdata, schema, draft, fields, family.key);
+    const listAction = parseListAction(fields.get('_action') ?? '');
+    const page = { ...target.page, family, open };
+    if (listAction) {
+      return renderForm(request, reply, 200, {
+        ...page,
+        draft: applyListAction(schema, draft, listAction),
+      });
+    }
+    if (open.size > 0) return renderForm(request, reply, 422, { ...page, draft });
+    const body = (bodyOf(schema, draft) ?? {}) as Static<TObject>;
+    const invalid = bodyErrors(family.schema, body);
+    if (invalid.length > 0)
+      return renderForm(request, reply, 422, { ...page, draft, errors: invalid });
+    try {
+      const row = await save(body);
+      const href = pageHref(refdata, row.iri) ?? '/';
+      return reply.redirect(`${href}?done=${target.row ? 'saved' : 'created'}`, 303);
+    } catch (error) {
+      const errors = refusedFields(error);
+      if (errors) return renderForm(request, reply, 422, { ...page, draft, errors });
+      if (target.row && error instanceof HttpError && error.problem.code === 'stale-write')
+        return conflict(request, reply, family, target.row.iri, draft);
+      throw error;
+    }
+  };
+
+  /** Someone saved the Draft since this form was opened: both versions, nothing overwritten. */
+  const conflict = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    family: Family,
+    iri: string,
+    draft: Draft,
+  ) => {
+    const current = await readRow(refdata, family, iri);
+    const schema = family.schema as FieldSchema;
+    const stored = JSON.parse(current.body) as Record<string, unknown>;
+    const yours = (bodyOf(schema, draft) ?? {}) as Record<string, unknown>;
+    const { changeJustification: _yours, ...yourContent } = yours;
+    const changes = changesBetween(stored, yourContent);
+    const session = await pages.ensureSession(request, reply);
+    const editAddress = `/authoring/edit?iri=${encodeURIComponent(iri)}`;
+    return reply
+      .status(409)
+      .type('text/html')
+      .send(
+        pages.render(
+          request,
+          {
+            title: `${current.name} changed while you were editing`,
+            scripts: [AUTHORING_SCRIPT_PATH],
+            wide: true,
+          },
+          html`<p role="alert">${current.updated_by} saved this Draft (version ${String(current.version)}) after you opened the form. Nothing you typed was saved, and nothing of theirs was overwritten.</p>
+${changesTable(changes, { before: 'Saved now', after: 'Yours' }, 'Where your version differs from the saved one')}
+<h2>What now</h2>
+<form method="post" action="${editAddress}&amp;resume=1" class="inline">${csrfField(session.data.csrf)}
+<input type="hidden" name="_draft" value="${JSON.stringify(draft)}">
+<button type="submit">Edit again from your version</button>
+</form>
+<p>Your version opens in the form, now based on the saved one: saving it replaces theirs, so check their changes first.</p>
+<p><a href="${editAddress}">Discard yours and edit the saved version</a> · <a href="${pageHref(refdata, iri) ?? '/'}">Leave it as it is</a></p>`,
+        ),
+      );
+  };
+
+  const lockedOnEdit = (family: Family): Map<string, string> =>
+    new Map(
+      Object.entries({ ontology: ONTOLOGY_FIXED, ...family.fixed })
+        .filter(([field]) => family.schema.properties[field] !== undefined)
+        .map(([field, why]) => [`/${field}`, why]),
+    );
+
+  const familyFrom = (key: string): Family => {
+    const family = refdata.families.byKey(key);
+    if (!family)
+      throw new HttpError(problem(404, 'not-found', `There is no family called ${key}.`));
+    return family;
+  };
+
+  app.get('/authoring/new', pages.route(), async (request, reply) => {
+    if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
+    return reply
+      .type('text/html')
+      .send(
+        pages.render(
+          request,
+          { title: 'New Draft' },
+          html`<p>What are you writing?</p><ul class="cards" id="families">${refdata.families.all.map(
+            (family) =>
+              html`<li><a href="/authoring/new/${family.key}"><strong>${humanize(family.label)}</strong></a><p class="hint">${family.schema.description ?? ''}</p></li>`,
+          )}</ul>`,
+        ),
+      );
+  });
+
+  app.get(
+    '/authoring/new/:family',
+    pages.route({ schema: { params: FAMILY_PARAMS, querystring: PREFILL_QUERY } }),
+    async (request, reply) => {
+      if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
+      const family = familyFrom((request.params as { family: string }).family);
+      const schema = family.schema as FieldSchema;
+      const draft = emptyDraft(schema) as Record<string, Draft>;
+      for (const [name, value] of Object.entries(request.query as Record<string, string>)) {
+        const field = schema.properties?.[name];
+        if (field && typeof draft[name] === 'string' && kindOf(field) !== 'hidden')
+          draft[name] = value;
+      }
+      return renderForm(request, reply, 200, {
+        family,
+        draft,
+        title: `New ${family.label}`,
+        action: `/authoring/new/${family.key}`,
+        cancel: '/authoring/new',
+      });
+    },
+  );
+
+  app.post(
+    '/authoring/new/:family',
+    pages.route({ schema: { params: FAMILY_PARAMS } }),
+    async (request, reply) => {
+      const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts');
+      if (!viewer) return reply;
+      const family = familyFrom((request.params as { family: string }).family);
+      return post(
+        request,
+        reply,
+        family,
+        {
+          page: {
+            title: `New ${family.label}`,
+            action: `/authoring/new/${family.key}`,
+            cancel: '/authoring/new',
+          },
+        },
+        (body) => createDraft(refdata, family, body, viewer.subject),
+      );
+    },
+  );
+
+  /** The Draft at `iri` with its family, or why it cannot be edited. */
+  const editable = async (iri: string) => {
+    const found = await refdata.store.findByIri(iri);
+    if (!found) throw new HttpError(problem(404, 'not-found', `No resource has the IRI ${iri}.`));
+    const family = familyFrom(found.family);
+    if (found.status !== 'Draft') {
+      throw new HttpError(
+        problem(409, 'not-draft', `${found.name} is ${found.status}; only a Draft can be edited.`),
+      );
+    }
+    return { row: found, family };
+  };
+
+  const editPage = (row: ResourceRow, family: Family) => ({
+    title: `Edit ${row.name}`,
+    action: `/authoring/edit?iri=${encodeURIComponent(row.iri)}`,
+    cancel: pageHref(refdata, row.iri) ?? '/',
+    locked: lockedOnEdit(family),
+  });
+
+  /** The stored Draft as the form shows it: values an aggregate owns included, a new justification asked for. */
+  const storedDraft = async (row: ResourceRow, family: Family): Promise<Draft> => {
+    const body = JSON.parse(row.body) as Record<string, unknown>;
+    if (family.aggregate) {
+      const children = await refdata.store.childrenOf(row.iri);
+      body[family.aggregate.field] = children.map((child) => ({
+        id: child.iri,
+        ...(JSON.parse(child.body) as Record<string, unknown>),
+      }));
+    }
+    return draftOf(family.schema as FieldSchema, body);
+  };
+
+  app.get(
+    '/authoring/edit',
+    pages.route({ schema: { querystring: IRI_QUERY } }),
+    async (request, reply) => {
+      if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts')) return reply;
+      const { row, family } = await editable((request.query as { iri: string }).iri);
+      return renderForm(request, reply, 200, {
+        ...editPage(row, family),
+        family,
+        version: row.version,
+        draft: await storedDraft(row, family),
+      });
+    },
+  );
+
+  app.post(
+    '/authoring/edit',
+    pages.route({
+      schema: {
+        querystring: Type.Object(
+          { iri: IRI_QUERY.properties.iri, resume: Type.Optional(Type.Literal('1')) },
+          { additionalProperties: false },
+        ),
+      },
+    }),
+    async (request, reply) => {
+      const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts');
+      if (!viewer) return reply;
+      const { iri, resume } = request.query as { iri: string; resume?: '1' };
+      const { row, family } = await editable(iri);
+      const fields = formFieldsOf(request.body);
+      if (resume) {
+        // Back from the conflict page: the person's version, on top of the saved one.
+        const draft = resumedDraft(fields.get('_draft'), family);
+        return renderForm(request, reply, 200, {
+          ...editPage(row, family),
+          family,
+          version: row.version,
+          draft,
+        });
+      }
+      // The version the form was opened at travels with it through list buttons.
+      const version = Number(fields.get('_version'));
+      const saving = parseListAction(fields.get('_action') ?? '') === undefined;
+      if (saving && version !== row.version) {
+        return conflict(
+          request,
+          reply,
+          family,
+          iri,
+          draftFromFields(family.schema as FieldSchema, fields),
+        );
+      }
+      return post(
+        request,
+        reply,
+        family,
+        {
+          row,
+          page: {
+            ...editPage(row, family),
+            version: Number.isSafeInteger(version) ? version : row.version,
+          },
+        },
+        (body) => updateDraft(refdata, family, row, body, viewer.subject),
+      );
+    },
+  );
+}
+
+/** A Draft carried through the conflict page, read back only as far as the schema allows. */
+function resumedDraft(text: string | undefined, family: Family): Draft {
+  const schema = family.schema as FieldSchema;
+  try {
+    const value = JSON.parse(text ?? '') as unknown;
+    return draftOf(schema, bodyOf(schema, value as Draft) ?? {});
+  } catch {
+    return emptyDraft(schema);
+  }
+}

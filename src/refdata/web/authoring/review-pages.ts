@@ -1,0 +1,249 @@
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError, problem } from '../../../platform/http/problem.js';
+import type { HttpApp } from '../../../platform/http/server.js';
+import { html, timeTag } from '../../../platform/web/html.js';
+import { csrfField } from '../../../platform/web/layout.js';
+import { REVIEW_ROLES } from '../../auth/roles.js';
+import { moveResource } from '../../lifecycle/steps.js';
+import type { ResourceRow } from '../../resources/store.js';
+import { ACTION_WORDS } from '../home-page.js';
+import { pageHref, statusLabel } from '../links.js';
+import type { Pages } from '../pages.js';
+import { formFieldsOf, viewerWith } from './access.js';
+import { dependenciesOf } from './dependencies.js';
+import { changesBetween, changesTable, pointerWords } from './diff.js';
+
+const IRI_QUERY = Type.Object(
+  { iri: Type.String({ minLength: 1, maxLength: 2048 }) },
+  { additionalProperties: false },
+);
+const QUEUE_QUERY = Type.Object(
+  {
+    library: Type.Optional(Type.String({ maxLength: 2048 })),
+    family: Type.Optional(Type.String({ maxLength: 100 })),
+  },
+  { additionalProperties: false },
+);
+/** How many Submitted resources the queue shows at once. */
+const QUEUE_LENGTH = 200;
+
+/**
+ * The review: a queue of what waits (oldest first, by library and family), and
+ * a page per resource with what changed, what it names and in which state, and
+ * the decision with its required justification.
+ */
+export function registerReviewPages(app: HttpApp, pages: Pages): void {
+  const refdata = pages.refdata;
+
+  app.get(
+    '/review',
+    pages.route({ schema: { querystring: QUEUE_QUERY } }),
+    async (request, reply) => {
+      if (!viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing')) return reply;
+      const query = request.query as { library?: string; family?: string };
+      const library = query.library || undefined;
+      const family = query.family || undefined;
+      const [waiting, libraries] = await Promise.all([
+        refdata.db
+          .selectFrom('resources as r')
+          .leftJoin('resources as library', 'library.iri', 'r.library_key')
+          .select([
+            'r.iri',
+            'r.name',
+            'r.family',
+            'r.updated_by',
+            'r.updated_at',
+            'library.name as library',
+          ])
+          .where('r.status', '=', 'Submitted')
+          .where('r.parent_iri', 'is', null)
+          .$if(library !== undefined, (select) =>
+            select.where('r.library_key', '=', library as string),
+          )
+          .$if(family !== undefined, (select) => select.where('r.family', '=', family as string))
+          .orderBy('r.updated_at')
+          .orderBy('r.id')
+          .limit(QUEUE_LENGTH)
+          .execute(),
+        refdata.db
+          .selectFrom('resources')
+          .select(['iri', 'name'])
+          .where('family', '=', 'library')
+          .orderBy('name_normalized')
+          .execute(),
+      ]);
+      const now = Date.now();
+      const option = (value: string, label: string, chosen: string | undefined) =>
+        html`<option value="${value}"${value === (chosen ?? '') ? html` selected` : html``}>${label}</option>`;
+      return reply.type('text/html').send(
+        pages.render(
+          request,
+          { title: 'Review', wide: true },
+          html`<form method="get" action="/review" class="facets">
+<div><label for="queue-library">Library</label><select id="queue-library" name="library">${option('', 'Every library', library)}${libraries.map((entry) => option(entry.iri, entry.name, library))}</select></div>
+<div><label for="queue-family">Family</label><select id="queue-family" name="family">${option('', 'Every family', family)}${refdata.families.all.map((entry) => option(entry.key, entry.label, family))}</select></div>
+<p><button type="submit">Show</button></p>
+</form>
+<p id="queue-count">${waiting.length === 0 ? 'Nothing waits for review.' : `${waiting.length} waiting, oldest first.`}</p>
+${
+  waiting.length > 0
+    ? html`<table class="stack" id="queue"><thead><tr class="head"><th scope="col">Resource</th><th scope="col">Family</th><th scope="col">Library</th><th scope="col">Submitted</th></tr></thead><tbody>${waiting.map(
+        (entry) =>
+          html`<tr><th scope="row"><a href="/review/resource?iri=${encodeURIComponent(entry.iri)}">${entry.name}</a></th><td data-label="Family">${refdata.families.labelOf(entry.family)}</td><td data-label="Library">${entry.library ?? ''}</td><td data-label="Submitted">by ${entry.updated_by} ${timeTag(Number(entry.updated_at), now)}</td></tr>`,
+      )}</tbody></table>`
+    : html``
+}`,
+        ),
+      );
+    },
+  );
+
+  const submitted = async (iri: string): Promise<ResourceRow> => {
+    const row = await refdata.store.findByIri(iri);
+    if (!row) throw new HttpError(problem(404, 'not-found', `No resource has the IRI ${iri}.`));
+    if (row.status !== 'Submitted')
+      throw new HttpError(
+        problem(
+          409,
+          'wrong-state',
+          `${row.name} is ${row.status}; only a Submitted resource is reviewed.`,
+        ),
+      );
+    if (row.parent_iri)
+      throw new HttpError(
+        problem(409, 'moves-with-picklist', `${row.name} is reviewed with ${row.parent_iri}.`),
+      );
+    return row;
+  };
+
+  const reviewPage = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    row: ResourceRow,
+    status: number,
+    refused?: { justification: string; error: string },
+  ) => {
+    const body = JSON.parse(row.body) as Record<string, unknown>;
+    const family = refdata.families.byKey(row.family);
+    const children = family?.aggregate ? await refdata.store.childrenOf(row.iri) : [];
+    const content = {
+      ...body,
+      ...(family?.aggregate
+        ? { [family.aggregate.field]: children.map((child) => JSON.parse(child.body) as unknown) }
+        : {}),
+    };
+    const replaced = row.replaces_iri ? await refdata.store.findByIri(row.replaces_iri) : undefined;
+    const baseline = replaced ? (JSON.parse(replaced.body) as Record<string, unknown>) : {};
+    const dependencies = await dependenciesOf(refdata, row);
+    const unsettled = dependencies.filter((dependency) => dependency.status !== 'Approved');
+    const revisions = await refdata.store.revisions(row.id);
+    const session = await pages.ensureSession(request, reply);
+    const now = Date.now();
+    return reply
+      .status(status)
+      .type('text/html')
+      .send(
+        pages.render(
+          request,
+          { title: `Review ${row.name}`, wide: true },
+          html`<p><span class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${refdata.families.labelOf(row.family)}</span> · <a href="${pageHref(refdata, row.iri) ?? '/'}">Its page</a></p>
+${
+  replaced
+    ? html`<p class="notice error" id="replaces">It replaces <a href="${pageHref(refdata, replaced.iri) ?? replaced.iri}">${replaced.name}</a> (${statusLabel(replaced.status)}).${replaced.status === 'Approved' ? ' Approving it deprecates that one.' : ''}</p>`
+    : html``
+}
+<h2>Changes</h2>
+${changesTable(
+  changesBetween(baseline, content),
+  { before: replaced ? `${replaced.name} (approved)` : 'Before', after: 'Submitted' },
+  replaced
+    ? `What differs from ${replaced.name}, which it replaces`
+    : 'Everything it says: nothing was approved before it',
+)}
+<h2>What it names</h2>
+${
+  dependencies.length === 0
+    ? html`<p>Nothing of this service.</p>`
+    : html`<ul class="dependencies" id="dependencies">${dependencies.map(
+        (dependency) =>
+          html`<li><a href="${pageHref(refdata, dependency.iri) ?? dependency.iri}">${dependency.name}</a> <span class="hint">${refdata.families.labelOf(dependency.family)}, named in ${pointerWords(dependency.pointer)}</span> <span class="status status-${dependency.status}">${statusLabel(dependency.status)}</span></li>`,
+      )}</ul>${
+        unsettled.length > 0
+          ? html`<p class="hint" id="unsettled">${unsettled.length === 1 ? 'One of them is' : `${unsettled.length} of them are`} not Approved yet.</p>`
+          : html``
+      }`
+}
+<h2>History</h2>
+<ol>${revisions.map(
+            (revision) =>
+              html`<li>${ACTION_WORDS[revision.action]} by <strong>${revision.actor}</strong> ${timeTag(Number(revision.created_at), now)}${revision.justification ? html`: <q>${revision.justification}</q>` : html``}</li>`,
+          )}</ol>
+<h2>Decision</h2>
+<form method="post" action="/review/resource?iri=${encodeURIComponent(row.iri)}" novalidate>${csrfField(session.data.csrf)}
+<input type="hidden" name="_version" value="${String(row.version)}">
+<label for="justification">Justification</label>
+<textarea id="justification" name="justification" rows="3" maxlength="2000" aria-describedby="justification-hint${refused ? ' justification-error' : ''}"${refused ? html` aria-invalid="true"` : html``}>${refused?.justification ?? ''}</textarea>
+<p class="hint" id="justification-hint">Required for either decision; the author and the history see it.</p>
+${refused ? html`<p class="field-error" id="justification-error">${refused.error}</p>` : html``}
+<p class="actions"><button type="submit" name="decision" value="approve" class="primary">Approve</button> <button type="submit" name="decision" value="reject" class="danger">Reject</button> <a href="/review">Back to the queue</a></p>
+</form>`,
+        ),
+      );
+  };
+
+  app.get(
+    '/review/resource',
+    pages.route({ schema: { querystring: IRI_QUERY } }),
+    async (request, reply) => {
+      if (!viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing')) return reply;
+      return reviewPage(
+        request,
+        reply,
+        await submitted((request.query as { iri: string }).iri),
+        200,
+      );
+    },
+  );
+
+  app.post(
+    '/review/resource',
+    pages.route({ schema: { querystring: IRI_QUERY } }),
+    async (request, reply) => {
+      const viewer = viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing');
+      if (!viewer) return reply;
+      const row = await submitted((request.query as { iri: string }).iri);
+      const fields = formFieldsOf(request.body);
+      const justification = (fields.get('justification') ?? '').trim();
+      const decision = fields.get('decision');
+      if (decision !== 'approve' && decision !== 'reject')
+        throw new HttpError(problem(400, 'validation', 'Choose Approve or Reject.'));
+      if (justification === '' || justification.length > 2000) {
+        return reviewPage(request, reply, row, 422, {
+          justification: fields.get('justification') ?? '',
+          error:
+            justification === ''
+              ? 'Justification is required: say why.'
+              : 'Justification must be at most 2,000 characters.',
+        });
+      }
+      if (fields.get('_version') !== String(row.version)) {
+        return reviewPage(request, reply, row, 409, {
+          justification,
+          error: 'It changed since this page was opened; look again before deciding.',
+        });
+      }
+      await moveResource(refdata, row, {
+        from: 'Submitted',
+        to: decision === 'approve' ? 'Approved' : 'Rejected',
+        action: decision,
+        actor: viewer.subject,
+        justification,
+      });
+      return reply.redirect(
+        `${pageHref(refdata, row.iri) ?? '/'}?done=${decision === 'approve' ? 'approved' : 'rejected'}`,
+        303,
+      );
+    },
+  );
+}
