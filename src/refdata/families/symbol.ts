@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { dcterms, rdf, sym } from '../rdf/vocabulary.js';
-import { checkSvgGeometry } from '../symbols/svg.js';
+import { checkSvgGeometry, svgOfPathData } from '../symbols/svg.js';
 import { commonRules, familySchema, fieldError, IRI, reference } from './common.js';
 import { defineFamily } from './family.js';
 
@@ -25,7 +25,10 @@ export const symbol = defineFamily({
       shape: Type.String({
         minLength: 1,
         maxLength: 200_000,
-        description: 'A geometry-only SVG document',
+        description:
+          'A geometry-only SVG document, or bare SVG path data (drawn in the symbol box)',
+        // Forms draw it, with the centre and connection points on top.
+        'x-form': 'drawing',
       }),
       centerOfRotation: Type.Object(
         { x: Coordinate, y: Coordinate },
@@ -55,6 +58,11 @@ export const symbol = defineFamily({
   iriPaths: ['/esl/symbols/*'],
   mintIri: (body, context) => `${context.iriBase}/esl/symbols/${body.dcIdentifier}`,
   libraryKey: (body) => body.ontology ?? '',
+  // Bare path data is the symbol's geometry in its box: stored as the SVG it means.
+  complete: (body) =>
+    body.shape.trimStart().startsWith('<')
+      ? body
+      : { ...body, shape: svgOfPathData(body.shape, body.width, body.height) },
   identifiers: (body) => [body.dcIdentifier],
   // The mapping parses the SVG; search lists types without drawing anything.
   rdfTypes: () => [sym('Symbol').value],

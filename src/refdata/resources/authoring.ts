@@ -124,6 +124,33 @@ async function ownedChanges<S extends TObject>(
 }
 
 /**
+ * Every error a write of `input` would be refused for (as a create, or as an
+ * update of `row`), without writing: what a form's Check shows.
+ */
+export async function checkDraft<S extends TObject>(
+  refdata: Refdata,
+  family: Family<S>,
+  input: Static<S>,
+  row: ResourceRow | undefined,
+): Promise<FieldError[]> {
+  let cleaned: Static<S>;
+  try {
+    cleaned = cleanBody(input);
+  } catch (error) {
+    if (error instanceof HttpError && error.problem.errors) return error.problem.errors;
+    throw error;
+  }
+  const context = ruleContext(refdata, row?.iri);
+  if (!row) return family.rules(await completed(family, cleaned, context), context);
+  const stored = JSON.parse(row.body) as Static<S>;
+  const body = await completed(family, keepFixed(family, cleaned, stored), context);
+  return [
+    ...fixedFieldErrors(family, body, await completed(family, stored, context)),
+    ...(await family.rules(body, context)),
+  ];
+}
+
+/**
  * Creates a Draft from a body that passed the family's schema, or throws the
  * problem the API answers with (400 `validation` or `domain-rule` with each
  * field's error, 409 `duplicate`).

@@ -45,10 +45,10 @@ function invalid(errors: FieldError[]): HttpError {
  * A write body ready for the rules: no text field blank or holding NUL (which no
  * field may hold, nor PostgreSQL store), and prose trimmed as it will be stored.
  */
-export function cleanBody(body: Record<string, unknown>): Record<string, unknown> {
+export function cleanBody<T extends object>(body: T): T {
   const errors = textErrors(body);
   if (errors.length > 0) throw invalid(errors);
-  return trimProse(body) as Record<string, unknown>;
+  return trimProse(body) as T;
 }
 
 /** One required text value, trimmed; blank is refused like a missing one. */

@@ -3,7 +3,7 @@ import { checkSvgGeometry } from './svg.js';
 
 const escapeXml = (text: string) => text.replace(/[&<>"']/g, (char) => `&#${char.charCodeAt(0)};`);
 
-interface SymbolBody {
+export interface SymbolBody {
   name: string;
   width: number;
   height: number;
@@ -18,7 +18,11 @@ interface SymbolBody {
  * cross. Made only from the stored, already checked path data and numbers.
  */
 export function renderSymbol(row: ResourceRow): string {
-  const body = JSON.parse(row.body) as SymbolBody;
+  return renderSymbolBody(JSON.parse(row.body) as SymbolBody);
+}
+
+/** `renderSymbol` for a body (a form's, not yet stored: only its checked paths are drawn). */
+export function renderSymbolBody(body: SymbolBody): string {
   const { width, height } = body;
   const unit = Math.max(1, Math.min(width, height) / 24);
   const paths = checkSvgGeometry(body.shape, width, height)

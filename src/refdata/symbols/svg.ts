@@ -111,3 +111,11 @@ export function checkSvgGeometry(svg: string, width: number, height: number): Sv
   }
   return problems.length > 0 ? { problems, paths: [] } : { problems, paths };
 }
+
+const escapeAttribute = (text: string) =>
+  text.replace(/[&<>"]/g, (char) => `&#${char.charCodeAt(0)};`);
+
+/** Bare path data as the geometry-only SVG it stands for, in a symbol box. */
+export function svgOfPathData(pathData: string, width: number, height: number): string {
+  return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${width} ${height}"><path d="${escapeAttribute(pathData.trim())}"/></svg>`;
+}

@@ -7,6 +7,7 @@ import { errorContent } from '../../platform/web/layout.js';
 import type { Refdata } from '../context.js';
 import { registerDraftPages } from './authoring/draft-pages.js';
 import { registerMyDraftsPage } from './authoring/my-drafts-page.js';
+import { registerPickRoute } from './authoring/pick-route.js';
 import { registerReviewPages } from './authoring/review-pages.js';
 import { AUTHORING_SCRIPT, AUTHORING_SCRIPT_PATH } from './authoring/script.js';
 import { registerSubmitPages } from './authoring/submit-pages.js';
@@ -31,6 +32,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerSubmitPages,
   registerReviewPages,
   registerMyDraftsPage,
+  registerPickRoute,
 ];
 
 /** Expired sessions are swept this often. */

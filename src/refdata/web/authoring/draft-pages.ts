@@ -4,10 +4,10 @@ import { type FieldError, HttpError, problem } from '../../../platform/http/prob
 import type { HttpApp } from '../../../platform/http/server.js';
 import { bodyErrors } from '../../../platform/http/validate.js';
 import { html } from '../../../platform/web/html.js';
-import { csrfField } from '../../../platform/web/layout.js';
+import { csrfField, type Notice } from '../../../platform/web/layout.js';
 import { WRITE_ROLES } from '../../auth/roles.js';
 import type { Family } from '../../families/family.js';
-import { createDraft, updateDraft } from '../../resources/authoring.js';
+import { checkDraft, createDraft, updateDraft } from '../../resources/authoring.js';
 import { readRow } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
 import { pageHref } from '../links.js';
@@ -59,6 +59,7 @@ interface FormPage {
   open?: ReadonlyMap<string, OpenPick>;
   locked?: ReadonlyMap<string, string>;
   cancel: string;
+  notice?: Notice;
 }
 
 /** The label of the field at a pointer, for the summary of a refused form. */
@@ -104,6 +105,7 @@ export function registerDraftPages(app: HttpApp, pages: Pages): void {
       ownFamily: page.family.key,
       familyLabel: (key) => refdata.families.labelOf(key),
       locked: page.locked ?? new Map(),
+      root: page.draft,
     };
     const problems = [
       ...[...placed].flatMap(([pointer, messages]) =>
@@ -129,7 +131,7 @@ export function registerDraftPages(app: HttpApp, pages: Pages): void {
       .send(
         pages.render(
           request,
-          { title: page.title, scripts: [AUTHORING_SCRIPT_PATH] },
+          { title: page.title, scripts: [AUTHORING_SCRIPT_PATH], notice: page.notice },
           html`${summary}<form method="post" action="${page.action}" class="authoring" novalidate>
 ${csrfField(session.data.csrf)}<button type="submit" name="_action" value="save" class="default-action" tabindex="-1" aria-hidden="true">Save</button>${
             page.version === undefined
@@ -138,7 +140,7 @@ ${csrfField(session.data.csrf)}<button type="submit" name="_action" value="save"
           }
 <p class="hint">${schema.description ?? ''}. Fields are required unless marked optional.</p>
 ${formFields(schema, page.draft, state)}
-<p class="actions"><button type="submit" name="_action" value="save" class="primary">Save Draft</button> <a href="${page.cancel}">Cancel</a></p>
+<p class="actions"><button type="submit" name="_action" value="save" class="primary">Save Draft</button> <button type="submit" name="_action" value="check">Check without saving</button> <a href="${page.cancel}">Cancel</a></p>
 </form>`,
         ),
       );
@@ -179,6 +181,22 @@ ${formFields(schema, page.draft, state)}
     const invalid = bodyErrors(family.schema, body);
     if (invalid.length > 0)
       return renderForm(request, reply, 422, { ...page, draft, errors: invalid });
+    if (fields.get('_action') === 'check') {
+      const errors = await checkDraft(refdata, family, body, target.row);
+      return renderForm(request, reply, errors.length > 0 ? 422 : 200, {
+        ...page,
+        draft,
+        errors,
+        ...(errors.length === 0
+          ? {
+              notice: {
+                kind: 'ok' as const,
+                text: 'Checked: it meets every rule. Nothing is saved until you save it.',
+              },
+            }
+          : {}),
+      });
+    }
     try {
       const row = await save(body);
       const href = pageHref(refdata, row.iri) ?? '/';
@@ -246,21 +264,31 @@ ${changesTable(changes, { before: 'Saved now', after: 'Yours' }, 'Where your ver
     return family;
   };
 
-  app.get('/authoring/new', pages.route(), async (request, reply) => {
-    if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
-    return reply
-      .type('text/html')
-      .send(
-        pages.render(
-          request,
-          { title: 'New Draft' },
-          html`<p>What are you writing?</p><ul class="cards" id="families">${refdata.families.all.map(
-            (family) =>
-              html`<li><a href="/authoring/new/${family.key}"><strong>${humanize(family.label)}</strong></a><p class="hint">${family.schema.description ?? ''}</p></li>`,
-          )}</ul>`,
-        ),
-      );
-  });
+  app.get(
+    '/authoring/new',
+    pages.route({ schema: { querystring: PREFILL_QUERY } }),
+    async (request, reply) => {
+      if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
+      // What the form is to start with (a library's page says which library) goes along.
+      const prefill = new URLSearchParams(request.query as Record<string, string>).toString();
+      const library = (request.query as { ontology?: string }).ontology;
+      const libraryName = library
+        ? (await pickedResources(refdata, [library])).get(library)?.name
+        : undefined;
+      return reply
+        .type('text/html')
+        .send(
+          pages.render(
+            request,
+            { title: 'New Draft' },
+            html`<p>What are you writing${libraryName ? html` in ${libraryName}` : html``}?</p><ul class="cards" id="families">${refdata.families.all.map(
+              (family) =>
+                html`<li><a href="/authoring/new/${family.key}${prefill ? `?${prefill}` : ''}"><strong>${humanize(family.label)}</strong></a><p class="hint">${family.schema.description ?? ''}</p></li>`,
+            )}</ul>`,
+          ),
+        );
+    },
+  );
 
   app.get(
     '/authoring/new/:family',
@@ -384,7 +412,7 @@ ${changesTable(changes, { before: 'Saved now', after: 'Yours' }, 'Where your ver
       }
       // The version the form was opened at travels with it through list buttons.
       const version = Number(fields.get('_version'));
-      const saving = parseListAction(fields.get('_action') ?? '') === undefined;
+      const saving = (fields.get('_action') ?? 'save') === 'save';
       if (saving && version !== row.version) {
         return conflict(
           request,

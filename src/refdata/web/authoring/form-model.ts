@@ -21,8 +21,12 @@ export interface FieldSchema {
   maximum?: number;
   format?: string;
   [REFERS_TO]?: RefersTo;
-  /** `hidden`: carried by the form, not shown (which stored value a row is). */
-  'x-form'?: 'hidden';
+  /**
+   * `hidden`: carried by the form, not shown (which stored value a row is);
+   * `drawing`: an SVG drawn beside its text, with the centre of rotation and
+   * connection points of the same body set on it.
+   */
+  'x-form'?: 'hidden' | 'drawing';
 }
 
 /**
@@ -41,6 +45,7 @@ export type FieldKind =
   | 'number'
   | 'reference'
   | 'hidden'
+  | 'drawing'
   | 'long-text'
   | 'text';
 
@@ -62,6 +67,7 @@ export function kindOf(schema: FieldSchema): FieldKind {
       return 'number';
   }
   if (schema['x-form'] === 'hidden') return 'hidden';
+  if (schema['x-form'] === 'drawing') return 'drawing';
   if (schema[REFERS_TO]) return 'reference';
   return (schema.maxLength ?? 0) >= LONG_TEXT ? 'long-text' : 'text';
 }

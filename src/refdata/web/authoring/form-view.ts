@@ -1,5 +1,7 @@
-import { html, type Markup } from '../../../platform/web/html.js';
+import { html, type Markup, trusted } from '../../../platform/web/html.js';
 import { REFERS_TO, type RefersTo } from '../../families/common.js';
+import { renderSymbolBody } from '../../symbols/render.js';
+import { svgOfPathData } from '../../symbols/svg.js';
 import { statusLabel } from '../links.js';
 import { choicesOf, type Draft, type FieldSchema, kindOf, pointerTo } from './form-model.js';
 import {
@@ -23,6 +25,8 @@ export interface FormState {
   familyLabel(key: string): string;
   /** Fields that cannot change any more (on edit), with why. */
   locked: ReadonlyMap<string, string>;
+  /** The whole form's values, for fields drawn with their siblings. */
+  root: Draft;
 }
 
 /** The order fields appear in: what it is, then its own fields, then the rest, then why. */
@@ -143,6 +147,7 @@ function scalarField(place: FieldPlace, state: FormState): Markup {
   const invalid = error.id ? html` aria-invalid="true"` : html``;
   const locked = state.locked.get(place.pointer);
   if (kind === 'reference') return referenceField(place, state, { id, hint, error, locked });
+  if (kind === 'drawing') return drawingField(place, state, { id, hint, error });
   let control: Markup;
   if (locked !== undefined) {
     control = html`<input type="text" id="${id}" name="${place.pointer}" value="${value}" readonly${describedBy(`${id}-locked`, hint.id)}>
@@ -216,6 +221,79 @@ function referenceField(
 <input type="hidden" name="${place.pointer}" value="${iri}">
 <input type="text" id="${id}" name="${locked === undefined ? `${PICK_TEXT}${place.pointer}` : ''}" value="${shown}" autocomplete="off"${locked === undefined ? html`` : html` readonly`}${describedBy(pickedId, hint.id, error.id, open ? `${id}-open` : undefined)}${invalid}>
 ${pickedLine}${locked === undefined ? html`<p class="hint">${how}</p>` : html`<p class="hint">Cannot change: ${locked}.</p>`}${hint.markup}${error.markup}${openError}${choices}</div>`;
+}
+
+/** A number typed in a field of the form, if it is one. */
+function numberAt(draft: Draft | undefined): number | undefined {
+  if (typeof draft !== 'string' || draft.trim() === '') return undefined;
+  const value = Number(draft);
+  return Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * An SVG field drawn as it stands (only the paths the geometry check lets
+ * through), with the centre of rotation and the connection points of the same
+ * form on it; script lets a click set them and a file fill the text.
+ */
+function drawingField(
+  place: FieldPlace,
+  state: FormState,
+  parts: {
+    id: string;
+    hint: { id: string | undefined; markup: Markup };
+    error: { id: string | undefined; markup: Markup };
+  },
+): Markup {
+  const { id, hint, error } = parts;
+  const root = typeof state.root === 'object' && !Array.isArray(state.root) ? state.root : {};
+  const value = typeof place.draft === 'string' ? place.draft : '';
+  const width = numberAt(root.width);
+  const height = numberAt(root.height);
+  const centre =
+    typeof root.centerOfRotation === 'object' && !Array.isArray(root.centerOfRotation)
+      ? root.centerOfRotation
+      : {};
+  const points = (Array.isArray(root.connectionPoints) ? root.connectionPoints : []).flatMap(
+    (row, index) => {
+      if (typeof row !== 'object' || Array.isArray(row)) return [];
+      const x = numberAt(row.x);
+      const y = numberAt(row.y);
+      if (x === undefined || y === undefined) return [];
+      return [
+        {
+          id: typeof row.id === 'string' && row.id !== '' ? row.id : `point ${index + 1}`,
+          x,
+          y,
+          direction: numberAt(row.direction) ?? 0,
+        },
+      ];
+    },
+  );
+  const drawable =
+    width !== undefined && height !== undefined && width > 0 && height > 0 && value.trim() !== '';
+  const drawing = drawable
+    ? renderSymbolBody({
+        name: 'Drawing',
+        width,
+        height,
+        shape: value.trimStart().startsWith('<') ? value : svgOfPathData(value, width, height),
+        centerOfRotation: {
+          x: numberAt(centre.x) ?? width / 2,
+          y: numberAt(centre.y) ?? height / 2,
+        },
+        connectionPoints: points,
+      })
+    : undefined;
+  const invalid = error.id ? html` aria-invalid="true"` : html``;
+  return html`<div class="field drawing" data-drawing="${id}">${labelMarkup(place, id)}
+<textarea id="${id}" name="${place.pointer}" rows="8" spellcheck="false"${describedBy(hint.id, error.id)}${invalid}>${value}</textarea>
+${hint.markup}<p class="hint">Paste an SVG document or path data (M0 0 L10 10…); its box is the width and height below.</p>${error.markup}
+<figure class="symbol-drawing drawing-preview" id="${id}-preview"><div role="img" aria-label="The drawing as it stands, with ${String(points.length)} connection points">${
+    drawing
+      ? trusted(drawing)
+      : html`<p class="hint">Nothing to draw yet: give the shape, width and height.</p>`
+  }</div><figcaption><span class="legend-point">●</span> connection point, <span class="legend-centre">+</span> centre of rotation.</figcaption></figure>
+<p><button type="submit" name="_action" value="check" formnovalidate>Check the drawing</button></p></div>`;
 }
 
 function listField(place: FieldPlace, state: FormState): Markup {
