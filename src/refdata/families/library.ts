@@ -24,7 +24,14 @@ export const library = defineFamily({
           maxItems: 100,
         }),
       ),
-      cfihosPrefix: Type.Optional(Type.String({ pattern: '^[A-Z][A-Z0-9]{0,15}$' })),
+      cfihosPrefix: Type.Optional(
+        Type.String({
+          pattern: '^[A-Z][A-Z0-9]{0,15}$',
+          title: 'CFIHOS prefix',
+          description:
+            'Capital letters and digits, starting with a letter, at most 16 (such as PMP); for a library built on the CFIHOS RDL v2.0',
+        }),
+      ),
       backupFrequency: Type.Optional(
         Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]),
       ),

@@ -13,7 +13,9 @@ export const symbol = defineFamily({
   ownReadRoute: true,
   schema: familySchema(
     {
-      ontology: Type.Optional(IRI('The library the symbol belongs to', { families: ['library'] })),
+      ontology: Type.Optional(
+        IRI('The library the symbol belongs to', { families: ['library'] }, 'Library'),
+      ),
       dcIdentifier: Type.String({
         title: 'Identifier',
         pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$',

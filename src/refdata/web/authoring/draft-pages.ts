@@ -28,7 +28,7 @@ import {
   schemaAt,
 } from './form-model.js';
 import { type FormState, fieldId, formFields, humanize, placeErrors } from './form-view.js';
-import { type OpenPick, pickedResources, settleReferences } from './references.js';
+import { type OpenPick, pickedResources, resourceNames, settleReferences } from './references.js';
 import { AUTHORING_SCRIPT_PATH } from './script.js';
 
 const IRI_QUERY = Type.Object(
@@ -224,6 +224,10 @@ ${formFields(schema, page.draft, state)}
     const yours = (bodyOf(schema, draft) ?? {}) as Record<string, unknown>;
     const { changeJustification: _yours, ...yourContent } = yours;
     const changes = changesBetween(stored, yourContent);
+    const names = await resourceNames(
+      refdata,
+      changes.flatMap((change) => [change.before, change.after]),
+    );
     const session = await pages.ensureSession(request, reply);
     const editAddress = `/authoring/edit?iri=${encodeURIComponent(iri)}`;
     return reply
@@ -238,7 +242,12 @@ ${formFields(schema, page.draft, state)}
             wide: true,
           },
           html`<p role="alert">${current.updated_by} saved this Draft (version ${String(current.version)}) after you opened the form. Nothing you typed was saved, and nothing of theirs was overwritten.</p>
-${changesTable(changes, { before: 'Saved now', after: 'Yours' }, 'Where your version differs from the saved one')}
+${changesTable(
+  changes,
+  { before: 'Saved now', after: 'Yours' },
+  'Where your version differs from the saved one',
+  names,
+)}
 <h2>What now</h2>
 <form method="post" action="${editAddress}&amp;resume=1" class="inline">${csrfField(session.data.csrf)}
 <input type="hidden" name="_draft" value="${JSON.stringify(draft)}">

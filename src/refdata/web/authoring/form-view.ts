@@ -199,7 +199,8 @@ function referenceField(
   const open = state.open.get(place.pointer);
   const shown = open?.typed ?? picked?.name ?? iri;
   const kinds = families.map((family) => state.familyLabel(family)).join(' or ');
-  const how = `Type a name and choose${kinds ? ` a ${kinds}` : ''}${refersTo.external ? ', or give an IRI' : ''}.`;
+  const article = /^[aeiou]/i.test(kinds) ? 'an' : 'a';
+  const how = `Type a name and choose${kinds ? ` ${article} ${kinds}` : ''}${refersTo.external ? ', or give an IRI' : ''}.`;
   const pickedId = `${id}-picked`;
   const openError = open
     ? html`<p class="field-error" id="${id}-open">${place.label} ${open.message}</p>`

@@ -3,6 +3,7 @@ import type { RefersTo } from '../../families/common.js';
 import { isAbsoluteIri } from '../../families/common.js';
 import { normalizedName } from '../../resources/store.js';
 import { search } from '../../search/search.js';
+import { pageHref } from '../links.js';
 import {
   type Draft,
   type FieldSchema,
@@ -165,4 +166,21 @@ export async function settleReferences(
 
 function sameName(name: string, typed: string): boolean {
   return normalizedName(name) === normalizedName(typed);
+}
+
+/** The names (and pages) of our resources among `values`, for showing them by name. */
+export async function resourceNames(
+  refdata: Refdata,
+  values: readonly (string | undefined)[],
+): Promise<Map<string, { name: string; href: string | undefined }>> {
+  const iris = values.filter(
+    (value): value is string => value !== undefined && isAbsoluteIri(value),
+  );
+  const found = await pickedResources(refdata, iris);
+  return new Map(
+    [...found].map(([iri, resource]) => [
+      iri,
+      { name: resource.name, href: pageHref(refdata, iri) },
+    ]),
+  );
 }

@@ -13,6 +13,7 @@ import type { Pages } from '../pages.js';
 import { formFieldsOf, viewerWith } from './access.js';
 import { dependenciesOf } from './dependencies.js';
 import { changesBetween, changesTable, pointerWords } from './diff.js';
+import { resourceNames } from './references.js';
 
 const IRI_QUERY = Type.Object(
   { iri: Type.String({ minLength: 1, maxLength: 2048 }) },
@@ -135,6 +136,11 @@ ${
     };
     const replaced = row.replaces_iri ? await refdata.store.findByIri(row.replaces_iri) : undefined;
     const baseline = replaced ? (JSON.parse(replaced.body) as Record<string, unknown>) : {};
+    const changes = changesBetween(baseline, content);
+    const names = await resourceNames(
+      refdata,
+      changes.flatMap((change) => [change.before, change.after]),
+    );
     const dependencies = await dependenciesOf(refdata, row);
     const unsettled = dependencies.filter((dependency) => dependency.status !== 'Approved');
     const revisions = await refdata.store.revisions(row.id);
@@ -155,11 +161,12 @@ ${
 }
 <h2>Changes</h2>
 ${changesTable(
-  changesBetween(baseline, content),
+  changes,
   { before: replaced ? `${replaced.name} (approved)` : 'Before', after: 'Submitted' },
   replaced
     ? `What differs from ${replaced.name}, which it replaces`
     : 'Everything it says: nothing was approved before it',
+  names,
 )}
 <h2>What it names</h2>
 ${
