@@ -4,7 +4,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { STATUSES } from '../db/tables.js';
+import { STATUSES, type Status } from '../db/tables.js';
 import type { Family } from '../families/family.js';
 import { symbol } from '../families/symbol.js';
 import { single } from '../rdf/library-graph.js';
@@ -42,7 +42,7 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
     handler: async (request, reply) => {
       const query = request.query as {
         iri?: string;
-        status?: string;
+        status?: Status;
         page?: number;
         per_page?: number;
       };
@@ -64,7 +64,7 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
       const page = query.page ?? 1;
       const perPage = query.per_page ?? 20;
       let base = refdata.db.selectFrom('resources').where('family', '=', 'symbol');
-      if (query.status) base = base.where('status', '=', query.status as never);
+      if (query.status) base = base.where('status', '=', query.status);
       const total = Number(
         (await base.select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n,
       );
