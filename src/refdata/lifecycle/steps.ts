@@ -21,6 +21,19 @@ function wrongState(row: ResourceRow, action: Step, from: Status): HttpError {
   );
 }
 
+/** A value an aggregate owns (a picklist value) moves only with it: 409 when `row` is one. */
+export function checkMovesAlone(refdata: Refdata, row: ResourceRow): void {
+  const family = refdata.families.byKey(row.family);
+  if (!family?.parentIri) return;
+  throw new HttpError(
+    problem(
+      409,
+      'moves-with-picklist',
+      `A ${family.label} is submitted, approved and rejected with what owns it (${row.parent_iri}), never alone.`,
+    ),
+  );
+}
+
 /**
  * Moves a resource from `from` to `to`, a picklist with every value, or says
  * why not: values never move alone, and each step starts from one state.
@@ -31,16 +44,7 @@ export async function moveResource(
   move: Move,
 ): Promise<ResourceRow> {
   const family = refdata.families.byKey(row.family);
-  // A value an aggregate owns (a picklist value) moves only with it.
-  if (family?.parentIri) {
-    throw new HttpError(
-      problem(
-        409,
-        'moves-with-picklist',
-        `A picklist value is submitted, approved and rejected with its picklist (${row.parent_iri}), never alone.`,
-      ),
-    );
-  }
+  checkMovesAlone(refdata, row);
   if (row.status !== move.from) throw wrongState(row, move.action, move.from);
   const aggregate = family?.aggregate !== undefined;
   const values = aggregate ? await refdata.store.childrenOf(row.iri) : [];

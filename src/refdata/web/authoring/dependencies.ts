@@ -1,5 +1,8 @@
+import { html, type Markup } from '../../../platform/web/html.js';
 import type { Refdata } from '../../context.js';
 import type { ResourceRow } from '../../resources/store.js';
+import { pageHref, statusLabel } from '../links.js';
+import { pointerWords } from './diff.js';
 import { draftOf, type FieldSchema, referencesIn } from './form-model.js';
 import { type PickedResource, pickedResources } from './references.js';
 
@@ -33,4 +36,9 @@ export async function dependenciesOf(refdata: Refdata, row: ResourceRow): Promis
     dependencies.push({ ...resource, pointer: reference.pointer });
   }
   return dependencies;
+}
+
+/** A dependency as a line: its name linked, its family, the field naming it, its state. */
+export function dependencyLine(refdata: Refdata, dependency: Dependency): Markup {
+  return html`<a href="${pageHref(refdata, dependency.iri) ?? dependency.iri}">${dependency.name}</a> <span class="hint">${refdata.families.labelOf(dependency.family)}, named in ${pointerWords(dependency.pointer)}</span> <span class="status status-${dependency.status}">${statusLabel(dependency.status)}</span>`;
 }

@@ -8,7 +8,7 @@ import { csrfField, type Notice } from '../../../platform/web/layout.js';
 import { WRITE_ROLES } from '../../auth/roles.js';
 import type { Family } from '../../families/family.js';
 import { checkDraft, createDraft, updateDraft } from '../../resources/authoring.js';
-import { readRow } from '../../resources/lookup.js';
+import { IRI_QUERY, notFound, readRow } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
 import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
@@ -31,10 +31,6 @@ import { type FormState, fieldId, formFields, humanize, placeErrors } from './fo
 import { type OpenPick, pickedResources, resourceNames, settleReferences } from './references.js';
 import { AUTHORING_SCRIPT_PATH } from './script.js';
 
-const IRI_QUERY = Type.Object(
-  { iri: Type.String({ minLength: 1, maxLength: 2048 }) },
-  { additionalProperties: false },
-);
 const FAMILY_PARAMS = Type.Object({ family: Type.String({ minLength: 1, maxLength: 100 }) });
 /** A new form may start with top-level fields filled in (`?ontology=` from a library's page). */
 const PREFILL_QUERY = Type.Record(
@@ -348,7 +344,7 @@ ${changesTable(
   /** The Draft at `iri` with its family, or why it cannot be edited. */
   const editable = async (iri: string) => {
     const found = await refdata.store.findByIri(iri);
-    if (!found) throw new HttpError(problem(404, 'not-found', `No resource has the IRI ${iri}.`));
+    if (!found) throw notFound(iri);
     const family = familyFrom(found.family);
     if (found.status !== 'Draft') {
       throw new HttpError(

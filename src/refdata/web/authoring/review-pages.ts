@@ -5,20 +5,17 @@ import type { HttpApp } from '../../../platform/http/server.js';
 import { html, timeTag } from '../../../platform/web/html.js';
 import { csrfField } from '../../../platform/web/layout.js';
 import { REVIEW_ROLES } from '../../auth/roles.js';
-import { moveResource } from '../../lifecycle/steps.js';
+import { checkMovesAlone, moveResource } from '../../lifecycle/steps.js';
+import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
 import { ACTION_WORDS } from '../home-page.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';
 import { formFieldsOf, viewerWith } from './access.js';
-import { dependenciesOf } from './dependencies.js';
-import { changesBetween, changesTable, pointerWords } from './diff.js';
+import { dependenciesOf, dependencyLine } from './dependencies.js';
+import { changesBetween, changesTable } from './diff.js';
 import { resourceNames } from './references.js';
 
-const IRI_QUERY = Type.Object(
-  { iri: Type.String({ minLength: 1, maxLength: 2048 }) },
-  { additionalProperties: false },
-);
 const QUEUE_QUERY = Type.Object(
   {
     library: Type.Optional(Type.String({ maxLength: 2048 })),
@@ -102,7 +99,7 @@ ${
 
   const submitted = async (iri: string): Promise<ResourceRow> => {
     const row = await refdata.store.findByIri(iri);
-    if (!row) throw new HttpError(problem(404, 'not-found', `No resource has the IRI ${iri}.`));
+    if (!row) throw notFound(iri);
     if (row.status !== 'Submitted')
       throw new HttpError(
         problem(
@@ -111,10 +108,7 @@ ${
           `${row.name} is ${row.status}; only a Submitted resource is reviewed.`,
         ),
       );
-    if (row.parent_iri)
-      throw new HttpError(
-        problem(409, 'moves-with-picklist', `${row.name} is reviewed with ${row.parent_iri}.`),
-      );
+    checkMovesAlone(refdata, row);
     return row;
   };
 
@@ -173,8 +167,7 @@ ${
   dependencies.length === 0
     ? html`<p>Nothing of this service.</p>`
     : html`<ul class="dependencies" id="dependencies">${dependencies.map(
-        (dependency) =>
-          html`<li><a href="${pageHref(refdata, dependency.iri) ?? dependency.iri}">${dependency.name}</a> <span class="hint">${refdata.families.labelOf(dependency.family)}, named in ${pointerWords(dependency.pointer)}</span> <span class="status status-${dependency.status}">${statusLabel(dependency.status)}</span></li>`,
+        (dependency) => html`<li>${dependencyLine(refdata, dependency)}</li>`,
       )}</ul>${
         unsettled.length > 0
           ? html`<p class="hint" id="unsettled">${unsettled.length === 1 ? 'One of them is' : `${unsettled.length} of them are`} not Approved yet.</p>`

@@ -1,22 +1,17 @@
-import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../../platform/http/problem.js';
 import type { HttpApp } from '../../../platform/http/server.js';
 import { html } from '../../../platform/web/html.js';
 import { csrfField } from '../../../platform/web/layout.js';
 import { SUBMIT_ROLES } from '../../auth/roles.js';
-import { moveResource } from '../../lifecycle/steps.js';
+import { checkMovesAlone, moveResource } from '../../lifecycle/steps.js';
+import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
-import { pageHref, statusLabel } from '../links.js';
+import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
 import { viewerWith } from './access.js';
-import { type Dependency, dependenciesOf } from './dependencies.js';
+import { type Dependency, dependenciesOf, dependencyLine } from './dependencies.js';
 import { pointerWords } from './diff.js';
-
-const IRI_QUERY = Type.Object(
-  { iri: Type.String({ minLength: 1, maxLength: 2048 }) },
-  { additionalProperties: false },
-);
 
 /**
  * Submitting a Draft for review, after a confirmation that lists the resources
@@ -29,17 +24,8 @@ export function registerSubmitPages(app: HttpApp, pages: Pages): void {
 
   const submittable = async (iri: string): Promise<ResourceRow> => {
     const row = await refdata.store.findByIri(iri);
-    if (!row) throw new HttpError(problem(404, 'not-found', `No resource has the IRI ${iri}.`));
-    const family = refdata.families.byKey(row.family);
-    if (family?.parentIri) {
-      throw new HttpError(
-        problem(
-          409,
-          'moves-with-picklist',
-          `A ${family.label} is submitted with ${row.parent_iri}, never alone.`,
-        ),
-      );
-    }
+    if (!row) throw notFound(iri);
+    checkMovesAlone(refdata, row);
     if (row.status !== 'Draft')
       throw new HttpError(
         problem(409, 'not-draft', `${row.name} is ${row.status}; only a Draft can be submitted.`),
@@ -65,8 +51,6 @@ export function registerSubmitPages(app: HttpApp, pages: Pages): void {
     const drafts = draftsAmong(dependencies);
     const others = dependencies.filter((dependency) => !drafts.includes(dependency));
     const session = await pages.ensureSession(request, reply);
-    const name = (dependency: Dependency) =>
-      html`<a href="${pageHref(refdata, dependency.iri) ?? dependency.iri}">${dependency.name}</a> <span class="hint">${refdata.families.labelOf(dependency.family)}, named in ${pointerWords(dependency.pointer)}</span> <span class="status status-${dependency.status}">${statusLabel(dependency.status)}</span>`;
     return reply
       .status(status)
       .type('text/html')
@@ -91,7 +75,7 @@ ${
 <h2>What it names</h2>
 ${
   others.length > 0
-    ? html`<ul class="dependencies" id="dependencies">${others.map((dependency) => html`<li>${name(dependency)}</li>`)}</ul>`
+    ? html`<ul class="dependencies" id="dependencies">${others.map((dependency) => html`<li>${dependencyLine(refdata, dependency)}</li>`)}</ul>`
     : drafts.length > 0
       ? html`<p>Nothing else of this service.</p>`
       : html`<p id="dependencies">It names nothing of this service that still needs review.</p>`
