@@ -1,12 +1,11 @@
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../codehost/helpers.js';
 import {
   create,
   createLibrary,
   type Refdata,
-  startRefdata,
+  startListeningRefdata,
   uniqueName,
 } from '../refdata/helpers.js';
 import {
@@ -32,13 +31,9 @@ describe.skipIf(!browserAvailable)(
     beforeAll(async () => {
       mkdirSync('.test-output', { recursive: true });
       browser = await launchChromium();
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      service = await startRefdata('sqlite', {
-        REFDATA_PUBLIC_URL: url,
-        REFDATA_PORT: String(port),
-      });
-      await service.app.listen({ host: '127.0.0.1', port });
+      const started = await startListeningRefdata();
+      service = started;
+      url = started.url;
     });
     afterAll(async () => {
       await browser?.close();

@@ -1,14 +1,13 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort } from '../codehost/helpers.js';
 import {
   approve,
   create,
   createLibrary,
   iriQuery,
   type Refdata,
-  startRefdata,
+  startListeningRefdata,
   uniqueName,
 } from '../refdata/helpers.js';
 import {
@@ -26,13 +25,9 @@ describe.skipIf(!browserAvailable)(
     let url: string;
     beforeAll(async () => {
       browser = await launchChromium();
-      const port = await freePort();
-      url = `http://127.0.0.1:${port}`;
-      service = await startRefdata('sqlite', {
-        REFDATA_PUBLIC_URL: url,
-        REFDATA_PORT: String(port),
-      });
-      await service.app.listen({ host: '127.0.0.1', port });
+      const started = await startListeningRefdata();
+      service = started;
+      url = started.url;
     });
     afterAll(async () => {
       await browser?.close();

@@ -19,7 +19,7 @@ import {
   approve,
   createLibrary,
   type Refdata,
-  startRefdata,
+  startListeningRefdata,
   uniqueName,
 } from '../refdata/helpers.js';
 import {
@@ -75,17 +75,17 @@ describe.skipIf(!browserAvailable)(
         postLogoutRedirectUris: `${refdataUrl}/`,
         scopes: ['openid', 'profile', 'email'],
       });
-      refdata = await startRefdata('sqlite', {
-        REFDATA_PUBLIC_URL: refdataUrl,
-        REFDATA_PORT: String(port),
-        REFDATA_OIDC_ISSUER: codehost.url,
-        REFDATA_OIDC_CLIENT_ID: client.clientId,
-        REFDATA_OIDC_CLIENT_SECRET: client.secret,
-        REFDATA_OIDC_NAME: 'codehost',
-        // No role for everyone: someone outside the groups signs in to no role.
-        REFDATA_OIDC_ROLE_MAP: 'Creator=refdata/creators,Reviewer=refdata/reviewers',
-      });
-      await refdata.app.listen({ host: '127.0.0.1', port });
+      refdata = await startListeningRefdata(
+        {
+          REFDATA_OIDC_ISSUER: codehost.url,
+          REFDATA_OIDC_CLIENT_ID: client.clientId,
+          REFDATA_OIDC_CLIENT_SECRET: client.secret,
+          REFDATA_OIDC_NAME: 'codehost',
+          // No role for everyone: someone outside the groups signs in to no role.
+          REFDATA_OIDC_ROLE_MAP: 'Creator=refdata/creators,Reviewer=refdata/reviewers',
+        },
+        { port },
+      );
     });
     afterAll(async () => {
       await browser?.close();

@@ -8,6 +8,7 @@ import { mintToken } from '../../src/refdata/auth/tokens.js';
 import type { RefdataTables } from '../../src/refdata/db/tables.js';
 import type { Family } from '../../src/refdata/families/family.js';
 import { FAMILIES, FamilyRegistry } from '../../src/refdata/families/registry.js';
+import { freePort } from '../codehost/helpers.js';
 import { type DatabaseKind, startTestService, type TestService } from '../harness.js';
 
 export interface Refdata extends TestService {
@@ -52,6 +53,25 @@ export async function startRefdata(
       });
     },
   };
+}
+
+/**
+ * refdata listening on a port of its own (at `port`, or a free one), its public
+ * address that of the port, for a browser to reach; `env` adds to that.
+ */
+export async function startListeningRefdata(
+  env: Record<string, string> = {},
+  options: { port?: number } = {},
+): Promise<Refdata & { url: string }> {
+  const port = options.port ?? (await freePort());
+  const url = `http://127.0.0.1:${port}`;
+  const service = await startRefdata('sqlite', {
+    REFDATA_PUBLIC_URL: url,
+    REFDATA_PORT: String(port),
+    ...env,
+  });
+  await service.app.listen({ host: '127.0.0.1', port });
+  return { ...service, url };
 }
 
 let sequence = 0;
