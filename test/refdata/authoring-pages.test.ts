@@ -202,6 +202,26 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
     expect(missing.body).toMatch(/<p class="field-error" id="f-name-error">Name is required<\/p>/);
     expect(missing.body).toMatch(/id="f-changeJustification-error">Why this change is required/);
     expect(missing.body).toMatch(/id="f-name"[^>]*aria-invalid="true"/);
+    // No superclass, a count that is not a number: said in words, not in schema terms.
+    const emptied = await creator.post('/authoring/new/class', {
+      ...fields,
+      '/subClassOf/0': '',
+      'pick:/subClassOf/0': '',
+      '/name': 'Valve',
+      '/description': 'A valve',
+      '/changeJustification': 'Because',
+      _action: 'save',
+    });
+    expect(emptied.statusCode).toBe(422);
+    expect(emptied.body).toContain('Superclasses needs at least one');
+    const symbolPage = await creator.get('/authoring/new/symbol');
+    const badNumber = await creator.post('/authoring/new/symbol', {
+      ...Object.fromEntries(formControls(symbolPage.body)),
+      '/width': '9,5',
+      _action: 'save',
+    });
+    expect(badNumber.body).toContain('Width must be a whole number');
+    expect(badNumber.body).toContain('value="9,5"');
 
     const wrongFamily = await creator.post('/authoring/new/class', {
       ...fields,

@@ -43,7 +43,8 @@ th[scope=col]{white-space:nowrap}
 @media (max-width:36rem){table.stack,table.stack tbody,table.stack tr,table.stack td,table.stack th[scope=row]{display:block}
 table.stack tr.head{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 table.stack tr{border-bottom:1px solid #ddd;padding:.5rem 0}table.stack td,table.stack th[scope=row]{border:0;padding:.15rem 0}
-table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}
+table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
+table.stack caption{display:block;text-align:left}}
 dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 .danger-link{color:#a40000;font-weight:600}

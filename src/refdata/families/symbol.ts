@@ -40,7 +40,10 @@ export const symbol = defineFamily({
         Type.Array(
           Type.Object(
             {
-              id: Type.String({ pattern: '^[A-Za-z0-9_.-]{1,100}$' }),
+              id: Type.String({
+                pattern: '^[A-Za-z0-9_.-]{1,100}$',
+                description: 'Letters, digits, _ . and -, up to 100',
+              }),
               x: Coordinate,
               y: Coordinate,
               direction: Type.Integer({

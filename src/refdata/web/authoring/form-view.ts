@@ -389,6 +389,28 @@ export function formFields(schema: FieldSchema, draft: Draft, state: FormState):
   )}`;
 }
 
+/** Schema validation's words (the API's, which clients may match) as a form says them to people. */
+const PLAIN_WORDS: readonly [RegExp, (...found: string[]) => string][] = [
+  [/^must NOT have fewer than 1 items$/, () => 'needs at least one'],
+  [/^must NOT have fewer than (\d+) items$/, (n) => `needs at least ${n}`],
+  [/^must NOT have more than (\d+) items$/, (n) => `may have at most ${n}`],
+  [/^must NOT have fewer than 1 characters$/, () => 'is required'],
+  [/^must NOT have more than (\d+) characters$/, (n) => `is too long: at most ${n} characters`],
+  [/^must match pattern ".*"$/, () => 'is not in the form its hint describes'],
+  [/^must be integer$/, () => 'must be a whole number'],
+  [/^must be number$/, () => 'must be a number'],
+  [/^must be >= (\S+)$/, (n) => `must be at least ${n}`],
+  [/^must be <= (\S+)$/, (n) => `must be at most ${n}`],
+];
+
+export function plainWords(detail: string): string {
+  for (const [pattern, words] of PLAIN_WORDS) {
+    const found = pattern.exec(detail);
+    if (found) return words(...found.slice(1));
+  }
+  return detail;
+}
+
 /** The fields a pointer's messages can be shown beside: the pointer, or the nearest field above it. */
 export function placeErrors(
   errors: readonly { field: string; detail: string }[],
@@ -397,7 +419,7 @@ export function placeErrors(
   const placed = new Map<string, string[]>();
   for (const error of errors) {
     let pointer = error.field;
-    let detail = error.detail;
+    let detail = plainWords(error.detail);
     while (pointer !== '' && !shownAt(pointer)) {
       const step = pointer.slice(pointer.lastIndexOf('/') + 1);
       pointer = pointer.slice(0, pointer.lastIndexOf('/'));
