@@ -487,6 +487,32 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
       (await creator.get(`/authoring/edit?iri=${encodeURIComponent(`${iriBase()}/ontology/none`)}`))
         .statusCode,
     ).toBe(404);
+    // The suggestions behind the reference fields: signed-in people only, words required.
+    const named = await createLibrary(service, { name: uniqueName('Suggested library') });
+    const suggested = await creator.get(
+      `/authoring/pick?families=library,no-such-family&q=${encodeURIComponent('Suggested library')}`,
+      'application/json',
+    );
+    expect(suggested.statusCode).toBe(200);
+    expect(suggested.json().results.map((result: { iri: string }) => result.iri)).toContain(named);
+    expect(suggested.json().results[0]).toMatchObject({
+      family: 'library',
+      familyLabel: 'library',
+    });
+    expect(
+      (await visitor.get('/authoring/pick?families=library&q=x', 'application/json')).statusCode,
+    ).toBe(401);
+    expect(
+      (await creator.get('/authoring/pick?families=library', 'application/json')).statusCode,
+    ).toBe(400);
+    expect(
+      (
+        await creator.get(
+          `/authoring/pick?families=library&q=${'x'.repeat(201)}`,
+          'application/json',
+        )
+      ).statusCode,
+    ).toBe(400);
     const noToken = await creator.post('/authoring/new/class', {
       authenticity_token: '',
       '/name': 'X',
