@@ -25,11 +25,14 @@ function wrongState(row: ResourceRow, action: Step, from: Status): HttpError {
 export function checkMovesAlone(refdata: Refdata, row: ResourceRow): void {
   const family = refdata.families.byKey(row.family);
   if (!family?.parentIri) return;
+  const owner = refdata.families.all.find(
+    (candidate) => candidate.aggregate?.valueFamily === family.key,
+  );
   throw new HttpError(
     problem(
       409,
       'moves-with-picklist',
-      `A ${family.label} is submitted, approved and rejected with what owns it (${row.parent_iri}), never alone.`,
+      `A ${family.label} is submitted, approved and rejected with its ${owner?.label ?? 'owner'} (${row.parent_iri}), never alone.`,
     ),
   );
 }
