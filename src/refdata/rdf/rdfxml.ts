@@ -42,19 +42,36 @@ function splitPredicate(iri: string): [string, string] {
 
 /**
  * Writes groups of quads as RDF/XML descriptions (without the document's
- * header and footer). Blank node labels are renamed to NCNames, consistently
- * across all calls on one writer, so chunks of one document share their nodes.
+ * header and footer). Blank node labels are renamed to NCNames unique in the
+ * document; a blank node never spans two chunks of our graphs (each belongs to
+ * one resource), so a chunk's labels are forgotten once it is written and memory
+ * stays flat however long the document.
  */
 export class RdfXmlWriter {
-  private readonly blankLabels = new Map<string, string>();
+  private blankLabels = new Map<string, string>();
+  private blankNodes = 0;
+  /** Each predicate's opening of its property element, made once (there are few predicates). */
+  private readonly openings = new Map<string, { open: string; local: string }>();
 
   private nodeId(term: Term): string {
     let label = this.blankLabels.get(term.value);
     if (label === undefined) {
-      label = `b${this.blankLabels.size}`;
+      label = `b${this.blankNodes}`;
+      this.blankNodes += 1;
       this.blankLabels.set(term.value, label);
     }
     return label;
+  }
+
+  private opening(predicate: string): { open: string; local: string } {
+    let known = this.openings.get(predicate);
+    if (!known) {
+      const [namespace, local] = splitPredicate(predicate);
+      known = { open: `<${local} xmlns="${escapeAttribute(namespace)}"`, local };
+      // Bounded: an unusual graph with many predicates only forgoes the shortcut.
+      if (this.openings.size < 10_000) this.openings.set(predicate, known);
+    }
+    return known;
   }
 
   private subjectAttribute(term: Term): string {
@@ -64,8 +81,7 @@ export class RdfXmlWriter {
   }
 
   private property(quad: Quad): string {
-    const [namespace, local] = splitPredicate(quad.predicate.value);
-    const open = `<${local} xmlns="${escapeAttribute(namespace)}"`;
+    const { open, local } = this.opening(quad.predicate.value);
     const object = quad.object;
     if (object.termType === 'NamedNode')
       return `${open} rdf:resource="${escapeAttribute(object.value)}"/>`;
@@ -82,6 +98,7 @@ export class RdfXmlWriter {
 
   /** The descriptions of `quads`, subjects in order of first appearance. */
   write(quads: readonly Quad[]): string {
+    this.blankLabels = new Map();
     const bySubject = new Map<string, Quad[]>();
     for (const quad of quads) {
       const key = `${quad.subject.termType}:${quad.subject.value}`;

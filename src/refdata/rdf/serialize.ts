@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import jsonld from 'jsonld';
 import { type Quad, StreamWriter } from 'n3';
+import { JsonLdWriter } from './jsonld-writer.js';
 import { RDF_XML_FOOTER, RDF_XML_HEADER, RdfXmlWriter } from './rdfxml.js';
 import { prefixes } from './vocabulary.js';
 
@@ -28,21 +28,10 @@ export function jsonLdContext(iriBase: string): Record<string, string> {
   return prefixes(iriBase);
 }
 
-/** Compacted JSON-LD with the context inline, so it expands without fetching anything. */
-async function writeJsonLd(quads: readonly Quad[], iriBase: string): Promise<string> {
-  const expanded = await jsonld.fromRDF(quads as never, { useNativeTypes: false });
-  const compacted = await jsonld.compact(expanded, jsonLdContext(iriBase), {
-    documentLoader: async (url: string) => {
-      throw new Error(`refusing to fetch ${url}: contexts are local`);
-    },
-  } as never);
-  return JSON.stringify(compacted, null, 2);
-}
-
 /**
  * Writes chunks of quads as they come, so a graph of any size is never one string:
- * n3's StreamWriter for Turtle, TriG, N-Triples and N-Quads; for JSON-LD and RDF/XML
- * each chunk is written on its own and placed inside one document.
+ * n3's StreamWriter for Turtle, TriG, N-Triples and N-Quads, and our own writers
+ * for JSON-LD and RDF/XML, each chunk placed inside one document.
  */
 export function serializeStream(
   chunks: AsyncIterable<Quad[]>,
@@ -78,19 +67,10 @@ export function serializeStream(
   }
   return Readable.from(
     (async function* () {
-      const context = jsonLdContext(iriBase);
-      yield `{\n  "@context": ${JSON.stringify(context)},\n  "@graph": [`;
-      let first = true;
-      for await (const chunk of chunks) {
-        if (chunk.length === 0) continue;
-        const compacted = JSON.parse(await writeJsonLd(chunk, iriBase)) as Record<string, unknown>;
-        const { '@context': _context, '@graph': graph, ...single } = compacted;
-        for (const node of Array.isArray(graph) ? graph : [single]) {
-          yield `${first ? '\n' : ',\n'}    ${JSON.stringify(node)}`;
-          first = false;
-        }
-      }
-      yield '\n  ]\n}\n';
+      const writer = new JsonLdWriter(jsonLdContext(iriBase));
+      yield writer.header();
+      for await (const chunk of chunks) yield writer.write(chunk);
+      yield writer.footer();
     })(),
   );
 }
