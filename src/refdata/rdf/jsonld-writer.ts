@@ -70,7 +70,9 @@ export class JsonLdWriter {
       }
       const object = quad.object;
       if (quad.predicate.value === RDF_TYPE && object.termType === 'NamedNode') {
-        ((node['@type'] ??= []) as string[]).push(this.compact(object.value));
+        const types = (node['@type'] as string[] | undefined) ?? [];
+        types.push(this.compact(object.value));
+        node['@type'] = types;
         continue;
       }
       let value: JsonValue;
@@ -81,7 +83,10 @@ export class JsonLdWriter {
       else if (object.language) value = { '@value': object.value, '@language': object.language };
       else if (object.datatype.value === XSD_STRING) value = object.value;
       else value = { '@value': object.value, '@type': this.compact(object.datatype.value) };
-      ((node[this.compact(quad.predicate.value)] ??= []) as JsonValue[]).push(value);
+      const property = this.compact(quad.predicate.value);
+      const values = (node[property] as JsonValue[] | undefined) ?? [];
+      values.push(value);
+      node[property] = values;
     }
     let out = '';
     for (const node of nodes.values()) {
