@@ -5,10 +5,9 @@ import type { RefdataTables, Status } from '../src/refdata/db/tables.js';
 import { FamilyRegistry } from '../src/refdata/families/registry.js';
 import { normalizedName } from '../src/refdata/resources/store.js';
 import { searchDocument } from '../src/refdata/search/documents.js';
+import type { RefdataBenchServer } from './refdata-server.js';
 
 const FAMILY_REGISTRY = new FamilyRegistry();
-
-import type { RefdataBenchServer } from './refdata-server.js';
 
 export interface SeedResource {
   iri: string;

@@ -260,6 +260,7 @@ if (services.includes('codehost')) {
 }
 
 const refdataRows: (LoadFigures & { database: string })[] = [];
+const dereferenceRows: (LoadFigures & { database: string })[] = [];
 const exports: (ExportFigures & { database: string })[] = [];
 const searches: (SearchFigures & { database: string })[] = [];
 const shacls: (ShaclFigures & { database: string })[] = [];
@@ -311,18 +312,31 @@ if (services.includes('refdata')) {
           expectedStatus: 201,
         })),
       });
-      process.stderr.write(`  ${kind}: one class as Turtle\n`);
-      refdataRows.push({
+      // Dereferencing, next to the same server's bare route in the same run.
+      process.stderr.write(`  ${kind}: the bare route, then one class in three formats\n`);
+      dereferenceRows.push({
         database: kind,
         ...(await runLoad({
-          name: 'GET one class as text/turtle',
-          url: `${server.url}${new URL(server.refs.class).pathname}`,
+          name: 'GET /-/health (no database)',
+          url: `${server.url}/-/health`,
           connections,
           durationSeconds: duration,
-          headers: { authorization: `Bearer ${server.token}`, accept: 'text/turtle' },
           expectedStatus: 200,
         })),
       });
+      for (const accept of ['application/json', 'text/turtle', 'application/ld+json']) {
+        dereferenceRows.push({
+          database: kind,
+          ...(await runLoad({
+            name: `GET one class as ${accept}`,
+            url: `${server.url}${new URL(server.refs.class).pathname}`,
+            connections,
+            durationSeconds: duration,
+            headers: { authorization: `Bearer ${server.token}`, accept },
+            expectedStatus: 200,
+          })),
+        });
+      }
       process.stderr.write(
         `  ${kind}: complete SHACL of blocks with ${shaclParts.join(', ')} parts\n`,
       );
@@ -358,6 +372,12 @@ if (services.includes('refdata')) {
       `| ${row.database} | ${row.name} | ${row.connections} | ${row.requests} | ${row.seconds.toFixed(1)} | ${row.perSecond.toFixed(0)} | ${row.latencyP50Ms} ms | ${row.latencyP99Ms} ms | ${row.latencyMaxMs} ms | ${row.failures} |`,
     );
   }
+}
+if (dereferenceRows.length > 0) {
+  out('');
+  out('## refdata: dereferencing one class, next to the bare route');
+  out('');
+  for (const line of loadTable(dereferenceRows)) out(line);
 }
 if (shacls.length > 0) {
   out('');
@@ -401,7 +421,7 @@ if (exports.length > 0) {
     );
   }
 }
-rows.push(...refdataRows);
+rows.push(...refdataRows, ...dereferenceRows);
 const failed = [...rows, ...searches.map((row) => ({ ...row, name: 'search' }))].filter(
   (row) => row.failures > 0,
 );
