@@ -79,6 +79,39 @@ const FAMILIES: [string, number][] = [
   ['symbol', 8],
 ];
 const STATUSES: Status[] = ['Draft', 'Draft', 'Submitted', 'Approved', 'Approved', 'Approved'];
+const IMF = 'http://ns.imfid.org/imf#';
+
+/** What each family's schema requires beyond the common fields, so every body is one the API would take. */
+const OWN_FIELDS: Record<string, (n: number) => Record<string, unknown>> = {
+  class: () => ({ subClassOf: ['http://example.org/Equipment'] }),
+  property: () => ({ types: ['freeText'] }),
+  'cfihos-entity': () => ({ entityType: 'equipment', propertyReferences: [] }),
+  'imf-block': () => ({
+    aspect: `${IMF}functionAspect`,
+    referenceTerms: [],
+    attributeReferences: [],
+    terminalReferences: [],
+    hasPartBlockReferences: [],
+  }),
+  'imf-terminal': () => ({
+    aspect: `${IMF}productAspect`,
+    direction: 'input',
+    referenceTerms: [],
+    attributeReferences: [],
+  }),
+  'imf-attribute': () => ({ predicate: 'http://example.org/flow' }),
+  unit: () => ({ dimensionRef: 'http://example.org/length', measurementSystem: 'SI', symbol: 'm' }),
+  dimension: (n) => ({ dimensionCode: `D${n}` }),
+  picklist: () => ({ subClassOf: 'http://example.org/Colour' }),
+  symbol: (n) => ({
+    dcIdentifier: `S${n}`,
+    width: 10,
+    height: 10,
+    shape:
+      '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 10"><path d="M0 5L10 5"/></svg>',
+    centerOfRotation: { x: 5, y: 5 },
+  }),
+};
 
 /** A deterministic pseudo-random sequence, so every run seeds the same library. */
 function random(seed: number): () => number {
@@ -115,6 +148,7 @@ export async function seedSearchCorpus(
           name,
           description: `A ${noun} used in process plants; ${pick(ADJECTIVES)} design, ${pick(PARTS)} included.`,
           ontology: library,
+          ...OWN_FIELDS[family]?.(n),
           ...(next() < 0.2
             ? {
                 relatedTerms: [

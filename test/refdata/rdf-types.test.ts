@@ -71,3 +71,11 @@ describe('the types search lists for a hit', () => {
     },
   );
 });
+
+describe('a hit whose stored body its family can no longer map', () => {
+  it('is listed without types rather than failing the search', () => {
+    // A property stored before `types` was required: its mapping cannot run.
+    expect(rdfTypesOf(FAMILIES.byKey('property'), { name: 'Old property' })).toEqual([]);
+    expect(rdfTypesOf(FAMILIES.byKey('no-such-family'), {})).toEqual([]);
+  });
+});

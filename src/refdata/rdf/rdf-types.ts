@@ -14,7 +14,13 @@ export function rdfTypesOf(family: Family | undefined, body: Record<string, unkn
   if (!family) return [];
   if (family.rdfTypes) return family.rdfTypes(body);
   const graph = new GraphBuilder('', SUBJECT);
-  family.rdf(body, graph);
+  try {
+    family.rdf(body, graph);
+  } catch {
+    // A body stored before its family's schema asked for a field it lacks: a
+    // search hit still lists it, without types, rather than failing the search.
+    return [];
+  }
   return graph.quads
     .filter((quad) => quad.predicate.value === RDF_TYPE && quad.subject.equals(SUBJECT))
     .map((quad) => quad.object.value)

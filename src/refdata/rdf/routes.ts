@@ -9,10 +9,15 @@ import { missing, representation } from '../resources/lookup.js';
 import type { ResourceRow } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';
 import { resourcePage } from './html.js';
-import { type DetailLevel, libraryChunks, single } from './library-graph.js';
+import { type DetailLevel, libraryChunks } from './library-graph.js';
 import { matchesIfNoneMatch, negotiate } from './negotiation.js';
 import { resourceGraph } from './resource-graph.js';
-import { RDF_MEDIA_TYPES, type RdfMediaType, serializeStream } from './serialize.js';
+import {
+  RDF_MEDIA_TYPES,
+  type RdfMediaType,
+  serializeStream,
+  serializeToString,
+} from './serialize.js';
 
 /** Everything a resource is offered as, in the order the service prefers. */
 export const OFFERED = ['application/json', ...RDF_MEDIA_TYPES, 'text/html'] as const;
@@ -97,11 +102,18 @@ export async function answerResource(
       .type('text/html; charset=utf-8')
       .send(resourcePage(row, quads, refdata.iriBase, refdata.publicUrl));
   }
-  const chunks = row.family === 'library' ? libraryChunks(refdata, row, level) : single(quads);
   const charset = mediaType === 'application/rdf+xml' ? '' : '; charset=utf-8';
-  return reply
-    .type(`${mediaType}${charset}`)
-    .send(serializeStream(chunks, mediaType as RdfMediaType, refdata.iriBase));
+  reply.type(`${mediaType}${charset}`);
+  // A library streams its terms; any other resource is one small document.
+  return row.family === 'library'
+    ? reply.send(
+        serializeStream(
+          libraryChunks(refdata, row, level),
+          mediaType as RdfMediaType,
+          refdata.iriBase,
+        ),
+      )
+    : reply.send(await serializeToString(quads, mediaType as RdfMediaType, refdata.iriBase));
 }
 
 /** `GET` on the path of any IRI the service mints dereferences it. */

@@ -1,6 +1,6 @@
 import { once } from 'node:events';
 import { Readable } from 'node:stream';
-import { type Quad, StreamWriter } from 'n3';
+import { type Quad, StreamWriter, Writer } from 'n3';
 import { JsonLdWriter } from './jsonld-writer.js';
 import { RDF_XML_FOOTER, RDF_XML_HEADER, RdfXmlWriter } from './rdfxml.js';
 import { prefixes } from './vocabulary.js';
@@ -55,6 +55,9 @@ export function serializeStream(
     })().catch((error: unknown) => writer.destroy(error as Error));
     return writer;
   }
+  // Text, not objects: the stream then holds at most about this much ahead of
+  // the socket (one chunk's text), however slowly the client reads.
+  const asText = { objectMode: false, highWaterMark: 64 * 1024 };
   if (mediaType === 'application/rdf+xml') {
     return Readable.from(
       (async function* () {
@@ -63,6 +66,7 @@ export function serializeStream(
         for await (const chunk of chunks) yield writer.write(chunk);
         yield RDF_XML_FOOTER;
       })(),
+      asText,
     );
   }
   return Readable.from(
@@ -72,5 +76,34 @@ export function serializeStream(
       for await (const chunk of chunks) yield writer.write(chunk);
       yield writer.footer();
     })(),
+    asText,
   );
+}
+
+/**
+ * One resource's quads as a document, in one piece: for a graph this small a
+ * stream costs more than the writing.
+ */
+export function serializeToString(
+  quads: readonly Quad[],
+  mediaType: RdfMediaType,
+  iriBase: string,
+): Promise<string> {
+  const n3Format = N3_FORMATS[mediaType];
+  if (n3Format) {
+    const lineBased = n3Format === 'N-Triples' || n3Format === 'N-Quads';
+    const writer = new Writer({
+      format: n3Format,
+      ...(lineBased ? {} : { prefixes: prefixes(iriBase) }),
+    });
+    writer.addQuads([...quads]);
+    return new Promise((resolve, reject) =>
+      writer.end((error, result: string) => (error ? reject(error) : resolve(result))),
+    );
+  }
+  if (mediaType === 'application/rdf+xml') {
+    return Promise.resolve(`${RDF_XML_HEADER}${new RdfXmlWriter().write(quads)}${RDF_XML_FOOTER}`);
+  }
+  const writer = new JsonLdWriter(jsonLdContext(iriBase));
+  return Promise.resolve(`${writer.header()}${writer.write(quads)}${writer.footer()}`);
 }
