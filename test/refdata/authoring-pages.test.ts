@@ -520,6 +520,47 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
     expect(noToken.statusCode).toBe(422);
     const nul = await creator.post('/authoring/new/class', { '/name': 'X\u0000' });
     expect(nul.statusCode).toBe(400);
+    // Addresses with a missing, unknown, oversized or wrong-state value.
+    expect((await creator.get('/authoring/edit')).statusCode).toBe(400);
+    expect((await creator.get(`/authoring/new?ontology=${'x'.repeat(2049)}`)).statusCode).toBe(400);
+    expect(
+      (
+        await creator.get(
+          `/authoring/submit?iri=${encodeURIComponent(`${iriBase()}/ontology/none`)}`,
+        )
+      ).statusCode,
+    ).toBe(404);
+    expect((await reviewer.get(`/review?family=${'x'.repeat(101)}`)).statusCode).toBe(400);
+    const stillDraft = await createLibrary(service);
+    expect(
+      (await reviewer.get(`/review/resource?iri=${encodeURIComponent(stillDraft)}`)).statusCode,
+    ).toBe(409);
+    const waiting = await createLibrary(service);
+    await service.call('PUT', `/status/submit?iri=${encodeURIComponent(waiting)}`);
+    const reviewPage = await reviewer.get(`/review/resource?iri=${encodeURIComponent(waiting)}`);
+    const version = /name="_version" value="(\d+)"/.exec(reviewPage.body)?.[1] ?? '';
+    const bogus = await reviewer.post(`/review/resource?iri=${encodeURIComponent(waiting)}`, {
+      _version: version,
+      decision: 'maybe',
+      justification: 'Hmm',
+    });
+    expect(bogus.statusCode).toBe(400);
+    const long = await reviewer.post(`/review/resource?iri=${encodeURIComponent(waiting)}`, {
+      _version: version,
+      decision: 'approve',
+      justification: 'x'.repeat(2001),
+    });
+    expect(long.statusCode).toBe(422);
+    const stale = await reviewer.post(`/review/resource?iri=${encodeURIComponent(waiting)}`, {
+      _version: '1',
+      decision: 'approve',
+      justification: 'Fine',
+    });
+    expect(stale.statusCode).toBe(409);
+    expect(
+      (await service.call('GET', `/ontologies/domains?iri=${encodeURIComponent(waiting)}`)).json()
+        .status,
+    ).toBe('Submitted');
     const approvedLibrary = await createLibrary(service);
     await approve(service, approvedLibrary);
     expect(
