@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect, sql } from 'kysely';
+import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, sql } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { withConstraintErrors } from './errors.js';
@@ -45,7 +45,39 @@ function sqliteDialect(file: string): SqliteDialect {
   switchToWal(database);
   database.pragma('foreign_keys = ON');
   database.pragma('synchronous = NORMAL');
-  return new SqliteDialect({ database });
+  return new SqliteDialect({ database: withStatementCache(database) });
+}
+
+/** How many prepared statements a SQLite connection keeps (the queries of both services are fewer). */
+const STATEMENT_CACHE_SIZE = 1000;
+
+/**
+ * The connection as Kysely sees it, reusing prepared statements: Kysely prepares
+ * every query anew, and preparing was the largest single cost of a request that
+ * reads a row (a fifth of its time). A statement still being iterated is busy and
+ * is not handed out again; the oldest are dropped past the cache's size.
+ */
+function withStatementCache(database: Sqlite.Database): SqliteDatabase {
+  const prepared = new Map<string, Sqlite.Statement>();
+  return {
+    prepare(source: string) {
+      const known = prepared.get(source);
+      if (known && !known.busy) return known;
+      const statement = database.prepare(source);
+      if (!known) {
+        if (prepared.size >= STATEMENT_CACHE_SIZE) {
+          const oldest = prepared.keys().next().value;
+          if (oldest !== undefined) prepared.delete(oldest);
+        }
+        prepared.set(source, statement);
+      }
+      return statement;
+    },
+    close() {
+      prepared.clear();
+      database.close();
+    },
+  };
 }
 
 const pause = new Int32Array(new SharedArrayBuffer(4));
