@@ -181,16 +181,16 @@ function scalarField(place: FieldPlace, state: FormState): Markup {
 ${control}${hint.markup}${error.markup}</div>`;
 }
 
-function referenceField(
-  place: FieldPlace,
-  state: FormState,
-  parts: {
-    id: string;
-    hint: { id: string | undefined; markup: Markup };
-    error: { id: string | undefined; markup: Markup };
-    locked: string | undefined;
-  },
-): Markup {
+/** What a field's control is described by: its element ID, its hint and its errors. */
+interface FieldParts {
+  id: string;
+  hint: { id: string | undefined; markup: Markup };
+  error: { id: string | undefined; markup: Markup };
+  /** Why it cannot change any more, when it cannot. */
+  locked?: string | undefined;
+}
+
+function referenceField(place: FieldPlace, state: FormState, parts: FieldParts): Markup {
   const { id, hint, error, locked } = parts;
   const refersTo = place.schema[REFERS_TO] as RefersTo;
   const families = familiesOf(refersTo, state.ownFamily);
@@ -236,15 +236,7 @@ function numberAt(draft: Draft | undefined): number | undefined {
  * through), with the centre of rotation and the connection points of the same
  * form on it; script lets a click set them and a file fill the text.
  */
-function drawingField(
-  place: FieldPlace,
-  state: FormState,
-  parts: {
-    id: string;
-    hint: { id: string | undefined; markup: Markup };
-    error: { id: string | undefined; markup: Markup };
-  },
-): Markup {
+function drawingField(place: FieldPlace, state: FormState, parts: FieldParts): Markup {
   const { id, hint, error } = parts;
   const root = typeof state.root === 'object' && !Array.isArray(state.root) ? state.root : {};
   const value = typeof place.draft === 'string' ? place.draft : '';
