@@ -106,12 +106,14 @@ export class RdfXmlWriter {
       if (group) group.push(quad);
       else bySubject.set(key, [quad]);
     }
-    let out = '';
+    // Lines joined once: concatenating a chunk's thousands of lines one by one
+    // builds a rope that outlives the young generation and swells the heap.
+    const lines: string[] = [];
     for (const group of bySubject.values()) {
-      out += `\t<rdf:Description ${this.subjectAttribute((group[0] as Quad).subject)}>\n`;
-      for (const quad of group) out += `\t\t${this.property(quad)}\n`;
-      out += '\t</rdf:Description>\n';
+      lines.push(`\t<rdf:Description ${this.subjectAttribute((group[0] as Quad).subject)}>`);
+      for (const quad of group) lines.push(`\t\t${this.property(quad)}`);
+      lines.push('\t</rdf:Description>');
     }
-    return out;
+    return lines.length > 0 ? `${lines.join('\n')}\n` : '';
   }
 }
