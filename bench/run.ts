@@ -5,7 +5,9 @@
  *   npm run bench -- [--services codehost,refdata] [--databases sqlite,postgres]
  *                    [--duration 10] [--connections 10] [--refresh-requests 15000]
  *                    [--refdata-creates 10000] [--latency-creates 300]
- *                    [--postgres-url URL] [--skip-build]
+ *                    [--export-terms 100000] [--export-formats text/turtle,...]
+ *                    [--search-resources 100000] [--search-requests 3000]
+ *                    [--shacl-parts 10,100,1000] [--postgres-url URL] [--skip-build]
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
@@ -42,6 +44,10 @@ const { values } = parseArgs({
     'refdata-creates': { type: 'string', default: '10000' },
     'latency-creates': { type: 'string', default: '300' },
     'export-terms': { type: 'string', default: '100000' },
+    'export-formats': {
+      type: 'string',
+      default: 'text/turtle,application/n-triples,application/ld+json,application/rdf+xml',
+    },
     'search-resources': { type: 'string', default: '100000' },
     'search-requests': { type: 'string', default: '3000' },
     'shacl-parts': { type: 'string', default: '10,100,1000' },
@@ -349,12 +355,11 @@ if (services.includes('refdata')) {
         database: kind,
       });
       process.stderr.write(`  ${kind}: level-3 export of ${exportTerms} terms\n`);
-      for (const figures of await measureExport(server, exportTerms, [
-        'text/turtle',
-        'application/n-triples',
-        'application/ld+json',
-        'application/rdf+xml',
-      ])) {
+      for (const figures of await measureExport(
+        server,
+        exportTerms,
+        values['export-formats'].split(','),
+      )) {
         exports.push({ ...figures, database: kind });
       }
     } finally {
