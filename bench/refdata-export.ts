@@ -9,8 +9,8 @@ import { type SeedResource, seedResources } from './bulk.js';
 import { peakMemoryMib } from './processes.js';
 import type { RefdataBenchServer } from './refdata-server.js';
 
-/** N classes in one library. */
-function* exportCorpus(libraryIri: string, terms: number): Generator<SeedResource> {
+/** N classes in one library (the export tests seed theirs with it too). */
+export function* exportCorpus(libraryIri: string, terms: number): Generator<SeedResource> {
   for (let n = 0; n < terms; n += 1) {
     const name = `Exported class ${n}`;
     yield {

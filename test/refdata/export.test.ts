@@ -1,23 +1,26 @@
 /**
  * A whole library at detailLevel=3, as a consumer takes it into its own tools:
  * every format is the same graph (blank nodes and language tags included), and
- * a client that goes away mid-export leaves nothing open behind it.
+ * a slow client holds the server to its pace, and one that goes away
+ * mid-export leaves nothing open behind it.
  */
-import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { type IncomingMessage, request } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { seedInto } from '../../bench/bulk.js';
+import { exportCorpus } from '../../bench/refdata-export.js';
 import { DATABASE_KINDS } from '../harness.js';
 import { create, createLibrary, type Refdata, startRefdata } from './helpers.js';
 import { sameGraphInEveryFormat } from './rdf-readers.js';
 
 const IMF = 'http://ns.imfid.org/imf#';
 const TERMS = 2000;
+const THING = 'https://example.org/Thing';
 
 describe.each(DATABASE_KINDS)('level-3 exports (%s)', (kind) => {
   let service: Refdata;
   let library: string;
-  let url: string;
 
   beforeAll(async () => {
     service = await startRefdata(kind);
@@ -87,7 +90,7 @@ describe.each(DATABASE_KINDS)('level-3 exports (%s)', (kind) => {
             name: `Class ${n} “quoted” & <marked>`,
             description: n % 2 === 0 ? `Beskrivning ${n}: æøå` : `Line one\nline two ${n}`,
             ontology,
-            subClassOf: ['https://example.org/Thing'],
+            subClassOf: [THING],
             ...(n % 3 === 0
               ? {
                   relatedTerms: [
@@ -114,8 +117,6 @@ describe.each(DATABASE_KINDS)('level-3 exports (%s)', (kind) => {
         }),
       );
     }
-    await service.app.listen({ host: '127.0.0.1', port: 0 });
-    url = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
   }, 180_000);
   afterAll(() => service?.close());
 
@@ -133,34 +134,115 @@ describe.each(DATABASE_KINDS)('level-3 exports (%s)', (kind) => {
       graph.some((quad) => quad.object.termType === 'Literal' && quad.object.language === 'en'),
     ).toBe(true);
   }, 120_000);
+});
+
+/** Larger than the sockets' buffers on both sides, so that holding back is visible. */
+const SEEDED_TERMS = 30_000;
+const ELSEWHERE = 'https://example.org/another-library';
+
+describe.each(DATABASE_KINDS)('level-3 exports to slow and vanishing readers (%s)', (kind) => {
+  let service: Refdata;
+  let library: string;
+  let url: string;
+  const accept = 'application/n-triples';
+
+  beforeAll(async () => {
+    service = await startRefdata(kind);
+    library = await createLibrary(service);
+    await seedInto(service.db, exportCorpus(library, SEEDED_TERMS));
+    await service.app.listen({ host: '127.0.0.1', port: 0 });
+    url = `http://127.0.0.1:${(service.app.server.address() as AddressInfo).port}`;
+  }, 180_000);
+  afterAll(() => service?.close());
+
+  const path = () => new URL(library).pathname;
+
+  /** An export whose client has read its first part and then stops reading. */
+  async function pausedExport() {
+    const token = await service.token(['Reader']);
+    const serverSide = new Promise<Socket>((resolve) =>
+      service.app.server.once('connection', resolve),
+    );
+    // A connection of its own (no keep-alive pool), so that it is the one seen arriving.
+    const outgoing = request(`${url}${path()}?detailLevel=3`, {
+      agent: false,
+      headers: { accept, authorization: `Bearer ${token}` },
+    });
+    outgoing.on('error', (error) => {
+      if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') throw error;
+    });
+    outgoing.end();
+    const response = await new Promise<IncomingMessage>((resolve) =>
+      outgoing.once('response', resolve),
+    );
+    const first = await new Promise<Buffer>((resolve) =>
+      response.once('data', (chunk: Buffer) => {
+        response.pause();
+        resolve(chunk);
+      }),
+    );
+    const socket = await serverSide;
+    // What the server has sent stops growing once the sockets' buffers are full.
+    let sent = -1;
+    while (socket.bytesWritten !== sent) {
+      sent = socket.bytesWritten;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    return { outgoing, response, first, socket, sent };
+  }
+
+  it('reads the library only as fast as a slow client reads the export', async () => {
+    const whole = await service.call('GET', `${path()}?detailLevel=3`, {
+      roles: ['Reader'],
+      headers: { accept },
+    });
+    const { response, first, socket, sent } = await pausedExport();
+    // The server went no further than the sockets could take, and keeps no more
+    // in its own socket buffer.
+    expect(sent).toBeLessThan(Buffer.byteLength(whole.body) / 2);
+    expect(socket.writableLength).toBeLessThan(256 * 1024);
+    // Nor did it read ahead into a buffer of its own: terms taken out of the
+    // library while the client waits are not in what the client then receives.
+    const middle = await service.db
+      .selectFrom('resources')
+      .select('id')
+      .where('library_key', '=', library)
+      .orderBy('id')
+      .offset(SEEDED_TERMS / 2)
+      .limit(1)
+      .executeTakeFirstOrThrow();
+    const moveLastHalf = (from: string, to: string) =>
+      service.db
+        .updateTable('resources')
+        .set({ library_key: to })
+        .where('library_key', '=', from)
+        .where('id', '>=', middle.id)
+        .execute();
+    await moveLastHalf(library, ELSEWHERE);
+    try {
+      const parts = [first];
+      response.on('data', (chunk: Buffer) => parts.push(chunk));
+      response.resume();
+      await new Promise((resolve) => response.once('end', resolve));
+      const received = Buffer.concat(parts).toString();
+      const halved = await service.call('GET', `${path()}?detailLevel=3`, {
+        roles: ['Reader'],
+        headers: { accept },
+      });
+      expect(received.length).toBeLessThan(whole.body.length * 0.75);
+      expect(received).toBe(halved.body);
+    } finally {
+      await moveLastHalf(ELSEWHERE, library);
+    }
+  }, 120_000);
 
   it('stops when the client goes away, leaving no transaction open, and serves on', async () => {
-    const token = await service.token(['Reader']);
-    for (const accept of ['application/n-triples', 'application/ld+json', 'application/rdf+xml']) {
-      const received = await new Promise<number>((resolve, reject) => {
-        const outgoing = request(`${url}${path()}?detailLevel=3`, {
-          headers: { accept, authorization: `Bearer ${token}` },
-        });
-        outgoing.on('response', (response) => {
-          let bytes = 0;
-          response.on('data', (chunk: Buffer) => {
-            bytes += chunk.length;
-            // Gone after the first part, as a client that lost interest.
-            if (bytes > 0) {
-              outgoing.destroy();
-              resolve(bytes);
-            }
-          });
-          response.on('error', () => undefined);
-        });
-        outgoing.on('error', (error) => {
-          if ((error as NodeJS.ErrnoException).code !== 'ECONNRESET') reject(error);
-        });
-        outgoing.end();
-      });
-      expect(received).toBeGreaterThan(0);
-    }
-    // Whatever the export was reading is let go of, and no connection lingers.
+    const { outgoing, socket, sent } = await pausedExport();
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    outgoing.destroy();
+    await closed;
+    // Nothing more is written once the client is gone, and no connection lingers.
+    expect(socket.bytesWritten).toBeLessThan(sent + 256 * 1024);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const connections = await new Promise<number>((resolve, reject) =>
       service.app.server.getConnections((error, count) => (error ? reject(error) : resolve(count))),
@@ -178,5 +260,5 @@ describe.each(DATABASE_KINDS)('level-3 exports (%s)', (kind) => {
       headers: { accept: 'text/turtle' },
     });
     expect(after.statusCode).toBe(200);
-  }, 60_000);
+  }, 120_000);
 });

@@ -125,5 +125,30 @@ function postgresDialect(config: Extract<DatabaseConfig, { kind: 'postgres' }>):
   // An idle client that loses its server must not crash the process; the next
   // query reports the problem instead.
   pool.on('error', () => {});
+  pool.on('connect', answerThroughCallbacks);
   return new PostgresDialect({ pool });
+}
+
+type QueryResultCallback = (error: Error | null, result: pg.QueryResult) => void;
+
+/**
+ * Kysely calls `client.query(text, values)` and awaits the promise pg makes.
+ * Reading a 100,000-row table in batches of 500 that way promoted about 70 MB
+ * of garbage to V8's old generation, against 13 MB through pg's callback form
+ * for the same queries in the same time: garbage that raised the process's
+ * peak memory by tens of MiB during a long export. So a client's text queries
+ * go through the callback form, with a promise of our own around it; anything
+ * else (a cursor, a config object, a callback already given) goes to pg as it is.
+ */
+function answerThroughCallbacks(client: pg.PoolClient): void {
+  const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
+    if (typeof text !== 'string' || typeof values === 'function' || callback !== undefined)
+      return query(text, values, callback);
+    return new Promise<pg.QueryResult>((resolve, reject) => {
+      const done: QueryResultCallback = (error, result) =>
+        error ? reject(error) : resolve(result);
+      query(text, values, done);
+    });
+  }) as typeof client.query;
 }

@@ -1,4 +1,5 @@
 import type { Quad, Term } from 'n3';
+import { joinInPieces } from './text-pieces.js';
 
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
@@ -47,8 +48,11 @@ export class JsonLdWriter {
     return iri;
   }
 
-  /** The node objects of `quads`, each on its own line, subjects in order of first appearance. */
-  write(quads: readonly Quad[]): string {
+  /**
+   * The node objects of `quads`, each on its own line, subjects in order of
+   * first appearance, as pieces of text to be written one after the other.
+   */
+  write(quads: readonly Quad[]): string[] {
     const labels = new Map<string, string>();
     const id = (term: Term) => {
       if (term.termType !== 'BlankNode') return this.compact(term.value);
@@ -88,11 +92,11 @@ export class JsonLdWriter {
       values.push(value);
       node[property] = values;
     }
-    let out = '';
+    const lines: string[] = [];
     for (const node of nodes.values()) {
-      out += `${this.written === 0 ? '\n' : ',\n'}    ${JSON.stringify(node)}`;
+      lines.push(`${this.written === 0 ? '\n' : ',\n'}    ${JSON.stringify(node)}`);
       this.written += 1;
     }
-    return out;
+    return joinInPieces(lines);
   }
 }

@@ -7,6 +7,15 @@ import { RDL_NAMESPACE, rdf, rdfs, skos } from './vocabulary.js';
 /** Terms are read this many at a time, so a library of any size streams in bounded memory. */
 const BATCH = 500;
 
+/**
+ * Terms are handed to the writer this many at a time. A whole batch's quads and
+ * the writer's objects for them lived through two young-generation collections
+ * and were promoted (about 1 MiB a batch for JSON-LD), so a long export piled
+ * garbage into the old generation and raised the server's memory by 100 MiB and
+ * more before a full collection; a tenth of a batch dies young.
+ */
+const TERMS_PER_CHUNK = 50;
+
 export type DetailLevel = 1 | 2 | 3;
 
 /** At level 2 each term says what it is, its label, library and status, and its links. */
@@ -70,13 +79,15 @@ export async function* libraryChunks(
       level === 3
         ? await refdata.store.graphFacts([...terms, ...values])
         : { justifications: new Map<number, string>(), replacedBy: new Map<string, string>() };
-    const chunk: Quad[] = [];
-    for (const term of terms) {
-      const children = values.filter((value) => value.parent_iri === term.iri);
-      const quads = resourceGraph(refdata, term, children, justifications);
-      chunk.push(...(level === 3 ? quads : summary(quads, term.iri, statusPredicate)));
+    for (let start = 0; start < terms.length; start += TERMS_PER_CHUNK) {
+      const chunk: Quad[] = [];
+      for (const term of terms.slice(start, start + TERMS_PER_CHUNK)) {
+        const children = values.filter((value) => value.parent_iri === term.iri);
+        const quads = resourceGraph(refdata, term, children, justifications);
+        chunk.push(...(level === 3 ? quads : summary(quads, term.iri, statusPredicate)));
+      }
+      yield chunk;
     }
-    yield chunk;
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Quad, Term } from 'n3';
+import { joinInPieces } from './text-pieces.js';
 
 /**
  * RDF/XML for our graphs, one `rdf:Description` per subject and one property
@@ -96,8 +97,11 @@ export class RdfXmlWriter {
     return `${open}${attributes}>${escapeText(object.value)}</${local}>`;
   }
 
-  /** The descriptions of `quads`, subjects in order of first appearance. */
-  write(quads: readonly Quad[]): string {
+  /**
+   * The descriptions of `quads`, subjects in order of first appearance, as
+   * pieces of text to be written one after the other (see `joinInPieces`).
+   */
+  write(quads: readonly Quad[]): string[] {
     this.blankLabels = new Map();
     const bySubject = new Map<string, Quad[]>();
     for (const quad of quads) {
@@ -106,14 +110,15 @@ export class RdfXmlWriter {
       if (group) group.push(quad);
       else bySubject.set(key, [quad]);
     }
-    // Lines joined once: concatenating a chunk's thousands of lines one by one
-    // builds a rope that outlives the young generation and swells the heap.
+    // Lines joined in bounded pieces: concatenated one by one they made a rope
+    // that outlived the young generation; joined whole, a chunk was one string
+    // large enough to be allocated in the old generation.
     const lines: string[] = [];
     for (const group of bySubject.values()) {
-      lines.push(`\t<rdf:Description ${this.subjectAttribute((group[0] as Quad).subject)}>`);
-      for (const quad of group) lines.push(`\t\t${this.property(quad)}`);
-      lines.push('\t</rdf:Description>');
+      lines.push(`\t<rdf:Description ${this.subjectAttribute((group[0] as Quad).subject)}>\n`);
+      for (const quad of group) lines.push(`\t\t${this.property(quad)}\n`);
+      lines.push('\t</rdf:Description>\n');
     }
-    return lines.length > 0 ? `${lines.join('\n')}\n` : '';
+    return joinInPieces(lines);
   }
 }

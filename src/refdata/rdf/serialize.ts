@@ -63,7 +63,7 @@ export function serializeStream(
       (async function* () {
         const writer = new RdfXmlWriter();
         yield RDF_XML_HEADER;
-        for await (const chunk of chunks) yield writer.write(chunk);
+        for await (const chunk of chunks) yield* writer.write(chunk);
         yield RDF_XML_FOOTER;
       })(),
       asText,
@@ -73,7 +73,7 @@ export function serializeStream(
     (async function* () {
       const writer = new JsonLdWriter(jsonLdContext(iriBase));
       yield writer.header();
-      for await (const chunk of chunks) yield writer.write(chunk);
+      for await (const chunk of chunks) yield* writer.write(chunk);
       yield writer.footer();
     })(),
     asText,
@@ -102,8 +102,10 @@ export function serializeToString(
     );
   }
   if (mediaType === 'application/rdf+xml') {
-    return Promise.resolve(`${RDF_XML_HEADER}${new RdfXmlWriter().write(quads)}${RDF_XML_FOOTER}`);
+    return Promise.resolve(
+      `${RDF_XML_HEADER}${new RdfXmlWriter().write(quads).join('')}${RDF_XML_FOOTER}`,
+    );
   }
   const writer = new JsonLdWriter(jsonLdContext(iriBase));
-  return Promise.resolve(`${writer.header()}${writer.write(quads)}${writer.footer()}`);
+  return Promise.resolve(`${writer.header()}${writer.write(quads).join('')}${writer.footer()}`);
 }
