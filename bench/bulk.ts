@@ -2,12 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
 import type { RefdataTables, Status } from '../src/refdata/db/tables.js';
-import { FamilyRegistry } from '../src/refdata/families/registry.js';
 import { normalizedName } from '../src/refdata/resources/store.js';
-import { searchDocument } from '../src/refdata/search/documents.js';
 import type { RefdataBenchServer } from './refdata-server.js';
-
-const FAMILY_REGISTRY = new FamilyRegistry();
 
 export interface SeedResource {
   iri: string;
@@ -23,15 +19,30 @@ const BATCH = 1000;
 
 /**
  * Writes resources in bulk, each as the store would leave it: the row, its
- * create revision and its search index entry, a batch per transaction. Far
- * faster than the HTTP API for seeding benchmarks with 100,000 resources.
+ * create revision, a batch per transaction (the change log's triggers tell the
+ * running instances' search indexes). Far
+ * faster than the HTTP API for seeding benchmarks with 100,000 resources (and
+ * tests that need a library larger than a socket's buffers).
  */
 export async function seedResources(
   server: RefdataBenchServer,
   resources: Iterable<SeedResource>,
 ): Promise<void> {
   const database = openDatabase<RefdataTables>(loadConfig(server.env).services.refdata.database);
-  const db: Kysely<RefdataTables> = database.db;
+  try {
+    await seedInto(database.db, resources);
+    // As a running database's autovacuum would: the planner needs the new rows' statistics.
+    if (database.config.kind === 'postgres') await sql`analyze`.execute(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
+/** As `seedResources`, into a database already open (a test's service's). */
+export async function seedInto(
+  db: Kysely<RefdataTables>,
+  resources: Iterable<SeedResource>,
+): Promise<void> {
   const now = Date.now();
   const write = (batch: SeedResource[]) =>
     db.transaction().execute(async (trx) => {
@@ -72,24 +83,14 @@ export async function seedResources(
           })),
         )
         .execute();
-      await trx
-        .insertInto('search_documents')
-        .values(rows.map((row) => searchDocument(row, FAMILY_REGISTRY)))
-        .execute();
     });
-  try {
-    let batch: SeedResource[] = [];
-    for (const resource of resources) {
-      batch.push(resource);
-      if (batch.length === BATCH) {
-        await write(batch);
-        batch = [];
-      }
+  let batch: SeedResource[] = [];
+  for (const resource of resources) {
+    batch.push(resource);
+    if (batch.length === BATCH) {
+      await write(batch);
+      batch = [];
     }
-    if (batch.length > 0) await write(batch);
-    // As a running database's autovacuum would: the planner needs the new rows' statistics.
-    if (database.config.kind === 'postgres') await sql`analyze`.execute(db);
-  } finally {
-    await database.close();
   }
+  if (batch.length > 0) await write(batch);
 }

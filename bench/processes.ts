@@ -73,11 +73,20 @@ export async function startProgram(
 }
 
 /** The peak resident memory of a process so far, in MiB (Linux: VmHWM). */
-export async function peakMemoryMib(pid: number): Promise<number | undefined> {
+export function peakMemoryMib(pid: number): Promise<number | undefined> {
+  return statusMib(pid, 'VmHWM');
+}
+
+/** The resident memory of a process now, in MiB (Linux: VmRSS). */
+export function residentMemoryMib(pid: number): Promise<number | undefined> {
+  return statusMib(pid, 'VmRSS');
+}
+
+async function statusMib(pid: number, field: string): Promise<number | undefined> {
   try {
     const { readFile } = await import('node:fs/promises');
     const status = await readFile(`/proc/${pid}/status`, 'utf8');
-    const kib = /VmHWM:\s+(\d+) kB/.exec(status)?.[1];
+    const kib = new RegExp(`${field}:\\s+(\\d+) kB`).exec(status)?.[1];
     return kib ? Number(kib) / 1024 : undefined;
   } catch {
     return undefined;

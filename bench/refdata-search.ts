@@ -6,6 +6,7 @@
  * measured per request on the client.
  */
 import { randomUUID } from 'node:crypto';
+import autocannon from 'autocannon';
 import type { Status } from '../src/refdata/db/tables.js';
 import { type SeedResource, seedResources } from './bulk.js';
 import type { RefdataBenchServer } from './refdata-server.js';
@@ -126,12 +127,22 @@ export async function seedSearchCorpus(
   server: RefdataBenchServer,
   count: number,
 ): Promise<string[]> {
+  const { libraries, resources } = searchCorpus(server.refs.library, count);
+  await seedResources(server, resources);
+  return libraries;
+}
+
+/** The generated corpus: `count` resources over ten libraries named after `libraryBase`. */
+export function searchCorpus(
+  libraryBase: string,
+  count: number,
+): { libraries: string[]; resources: Iterable<SeedResource> } {
   const next = random(42);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
   const weighted = FAMILIES.flatMap(([family, weight]) =>
     Array.from({ length: weight }, () => family),
   );
-  const libraries = Array.from({ length: 10 }, (_, index) => `${server.refs.library}-${index}`);
+  const libraries = Array.from({ length: 10 }, (_, index) => `${libraryBase}-${index}`);
   function* corpus(): Generator<SeedResource> {
     for (let n = 0; n < count; n += 1) {
       const noun = pick(NOUNS);
@@ -165,8 +176,7 @@ export async function seedSearchCorpus(
       };
     }
   }
-  await seedResources(server, corpus());
-  return libraries;
+  return { libraries, resources: corpus() };
 }
 
 /** The query mix: what people type as they look for things, and what programs filter by. */
@@ -198,42 +208,119 @@ export interface SearchFigures {
   failures: number;
 }
 
+/**
+ * The query mix in turn from `concurrency` autocannon connections (keep-alive,
+ * as a program's client would be), every latency recorded for its percentiles.
+ */
 export async function measureSearch(
   server: RefdataBenchServer,
   queries: readonly string[],
   requests: number,
   concurrency: number,
 ): Promise<SearchFigures> {
+  return measurePaths(
+    server,
+    queries.map((query) => `/search/search-index?${query}`),
+    requests,
+    concurrency,
+  );
+}
+
+/** `requests` GETs of `paths` in turn, with the server's token. */
+export async function measurePaths(
+  server: RefdataBenchServer,
+  paths: readonly string[],
+  requests: number,
+  concurrency: number,
+): Promise<SearchFigures> {
   const latencies: number[] = [];
   let failures = 0;
   let issued = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (issued < requests) {
-        const query = queries[issued % queries.length];
-        issued += 1;
-        const sent = performance.now();
-        const response = await fetch(`${server.url}/search/search-index?${query}`, {
-          headers: { authorization: `Bearer ${server.token}` },
-        });
-        await response.arrayBuffer();
-        latencies.push(performance.now() - sent);
-        if (response.status !== 200) failures += 1;
-      }
-    }),
+  let finished: (result: autocannon.Result) => void = () => undefined;
+  let failed: (error: unknown) => void = () => undefined;
+  const done = new Promise<autocannon.Result>((resolve, reject) => {
+    finished = resolve;
+    failed = reject;
+  });
+  const instance = autocannon(
+    {
+      url: server.url,
+      connections: concurrency,
+      amount: requests,
+      headers: { authorization: `Bearer ${server.token}` },
+      requests: [
+        {
+          setupRequest: (request) => {
+            request.path = paths[issued % paths.length] as string;
+            issued += 1;
+            return request;
+          },
+        },
+      ],
+    },
+    (error, result) => (error ? failed(error) : finished(result)),
   );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const at = (fraction: number) =>
-    latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * fraction))] ?? 0;
+  instance.on('response', (_client, status, _bytes, time) => {
+    latencies.push(time);
+    if (status !== 200) failures += 1;
+  });
+  const result = await done;
+  const { p50, p95, p99 } = percentiles(latencies);
   return {
     requests: latencies.length,
-    seconds,
-    perSecond: latencies.length / seconds,
-    p50: at(0.5),
-    p95: at(0.95),
-    p99: at(0.99),
-    failures,
+    seconds: result.duration,
+    perSecond: latencies.length / result.duration,
+    p50,
+    p95,
+    p99,
+    failures: failures + result.errors,
   };
+}
+
+/**
+ * Waits until the server's index holds the `count` resources seeded into
+ * `libraries` (it hears of them through the change log, or builds them at start).
+ */
+export async function waitForIndex(
+  server: RefdataBenchServer,
+  libraries: readonly string[],
+  count: number,
+  timeoutMs = 30 * 60_000,
+): Promise<void> {
+  const query = libraries.map((library) => `library=${encodeURIComponent(library)}`).join('&');
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const response = await fetch(`${server.url}/search/search-index?limit=1&${query}`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    });
+    // The body is read either way, so the connection goes back to the pool.
+    const body =
+      response.status === 200 ? ((await response.json()) as { total: number }) : undefined;
+    if (body === undefined) await response.body?.cancel();
+    if (body?.total === count) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`the search index did not hold ${count} resources in time`);
+}
+
+/** p50 and p95 of each query asked `times` times in a row by one client, in ms. */
+export async function measureEachQuery(
+  server: RefdataBenchServer,
+  queries: readonly string[],
+  times: number,
+): Promise<{ query: string; p50: number; p95: number }[]> {
+  const figures = [];
+  for (const query of queries) {
+    const measured = await measurePaths(server, [`/search/search-index?${query}`], times, 1);
+    if (measured.failures > 0) throw new Error(`${query}: ${measured.failures} failures`);
+    figures.push({ query, p50: measured.p50, p95: measured.p95 });
+  }
+  return figures;
+}
+
+export function percentiles(latencies: number[]): { p50: number; p95: number; p99: number } {
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (fraction: number) =>
+    sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0;
+  return { p50: at(0.5), p95: at(0.95), p99: at(0.99) };
 }

@@ -29,6 +29,8 @@ export interface RefdataBenchServer {
     picklist: string;
     class: string;
   };
+  /** Stops the program and starts it anew on the same database, with `env` added. */
+  restart(env?: Record<string, string>): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -50,7 +52,7 @@ export async function startRefdataBenchServer(options: {
     LOG_LEVEL: 'info',
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
   };
-  const program = await startProgram('refdata', url, dataDir, env);
+  let program = await startProgram('refdata', url, dataDir, env);
   const tokens = loadConfig(env).refdata.tokens;
   const key = await loadOrCreateSigningKey(tokens.signingKeyFile);
   const token = await mintToken(key, tokens, {
@@ -112,18 +114,24 @@ export async function startRefdataBenchServer(options: {
     subClassOf: 'http://x.example/p',
   });
 
-  return {
+  const server: RefdataBenchServer = {
     url,
     pid: program.pid,
     env,
     token,
     refs: { library, dimension, property, attribute, terminal, picklist, class: rdlClass },
+    async restart(extra = {}) {
+      await program.stop();
+      program = await startProgram('refdata', url, dataDir, { ...env, ...extra });
+      server.pid = program.pid;
+    },
     async stop() {
       await program.stop();
       await postgres?.drop();
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+  return server;
 }
 
 const SVG =

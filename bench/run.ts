@@ -18,6 +18,7 @@ import { loadConfig } from '../src/platform/config.js';
 import { basicAuth } from '../test/codehost/helpers.js';
 import { type BenchServer, type DatabaseKind, startBenchServer } from './codehost-server.js';
 import { type LoadFigures, runLoad } from './load.js';
+import { commonOptions, databaseKinds, positive } from './options.js';
 import { type HashingFigures, measureHashing } from './password-hashing.js';
 import { type ExportFigures, measureExport } from './refdata-export.js';
 import {
@@ -25,21 +26,17 @@ import {
   type SearchFigures,
   searchQueries,
   seedSearchCorpus,
+  waitForIndex,
 } from './refdata-search.js';
 import { mixedCreate, startRefdataBenchServer } from './refdata-server.js';
 import { measureShacl, type ShaclFigures } from './refdata-shacl.js';
 
 const { values } = parseArgs({
   options: {
-    databases: { type: 'string', default: 'sqlite,postgres' },
+    ...commonOptions,
     duration: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
     'refresh-requests': { type: 'string', default: '15000' },
-    'postgres-url': {
-      type: 'string',
-      default: process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres',
-    },
-    'skip-build': { type: 'boolean', default: false },
     services: { type: 'string', default: 'codehost,refdata' },
     'refdata-creates': { type: 'string', default: '10000' },
     'latency-creates': { type: 'string', default: '300' },
@@ -63,16 +60,7 @@ function counter(): () => number {
   };
 }
 
-function positive(name: string, text: string): number {
-  const number = Number(text);
-  if (!Number.isInteger(number) || number < 1) throw new Error(`--${name} wants a whole number`);
-  return number;
-}
-
-const databases = values.databases.split(',').map((kind) => {
-  if (kind !== 'sqlite' && kind !== 'postgres') throw new Error(`unknown database "${kind}"`);
-  return kind as DatabaseKind;
-});
+const databases = databaseKinds(values.databases);
 const duration = positive('duration', values.duration);
 const connections = positive('connections', values.connections);
 const refreshRequests = positive('refresh-requests', values['refresh-requests']);
@@ -350,6 +338,7 @@ if (services.includes('refdata')) {
         shacls.push({ ...figures, database: kind });
       process.stderr.write(`  ${kind}: search over ${searchResources} generated resources\n`);
       const libraries = await seedSearchCorpus(server, searchResources);
+      await waitForIndex(server, libraries, searchResources);
       searches.push({
         ...(await measureSearch(server, searchQueries(libraries), searchRequests, connections)),
         database: kind,

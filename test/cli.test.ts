@@ -109,7 +109,7 @@ describe('command line, in process', () => {
     const result = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
     expect(result.status).toBe(0);
     expect(result.stdout).toBe(
-      'refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements, 0005_fill_in_derived_fields, 0006_browser_sessions\n',
+      'refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements, 0005_fill_in_derived_fields, 0006_browser_sessions, 0007_search_change_log\n',
     );
     expect(existsSync(join(dataDir, 'refdata.sqlite'))).toBe(true);
     const again = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
@@ -407,9 +407,21 @@ describe('refdata search commands', () => {
       await database.close();
     }
     expect((await run(['refdata-search-up'], env)).stdout).toBe('Search is available.\n');
+    const asked = Date.now();
     expect((await run(['refdata-search-rebuild'], env)).stdout).toBe(
-      'Indexed 0 resources; search is available.\n',
+      'Asked every running instance to rebuild its search index; each does so within a second.\n',
     );
+    const reopened = openDatabase<RefdataTables>(loadConfig(env).services.refdata.database);
+    try {
+      const state = await reopened.db
+        .selectFrom('search_state')
+        .select(['state', 'rebuild_requested_at'])
+        .executeTakeFirstOrThrow();
+      expect(state.state).toBe('available');
+      expect(Number(state.rebuild_requested_at)).toBeGreaterThanOrEqual(asked);
+    } finally {
+      await reopened.close();
+    }
     expect((await run(['refdata-search-rebuild', 'now'], env)).status).toBe(2);
   });
 });

@@ -33,6 +33,13 @@ export interface RefdataConfig {
     /** refdata's own signing key (a private JWK), created on first start. */
     signingKeyFile: string;
   };
+  /** Each instance's in-memory search index; see docs/search.md. */
+  search: {
+    /** How often the change log is read for what other instances wrote. */
+    pollMilliseconds: number;
+    /** How long start-up waits for the index before serving (503 on search until it is built). */
+    startWaitMilliseconds: number;
+  };
   /** The web pages; see docs/web.md. */
   web: {
     /** Libraries, search and approved content are open to visitors who are not signed in. */
@@ -212,6 +219,10 @@ function refdataConfig(
       rolesClaim,
       // Relative to the working directory, like DATA_DIR.
       signingKeyFile: keyFile ? resolve(cwd, keyFile) : join(dataDir, 'refdata-signing-key.json'),
+    },
+    search: {
+      pollMilliseconds: integer(read, 'REFDATA_SEARCH_POLL_MS', 250, 10, 60_000),
+      startWaitMilliseconds: integer(read, 'REFDATA_SEARCH_START_WAIT_MS', 2000, 0, 600_000),
     },
     web: {
       // Open by default, as on PCA's platform.

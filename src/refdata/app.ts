@@ -43,7 +43,7 @@ export function refdataService(
     ],
     migrations: refdataMigrations,
     errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
-    adminCommands: [...authCommands, ...searchCommands(families)],
+    adminCommands: [...authCommands, ...searchCommands],
     async registerRoutes(app, { database, config, platform }) {
       // Without an identity provider, refdata signs its own tokens and publishes the key.
       const signingKey = platform.refdata.tokens.jwksUrl
@@ -57,7 +57,18 @@ export function refdataService(
         signingKey,
         catalogues,
         families,
+        app.log,
       );
+      // Built at start, waited for a little so a small database is searchable at once.
+      app.addHook('onReady', () =>
+        context.search.start(platform.refdata.search.startWaitMilliseconds),
+      );
+      app.addHook('onClose', () => context.search.close());
+      // A write answered here is in this instance's index before its next search.
+      app.addHook('onResponse', async (request, reply) => {
+        if (!SAFE_METHODS.has(request.method) && reply.statusCode < 400)
+          context.search.noteLocalWrite();
+      });
       await registerWebSurface(app, context, platform);
       registerProblemTypeRoutes(app, config.publicUrl);
       if (signingKey) registerKeySetRoute(app, signingKey);
@@ -72,5 +83,8 @@ export function refdataService(
     },
   };
 }
+
+/** Methods that change nothing: no need for the search index to read the log after them. */
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export const refdata = refdataService();

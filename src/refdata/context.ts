@@ -6,6 +6,7 @@ import type { Catalogues } from './catalogues/catalogues.js';
 import type { RefdataTables } from './db/tables.js';
 import type { FamilyRegistry } from './families/registry.js';
 import { ResourceStore } from './resources/store.js';
+import { SearchService } from './search/service.js';
 
 /** Everything refdata's routes work with, built once per server. */
 export interface Refdata {
@@ -19,6 +20,8 @@ export interface Refdata {
   catalogues: Catalogues;
   /** The families this server authors. */
   families: FamilyRegistry;
+  /** This instance's search index. */
+  search: SearchService;
 }
 
 export function createRefdata(
@@ -28,15 +31,17 @@ export function createRefdata(
   signingKey: SigningKey | undefined,
   catalogues: Catalogues,
   families: FamilyRegistry,
+  log: ConstructorParameters<typeof SearchService>[3],
 ): Refdata {
   return {
     db,
     publicUrl: config.publicUrl,
     iriBase: platform.refdata.iriBase,
-    store: new ResourceStore(db, families),
+    store: new ResourceStore(db),
     verifier: new TokenVerifier(platform.refdata.tokens, signingKey),
     signingKey,
     catalogues,
     families,
+    search: new SearchService(db, families, platform.refdata.search, log),
   };
 }

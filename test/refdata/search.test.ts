@@ -1,6 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FamilyRegistry } from '../../src/refdata/families/registry.js';
-import { rebuildSearchIndex } from '../../src/refdata/search/commands.js';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { requestSearchRebuild } from '../../src/refdata/search/commands.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   create,
@@ -66,12 +65,13 @@ describe.each(DATABASE_KINDS)('search on %s', (kind) => {
     return response.json() as { total: number; hits: Hit[]; next?: string; cursor?: string };
   };
 
-  it('ranks an exact label first, then labels that start with the query, then other labels, then descriptions', async () => {
+  it('ranks an exact label first, then labels that start with the query, then by score: label above identifiers above description', async () => {
     const result = await find('q=pump');
     expect(result.hits.map((hit) => hit.label)).toEqual([
       'Pump',
-      'Pump casing',
+      // The library's path (an identifier) holds the word too; a completion counts a little less.
       'Pump library',
+      'Pump casing',
       'Pumping rate',
       'Centrifugal pump',
       'Impeller',
@@ -182,13 +182,19 @@ describe.each(DATABASE_KINDS)('search on %s', (kind) => {
     for (const name of original) expect(seen).toContain(name);
   });
 
-  it('answers 503 with Retry-After while the index is rebuilt or down, and the rebuild restores it', async () => {
+  it('answers 503 with Retry-After on every instance while search is marked down, and again once up', async () => {
     await service.db
       .updateTable('search_state')
       .set({ state: 'down', changed_at: Date.now() })
       .execute();
-    const down = await service.call('GET', '/search/search-index?q=pump', { roles: ['Reader'] });
-    expect(down.statusCode).toBe(503);
+    // Each instance reads the state with the change log, within its poll interval.
+    const down = await vi.waitFor(async () => {
+      const response = await service.call('GET', '/search/search-index?q=pump', {
+        roles: ['Reader'],
+      });
+      expect(response.statusCode).toBe(503);
+      return response;
+    });
     expect(down.headers['retry-after']).toBe('60');
     expect(down.json()).toMatchObject({ status: 503, title: 'Search unavailable' });
     expect(down.json().traceId).toBeTruthy();
@@ -197,10 +203,12 @@ describe.each(DATABASE_KINDS)('search on %s', (kind) => {
       (await service.call('GET', `/ontologies/domains?${iriQuery(pumps)}`, { roles: ['Reader'] }))
         .statusCode,
     ).toBe(200);
-    await service.db.deleteFrom('search_documents').execute();
-    const indexed = await rebuildSearchIndex(service.db, new FamilyRegistry());
-    expect(indexed).toBeGreaterThan(10);
-    expect((await find('q=pump')).total).toBe(6);
+    await service.db
+      .updateTable('search_state')
+      .set({ state: 'available', changed_at: Date.now() })
+      .execute();
+    await requestSearchRebuild(service.db);
+    await vi.waitFor(async () => expect((await find('q=pump')).total).toBe(6));
   });
 
   it('answers bad parameters with 400 and needs a token', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { runProgram } from '../../src/program.js';
 import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
 import { DATABASE_KINDS } from '../harness.js';
@@ -229,8 +229,12 @@ describe.each(DATABASE_KINDS)('refdata tokens and errors on %s', (kind) => {
   it('16: logs a search outage as one warn line without a stack', async () => {
     await service.db.updateTable('search_state').set({ state: 'down' }).execute();
     try {
-      const response = await service.call('GET', '/search/search-index?q=pump');
-      expect(response.statusCode).toBe(503);
+      // The instance reads the state within its poll interval.
+      const response = await vi.waitFor(async () => {
+        const answer = await service.call('GET', '/search/search-index?q=pump');
+        expect(answer.statusCode).toBe(503);
+        return answer;
+      });
       const lines = service
         .logLines()
         .filter((line) => line.traceId === response.headers['x-request-id']);
@@ -240,6 +244,9 @@ describe.each(DATABASE_KINDS)('refdata tokens and errors on %s', (kind) => {
       expect(JSON.stringify(warned[0])).not.toMatch(/stack/);
     } finally {
       await service.db.updateTable('search_state').set({ state: 'available' }).execute();
+      await vi.waitFor(async () =>
+        expect((await service.call('GET', '/search/search-index?q=pump')).statusCode).toBe(200),
+      );
     }
   });
 });

@@ -241,4 +241,56 @@ export const refdataMigrations: MigrationSet = {
       await db.schema.createIndex('sessions_user').on('sessions').column('user_id').execute();
     },
   },
+  '0007_search_change_log': {
+    async up(db: MigrationDb) {
+      // Each instance holds its search index in memory and follows this log of
+      // changed resources. Triggers write it, so that no write path, bulk load or
+      // hand-made SQL can change a resource without the indexes hearing of it.
+      if (isPostgres(db)) {
+        await sql`create table search_changes (
+          seq bigserial primary key,
+          resource_id integer not null,
+          changed_at bigint not null
+        )`.execute(db);
+        await sql`create function search_changes_record() returns trigger language plpgsql as $$
+          begin
+            insert into search_changes (resource_id, changed_at)
+              values (case when tg_op = 'DELETE' then old.id else new.id end,
+                      (extract(epoch from clock_timestamp()) * 1000)::bigint);
+            return null;
+          end $$`.execute(db);
+        await sql`create trigger resources_search_changes after insert or update or delete on resources
+          for each row execute function search_changes_record()`.execute(db);
+        await sql`drop table search_documents`.execute(db);
+      } else {
+        await sql`create table search_changes (
+          seq integer primary key autoincrement,
+          resource_id integer not null,
+          changed_at integer not null
+        )`.execute(db);
+        const now = sql.raw(`cast((julianday('now') - 2440587.5) * 86400000 as integer)`);
+        for (const [event, row] of [
+          ['insert', 'new'],
+          ['update', 'new'],
+          ['delete', 'old'],
+        ] as const) {
+          await sql`create trigger ${sql.raw(`resources_search_${event}`)} after ${sql.raw(event)} on resources
+            begin
+              insert into search_changes (resource_id, changed_at) values (${sql.raw(row)}.id, ${now});
+            end`.execute(db);
+        }
+        await sql`drop table search_documents`.execute(db);
+      }
+      await db.schema
+        .createIndex('search_changes_age')
+        .on('search_changes')
+        .column('changed_at')
+        .execute();
+      // A rebuild asked for from the command line: every instance rebuilds once it sees a later time.
+      await db.schema
+        .alterTable('search_state')
+        .addColumn('rebuild_requested_at', TIMESTAMP, (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };

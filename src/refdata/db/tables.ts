@@ -53,19 +53,19 @@ export interface RemovedResourcesTable {
   removed_at: number;
 }
 
-/** The search index's rows (an FTS5 table on SQLite, a table with tsvectors on PostgreSQL). */
-export interface SearchDocumentsTable {
+/** Each change to a resource, in order, for the instances' search indexes to follow. */
+export interface SearchChangesTable {
+  seq: Generated<number>;
   resource_id: number;
-  label: string;
-  identifier: string;
-  description: string;
-  mappings: string;
+  changed_at: number;
 }
 
 export interface SearchStateTable {
   id: number;
   state: 'available' | 'rebuilding' | 'down';
   changed_at: number;
+  /** When a rebuild of every instance's index was last asked for. */
+  rebuild_requested_at: number;
 }
 
 /** refdata's tables as Kysely sees them; each migration that adds a table adds it here. */
@@ -74,6 +74,6 @@ export interface RefdataTables {
   resources: ResourcesTable;
   revisions: RevisionsTable;
   removed_resources: RemovedResourcesTable;
-  search_documents: SearchDocumentsTable;
+  search_changes: SearchChangesTable;
   search_state: SearchStateTable;
 }

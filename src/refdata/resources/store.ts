@@ -7,8 +7,6 @@ import type {
   RevisionsTable,
   Status,
 } from '../db/tables.js';
-import type { FamilyRegistry } from '../families/registry.js';
-import { indexResource, unindexResource } from '../search/documents.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
 export type RevisionRow = Selectable<RevisionsTable>;
@@ -90,7 +88,6 @@ export function etagOf(row: Pick<ResourceRow, 'version'>): string {
 export class ResourceStore {
   constructor(
     private readonly db: Kysely<RefdataTables>,
-    private readonly families: FamilyRegistry,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -235,7 +232,6 @@ export class ResourceStore {
     if (removed.numDeletedRows !== 1n) {
       throw new LifecycleConflict('stale-write', `${value.iri} changed meanwhile.`);
     }
-    await unindexResource(trx, value.id);
     const now = this.now();
     await trx
       .insertInto('removed_resources')
@@ -341,8 +337,6 @@ export class ResourceStore {
       .returningAll()
       .executeTakeFirstOrThrow();
     await this.revise(trx, row, 'create', change, values);
-    // In the same transaction: a Draft is findable the moment its 201 is sent.
-    await indexResource(trx, row, this.families);
     return row;
   }
 
@@ -373,7 +367,6 @@ export class ResourceStore {
       .executeTakeFirst();
     if (!row) throw await this.conflictFor(trx, basedOn, 'not-draft');
     await this.revise(trx, row, 'update', change, values);
-    await indexResource(trx, row, this.families);
     return row;
   }
 

@@ -4,10 +4,6 @@ import { openDatabase } from '../../platform/db/connection.js';
 import { migrateToLatest } from '../../platform/db/migrations.js';
 import { refdataMigrations } from '../db/migrations.js';
 import type { RefdataTables, SearchStateTable } from '../db/tables.js';
-import type { FamilyRegistry } from '../families/registry.js';
-import { searchDocument } from './documents.js';
-
-const BATCH = 1000;
 
 async function withDatabase(
   context: CommandContext,
@@ -30,35 +26,17 @@ async function setState(db: Kysely<RefdataTables>, state: SearchStateTable['stat
     .execute();
 }
 
-/** Rebuilds the index from the stored resources; search answers 503 meanwhile. */
-export async function rebuildSearchIndex(
-  db: Kysely<RefdataTables>,
-  families: FamilyRegistry,
-): Promise<number> {
-  await setState(db, 'rebuilding');
-  await db.deleteFrom('search_documents').execute();
-  let after = 0;
-  let indexed = 0;
-  for (;;) {
-    const rows = await db
-      .selectFrom('resources')
-      .select(['id', 'iri', 'family', 'name', 'body'])
-      .where('id', '>', after)
-      .orderBy('id')
-      .limit(BATCH)
-      .execute();
-    if (rows.length === 0) break;
-    await db.transaction().execute(async (trx) => {
-      await trx
-        .insertInto('search_documents')
-        .values(rows.map((row) => searchDocument(row, families)))
-        .execute();
-    });
-    indexed += rows.length;
-    after = rows[rows.length - 1]?.id ?? after;
-  }
-  await setState(db, 'available');
-  return indexed;
+/**
+ * Asks every running instance to build its index anew from the stored
+ * resources; each answers from the index it has until the new one is built.
+ */
+export async function requestSearchRebuild(db: Kysely<RefdataTables>): Promise<void> {
+  const now = Date.now();
+  await db
+    .updateTable('search_state')
+    .set({ rebuild_requested_at: now, changed_at: now })
+    .where('id', '=', 1)
+    .execute();
 }
 
 function noArguments(args: string[]) {
@@ -66,16 +44,19 @@ function noArguments(args: string[]) {
 }
 
 /** refdata's admin verbs for the search index. */
-export const searchCommands = (families: FamilyRegistry): readonly Command[] => [
+export const searchCommands: readonly Command[] = [
   {
     name: 'refdata-search-rebuild',
     usage: 'refdata-search-rebuild',
-    summary: 'Rebuild the search index from the stored resources (search answers 503 meanwhile).',
+    summary:
+      'Have every running instance rebuild its search index from the stored resources (each answers from its current index meanwhile).',
     run: (args, context) => {
       noArguments(args);
       return withDatabase(context, async (db) => {
-        const indexed = await rebuildSearchIndex(db, families);
-        context.stdout.write(`Indexed ${indexed} resources; search is available.\n`);
+        await requestSearchRebuild(db);
+        context.stdout.write(
+          'Asked every running instance to rebuild its search index; each does so within a second.\n',
+        );
         return 0;
       });
     },

@@ -1,34 +1,27 @@
-import type { Kysely } from 'kysely';
-import type { RefdataTables } from '../db/tables.js';
+import { type Kysely, sql } from 'kysely';
+import type { RefdataTables, Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
+import { normalizedName } from '../resources/store.js';
+import type { IndexedDocument } from './memory-index.js';
+import { wordsOf } from './words.js';
 
-interface IndexedRow {
+/** What the index needs of a resource row. */
+export interface IndexRow {
   id: number;
   iri: string;
   family: string;
   name: string;
+  status: Status;
   body: string;
+  /** The library it is defined in (a value's: its picklist's). */
+  library: string | null;
 }
 
-/**
- * Indexed text as the words queries are made of (`queryTokens`): letters and
- * digits without accents, one space between words. Both engines then see the
- * same words: PostgreSQL's parser would otherwise read `<valve>` as an XML tag,
- * `a/b` as a file path or `x@y.z` as an e-mail address, and drop or join them
- * where SQLite's tokenizer splits.
- */
-function plain(text: string): string {
-  return (
-    text
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .match(/[\p{L}\p{N}]+/gu)
-      ?.join(' ') ?? ''
-  );
-}
-
-/** What search looks in for a resource: its label, identifiers, description and mapping targets. */
-export function searchDocument(row: IndexedRow, families: FamilyRegistry) {
+/** The four fields search looks in: label, identifiers, mapping targets, description. */
+export function searchFields(
+  row: Pick<IndexRow, 'iri' | 'family' | 'name' | 'body'>,
+  families: FamilyRegistry,
+) {
   const body = JSON.parse(row.body) as Record<string, unknown>;
   const identifiers = [
     row.iri.split(/[/#]/).pop() ?? '',
@@ -40,27 +33,42 @@ export function searchDocument(row: IndexedRow, families: FamilyRegistry) {
       )
     : [];
   return {
-    resource_id: row.id,
-    label: plain(row.name),
-    identifier: plain(identifiers.filter(Boolean).join(' ')),
-    description: plain(typeof body.description === 'string' ? body.description : ''),
-    mappings: plain(mappings.join(' ')),
+    label: row.name,
+    identifier: identifiers.filter(Boolean).join(' '),
+    mappings: mappings.join(' '),
+    description: typeof body.description === 'string' ? body.description : '',
   };
 }
 
-/** Replaces a resource's entry; called in the transaction that wrote the resource. */
-export async function indexResource(
-  db: Kysely<RefdataTables>,
-  row: IndexedRow,
-  families: FamilyRegistry,
-): Promise<void> {
-  await unindexResource(db, row.id);
-  await db.insertInto('search_documents').values(searchDocument(row, families)).execute();
+export function indexedDocument(row: IndexRow, families: FamilyRegistry): IndexedDocument {
+  const fields = searchFields(row, families);
+  return {
+    id: row.id,
+    name: normalizedName(row.name),
+    family: row.family,
+    library: row.library ?? undefined,
+    status: row.status,
+    words: {
+      label: wordsOf(fields.label),
+      identifier: wordsOf(fields.identifier),
+      mappings: wordsOf(fields.mappings),
+      description: wordsOf(fields.description),
+    },
+  };
 }
 
-export async function unindexResource(
-  db: Kysely<RefdataTables>,
-  resourceId: number,
-): Promise<void> {
-  await db.deleteFrom('search_documents').where('resource_id', '=', resourceId).execute();
+/** Resource rows as the index reads them, with a value's library taken from its picklist. */
+export function selectIndexRows(db: Kysely<RefdataTables>) {
+  return db
+    .selectFrom('resources as r')
+    .leftJoin('resources as parent', 'parent.iri', 'r.parent_iri')
+    .select([
+      'r.id as id',
+      'r.iri as iri',
+      'r.family as family',
+      'r.name as name',
+      'r.status as status',
+      'r.body as body',
+      sql<string | null>`coalesce(parent.library_key, r.library_key)`.as('library'),
+    ]);
 }

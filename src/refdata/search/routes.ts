@@ -8,7 +8,8 @@ import { STATUSES, type Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { rdfTypesOf } from '../rdf/rdf-types.js';
 import { OFFERED } from '../rdf/routes.js';
-import { decodeCursor, encodeCursor, search } from './search.js';
+import { decodeCursor, encodeCursor } from './search.js';
+import type { SearchAnswer } from './service.js';
 
 /** Seconds a client should wait before asking again while the index is unavailable. */
 export const RETRY_AFTER_SECONDS = 60;
@@ -47,20 +48,12 @@ const searchQuery = (families: FamilyRegistry) =>
     { additionalProperties: false },
   );
 
-export async function searchAvailable(refdata: Refdata): Promise<boolean> {
-  const row = await refdata.db
-    .selectFrom('search_state')
-    .select('state')
-    .where('id', '=', 1)
-    .executeTakeFirst();
-  return row?.state === 'available';
-}
-
 /**
  * `GET /search/search-index`: free text over labels, identifiers, descriptions and
  * mapping targets (words as prefixes), filtered by family, library and status,
- * a page at a time by cursor, with the total. 503 with Retry-After while the
- * index is being rebuilt or is marked down.
+ * a page at a time by cursor, with the exact total and the counts per family,
+ * library and status. 503 with Retry-After while this instance builds its
+ * index, or while search is marked down.
  */
 export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
   app.get('/search/search-index', {
@@ -71,7 +64,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request) => {
-      if (!(await searchAvailable(refdata))) {
+      if (!refdata.search.available) {
         throw new HttpError(
           problem(
             503,
@@ -102,7 +95,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
         );
       }
       const limit = query.limit ?? 20;
-      const result = await search(refdata.db, {
+      const result = await refdata.search.search({
         q: query.q,
         families: query.family ?? [],
         libraries: query.library ?? [],
@@ -122,18 +115,16 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
       return {
         total: result.total,
         limit,
+        facets: facetsBody(result.facets),
         hits: result.hits.map(({ row, library }) => {
-          const body = JSON.parse(row.body) as { description?: string };
+          const body = JSON.parse(row.body) as Record<string, unknown> & { description?: string };
           const resource = `${refdata.publicUrl}${row.iri.startsWith(refdata.iriBase) ? row.iri.slice(refdata.iriBase.length) : ''}`;
           return {
             iri: row.iri,
             label: row.name,
             identifier: row.iri.split(/[/#]/).pop(),
             family: row.family,
-            types: rdfTypesOf(
-              refdata.families.byKey(row.family),
-              JSON.parse(row.body) as Record<string, unknown>,
-            ),
+            types: rdfTypesOf(refdata.families.byKey(row.family), body),
             status: row.status,
             ...(body.description ? { description: body.description } : {}),
             collection: library,
@@ -149,4 +140,15 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
       };
     },
   });
+}
+
+/** Facet counts as JSON: for each dimension, value to count, most first. */
+export function facetsBody(facets: SearchAnswer['facets']) {
+  const ordered = (counts: Map<string, number>) =>
+    Object.fromEntries([...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1)));
+  return {
+    family: ordered(facets.family),
+    library: ordered(facets.library),
+    status: ordered(facets.status),
+  };
 }

@@ -4,8 +4,8 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import { STATUSES, type Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
-import { RETRY_AFTER_SECONDS, searchAvailable, searchFilters } from '../search/routes.js';
-import { decodeCursor, encodeCursor, search, searchFacets } from '../search/search.js';
+import { RETRY_AFTER_SECONDS, searchFilters } from '../search/routes.js';
+import { decodeCursor, encodeCursor } from '../search/search.js';
 import { pageHref, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
 
@@ -81,12 +81,12 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
         );
       }
       const title = words ? `Search: ${words}` : 'Search';
-      if (!(await searchAvailable(refdata))) {
+      if (!refdata.search.available) {
         throw new HttpError(
           problem(
             503,
             'search-unavailable',
-            'Search is being rebuilt just now. Try again in a minute; libraries can still be browsed.',
+            'Search is being built just now. Try again in a minute; libraries can still be browsed.',
             { headers: { 'retry-after': String(RETRY_AFTER_SECONDS) } },
           ),
         );
@@ -97,9 +97,8 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
         libraries: query.library ?? [],
         statuses,
       };
-      const [result, facets, libraries] = await Promise.all([
-        search(refdata.db, { ...filters, limit: PAGE_SIZE, after }),
-        searchFacets(refdata.db, filters),
+      const [result, libraries] = await Promise.all([
+        refdata.search.search({ ...filters, limit: PAGE_SIZE, after }),
         refdata.db
           .selectFrom('resources')
           .select(['iri', 'name'])
@@ -155,9 +154,9 @@ ${snippet(description) ? html`<p>${snippet(description)}</p>` : html``}</li>`;
   <label for="q">Words to find</label>
   <div class="search-row"><input type="search" id="q" name="q" value="${query.q ?? ''}" maxlength="200"><button type="submit">Search</button></div>
   <div class="facets">
-    ${facet('family', 'Family', familyOptions, facets.family)}
-    ${facet('status', 'Status', statusOptions, facets.status)}
-    ${facet('library', 'Library', libraryOptions, facets.library)}
+    ${facet('family', 'Family', familyOptions, result.facets.family)}
+    ${facet('status', 'Status', statusOptions, result.facets.status)}
+    ${facet('library', 'Library', libraryOptions, result.facets.library)}
   </div>
   <p><button type="submit">Apply filters</button> <a href="${addressWith({}, { q: query.q })}">Clear filters</a></p>
 </form>

@@ -2,7 +2,6 @@ import type { Refdata } from '../../context.js';
 import type { RefersTo } from '../../families/common.js';
 import { isAbsoluteIri } from '../../families/common.js';
 import { normalizedName } from '../../resources/store.js';
-import { search } from '../../search/search.js';
 import { pageHref } from '../links.js';
 import {
   type Draft,
@@ -72,7 +71,8 @@ export async function suggestions(
   families: readonly string[],
   text: string,
 ): Promise<PickedResource[]> {
-  const { hits } = await search(refdata.db, {
+  if (!refdata.search.available) return [];
+  const { hits } = await refdata.search.search({
     q: text,
     families,
     libraries: [],

@@ -1,0 +1,109 @@
+/**
+ * refdata search at scale: for each database and corpus size, the time and
+ * memory an instance takes to build its index at start, each query of the mix
+ * asked by one client next to raw SQLite FTS5 on the same resources, and the
+ * mix under concurrent clients. Prints Markdown for docs/performance.md.
+ *
+ *   npm run bench:search -- [--databases sqlite,postgres] [--resources 10000,100000]
+ *                           [--clients 16] [--requests 3000] [--per-query 50]
+ *                           [--postgres-url URL] [--skip-build]
+ */
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import { buildFtsAnchor } from './fts-anchor.js';
+import { commonOptions, databaseKinds, positive } from './options.js';
+import { residentMemoryMib } from './processes.js';
+import {
+  measureEachQuery,
+  measurePaths,
+  measureSearch,
+  searchQueries,
+  seedSearchCorpus,
+  waitForIndex,
+} from './refdata-search.js';
+import { startRefdataBenchServer } from './refdata-server.js';
+
+const { values } = parseArgs({
+  options: {
+    ...commonOptions,
+    resources: { type: 'string', default: '10000,100000' },
+    clients: { type: 'string', default: '16' },
+    requests: { type: 'string', default: '3000' },
+    'per-query': { type: 'string', default: '50' },
+  },
+});
+
+const databases = databaseKinds(values.databases);
+const sizes = values.resources.split(',').map((size) => positive('resources', size));
+const clients = positive('clients', values.clients);
+const requests = positive('requests', values.requests);
+const perQuery = positive('per-query', values['per-query']);
+const out = (text: string) => process.stdout.write(`${text}\n`);
+const ms = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(2)} ms`);
+const mib = (value: number | undefined) =>
+  value === undefined ? 'n/a' : `${value.toFixed(0)} MiB`;
+
+if (!values['skip-build']) execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
+out(
+  `Node ${process.version}, ${cpus().length} cores; ${clients} clients; load generator on the same machine.`,
+);
+
+for (const size of sizes) {
+  for (const kind of databases) {
+    process.stderr.write(`${kind}, ${size} resources: seeding\n`);
+    const server = await startRefdataBenchServer({
+      kind,
+      postgresAdminUrl: values['postgres-url'],
+    });
+    try {
+      const emptyMib = await residentMemoryMib(server.pid);
+      const libraries = await seedSearchCorpus(server, size);
+      // A fresh instance on the seeded database: from start to searchable is the build.
+      process.stderr.write(`${kind}, ${size} resources: building at start\n`);
+      const started = performance.now();
+      await server.restart({ REFDATA_SEARCH_START_WAIT_MS: '0' });
+      const listening = performance.now();
+      await waitForIndex(server, libraries, size);
+      const built = performance.now();
+      // Memory once the build's garbage had a moment to go.
+      await new Promise((resolve) => setTimeout(resolve, 2000));
+      const indexedMib = await residentMemoryMib(server.pid);
+      const queries = searchQueries(libraries);
+      process.stderr.write(`${kind}, ${size} resources: queries one at a time, and FTS5\n`);
+      const bare = await measurePaths(server, ['/-/health'], perQuery, 1);
+      const each = await measureEachQuery(server, queries, perQuery);
+      const anchor = await buildFtsAnchor(server.env);
+      const raw = queries.map((query) => anchor.measure(query, perQuery));
+      anchor.close();
+      process.stderr.write(`${kind}, ${size} resources: ${clients} clients\n`);
+      const load = await measureSearch(server, queries, requests, clients);
+
+      out('');
+      out(`## ${size} resources on ${kind}`);
+      out('');
+      out(
+        `Process start to listening ${((listening - started) / 1000).toFixed(1)} s; to the whole index searchable ${((built - started) / 1000).toFixed(1)} s. Resident memory: ${mib(emptyMib)} before seeding, ${mib(indexedMib)} with the index.`,
+      );
+      out('');
+      out(
+        '| query | route p50 (one client) | route p95 | raw FTS5 top 20 + count p50 | FTS5 / route |',
+      );
+      out('|---|---|---|---|---|');
+      out(`| bare route \`/-/health\` | ${ms(bare.p50)} | ${ms(bare.p95)} | | |`);
+      each.forEach((figures, index) => {
+        const fts = raw[index];
+        out(
+          `| \`${figures.query.replace(/library=[^&]+/g, 'library=…')}\` | ${ms(figures.p50)} | ${ms(figures.p95)} | ${ms(fts?.p50)} | ${fts ? `${(fts.p50 / figures.p50).toFixed(1)}×` : 'n/a'} |`,
+        );
+      });
+      out('');
+      out(
+        `${clients} clients, ${load.requests} requests: ${load.perSecond.toFixed(0)} requests/s, p50 ${ms(load.p50)}, p95 ${ms(load.p95)}, p99 ${ms(load.p99)}, failures ${load.failures}.`,
+      );
+      if (load.failures > 0) process.exitCode = 1;
+    } finally {
+      await server.stop();
+    }
+  }
+}

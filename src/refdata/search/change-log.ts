@@ -1,0 +1,99 @@
+import { type Kysely, sql } from 'kysely';
+import type { RefdataTables } from '../db/tables.js';
+
+/** Changes read at once; more are read on the next turn. */
+const READ_LIMIT = 5000;
+/**
+ * A sequence number missing below one already seen belongs to a transaction
+ * still open (PostgreSQL hands numbers out at insert, not at commit) or rolled
+ * back. It is asked for again on every turn for this long, then given up.
+ */
+const GAP_TIMEOUT_MS = 60_000;
+/** A jump larger than this (a sequence's cache lost in a crash) is not followed number by number. */
+const MAX_GAPS = 10_000;
+/** Entries older than this are pruned; an instance further behind rebuilds its index. */
+export const CHANGE_RETENTION_MS = 60 * 60 * 1000;
+
+/**
+ * Follows `search_changes` from a position: which resources changed since the
+ * last turn. Sequence numbers are not committed in order on PostgreSQL, so a
+ * number skipped over is remembered as a gap and looked for again, rather
+ * than lost behind a high-water mark.
+ */
+export class ChangeFollower {
+  private readonly gaps = new Map<number, number>();
+
+  private constructor(
+    private highest: number,
+    private readonly now: () => number,
+  ) {}
+
+  /** A follower from the log's current end; the recent numbers missing there count as gaps. */
+  static async fromEnd(
+    db: Kysely<RefdataTables>,
+    now: () => number = Date.now,
+  ): Promise<ChangeFollower> {
+    const end = await db
+      .selectFrom('search_changes')
+      .select(sql<number | string | null>`max(seq)`.as('seq'))
+      .executeTakeFirst();
+    const highest = Number(end?.seq ?? 0);
+    const follower = new ChangeFollower(highest, now);
+    const recent = await db
+      .selectFrom('search_changes')
+      .select('seq')
+      .where('seq', '>', highest - 1000)
+      .execute();
+    const present = new Set(recent.map((row) => Number(row.seq)));
+    for (let seq = Math.max(1, highest - 999); seq < highest; seq += 1)
+      if (!present.has(seq)) follower.gaps.set(seq, now());
+    return follower;
+  }
+
+  /** Open gaps, for tests and logs. */
+  get openGaps(): number {
+    return this.gaps.size;
+  }
+
+  /** The resources changed since the last turn; `more` when the read stopped at its limit. */
+  async next(db: Kysely<RefdataTables>): Promise<{ resourceIds: Set<number>; more: boolean }> {
+    const now = this.now();
+    for (const [seq, since] of this.gaps) if (now - since > GAP_TIMEOUT_MS) this.gaps.delete(seq);
+    const resourceIds = new Set<number>();
+    if (this.gaps.size > 0) {
+      const filled = await db
+        .selectFrom('search_changes')
+        .select(['seq', 'resource_id'])
+        .where('seq', 'in', [...this.gaps.keys()].slice(0, 1000))
+        .execute();
+      for (const row of filled) {
+        this.gaps.delete(Number(row.seq));
+        resourceIds.add(row.resource_id);
+      }
+    }
+    const rows = await db
+      .selectFrom('search_changes')
+      .select(['seq', 'resource_id'])
+      .where('seq', '>', this.highest)
+      .orderBy('seq')
+      .limit(READ_LIMIT)
+      .execute();
+    for (const row of rows) {
+      const seq = Number(row.seq);
+      if (seq - this.highest - 1 <= MAX_GAPS)
+        for (let missing = this.highest + 1; missing < seq; missing += 1)
+          this.gaps.set(missing, now);
+      this.highest = seq;
+      resourceIds.add(row.resource_id);
+    }
+    return { resourceIds, more: rows.length === READ_LIMIT };
+  }
+}
+
+/** Drops entries every instance has had time to read. */
+export async function pruneChanges(db: Kysely<RefdataTables>, now = Date.now()): Promise<void> {
+  await db
+    .deleteFrom('search_changes')
+    .where('changed_at', '<', now - CHANGE_RETENTION_MS)
+    .execute();
+}

@@ -1,0 +1,641 @@
+import SearchableMap from 'minisearch/SearchableMap';
+
+/**
+ * The search index each instance holds in memory: documents in numbered slots,
+ * the words of four fields in postings on typed arrays, and MiniSearch's radix
+ * tree (`SearchableMap`) as the dictionary that finds the words a query word is
+ * a prefix of, or one edit away from. MiniSearch's own search was measured at
+ * 30 to 70 ms a query on 100,000 resources, because it scores every match into
+ * an object of its own; these postings score into two arrays (see docs/search.md).
+ */
+
+export const FIELDS = ['label', 'identifier', 'mappings', 'description'] as const;
+export type Field = (typeof FIELDS)[number];
+
+/** Label above identifiers above mapping targets above description. */
+export const FIELD_WEIGHTS: Readonly<Record<Field, number>> = {
+  label: 4,
+  identifier: 3,
+  mappings: 2,
+  description: 1,
+};
+
+/** BM25's term-frequency saturation and length normalization. */
+const K1 = 1.2;
+const B = 0.75;
+/** A word matched only as one edit away counts this much. */
+const TYPO_WEIGHT = 0.5;
+/** Words shorter than this, or with digits (codes), must be typed right. */
+const TYPO_MIN_LENGTH = 5;
+
+const FIELD_COUNT = FIELDS.length;
+const WEIGHTS = FIELDS.map((field) => FIELD_WEIGHTS[field]);
+/** Occurrences of a word per field are counted up to 15 (4 bits each, 16 bits a posting). */
+const MAX_COUNT = 15;
+
+export type Dimension = 'family' | 'library' | 'status';
+export const DIMENSIONS: readonly Dimension[] = ['family', 'library', 'status'];
+
+export interface IndexedDocument {
+  /** The resource's id. */
+  id: number;
+  /** Its label as `normalizedName` gives it: for exact and prefix matches and ties. */
+  name: string;
+  family: string;
+  /** The library it is defined in (a value's: its picklist's), if any. */
+  library: string | undefined;
+  status: string;
+  /** Each field's words, as `wordsOf` makes them. */
+  words: Readonly<Record<Field, readonly string[]>>;
+}
+
+export interface IndexQuery {
+  /** The query's words (`queryWords`); none lists everything the filters let through. */
+  words: readonly string[];
+  /** The whole query as `normalizedName` gives it, for exact and prefix label matches. */
+  phrase: string;
+  filters: Partial<Record<Dimension, ReadonlySet<string>>>;
+  limit: number;
+  after: RankKey | undefined;
+}
+
+/** Where a hit stands: tier (0 exact label, 1 label starting with the query, 2 other), score, name, id. */
+export interface RankKey {
+  tier: number;
+  score: number;
+  name: string;
+  id: number;
+}
+
+export interface IndexAnswer {
+  hits: RankKey[];
+  /** Every match the filters let through (exact: every match is visited). */
+  total: number;
+  /** For each dimension, the matches of the words and of the other dimensions' filters, by value. */
+  facets: Record<Dimension, Map<string, number>>;
+  /** Set when there is a page after this one. */
+  next: RankKey | undefined;
+  /** The statistics the scores were computed with; a cursor carries it. */
+  generation: number;
+}
+
+interface Posting {
+  slots: Int32Array;
+  /** Per slot, the word's count in each field, 4 bits each. */
+  counts: Uint16Array;
+  size: number;
+}
+
+/** Collection statistics, frozen so that a score does not move when other resources change. */
+interface Statistics {
+  generation: number;
+  documents: number;
+  averageLengths: Float64Array;
+  /** How many documents held each word when frozen. */
+  documentFrequency: Map<string, number>;
+}
+
+/** a before b in the results' order. */
+export function ranksBefore(a: RankKey, b: RankKey): boolean {
+  return isBefore(a, b.tier, b.score, b.name, b.id);
+}
+
+/** `ranksBefore` against a key given by its parts, so a match that goes nowhere makes no object. */
+function isBefore(a: RankKey, tier: number, score: number, name: string, id: number): boolean {
+  if (a.tier !== tier) return a.tier < tier;
+  if (a.score !== score) return a.score > score;
+  if (a.name !== name) return a.name < name;
+  return a.id < id;
+}
+
+/** Interned values of a dimension, so a slot holds a small number. */
+class Codes {
+  private readonly byValue = new Map<string, number>();
+  readonly values: string[] = [];
+  code(value: string): number {
+    let code = this.byValue.get(value);
+    if (code === undefined) {
+      code = this.values.length;
+      this.values.push(value);
+      this.byValue.set(value, code);
+    }
+    return code;
+  }
+  find(value: string): number | undefined {
+    return this.byValue.get(value);
+  }
+}
+
+const NO_LIBRARY = '';
+/** Families and statuses are few: a combination's key packs them below the library's code. */
+const COMBINATION_BASE = 4096;
+
+export class MemoryIndex {
+  private readonly dictionary = new SearchableMap<Posting>();
+  private readonly slotOf = new Map<number, number>();
+  private slotCount = 0;
+  private live = 0;
+  private dead = 0;
+  /** Slot to resource id; -1 for a removed document. */
+  private ids = new Int32Array(1024);
+  private names: string[] = [];
+  /**
+   * Live slots as of the last freeze, in the order of their names (and ids): a
+   * listing without words takes its page from the front instead of comparing
+   * every name. Slots from `sortedFrom` on came later and are ranked as usual.
+   */
+  private sorted = new Int32Array(0);
+  private sortedFrom = 0;
+  /**
+   * Live documents per combination of family, library and status: a listing
+   * without words reads its total and facets here rather than from every slot.
+   */
+  private readonly combinations = new Map<number, number>();
+  private lengths = new Uint16Array(1024 * FIELD_COUNT);
+  private readonly totalLengths = new Float64Array(FIELD_COUNT);
+  private readonly codes: Record<Dimension, Codes> = {
+    family: new Codes(),
+    library: new Codes(),
+    status: new Codes(),
+  };
+  private values: Record<Dimension, Int32Array> = {
+    family: new Int32Array(1024),
+    library: new Int32Array(1024),
+    status: new Int32Array(1024),
+  };
+  private statistics: Statistics = {
+    generation: 0,
+    documents: 0,
+    averageLengths: new Float64Array(FIELD_COUNT),
+    documentFrequency: new Map(),
+  };
+  /** Documents added or removed since the statistics were frozen. */
+  private changesSinceFreeze = 0;
+  // Per-query scratch, as long as the slots.
+  private scores = new Float64Array(1024);
+  private matched = new Uint8Array(1024);
+
+  get size(): number {
+    return this.live;
+  }
+
+  /** Adds a document, replacing the one with its id. */
+  put(document: IndexedDocument): void {
+    this.remove(document.id);
+    const slot = this.slotCount;
+    this.slotCount += 1;
+    this.ensureCapacity(this.slotCount);
+    this.ids[slot] = document.id;
+    this.names[slot] = document.name;
+    this.values.family[slot] = this.codes.family.code(document.family);
+    this.values.library[slot] = this.codes.library.code(document.library ?? NO_LIBRARY);
+    this.values.status[slot] = this.codes.status.code(document.status);
+    this.countCombination(slot, 1);
+    this.slotOf.set(document.id, slot);
+    this.live += 1;
+    this.changesSinceFreeze += 1;
+    const counts = new Map<string, number>();
+    FIELDS.forEach((field, f) => {
+      const words = document.words[field];
+      const length = Math.min(words.length, 0xffff);
+      this.lengths[slot * FIELD_COUNT + f] = length;
+      this.totalLengths[f] = (this.totalLengths[f] ?? 0) + length;
+      for (const word of words) {
+        const packed = counts.get(word) ?? 0;
+        if (((packed >> (4 * f)) & MAX_COUNT) < MAX_COUNT)
+          counts.set(word, packed + (1 << (4 * f)));
+      }
+    });
+    for (const [word, packed] of counts) this.post(word, slot, packed);
+  }
+
+  /** Removes the document with this id, if there is one. */
+  remove(id: number): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    this.slotOf.delete(id);
+    this.countCombination(slot, -1);
+    this.ids[slot] = -1;
+    // The name stays: `sorted` still holds the slot, and is searched by name.
+    for (let f = 0; f < FIELD_COUNT; f += 1)
+      this.totalLengths[f] =
+        (this.totalLengths[f] ?? 0) - (this.lengths[slot * FIELD_COUNT + f] ?? 0);
+    this.live -= 1;
+    this.dead += 1;
+    this.changesSinceFreeze += 1;
+    // Removed slots stay in the postings until a tenth of all are dead.
+    if (this.dead > 1000 && this.dead > this.live / 10) this.compact();
+  }
+
+  /**
+   * Freezes the collection statistics anew when the documents changed by more
+   * than `fraction` since the last time (of `floor` documents at least, so a
+   * small index is not frozen anew on every write), or when there were none. Scores, and
+   * so the order of results, stay put between freezes, whatever else is written.
+   */
+  freezeStatistics(fraction = 0.01, floor = 1000): void {
+    const documents = this.live;
+    if (
+      this.statistics.generation > 0 &&
+      this.changesSinceFreeze <= fraction * Math.max(documents, floor)
+    )
+      return;
+    const documentFrequency = new Map<string, number>();
+    for (const [word, posting] of this.dictionary.entries()) {
+      let live = 0;
+      for (let i = 0; i < posting.size; i += 1)
+        if (this.ids[posting.slots[i] as number] !== -1) live += 1;
+      documentFrequency.set(word, live);
+    }
+    this.statistics = {
+      generation: this.statistics.generation + 1,
+      documents,
+      averageLengths: Float64Array.from(this.totalLengths, (total) =>
+        Math.max(1, total / Math.max(1, documents)),
+      ),
+      documentFrequency,
+    };
+    this.changesSinceFreeze = 0;
+    this.sortNames();
+  }
+
+  search(query: IndexQuery): IndexAnswer {
+    if (this.statistics.generation === 0) this.freezeStatistics();
+    const allowed = this.allowedCodes(query.filters);
+    const facets = {
+      family: new Map<string, number>(),
+      library: new Map<string, number>(),
+      status: new Map<string, number>(),
+    };
+    const counts: Record<Dimension, Int32Array> = {
+      family: new Int32Array(this.codes.family.values.length),
+      library: new Int32Array(this.codes.library.values.length),
+      status: new Int32Array(this.codes.status.values.length),
+    };
+    const page = new TopRanked(query.limit + 1);
+    let total = 0;
+    // The hot loop: every match passes here, so it reads typed arrays held in
+    // locals and compares numbers before it ever compares a name.
+    const familyOf = this.values.family;
+    const libraryOf = this.values.library;
+    const statusOf = this.values.status;
+    const familyAllowed = allowed.family;
+    const libraryAllowed = allowed.library;
+    const statusAllowed = allowed.status;
+    const familyCounts = counts.family;
+    const libraryCounts = counts.library;
+    const statusCounts = counts.status;
+    const names = this.names;
+    const ids = this.ids;
+    const after = query.after;
+    /** Counts a match (unless `count` is false) and offers it to the page. */
+    const visit = (slot: number, tier: number, score: number, count = true) => {
+      const family = familyOf[slot] as number;
+      const library = libraryOf[slot] as number;
+      const status = statusOf[slot] as number;
+      const familyOk = familyAllowed === undefined || familyAllowed[family] === 1;
+      const libraryOk = libraryAllowed === undefined || libraryAllowed[library] === 1;
+      const statusOk = statusAllowed === undefined || statusAllowed[status] === 1;
+      // A match counts under a dimension's value when the other dimensions' filters let it through.
+      if (!(familyOk && libraryOk && statusOk)) {
+        if (!count) return;
+        if (libraryOk && statusOk) familyCounts[family] = (familyCounts[family] as number) + 1;
+        else if (familyOk && statusOk)
+          libraryCounts[library] = (libraryCounts[library] as number) + 1;
+        else if (familyOk && libraryOk) statusCounts[status] = (statusCounts[status] as number) + 1;
+        return;
+      }
+      if (count) {
+        familyCounts[family] = (familyCounts[family] as number) + 1;
+        libraryCounts[library] = (libraryCounts[library] as number) + 1;
+        statusCounts[status] = (statusCounts[status] as number) + 1;
+        total += 1;
+      }
+      if (after !== undefined) {
+        if (tier < after.tier) return;
+        if (tier === after.tier) {
+          if (score > after.score) return;
+          if (
+            score === after.score &&
+            !isBefore(after, tier, score, names[slot] as string, ids[slot] as number)
+          )
+            return;
+        }
+      }
+      const worst = page.worst;
+      if (worst !== undefined) {
+        if (tier > worst.tier) return;
+        if (tier === worst.tier) {
+          if (score < worst.score) return;
+          if (
+            score === worst.score &&
+            !isBefore(
+              { tier, score, name: names[slot] as string, id: ids[slot] as number },
+              worst.tier,
+              worst.score,
+              worst.name,
+              worst.id,
+            )
+          )
+            return;
+        }
+      }
+      page.offer({ tier, score, name: names[slot] as string, id: ids[slot] as number });
+    };
+    if (query.words.length === 0) {
+      // Totals and facets from the combinations; the page from the front of the
+      // name order, stopping once it is full, then the slots added since it was sorted.
+      for (const [key, count] of this.combinations) {
+        const family = key % COMBINATION_BASE;
+        const status = Math.floor(key / COMBINATION_BASE) % COMBINATION_BASE;
+        const library = Math.floor(key / (COMBINATION_BASE * COMBINATION_BASE));
+        const familyOk = familyAllowed === undefined || familyAllowed[family] === 1;
+        const libraryOk = libraryAllowed === undefined || libraryAllowed[library] === 1;
+        const statusOk = statusAllowed === undefined || statusAllowed[status] === 1;
+        if (familyOk && libraryOk && statusOk) {
+          familyCounts[family] = (familyCounts[family] as number) + count;
+          libraryCounts[library] = (libraryCounts[library] as number) + count;
+          statusCounts[status] = (statusCounts[status] as number) + count;
+          total += count;
+        } else if (libraryOk && statusOk)
+          familyCounts[family] = (familyCounts[family] as number) + count;
+        else if (familyOk && statusOk)
+          libraryCounts[library] = (libraryCounts[library] as number) + count;
+        else if (familyOk && libraryOk)
+          statusCounts[status] = (statusCounts[status] as number) + count;
+      }
+      const sorted = this.sorted;
+      const wanted = query.limit + 1;
+      let offered = 0;
+      for (
+        let i = after ? this.firstAfter(after) : 0;
+        i < sorted.length && offered < wanted;
+        i += 1
+      ) {
+        const slot = sorted[i] as number;
+        if (ids[slot] === -1) continue;
+        if (familyAllowed !== undefined && familyAllowed[familyOf[slot] as number] !== 1) continue;
+        if (libraryAllowed !== undefined && libraryAllowed[libraryOf[slot] as number] !== 1)
+          continue;
+        if (statusAllowed !== undefined && statusAllowed[statusOf[slot] as number] !== 1) continue;
+        page.offer({ tier: 0, score: 0, name: names[slot] as string, id: ids[slot] as number });
+        offered += 1;
+      }
+      // Counted already: these only compete for the page.
+      for (let slot = this.sortedFrom; slot < this.slotCount; slot += 1)
+        if (ids[slot] !== -1) visit(slot, 0, 0, false);
+    } else {
+      this.match(query.words, (slot, score) => {
+        const name = this.names[slot] as string;
+        const tier = name === query.phrase ? 0 : name.startsWith(query.phrase) ? 1 : 2;
+        visit(slot, tier, score);
+      });
+    }
+    for (const dimension of DIMENSIONS) {
+      const values = this.codes[dimension].values;
+      counts[dimension].forEach((count, code) => {
+        const value = values[code] as string;
+        if (count > 0 && value !== NO_LIBRARY) facets[dimension].set(value, count);
+      });
+    }
+    const hits = page.sorted();
+    const more = hits.length > query.limit;
+    if (more) hits.length = query.limit;
+    return {
+      hits,
+      total,
+      facets,
+      next: more ? hits[hits.length - 1] : undefined,
+      generation: this.statistics.generation,
+    };
+  }
+
+  private countCombination(slot: number, change: 1 | -1): void {
+    const key =
+      (this.values.family[slot] as number) +
+      COMBINATION_BASE *
+        ((this.values.status[slot] as number) +
+          COMBINATION_BASE * (this.values.library[slot] as number));
+    const count = (this.combinations.get(key) ?? 0) + change;
+    if (count === 0) this.combinations.delete(key);
+    else this.combinations.set(key, count);
+  }
+
+  /** Merges the slots added since the last sort into `sorted`, leaving removed ones out. */
+  private sortNames(): void {
+    const names = this.names;
+    const ids = this.ids;
+    const byName = (a: number, b: number) => {
+      const x = names[a] as string;
+      const y = names[b] as string;
+      return x < y ? -1 : x > y ? 1 : (ids[a] as number) - (ids[b] as number);
+    };
+    const added: number[] = [];
+    for (let slot = this.sortedFrom; slot < this.slotCount; slot += 1)
+      if (ids[slot] !== -1) added.push(slot);
+    added.sort(byName);
+    const merged = new Int32Array(this.live);
+    let size = 0;
+    let a = 0;
+    const old = this.sorted;
+    for (let i = 0; i < old.length; i += 1) {
+      const slot = old[i] as number;
+      if (ids[slot] === -1) continue;
+      while (a < added.length && byName(added[a] as number, slot) < 0) {
+        merged[size] = added[a] as number;
+        size += 1;
+        a += 1;
+      }
+      merged[size] = slot;
+      size += 1;
+    }
+    for (; a < added.length; a += 1) {
+      merged[size] = added[a] as number;
+      size += 1;
+    }
+    this.sorted = merged.subarray(0, size);
+    this.sortedFrom = this.slotCount;
+  }
+
+  /** The first position in `sorted` whose name and id come after the cursor's. */
+  private firstAfter(after: RankKey): number {
+    let low = 0;
+    let high = this.sorted.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      const slot = this.sorted[middle] as number;
+      const name = this.names[slot] as string;
+      const before =
+        name < after.name || (name === after.name && (this.ids[slot] as number) <= after.id);
+      if (before) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /**
+   * Calls `found` with each live slot that has every word (as itself, as a
+   * prefix, or one edit away) in any field, and its score: BM25 of each term a
+   * word stands for, by field weight, times the term's weight for the word
+   * (a completion a little less than the word, a typo half), all summed.
+   */
+  private match(words: readonly string[], found: (slot: number, score: number) => void): void {
+    const { documents, averageLengths, documentFrequency } = this.statistics;
+    // The rarest word first: its matches bound the candidates.
+    const expanded = words.map((word) => this.expand(word)).sort((a, b) => a.postings - b.postings);
+    const scores = this.scores;
+    const matched = this.matched;
+    const candidates: number[] = [];
+    expanded.forEach((word, w) => {
+      for (const [term, weight, posting] of word.terms) {
+        // A word new since the freeze counts as often as it is now.
+        const frequency = Math.min(
+          Math.max(1, documentFrequency.get(term) ?? posting.size),
+          Math.max(1, documents),
+        );
+        const idf = Math.log(1 + (Math.max(1, documents) - frequency + 0.5) / (frequency + 0.5));
+        for (let i = 0; i < posting.size; i += 1) {
+          const slot = posting.slots[i] as number;
+          const seen = matched[slot] as number;
+          // A slot stays a candidate only while it has every word so far.
+          if (w === 0) {
+            if (this.ids[slot] === -1) continue;
+            if (seen === 0) candidates.push(slot);
+          } else if (seen !== w && seen !== w + 1) continue;
+          const packed = posting.counts[i] as number;
+          let score = 0;
+          for (let f = 0; f < FIELD_COUNT; f += 1) {
+            const count = (packed >> (4 * f)) & MAX_COUNT;
+            if (count === 0) continue;
+            const length = this.lengths[slot * FIELD_COUNT + f] as number;
+            const norm = 1 - B + (B * length) / (averageLengths[f] as number);
+            score += ((WEIGHTS[f] as number) * idf * (count * (K1 + 1))) / (count + K1 * norm);
+          }
+          scores[slot] = (scores[slot] as number) + weight * score;
+          matched[slot] = w + 1;
+        }
+      }
+    });
+    for (const slot of candidates) {
+      if (matched[slot] === expanded.length) found(slot, scores[slot] as number);
+      matched[slot] = 0;
+      scores[slot] = 0;
+    }
+  }
+
+  /** The terms a query word stands for, with their weights and postings. */
+  private expand(word: string) {
+    const terms: [string, number, Posting][] = [];
+    let postings = 0;
+    for (const [term, posting] of this.dictionary.atPrefix(word).entries()) {
+      // A longer completion of the word counts a little less than the word itself.
+      terms.push([term, term.length / (term.length + 0.3 * (term.length - word.length)), posting]);
+      postings += posting.size;
+    }
+    if (word.length >= TYPO_MIN_LENGTH && !/\d/.test(word)) {
+      for (const [term, [posting, distance]] of this.dictionary.fuzzyGet(word, 1)) {
+        if (distance === 0 || term.startsWith(word) || /\d/.test(term)) continue;
+        terms.push([term, TYPO_WEIGHT, posting]);
+        postings += posting.size;
+      }
+    }
+    return { terms, postings };
+  }
+
+  private post(word: string, slot: number, packed: number): void {
+    const posting = this.dictionary.fetch(word, () => ({
+      slots: new Int32Array(2),
+      counts: new Uint16Array(2),
+      size: 0,
+    }));
+    if (posting.size === posting.slots.length) {
+      const slots = new Int32Array(posting.size * 2);
+      slots.set(posting.slots);
+      posting.slots = slots;
+      const counts = new Uint16Array(posting.size * 2);
+      counts.set(posting.counts);
+      posting.counts = counts;
+    }
+    posting.slots[posting.size] = slot;
+    posting.counts[posting.size] = packed;
+    posting.size += 1;
+  }
+
+  /** Drops removed slots from the postings (slot numbers stay as they are). */
+  private compact(): void {
+    const emptied: string[] = [];
+    for (const [word, posting] of this.dictionary.entries()) {
+      let kept = 0;
+      for (let i = 0; i < posting.size; i += 1) {
+        const slot = posting.slots[i] as number;
+        if (this.ids[slot] === -1) continue;
+        posting.slots[kept] = slot;
+        posting.counts[kept] = posting.counts[i] as number;
+        kept += 1;
+      }
+      posting.size = kept;
+      if (kept === 0) emptied.push(word);
+    }
+    for (const word of emptied) this.dictionary.delete(word);
+    this.dead = 0;
+  }
+
+  private allowedCodes(filters: IndexQuery['filters']): Partial<Record<Dimension, Uint8Array>> {
+    const allowed: Partial<Record<Dimension, Uint8Array>> = {};
+    for (const dimension of DIMENSIONS) {
+      const values = filters[dimension];
+      if (!values) continue;
+      const codes = new Uint8Array(this.codes[dimension].values.length);
+      for (const value of values) {
+        const code = this.codes[dimension].find(value);
+        if (code !== undefined) codes[code] = 1;
+      }
+      allowed[dimension] = codes;
+    }
+    return allowed;
+  }
+
+  private ensureCapacity(slots: number): void {
+    if (slots <= this.ids.length) return;
+    const capacity = Math.max(slots, this.ids.length * 2);
+    const grow = <T extends Int32Array | Uint16Array | Float64Array | Uint8Array>(
+      array: T,
+      size: number,
+      make: (n: number) => T,
+    ): T => {
+      const bigger = make(size);
+      bigger.set(array);
+      return bigger;
+    };
+    this.ids = grow(this.ids, capacity, (n) => new Int32Array(n));
+    this.lengths = grow(this.lengths, capacity * FIELD_COUNT, (n) => new Uint16Array(n));
+    for (const dimension of DIMENSIONS)
+      this.values[dimension] = grow(this.values[dimension], capacity, (n) => new Int32Array(n));
+    this.scores = grow(this.scores, capacity, (n) => new Float64Array(n));
+    this.matched = grow(this.matched, capacity, (n) => new Uint8Array(n));
+  }
+}
+
+/** The best `size` keys offered, kept in order (a page is small: insertion beats a heap). */
+class TopRanked {
+  private readonly keys: RankKey[] = [];
+  constructor(private readonly size: number) {}
+
+  /** The last key kept, once the page is full: anything not before it is not kept. */
+  get worst(): RankKey | undefined {
+    return this.keys.length === this.size ? this.keys[this.keys.length - 1] : undefined;
+  }
+
+  offer(key: RankKey): void {
+    const keys = this.keys;
+    if (keys.length === this.size && !ranksBefore(key, keys[keys.length - 1] as RankKey)) return;
+    let at = keys.length;
+    while (at > 0 && ranksBefore(key, keys[at - 1] as RankKey)) at -= 1;
+    keys.splice(at, 0, key);
+    if (keys.length > this.size) keys.pop();
+  }
+
+  sorted(): RankKey[] {
+    return [...this.keys];
+  }
+}

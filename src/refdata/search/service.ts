@@ -1,0 +1,286 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { type Kysely, sql } from 'kysely';
+import type { RefdataTables } from '../db/tables.js';
+import type { FamilyRegistry } from '../families/registry.js';
+import type { ResourceRow } from '../resources/store.js';
+import { normalizedName } from '../resources/store.js';
+import { CHANGE_RETENTION_MS, ChangeFollower, pruneChanges } from './change-log.js';
+import { indexedDocument, selectIndexRows } from './documents.js';
+import { type Dimension, MemoryIndex } from './memory-index.js';
+import type { Cursor, SearchRequest } from './search.js';
+import { queryWords } from './words.js';
+
+/** Resources read per query while building; the event loop is let go between batches. */
+const BUILD_BATCH = 2000;
+/** Changed resources read back per query. */
+const APPLY_BATCH = 500;
+/** How often an instance prunes the change log. */
+const PRUNE_EVERY_MS = 60_000;
+
+export interface SearchHit {
+  row: ResourceRow;
+  /** The library the resource is defined in (a value's: its picklist's). */
+  library: { iri: string; label: string | undefined } | undefined;
+}
+
+export interface SearchAnswer {
+  hits: SearchHit[];
+  /** Every match the filters let through; exact. */
+  total: number;
+  /** For each dimension, the matches under each value, that dimension's own filter left out. */
+  facets: Record<Dimension, Map<string, number>>;
+  next: Cursor | undefined;
+}
+
+export interface SearchSettings {
+  pollMilliseconds: number;
+}
+
+interface Log {
+  info(object: object, message: string): void;
+  error(object: object, message: string): void;
+}
+
+/**
+ * The search index of this instance: built from the database at start (search
+ * answers 503 meanwhile), then kept up to date from the change log, on a timer
+ * for what other instances write, and before the next search for what this one
+ * wrote (read your own writes). A rebuild asked for from the command line is
+ * built beside the index in use, which answers until the new one is ready.
+ */
+export class SearchService {
+  private index: MemoryIndex | undefined;
+  private follower: ChangeFollower | undefined;
+  private state: 'available' | 'rebuilding' | 'down' = 'available';
+  private builtFor = 0;
+  private building: Promise<void> | undefined;
+  private queue: Promise<void> = Promise.resolve();
+  private timer: NodeJS.Timeout | undefined;
+  private closed = false;
+  private localWrites = 0;
+  private appliedLocalWrites = 0;
+  private lastTurn = Date.now();
+  private lastPrune = 0;
+
+  constructor(
+    private readonly db: Kysely<RefdataTables>,
+    private readonly families: FamilyRegistry,
+    private readonly settings: SearchSettings,
+    private readonly log: Log,
+  ) {}
+
+  /** Whether search may answer: the index is built, and search is not marked down. */
+  get available(): boolean {
+    return this.index !== undefined && this.state === 'available';
+  }
+
+  /** Documents in the index, for the health of an instance and the benchmark. */
+  get size(): number {
+    return this.index?.size ?? 0;
+  }
+
+  /** Starts the first build and the timer; resolves when built or after `waitMilliseconds`. */
+  async start(waitMilliseconds: number): Promise<void> {
+    await this.readState();
+    this.building = this.build();
+    this.schedule();
+    let timeout: NodeJS.Timeout | undefined;
+    await Promise.race([
+      this.building,
+      new Promise((resolve) => {
+        timeout = setTimeout(resolve, waitMilliseconds);
+      }),
+    ]);
+    clearTimeout(timeout);
+  }
+
+  /** Resolves when the build under way (if any) is done. */
+  async built(): Promise<void> {
+    await this.building;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.queue;
+    await this.building?.catch(() => undefined);
+  }
+
+  /** A write request of this instance has committed: the next search first reads the log. */
+  noteLocalWrite(): void {
+    this.localWrites += 1;
+  }
+
+  async search(request: SearchRequest): Promise<SearchAnswer> {
+    if (this.appliedLocalWrites < this.localWrites) await this.catchUp();
+    const index = this.index;
+    if (!index) throw new Error('search asked before the index was built');
+    const words = request.q === undefined ? [] : queryWords(request.q);
+    const empty = { family: new Map(), library: new Map(), status: new Map() };
+    if (request.q !== undefined && words.length === 0)
+      return { hits: [], total: 0, facets: empty, next: undefined };
+    const answer = index.search({
+      words,
+      phrase: request.q === undefined ? '' : normalizedName(request.q),
+      filters: {
+        ...(request.families.length > 0 ? { family: new Set(request.families) } : {}),
+        ...(request.libraries.length > 0 ? { library: new Set(request.libraries) } : {}),
+        ...(request.statuses.length > 0 ? { status: new Set<string>(request.statuses) } : {}),
+      },
+      limit: request.limit,
+      after: request.after,
+    });
+    const rows = await this.pageRows(answer.hits.map((hit) => hit.id));
+    return {
+      // A resource removed since the index answered is left out of the page.
+      hits: answer.hits.flatMap((hit) => rows.get(hit.id) ?? []),
+      total: answer.total,
+      facets: answer.facets,
+      next: answer.next ? { ...answer.next, generation: answer.generation } : undefined,
+    };
+  }
+
+  private async pageRows(ids: number[]): Promise<Map<number, SearchHit>> {
+    if (ids.length === 0) return new Map();
+    const rows = await sql<
+      ResourceRow & { library_iri: string | null; library_label: string | null }
+    >`
+      select r.*, library.iri as library_iri, library.name as library_label
+      from resources r
+      left join resources parent on parent.iri = r.parent_iri
+      left join resources library
+        on library.iri = coalesce(parent.library_key, r.library_key) and library.family = 'library'
+      where r.id in (${sql.join(ids)})`.execute(this.db);
+    return new Map(
+      rows.rows.map(({ library_iri, library_label, ...row }) => [
+        row.id,
+        {
+          row: row as ResourceRow,
+          library:
+            library_iri === null
+              ? undefined
+              : { iri: library_iri, label: library_label ?? undefined },
+        },
+      ]),
+    );
+  }
+
+  /** Reads the log until every write this instance noted before the call is applied. */
+  private async catchUp(): Promise<void> {
+    const wanted = this.localWrites;
+    while (this.appliedLocalWrites < wanted && !this.closed) await this.turn();
+  }
+
+  /** One turn of following the log, after any turn under way. */
+  private turn(): Promise<void> {
+    this.queue = this.queue.then(() => this.followOnce());
+    return this.queue;
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      this.turn().finally(() => this.schedule());
+    }, this.settings.pollMilliseconds);
+    this.timer.unref();
+  }
+
+  private async followOnce(): Promise<void> {
+    const writes = this.localWrites;
+    try {
+      await this.readState();
+      const index = this.index;
+      const follower = this.follower;
+      if (index && follower) {
+        let more = true;
+        while (more && !this.closed) {
+          const next = await follower.next(this.db);
+          more = next.more;
+          await this.apply(index, [...next.resourceIds]);
+        }
+      }
+      const now = Date.now();
+      // An instance that could not read the log for longer than it is kept may have missed changes.
+      if (now - this.lastTurn > CHANGE_RETENTION_MS / 2 && !this.building) this.rebuild();
+      this.lastTurn = now;
+      if (now - this.lastPrune > PRUNE_EVERY_MS) {
+        this.lastPrune = now;
+        await pruneChanges(this.db, now);
+      }
+      this.appliedLocalWrites = Math.max(this.appliedLocalWrites, writes);
+    } catch (error) {
+      if (!this.closed)
+        this.log.error({ err: error }, 'search index: reading the change log failed');
+      // A search waiting on this turn answers from the index as it is.
+      this.appliedLocalWrites = Math.max(this.appliedLocalWrites, writes);
+    }
+  }
+
+  private async readState(): Promise<void> {
+    const row = await this.db
+      .selectFrom('search_state')
+      .select(['state', 'rebuild_requested_at'])
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    this.state = row?.state ?? 'available';
+    const requested = Number(row?.rebuild_requested_at ?? 0);
+    if (this.builtFor === 0 && !this.index) this.builtFor = requested;
+    else if (requested > this.builtFor && !this.building) {
+      this.builtFor = requested;
+      this.rebuild();
+    }
+  }
+
+  private rebuild(): void {
+    this.log.info({}, 'search index: rebuilding');
+    this.building = this.build();
+  }
+
+  private async build(): Promise<void> {
+    const started = Date.now();
+    try {
+      // The log's end first: what changes while the build reads is applied after it.
+      const follower = await ChangeFollower.fromEnd(this.db);
+      const index = new MemoryIndex();
+      let after = 0;
+      while (!this.closed) {
+        const rows = await selectIndexRows(this.db)
+          .where('r.id', '>', after)
+          .orderBy('r.id')
+          .limit(BUILD_BATCH)
+          .execute();
+        if (rows.length === 0) break;
+        for (const row of rows) index.put(indexedDocument(row, this.families));
+        after = rows[rows.length - 1]?.id ?? after;
+        await nextTurn();
+      }
+      index.freezeStatistics();
+      if (this.closed) return;
+      this.index = index;
+      this.follower = follower;
+      this.log.info(
+        { documents: index.size, milliseconds: Date.now() - started },
+        'search index: built',
+      );
+      await this.turn();
+    } catch (error) {
+      if (!this.closed) this.log.error({ err: error }, 'search index: the build failed');
+    } finally {
+      this.building = undefined;
+    }
+  }
+
+  private async apply(index: MemoryIndex, ids: number[]): Promise<void> {
+    for (let start = 0; start < ids.length; start += APPLY_BATCH) {
+      const batch = ids.slice(start, start + APPLY_BATCH);
+      const rows = await selectIndexRows(this.db).where('r.id', 'in', batch).execute();
+      const present = new Set<number>();
+      for (const row of rows) {
+        present.add(row.id);
+        index.put(indexedDocument(row, this.families));
+      }
+      for (const id of batch) if (!present.has(id)) index.remove(id);
+    }
+    if (ids.length > 0) index.freezeStatistics();
+  }
+}

@@ -1,0 +1,235 @@
+import { describe, expect, it } from 'vitest';
+import { normalizedName } from '../../src/refdata/resources/store.js';
+import {
+  type IndexedDocument,
+  type IndexQuery,
+  MemoryIndex,
+  type RankKey,
+} from '../../src/refdata/search/memory-index.js';
+import { queryWords, wordsOf } from '../../src/refdata/search/words.js';
+
+interface Fixture {
+  id: number;
+  label: string;
+  identifier?: string;
+  mappings?: string;
+  description?: string;
+  family?: string;
+  library?: string;
+  status?: string;
+}
+
+function document(fixture: Fixture): IndexedDocument {
+  return {
+    id: fixture.id,
+    name: normalizedName(fixture.label),
+    family: fixture.family ?? 'class',
+    library: fixture.library ?? 'L1',
+    status: fixture.status ?? 'Draft',
+    words: {
+      label: wordsOf(fixture.label),
+      identifier: wordsOf(fixture.identifier ?? ''),
+      mappings: wordsOf(fixture.mappings ?? ''),
+      description: wordsOf(fixture.description ?? ''),
+    },
+  };
+}
+
+function indexOf(fixtures: readonly Fixture[]): MemoryIndex {
+  const index = new MemoryIndex();
+  for (const fixture of fixtures) index.put(document(fixture));
+  return index;
+}
+
+function ask(index: MemoryIndex, q: string, options: Partial<IndexQuery> = {}) {
+  return index.search({
+    words: queryWords(q),
+    phrase: normalizedName(q),
+    filters: {},
+    limit: 20,
+    after: undefined,
+    ...options,
+  });
+}
+
+const ids = (hits: readonly RankKey[]) => hits.map((hit) => hit.id);
+
+describe('the in-memory search index', () => {
+  it('puts the exact label first, then labels that start with the query, then by score', () => {
+    const index = indexOf([
+      { id: 1, label: 'Pump casing', description: 'The casing of a centrifugal pump' },
+      { id: 2, label: 'Centrifugal pump' },
+      { id: 3, label: 'Centrifugal pump impeller' },
+      { id: 4, label: 'Impeller', description: 'Part of a centrifugal pump' },
+      { id: 5, label: 'Vertical centrifugal pump' },
+      { id: 6, label: 'Gate valve' },
+    ]);
+    const answer = ask(index, 'centrifugal pump');
+    expect(answer.hits[0]).toMatchObject({ id: 2, tier: 0 });
+    expect(answer.hits[1]).toMatchObject({ id: 3, tier: 1 });
+    // Both words in the label outweigh both in the description.
+    expect(ids(answer.hits).slice(2)).toEqual([5, 1, 4]);
+    expect(answer.total).toBe(5);
+    const scores = answer.hits.slice(2).map((hit) => hit.score);
+    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+  });
+
+  it('weighs the label above identifiers above mapping targets above the description', () => {
+    const index = indexOf([
+      { id: 1, label: 'Something', description: 'flange' },
+      { id: 2, label: 'Other', mappings: 'ETIM flange' },
+      { id: 3, label: 'Third', identifier: 'flange' },
+      { id: 4, label: 'Flange adapter' },
+    ]);
+    expect(ids(ask(index, 'flange').hits)).toEqual([4, 3, 2, 1]);
+  });
+
+  it('finds words by their beginning, and a longer word by a typo', () => {
+    const index = indexOf([
+      { id: 1, label: 'Heat exchanger' },
+      { id: 2, label: 'Centrifugal compressor' },
+      { id: 3, label: 'Compression spring' },
+    ]);
+    expect(ids(ask(index, 'exch').hits)).toEqual([1]);
+    expect(ids(ask(index, 'compresor').hits)).toEqual([2]);
+    expect(ids(ask(index, 'centrifugl compressor').hits)).toEqual([2]);
+    // Short words and codes must be typed right.
+    expect(ask(index, 'hewt').total).toBe(0);
+    // A word typed right outranks one found through a typo.
+    index.put(document({ id: 4, label: 'Compresor brand' }));
+    expect(ids(ask(index, 'compresor').hits)[0]).toBe(4);
+  });
+
+  it('requires every word, in any field', () => {
+    const index = indexOf([
+      { id: 1, label: 'Subsea compressor' },
+      { id: 2, label: 'Compressor', description: 'For subsea use' },
+      { id: 3, label: 'Subsea valve' },
+    ]);
+    expect(ids(ask(index, 'subsea compressor').hits).sort()).toEqual([1, 2]);
+    expect(ask(index, 'subsea zzzz').total).toBe(0);
+  });
+
+  it('counts facets that match the filtered totals, each ignoring its own filter', () => {
+    const fixtures: Fixture[] = [];
+    const families = ['class', 'property', 'symbol'];
+    const statuses = ['Draft', 'Approved'];
+    for (let n = 0; n < 60; n += 1)
+      fixtures.push({
+        id: n + 1,
+        label: `pump ${n}`,
+        family: families[n % 3],
+        status: statuses[n % 2],
+        library: `L${n % 4}`,
+      });
+    fixtures.push({ id: 100, label: 'valve', family: 'class' });
+    const index = indexOf(fixtures);
+    const unfiltered = ask(index, 'pump');
+    expect(unfiltered.total).toBe(60);
+    expect(Object.fromEntries(unfiltered.facets.family)).toEqual({
+      class: 20,
+      property: 20,
+      symbol: 20,
+    });
+    const filtered = ask(index, 'pump', {
+      filters: { family: new Set(['class']), status: new Set(['Approved']) },
+    });
+    const brute = fixtures.filter(
+      (f) => f.label.startsWith('pump') && f.family === 'class' && f.status === 'Approved',
+    );
+    expect(filtered.total).toBe(brute.length);
+    // The family facet ignores the family filter (other families still show what they would give)...
+    expect(filtered.facets.family.get('property')).toBe(
+      fixtures.filter(
+        (f) => f.label.startsWith('pump') && f.family === 'property' && f.status === 'Approved',
+      ).length,
+    );
+    // ...and each value's count is what choosing it would give.
+    const libraries = [...filtered.facets.library.values()].reduce((a, b) => a + b, 0);
+    expect(libraries).toBe(filtered.total);
+    for (const [library, count] of filtered.facets.library) {
+      const chosen = ask(index, 'pump', {
+        filters: {
+          family: new Set(['class']),
+          status: new Set(['Approved']),
+          library: new Set([library]),
+        },
+      });
+      expect(chosen.total).toBe(count);
+    }
+  });
+
+  it('lists everything the filters let through by name when there are no words', () => {
+    const index = indexOf([
+      { id: 1, label: 'b', family: 'symbol' },
+      { id: 2, label: 'a', family: 'symbol' },
+      { id: 3, label: 'c', family: 'class' },
+    ]);
+    const answer = ask(index, '', {
+      words: [],
+      phrase: '',
+      filters: { family: new Set(['symbol']) },
+    });
+    expect(ids(answer.hits)).toEqual([2, 1]);
+    expect(answer.total).toBe(2);
+  });
+
+  it('pages without gaps or duplicates while other resources are written', () => {
+    const index = new MemoryIndex();
+    for (let n = 0; n < 500; n += 1)
+      index.put(
+        document({
+          id: n + 1,
+          label: `${n % 7 === 0 ? 'pump' : 'motor'} unit ${n}`,
+          description: n % 3 === 0 ? 'pump pump' : 'a pump',
+        }),
+      );
+    const expected = ids(ask(index, 'pump', { limit: 1000 }).hits);
+    expect(expected.length).toBe(500);
+    const seen: number[] = [];
+    let after: RankKey | undefined;
+    let written = 1000;
+    do {
+      const page = ask(index, 'pump', { limit: 37, after });
+      seen.push(...ids(page.hits));
+      after = page.next;
+      // Between pages: new matches and new non-matches, which change the collection's
+      // statistics, but by less than the tenth at which they are frozen anew.
+      for (let k = 0; k < 3; k += 1) {
+        written += 1;
+        index.put(document({ id: written, label: written % 2 ? 'pump new' : 'valve new' }));
+      }
+      index.freezeStatistics(0.1, 0);
+      expect(page.generation).toBe(1);
+    } while (after);
+    const original = seen.filter((id) => id <= 500);
+    expect(new Set(seen).size).toBe(seen.length);
+    expect(original).toEqual(expected);
+  });
+
+  it('freezes its statistics anew once the documents changed by more than the fraction', () => {
+    const index = indexOf([{ id: 1, label: 'pump' }]);
+    expect(ask(index, 'pump').generation).toBe(1);
+    for (let n = 2; n <= 10; n += 1) index.put(document({ id: n, label: `pump ${n}` }));
+    const before = ask(index, 'pump');
+    index.freezeStatistics(0.1, 0);
+    const after = ask(index, 'pump');
+    expect(after.generation).toBe(2);
+    // With more documents holding the word, it says less: the scores fall.
+    expect(after.hits[0]?.score).toBeLessThan(before.hits[0]?.score as number);
+    index.freezeStatistics(0.1, 0);
+    expect(ask(index, 'pump').generation).toBe(2);
+  });
+
+  it('forgets removed and replaced documents, also after compacting', () => {
+    const index = new MemoryIndex();
+    for (let n = 0; n < 3000; n += 1) index.put(document({ id: n + 1, label: `pump ${n}` }));
+    for (let n = 0; n < 2000; n += 1) index.remove(n + 1);
+    index.put(document({ id: 2500, label: 'valve 2500' }));
+    expect(index.size).toBe(1000);
+    const answer = ask(index, 'pump', { limit: 100 });
+    expect(answer.total).toBe(999);
+    expect(answer.hits.every((hit) => hit.id > 2000 && hit.id !== 2500)).toBe(true);
+    expect(ids(ask(index, 'valve').hits)).toEqual([2500]);
+  });
+});

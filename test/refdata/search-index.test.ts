@@ -1,0 +1,222 @@
+/**
+ * The search index each instance holds: typo tolerance and facets through the
+ * route, a second instance that hears of the first one's writes through the
+ * change log, 503 while an instance builds, the log's gaps on PostgreSQL, and
+ * bad cursors.
+ */
+import { sql } from 'kysely';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { seedInto } from '../../bench/bulk.js';
+import { exportCorpus } from '../../bench/refdata-export.js';
+import { loadConfig } from '../../src/platform/config.js';
+import { openDatabase } from '../../src/platform/db/connection.js';
+import { createLogger } from '../../src/platform/http/logging.js';
+import type { HttpApp } from '../../src/platform/http/server.js';
+import { buildService, type ServiceDefinition } from '../../src/platform/service.js';
+import { refdataService } from '../../src/refdata/app.js';
+import { ChangeFollower } from '../../src/refdata/search/change-log.js';
+import { encodeCursor } from '../../src/refdata/search/search.js';
+import { DATABASE_KINDS } from '../harness.js';
+import { create, createLibrary, type Refdata, startRefdata } from './helpers.js';
+
+interface Answer {
+  total: number;
+  hits: { iri: string; label: string; family: string; status: string }[];
+  facets: Record<'family' | 'library' | 'status', Record<string, number>>;
+  next?: string;
+}
+
+/** Another instance of refdata on the same database, as behind a load balancer. */
+async function secondInstance(service: Refdata, env: Record<string, string> = {}) {
+  const config = loadConfig({ LOG_LEVEL: 'info', DATA_DIR: service.config.dataDir, ...env });
+  config.services.refdata.database = service.config.services.refdata.database;
+  const database = openDatabase(config.services.refdata.database);
+  const app: HttpApp = await buildService(refdataService() as ServiceDefinition, {
+    platform: config,
+    database,
+    logger: createLogger('refdata', 'info', { write: () => undefined }),
+  });
+  await app.ready();
+  return app;
+}
+
+async function ask(service: Refdata, app: HttpApp, query: string) {
+  return app.inject({
+    url: `/search/search-index?${query}`,
+    headers: { authorization: `Bearer ${await service.token(['Reader'])}` },
+  });
+}
+
+describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
+  let service: Refdata;
+  let pumps: string;
+  let valves: string;
+  beforeAll(async () => {
+    service = await startRefdata(kind);
+    pumps = await createLibrary(service, { name: 'Rotating equipment' });
+    valves = await createLibrary(service, { name: 'Valves' });
+    const klass = (name: string, ontology: string, description = 'Equipment') =>
+      create(service, '/rdl/terms/subclass', {
+        name,
+        description,
+        ontology,
+        subClassOf: ['http://example.org/E'],
+      });
+    await klass('Centrifugal pump', pumps);
+    await klass('Reciprocating pump', pumps);
+    await klass('Impeller', pumps, 'The rotating part of a centrifugal pump');
+    await klass('Gate valve', valves);
+    await klass('Globe valve', valves, 'Throttles a flow');
+    await create(service, '/cfihos/dimension', {
+      name: 'Pump head',
+      ontology: pumps,
+      dimensionCode: 'H',
+    });
+  });
+  afterAll(async () => service?.close());
+
+  const find = async (query: string) => {
+    const response = await ask(service, service.app, query);
+    expect(response.statusCode, response.body).toBe(200);
+    return response.json() as Answer;
+  };
+
+  it('forgives one typo in a longer word, ranking what was typed right first', async () => {
+    expect((await find('q=centrifgal')).hits.map((hit) => hit.label)).toEqual([
+      'Centrifugal pump',
+      'Impeller',
+    ]);
+    expect((await find('q=impeler')).hits.map((hit) => hit.label)).toEqual(['Impeller']);
+    // Short words and codes must be typed right.
+    expect((await find('q=pumq')).total).toBe(0);
+  });
+
+  it('counts per family, library and status that match the totals of the filtered searches', async () => {
+    const all = await find('q=pump');
+    expect(all.total).toBe(4);
+    expect(all.facets.family).toEqual({ class: 3, dimension: 1 });
+    for (const [dimension, counts] of Object.entries(all.facets)) {
+      for (const [value, count] of Object.entries(counts)) {
+        const filtered = await find(`q=pump&${dimension}=${encodeURIComponent(value)}`);
+        expect(filtered.total, `${dimension}=${value}`).toBe(count);
+      }
+    }
+    // A dimension's own filter leaves its counts alone; the others' narrow them.
+    const classes = await find(`q=pump&family=class&library=${encodeURIComponent(pumps)}`);
+    expect(classes.total).toBe(3);
+    expect(classes.facets.family).toEqual({ class: 3, dimension: 1 });
+    expect(classes.facets.library).toEqual({ [pumps]: 3 });
+    expect(classes.facets.status).toEqual({ Draft: 3 });
+  });
+
+  it('answers bad cursors with 400, naming the parameter', async () => {
+    const cursors = [
+      encodeCursor({ tier: 3, score: 1, name: 'a', id: 1, generation: 1 }),
+      encodeCursor({ tier: 0, score: -1, name: 'a', id: 1, generation: 1 }),
+      encodeCursor({ tier: 0, score: 1, name: 'a', id: 1.5, generation: 1 }),
+      encodeCursor({ tier: 0, score: 1, name: 'a', id: 1, generation: -1 }),
+      Buffer.from('[0,1,"a",1]').toString('base64url'),
+      Buffer.from('{"tier":0}').toString('base64url'),
+      'x'.repeat(3001),
+    ];
+    for (const cursor of cursors) {
+      const response = await ask(service, service.app, `q=pump&cursor=${cursor}`);
+      expect(response.statusCode, cursor).toBe(400);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.body).toContain('cursor');
+    }
+  });
+
+  it('shows what one instance writes on another, through the change log', async () => {
+    const other = await secondInstance(service);
+    try {
+      expect((await ask(service, other, 'q=pump')).json().total).toBe(4);
+      const written = await create(service, '/rdl/terms/subclass', {
+        name: 'Screw pump',
+        ontology: pumps,
+        subClassOf: ['http://example.org/E'],
+      });
+      // The writing instance reads its own write at once.
+      expect((await find('q=screw')).hits.map((hit) => hit.iri)).toEqual([written.iri]);
+      // The other within its poll interval (250 ms by default).
+      await vi.waitFor(
+        async () => expect((await ask(service, other, 'q=screw')).json().total).toBe(1),
+        { timeout: 5000, interval: 50 },
+      );
+      // Whatever changes a resource is heard of, even SQL by hand.
+      await service.db.deleteFrom('resources').where('iri', '=', written.iri).execute();
+      await vi.waitFor(
+        async () => expect((await ask(service, other, 'q=screw')).json().total).toBe(0),
+        { timeout: 5000, interval: 50 },
+      );
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('answers 503 with Retry-After while an instance builds its index, then everything', async () => {
+    const library = await createLibrary(service);
+    await seedInto(service.db, exportCorpus(library, 20_000));
+    const other = await secondInstance(service, { REFDATA_SEARCH_START_WAIT_MS: '0' });
+    try {
+      const building = await ask(service, other, 'q=pump');
+      expect(building.statusCode).toBe(503);
+      expect(building.headers['retry-after']).toBe('60');
+      expect(building.json()).toMatchObject({ status: 503 });
+      await vi.waitFor(
+        async () =>
+          expect(
+            (await ask(service, other, `limit=1&library=${encodeURIComponent(library)}`)).json()
+              .total,
+          ).toBe(20_000),
+        { timeout: 60_000, interval: 200 },
+      );
+    } finally {
+      await other.close();
+    }
+  }, 120_000);
+
+  // SQLite commits one writer at a time, so its numbers come in order with no gap to follow.
+  if (kind === 'postgres')
+    it('follows a change whose number was taken before one committed earlier', async () => {
+      const follower = await ChangeFollower.fromEnd(service.db);
+      const library = await createLibrary(service);
+      await follower.next(service.db);
+      // One transaction takes a number and stays open while another commits a later one.
+      let release: () => void = () => undefined;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let slowId = 0;
+      const slow = service.db.transaction().execute(async (trx) => {
+        const row = await sql<{ id: number }>`insert into resources
+          (iri, family, status, name, name_normalized, library_key, body, version,
+           created_by, created_at, updated_by, updated_at)
+          values (${`${library}/slow`}, 'class', 'Draft', 'Slow', 'slow', ${library}, '{}', 1,
+                  't', 0, 't', 0) returning id`.execute(trx);
+        slowId = row.rows[0]?.id as number;
+        await held;
+      });
+      await vi.waitFor(() => expect(slowId).toBeGreaterThan(0));
+      const quick = await create(service, '/rdl/terms/subclass', {
+        name: 'Quick',
+        ontology: library,
+        subClassOf: ['http://example.org/E'],
+      });
+      const quickId = (
+        await service.db
+          .selectFrom('resources')
+          .select('id')
+          .where('iri', '=', quick.iri)
+          .executeTakeFirstOrThrow()
+      ).id;
+      const first = await follower.next(service.db);
+      expect([...first.resourceIds]).toEqual([quickId]);
+      expect(follower.openGaps).toBe(1);
+      release();
+      await slow;
+      const second = await follower.next(service.db);
+      expect([...second.resourceIds]).toEqual([slowId]);
+      expect(follower.openGaps).toBe(0);
+    });
+});
