@@ -47,7 +47,11 @@ export async function buildFtsAnchor(env: Record<string, string>): Promise<FtsAn
       if (rows.length === 0) break;
       fts.transaction(() => {
         for (const row of rows) {
-          const fields = searchFields(row, families);
+          const fields = searchFields(
+            row,
+            JSON.parse(row.body) as Record<string, unknown>,
+            families,
+          );
           const plain = (text: string) => wordsOf(text).join(' ');
           insert.run(
             row.id,

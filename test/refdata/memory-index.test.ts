@@ -3,6 +3,7 @@ import { normalizedName } from '../../src/refdata/resources/store.js';
 import {
   type IndexedDocument,
   type IndexQuery,
+  leadingCode,
   MemoryIndex,
   type RankKey,
 } from '../../src/refdata/search/memory-index.js';
@@ -17,6 +18,7 @@ interface Fixture {
   family?: string;
   library?: string;
   status?: string;
+  types?: string[];
 }
 
 function document(fixture: Fixture): IndexedDocument {
@@ -26,6 +28,7 @@ function document(fixture: Fixture): IndexedDocument {
     family: fixture.family ?? 'class',
     library: fixture.library ?? 'L1',
     status: fixture.status ?? 'Draft',
+    types: fixture.types ?? [],
     words: {
       label: wordsOf(fixture.label),
       identifier: wordsOf(fixture.identifier ?? ''),
@@ -72,6 +75,48 @@ describe('the in-memory search index', () => {
     expect(answer.total).toBe(5);
     const scores = answer.hits.slice(2).map((hit) => hit.score);
     expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+  });
+
+  it('tells exact and leading label matches apart for short, long and accented queries', () => {
+    const index = indexOf([
+      { id: 1, label: 'Check valve' },
+      { id: 2, label: 'Valve body' },
+      { id: 3, label: 'Vālve seat' },
+      { id: 4, label: 'Valve' },
+      { id: 5, label: 'V' },
+    ]);
+    const tiers = (q: string) => ask(index, q).hits.map((hit) => [hit.id, hit.tier]);
+    expect(tiers('valve')).toEqual([
+      [4, 0],
+      [2, 1],
+      [1, 2],
+      [3, 2],
+    ]);
+    expect(tiers('v').slice(0, 1)).toEqual([[5, 0]]);
+    expect(
+      new Set(
+        tiers('v')
+          .slice(1, 4)
+          .map(([, tier]) => tier),
+      ),
+    ).toEqual(new Set([1]));
+    expect(tiers('v')[4]).toEqual([1, 2]);
+    expect(tiers('Vālve se')[0]).toEqual([3, 1]);
+  });
+
+  it('packs the leading characters so that a text and its beginning agree on them', () => {
+    for (const [text, start] of [
+      ['valve body', 'val'],
+      ['vālve', 'vā'],
+      ['ĀĀĀĀĀ', 'ĀĀ'],
+      ['ab', 'ab'],
+      ['x', ''],
+    ] as const) {
+      const shift = 8 * Math.max(0, 4 - start.length);
+      if (shift < 32) expect(leadingCode(text) >>> shift).toBe(leadingCode(start) >>> shift);
+    }
+    expect(leadingCode('abcd')).not.toBe(leadingCode('abce'));
+    expect(leadingCode('ab')).not.toBe(leadingCode('abc'));
   });
 
   it('weighs the label above identifiers above mapping targets above the description', () => {
@@ -231,5 +276,23 @@ describe('the in-memory search index', () => {
     expect(answer.total).toBe(999);
     expect(answer.hits.every((hit) => hit.id > 2000 && hit.id !== 2500)).toBe(true);
     expect(ids(ask(index, 'valve').hits)).toEqual([2500]);
+  });
+
+  it("keeps each document's RDF types, replaced with the document and gone with it", () => {
+    const owlClass = 'http://www.w3.org/2002/07/owl#Class';
+    const concept = 'http://www.w3.org/2004/02/skos/core#Concept';
+    const index = indexOf([
+      { id: 1, label: 'pump', types: [owlClass, concept] },
+      { id: 2, label: 'valve', types: [owlClass, concept] },
+      { id: 3, label: 'colour', types: [] },
+    ]);
+    expect(index.typesOf(1)).toEqual([owlClass, concept]);
+    expect(index.typesOf(3)).toEqual([]);
+    index.put(document({ id: 1, label: 'pump', types: [concept] }));
+    expect(index.typesOf(1)).toEqual([concept]);
+    expect(index.typesOf(2)).toEqual([owlClass, concept]);
+    index.remove(2);
+    expect(index.typesOf(2)).toEqual([]);
+    expect(index.typesOf(99)).toEqual([]);
   });
 });

@@ -1,6 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { RefdataTables, Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
+import { rdfTypesOf } from '../rdf/rdf-types.js';
 import { normalizedName } from '../resources/store.js';
 import type { IndexedDocument } from './memory-index.js';
 import { wordsOf } from './words.js';
@@ -19,10 +20,10 @@ export interface IndexRow {
 
 /** The four fields search looks in: label, identifiers, mapping targets, description. */
 export function searchFields(
-  row: Pick<IndexRow, 'iri' | 'family' | 'name' | 'body'>,
+  row: Pick<IndexRow, 'iri' | 'family' | 'name'>,
+  body: Record<string, unknown>,
   families: FamilyRegistry,
 ) {
-  const body = JSON.parse(row.body) as Record<string, unknown>;
   const identifiers = [
     row.iri.split(/[/#]/).pop() ?? '',
     ...(families.byKey(row.family)?.identifiers?.(body) ?? []),
@@ -41,13 +42,17 @@ export function searchFields(
 }
 
 export function indexedDocument(row: IndexRow, families: FamilyRegistry): IndexedDocument {
-  const fields = searchFields(row, families);
+  const body = JSON.parse(row.body) as Record<string, unknown>;
+  const fields = searchFields(row, body, families);
   return {
     id: row.id,
     name: normalizedName(row.name),
     family: row.family,
     library: row.library ?? undefined,
     status: row.status,
+    // Worked out once here rather than for every hit: a family without its own
+    // answer maps the whole body to RDF to find them.
+    types: rdfTypesOf(families.byKey(row.family), body),
     words: {
       label: wordsOf(fields.label),
       identifier: wordsOf(fields.identifier),

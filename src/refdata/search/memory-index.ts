@@ -45,6 +45,8 @@ export interface IndexedDocument {
   /** The library it is defined in (a value's: its picklist's), if any. */
   library: string | undefined;
   status: string;
+  /** The standard RDF classes it is an instance of, which a hit lists. */
+  types: readonly string[];
   /** Each field's words, as `wordsOf` makes them. */
   words: Readonly<Record<Field, readonly string[]>>;
 }
@@ -126,6 +128,21 @@ class Codes {
   }
 }
 
+const LEADING_CHARACTERS = 4;
+
+/**
+ * A text's first four characters, a byte each (the low byte of its code), the
+ * first in the highest byte and missing ones as 0. Two texts of which one
+ * starts with the other have the same leading bytes; the converse need not
+ * hold, so an equal code only says that the strings are worth comparing.
+ */
+export function leadingCode(text: string): number {
+  let code = 0;
+  for (let i = 0; i < LEADING_CHARACTERS; i += 1)
+    code = (code << 8) | (i < text.length ? text.charCodeAt(i) & 0xff : 0);
+  return code >>> 0;
+}
+
 const NO_LIBRARY = '';
 /** Families and statuses are few: a combination's key packs them below the library's code. */
 const COMBINATION_BASE = 4096;
@@ -140,6 +157,12 @@ export class MemoryIndex {
   private ids = new Int32Array(1024);
   private names: string[] = [];
   /**
+   * Each name's first four characters packed into a number (`leadingCode`): a
+   * match whose code differs from the query's cannot start with it, which saves
+   * reading the name's string for most matches of a broad query.
+   */
+  private leading = new Uint32Array(1024);
+  /**
    * Live slots as of the last freeze, in the order of their names (and ids): a
    * listing without words takes its page from the front instead of comparing
    * every name. Slots from `sortedFrom` on came later and are ranked as usual.
@@ -152,12 +175,22 @@ export class MemoryIndex {
    */
   private readonly combinations = new Map<number, number>();
   private lengths = new Uint16Array(1024 * FIELD_COUNT);
+  /**
+   * BM25's length normalization of each slot's fields under the frozen average
+   * lengths (`K1 * norm`), worked out when a document is put or the statistics
+   * are frozen rather than for every match.
+   */
+  private saturation = new Float32Array(1024 * FIELD_COUNT);
   private readonly totalLengths = new Float64Array(FIELD_COUNT);
   private readonly codes: Record<Dimension, Codes> = {
     family: new Codes(),
     library: new Codes(),
     status: new Codes(),
   };
+  /** Distinct lists of RDF types (a few per family), and each slot's list. */
+  private readonly typeLists = new Codes();
+  private readonly typeListValues: (readonly string[])[] = [];
+  private typeListOf = new Int32Array(1024);
   private values: Record<Dimension, Int32Array> = {
     family: new Int32Array(1024),
     library: new Int32Array(1024),
@@ -166,7 +199,7 @@ export class MemoryIndex {
   private statistics: Statistics = {
     generation: 0,
     documents: 0,
-    averageLengths: new Float64Array(FIELD_COUNT),
+    averageLengths: new Float64Array(FIELD_COUNT).fill(1),
     documentFrequency: new Map(),
   };
   /** Documents added or removed since the statistics were frozen. */
@@ -187,9 +220,11 @@ export class MemoryIndex {
     this.ensureCapacity(this.slotCount);
     this.ids[slot] = document.id;
     this.names[slot] = document.name;
+    this.leading[slot] = leadingCode(document.name);
     this.values.family[slot] = this.codes.family.code(document.family);
     this.values.library[slot] = this.codes.library.code(document.library ?? NO_LIBRARY);
     this.values.status[slot] = this.codes.status.code(document.status);
+    this.typeListOf[slot] = this.typeListCode(document.types);
     this.countCombination(slot, 1);
     this.slotOf.set(document.id, slot);
     this.live += 1;
@@ -206,7 +241,20 @@ export class MemoryIndex {
           counts.set(word, packed + (1 << (4 * f)));
       }
     });
+    this.saturate(slot);
     for (const [word, packed] of counts) this.post(word, slot, packed);
+  }
+
+  /** The RDF types of the document with this id, as it was put. */
+  typesOf(id: number): readonly string[] {
+    const slot = this.slotOf.get(id);
+    return slot === undefined ? [] : (this.typeListValues[this.typeListOf[slot] as number] ?? []);
+  }
+
+  private typeListCode(types: readonly string[]): number {
+    const code = this.typeLists.code(types.join(' '));
+    if (code === this.typeListValues.length) this.typeListValues.push([...types]);
+    return code;
   }
 
   /** Removes the document with this id, if there is one. */
@@ -256,7 +304,18 @@ export class MemoryIndex {
       documentFrequency,
     };
     this.changesSinceFreeze = 0;
+    for (let slot = 0; slot < this.slotCount; slot += 1)
+      if (this.ids[slot] !== -1) this.saturate(slot);
     this.sortNames();
+  }
+
+  private saturate(slot: number): void {
+    const averageLengths = this.statistics.averageLengths;
+    for (let f = 0; f < FIELD_COUNT; f += 1) {
+      const length = this.lengths[slot * FIELD_COUNT + f] as number;
+      this.saturation[slot * FIELD_COUNT + f] =
+        K1 * (1 - B + (B * length) / (averageLengths[f] as number));
+    }
   }
 
   search(query: IndexQuery): IndexAnswer {
@@ -327,17 +386,11 @@ export class MemoryIndex {
         if (tier > worst.tier) return;
         if (tier === worst.tier) {
           if (score < worst.score) return;
-          if (
-            score === worst.score &&
-            !isBefore(
-              { tier, score, name: names[slot] as string, id: ids[slot] as number },
-              worst.tier,
-              worst.score,
-              worst.name,
-              worst.id,
-            )
-          )
-            return;
+          if (score === worst.score) {
+            const name = names[slot] as string;
+            if (name > worst.name || (name === worst.name && (ids[slot] as number) >= worst.id))
+              return;
+          }
         }
       }
       page.offer({ tier, score, name: names[slot] as string, id: ids[slot] as number });
@@ -385,9 +438,19 @@ export class MemoryIndex {
       for (let slot = this.sortedFrom; slot < this.slotCount; slot += 1)
         if (ids[slot] !== -1) visit(slot, 0, 0, false);
     } else {
+      const phrase = query.phrase;
+      const leading = this.leading;
+      // Only as many of the four packed characters as the phrase has are compared.
+      const shift = 8 * Math.max(0, LEADING_CHARACTERS - phrase.length);
+      const phraseLeading = leadingCode(phrase);
+      const mayStartWith = (slot: number) =>
+        shift === 32 || (leading[slot] as number) >>> shift === phraseLeading >>> shift;
       this.match(query.words, (slot, score) => {
-        const name = this.names[slot] as string;
-        const tier = name === query.phrase ? 0 : name.startsWith(query.phrase) ? 1 : 2;
+        let tier = 2;
+        if (mayStartWith(slot)) {
+          const name = names[slot] as string;
+          tier = name === phrase ? 0 : name.startsWith(phrase) ? 1 : 2;
+        }
         visit(slot, tier, score);
       });
     }
@@ -480,7 +543,9 @@ export class MemoryIndex {
    * (a completion a little less than the word, a typo half), all summed.
    */
   private match(words: readonly string[], found: (slot: number, score: number) => void): void {
-    const { documents, averageLengths, documentFrequency } = this.statistics;
+    const { documents, documentFrequency } = this.statistics;
+    const saturation = this.saturation;
+    const ids = this.ids;
     // The rarest word first: its matches bound the candidates.
     const expanded = words.map((word) => this.expand(word)).sort((a, b) => a.postings - b.postings);
     const scores = this.scores;
@@ -494,24 +559,27 @@ export class MemoryIndex {
           Math.max(1, documents),
         );
         const idf = Math.log(1 + (Math.max(1, documents) - frequency + 0.5) / (frequency + 0.5));
+        const factor = weight * idf * (K1 + 1);
+        const slots = posting.slots;
+        const counts = posting.counts;
         for (let i = 0; i < posting.size; i += 1) {
-          const slot = posting.slots[i] as number;
+          const slot = slots[i] as number;
           const seen = matched[slot] as number;
           // A slot stays a candidate only while it has every word so far.
           if (w === 0) {
-            if (this.ids[slot] === -1) continue;
+            if (ids[slot] === -1) continue;
             if (seen === 0) candidates.push(slot);
           } else if (seen !== w && seen !== w + 1) continue;
-          const packed = posting.counts[i] as number;
+          const packed = counts[i] as number;
           let score = 0;
           for (let f = 0; f < FIELD_COUNT; f += 1) {
             const count = (packed >> (4 * f)) & MAX_COUNT;
             if (count === 0) continue;
-            const length = this.lengths[slot * FIELD_COUNT + f] as number;
-            const norm = 1 - B + (B * length) / (averageLengths[f] as number);
-            score += ((WEIGHTS[f] as number) * idf * (count * (K1 + 1))) / (count + K1 * norm);
+            score +=
+              ((WEIGHTS[f] as number) * count) /
+              (count + (saturation[slot * FIELD_COUNT + f] as number));
           }
-          scores[slot] = (scores[slot] as number) + weight * score;
+          scores[slot] = (scores[slot] as number) + factor * score;
           matched[slot] = w + 1;
         }
       }
@@ -598,7 +666,9 @@ export class MemoryIndex {
   private ensureCapacity(slots: number): void {
     if (slots <= this.ids.length) return;
     const capacity = Math.max(slots, this.ids.length * 2);
-    const grow = <T extends Int32Array | Uint16Array | Float64Array | Uint8Array>(
+    const grow = <
+      T extends Int32Array | Uint32Array | Uint16Array | Float32Array | Float64Array | Uint8Array,
+    >(
       array: T,
       size: number,
       make: (n: number) => T,
@@ -608,7 +678,10 @@ export class MemoryIndex {
       return bigger;
     };
     this.ids = grow(this.ids, capacity, (n) => new Int32Array(n));
+    this.leading = grow(this.leading, capacity, (n) => new Uint32Array(n));
+    this.typeListOf = grow(this.typeListOf, capacity, (n) => new Int32Array(n));
     this.lengths = grow(this.lengths, capacity * FIELD_COUNT, (n) => new Uint16Array(n));
+    this.saturation = grow(this.saturation, capacity * FIELD_COUNT, (n) => new Float32Array(n));
     for (const dimension of DIMENSIONS)
       this.values[dimension] = grow(this.values[dimension], capacity, (n) => new Int32Array(n));
     this.scores = grow(this.scores, capacity, (n) => new Float64Array(n));

@@ -6,7 +6,6 @@ import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUSES, type Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
-import { rdfTypesOf } from '../rdf/rdf-types.js';
 import { OFFERED } from '../rdf/routes.js';
 import { decodeCursor, encodeCursor } from './search.js';
 import type { SearchAnswer } from './service.js';
@@ -116,7 +115,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
         total: result.total,
         limit,
         facets: facetsBody(result.facets),
-        hits: result.hits.map(({ row, library }) => {
+        hits: result.hits.map(({ row, library, types }) => {
           const body = JSON.parse(row.body) as Record<string, unknown> & { description?: string };
           const resource = `${refdata.publicUrl}${row.iri.startsWith(refdata.iriBase) ? row.iri.slice(refdata.iriBase.length) : ''}`;
           return {
@@ -124,7 +123,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
             label: row.name,
             identifier: row.iri.split(/[/#]/).pop(),
             family: row.family,
-            types: rdfTypesOf(refdata.families.byKey(row.family), body),
+            types,
             status: row.status,
             ...(body.description ? { description: body.description } : {}),
             collection: library,

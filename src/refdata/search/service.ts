@@ -21,6 +21,8 @@ export interface SearchHit {
   row: ResourceRow;
   /** The library the resource is defined in (a value's: its picklist's). */
   library: { iri: string; label: string | undefined } | undefined;
+  /** The standard RDF classes it is an instance of. */
+  types: readonly string[];
 }
 
 export interface SearchAnswer {
@@ -130,7 +132,10 @@ export class SearchService {
       limit: request.limit,
       after: request.after,
     });
-    const rows = await this.pageRows(answer.hits.map((hit) => hit.id));
+    const rows = await this.pageRows(
+      answer.hits.map((hit) => hit.id),
+      index,
+    );
     return {
       // A resource removed since the index answered is left out of the page.
       hits: answer.hits.flatMap((hit) => rows.get(hit.id) ?? []),
@@ -140,7 +145,7 @@ export class SearchService {
     };
   }
 
-  private async pageRows(ids: number[]): Promise<Map<number, SearchHit>> {
+  private async pageRows(ids: number[], index: MemoryIndex): Promise<Map<number, SearchHit>> {
     if (ids.length === 0) return new Map();
     const rows = await sql<
       ResourceRow & { library_iri: string | null; library_label: string | null }
@@ -160,6 +165,7 @@ export class SearchService {
             library_iri === null
               ? undefined
               : { iri: library_iri, label: library_label ?? undefined },
+          types: index.typesOf(row.id),
         },
       ]),
     );
