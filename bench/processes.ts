@@ -3,7 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import pg from 'pg';
 
-const PROGRAM = resolve(import.meta.dirname, '../dist/main.js');
+/** The built program; `BENCH_PROGRAM` points at another build, to compare two versions in turn. */
+const PROGRAM = process.env.BENCH_PROGRAM ?? resolve(import.meta.dirname, '../dist/main.js');
 
 /** A new, empty PostgreSQL database on the server that `adminUrl` reaches. */
 export async function createPostgresDatabase(adminUrl: string, label: string) {

@@ -147,6 +147,39 @@ const NO_LIBRARY = '';
 /** Families and statuses are few: a combination's key packs them below the library's code. */
 const COMBINATION_BASE = 4096;
 
+/**
+ * The combinations of family, library and status the documents have, numbered:
+ * a slot holds one number instead of three, a match is counted under its
+ * combination, and the totals and facets are worked out from the counts per
+ * combination at the end (there are far fewer combinations than matches).
+ */
+class Combinations {
+  private readonly byKey = new Map<number, number>();
+  readonly family: number[] = [];
+  readonly library: number[] = [];
+  readonly status: number[] = [];
+  /** Live documents per combination. */
+  readonly live: number[] = [];
+
+  code(family: number, library: number, status: number): number {
+    const key = family + COMBINATION_BASE * (status + COMBINATION_BASE * library);
+    let code = this.byKey.get(key);
+    if (code === undefined) {
+      code = this.live.length;
+      this.byKey.set(key, code);
+      this.family.push(family);
+      this.library.push(library);
+      this.status.push(status);
+      this.live.push(0);
+    }
+    return code;
+  }
+
+  get size(): number {
+    return this.live.length;
+  }
+}
+
 export class MemoryIndex {
   private readonly dictionary = new SearchableMap<Posting>();
   private readonly slotOf = new Map<number, number>();
@@ -169,11 +202,9 @@ export class MemoryIndex {
    */
   private sorted = new Int32Array(0);
   private sortedFrom = 0;
-  /**
-   * Live documents per combination of family, library and status: a listing
-   * without words reads its total and facets here rather than from every slot.
-   */
-  private readonly combinations = new Map<number, number>();
+  /** Each slot's combination of family, library and status. */
+  private readonly combinations = new Combinations();
+  private combinationOf = new Int32Array(1024);
   private lengths = new Uint16Array(1024 * FIELD_COUNT);
   /**
    * BM25's length normalization of each slot's fields under the frozen average
@@ -191,11 +222,6 @@ export class MemoryIndex {
   private readonly typeLists = new Codes();
   private readonly typeListValues: (readonly string[])[] = [];
   private typeListOf = new Int32Array(1024);
-  private values: Record<Dimension, Int32Array> = {
-    family: new Int32Array(1024),
-    library: new Int32Array(1024),
-    status: new Int32Array(1024),
-  };
   private statistics: Statistics = {
     generation: 0,
     documents: 0,
@@ -221,11 +247,14 @@ export class MemoryIndex {
     this.ids[slot] = document.id;
     this.names[slot] = document.name;
     this.leading[slot] = leadingCode(document.name);
-    this.values.family[slot] = this.codes.family.code(document.family);
-    this.values.library[slot] = this.codes.library.code(document.library ?? NO_LIBRARY);
-    this.values.status[slot] = this.codes.status.code(document.status);
+    const combination = this.combinations.code(
+      this.codes.family.code(document.family),
+      this.codes.library.code(document.library ?? NO_LIBRARY),
+      this.codes.status.code(document.status),
+    );
+    this.combinationOf[slot] = combination;
+    this.combinations.live[combination] = (this.combinations.live[combination] as number) + 1;
     this.typeListOf[slot] = this.typeListCode(document.types);
-    this.countCombination(slot, 1);
     this.slotOf.set(document.id, slot);
     this.live += 1;
     this.changesSinceFreeze += 1;
@@ -262,7 +291,8 @@ export class MemoryIndex {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
     this.slotOf.delete(id);
-    this.countCombination(slot, -1);
+    const combination = this.combinationOf[slot] as number;
+    this.combinations.live[combination] = (this.combinations.live[combination] as number) - 1;
     this.ids[slot] = -1;
     // The name stays: `sorted` still holds the slot, and is searched by name.
     for (let f = 0; f < FIELD_COUNT; f += 1)
@@ -320,56 +350,18 @@ export class MemoryIndex {
 
   search(query: IndexQuery): IndexAnswer {
     if (this.statistics.generation === 0) this.freezeStatistics();
-    const allowed = this.allowedCodes(query.filters);
-    const facets = {
-      family: new Map<string, number>(),
-      library: new Map<string, number>(),
-      status: new Map<string, number>(),
-    };
-    const counts: Record<Dimension, Int32Array> = {
-      family: new Int32Array(this.codes.family.values.length),
-      library: new Int32Array(this.codes.library.values.length),
-      status: new Int32Array(this.codes.status.values.length),
-    };
+    const combinations = this.combinations;
+    const allowed = this.allowedCombinations(query.filters);
     const page = new TopRanked(query.limit + 1);
-    let total = 0;
     // The hot loop: every match passes here, so it reads typed arrays held in
     // locals and compares numbers before it ever compares a name.
-    const familyOf = this.values.family;
-    const libraryOf = this.values.library;
-    const statusOf = this.values.status;
-    const familyAllowed = allowed.family;
-    const libraryAllowed = allowed.library;
-    const statusAllowed = allowed.status;
-    const familyCounts = counts.family;
-    const libraryCounts = counts.library;
-    const statusCounts = counts.status;
+    const combinationOf = this.combinationOf;
+    const matches = new Int32Array(combinations.size);
     const names = this.names;
     const ids = this.ids;
     const after = query.after;
-    /** Counts a match (unless `count` is false) and offers it to the page. */
-    const visit = (slot: number, tier: number, score: number, count = true) => {
-      const family = familyOf[slot] as number;
-      const library = libraryOf[slot] as number;
-      const status = statusOf[slot] as number;
-      const familyOk = familyAllowed === undefined || familyAllowed[family] === 1;
-      const libraryOk = libraryAllowed === undefined || libraryAllowed[library] === 1;
-      const statusOk = statusAllowed === undefined || statusAllowed[status] === 1;
-      // A match counts under a dimension's value when the other dimensions' filters let it through.
-      if (!(familyOk && libraryOk && statusOk)) {
-        if (!count) return;
-        if (libraryOk && statusOk) familyCounts[family] = (familyCounts[family] as number) + 1;
-        else if (familyOk && statusOk)
-          libraryCounts[library] = (libraryCounts[library] as number) + 1;
-        else if (familyOk && libraryOk) statusCounts[status] = (statusCounts[status] as number) + 1;
-        return;
-      }
-      if (count) {
-        familyCounts[family] = (familyCounts[family] as number) + 1;
-        libraryCounts[library] = (libraryCounts[library] as number) + 1;
-        statusCounts[status] = (statusCounts[status] as number) + 1;
-        total += 1;
-      }
+    /** Offers a match the filters let through to the page. */
+    const offer = (slot: number, tier: number, score: number) => {
       if (after !== undefined) {
         if (tier < after.tier) return;
         if (tier === after.tier) {
@@ -396,27 +388,10 @@ export class MemoryIndex {
       page.offer({ tier, score, name: names[slot] as string, id: ids[slot] as number });
     };
     if (query.words.length === 0) {
-      // Totals and facets from the combinations; the page from the front of the
-      // name order, stopping once it is full, then the slots added since it was sorted.
-      for (const [key, count] of this.combinations) {
-        const family = key % COMBINATION_BASE;
-        const status = Math.floor(key / COMBINATION_BASE) % COMBINATION_BASE;
-        const library = Math.floor(key / (COMBINATION_BASE * COMBINATION_BASE));
-        const familyOk = familyAllowed === undefined || familyAllowed[family] === 1;
-        const libraryOk = libraryAllowed === undefined || libraryAllowed[library] === 1;
-        const statusOk = statusAllowed === undefined || statusAllowed[status] === 1;
-        if (familyOk && libraryOk && statusOk) {
-          familyCounts[family] = (familyCounts[family] as number) + count;
-          libraryCounts[library] = (libraryCounts[library] as number) + count;
-          statusCounts[status] = (statusCounts[status] as number) + count;
-          total += count;
-        } else if (libraryOk && statusOk)
-          familyCounts[family] = (familyCounts[family] as number) + count;
-        else if (familyOk && statusOk)
-          libraryCounts[library] = (libraryCounts[library] as number) + count;
-        else if (familyOk && libraryOk)
-          statusCounts[status] = (statusCounts[status] as number) + count;
-      }
+      // Every live document matches: the counts per combination are kept on
+      // every write. The page comes from the front of the name order, stopping
+      // once it is full, then from the slots added since it was sorted.
+      matches.set(combinations.live);
       const sorted = this.sorted;
       const wanted = query.limit + 1;
       let offered = 0;
@@ -426,41 +401,31 @@ export class MemoryIndex {
         i += 1
       ) {
         const slot = sorted[i] as number;
-        if (ids[slot] === -1) continue;
-        if (familyAllowed !== undefined && familyAllowed[familyOf[slot] as number] !== 1) continue;
-        if (libraryAllowed !== undefined && libraryAllowed[libraryOf[slot] as number] !== 1)
-          continue;
-        if (statusAllowed !== undefined && statusAllowed[statusOf[slot] as number] !== 1) continue;
+        if (ids[slot] === -1 || allowed[combinationOf[slot] as number] !== 1) continue;
         page.offer({ tier: 0, score: 0, name: names[slot] as string, id: ids[slot] as number });
         offered += 1;
       }
-      // Counted already: these only compete for the page.
       for (let slot = this.sortedFrom; slot < this.slotCount; slot += 1)
-        if (ids[slot] !== -1) visit(slot, 0, 0, false);
+        if (ids[slot] !== -1 && allowed[combinationOf[slot] as number] === 1) offer(slot, 0, 0);
     } else {
       const phrase = query.phrase;
       const leading = this.leading;
       // Only as many of the four packed characters as the phrase has are compared.
       const shift = 8 * Math.max(0, LEADING_CHARACTERS - phrase.length);
       const phraseLeading = leadingCode(phrase);
-      const mayStartWith = (slot: number) =>
-        shift === 32 || (leading[slot] as number) >>> shift === phraseLeading >>> shift;
       this.match(query.words, (slot, score) => {
+        const combination = combinationOf[slot] as number;
+        matches[combination] = (matches[combination] as number) + 1;
+        if (allowed[combination] !== 1) return;
         let tier = 2;
-        if (mayStartWith(slot)) {
+        if (shift === 32 || (leading[slot] as number) >>> shift === phraseLeading >>> shift) {
           const name = names[slot] as string;
           tier = name === phrase ? 0 : name.startsWith(phrase) ? 1 : 2;
         }
-        visit(slot, tier, score);
+        offer(slot, tier, score);
       });
     }
-    for (const dimension of DIMENSIONS) {
-      const values = this.codes[dimension].values;
-      counts[dimension].forEach((count, code) => {
-        const value = values[code] as string;
-        if (count > 0 && value !== NO_LIBRARY) facets[dimension].set(value, count);
-      });
-    }
+    const { total, facets } = this.countsOf(matches, query.filters);
     const hits = page.sorted();
     const more = hits.length > query.limit;
     if (more) hits.length = query.limit;
@@ -473,15 +438,66 @@ export class MemoryIndex {
     };
   }
 
-  private countCombination(slot: number, change: 1 | -1): void {
-    const key =
-      (this.values.family[slot] as number) +
-      COMBINATION_BASE *
-        ((this.values.status[slot] as number) +
-          COMBINATION_BASE * (this.values.library[slot] as number));
-    const count = (this.combinations.get(key) ?? 0) + change;
-    if (count === 0) this.combinations.delete(key);
-    else this.combinations.set(key, count);
+  /**
+   * The total and the facets from the matches per combination: a match counts
+   * in the total when every filter lets it through, and under a dimension's
+   * value when the other dimensions' filters do.
+   */
+  private countsOf(matches: Int32Array, filters: IndexQuery['filters']) {
+    const allowedCodes = this.allowedCodes(filters);
+    const counts: Record<Dimension, Int32Array> = {
+      family: new Int32Array(this.codes.family.values.length),
+      library: new Int32Array(this.codes.library.values.length),
+      status: new Int32Array(this.codes.status.values.length),
+    };
+    let total = 0;
+    const combinations = this.combinations;
+    matches.forEach((count, combination) => {
+      if (count === 0) return;
+      const family = combinations.family[combination] as number;
+      const library = combinations.library[combination] as number;
+      const status = combinations.status[combination] as number;
+      const familyOk = allowedCodes.family === undefined || allowedCodes.family[family] === 1;
+      const libraryOk = allowedCodes.library === undefined || allowedCodes.library[library] === 1;
+      const statusOk = allowedCodes.status === undefined || allowedCodes.status[status] === 1;
+      if (libraryOk && statusOk) counts.family[family] = (counts.family[family] as number) + count;
+      if (familyOk && statusOk)
+        counts.library[library] = (counts.library[library] as number) + count;
+      if (familyOk && libraryOk) counts.status[status] = (counts.status[status] as number) + count;
+      if (familyOk && libraryOk && statusOk) total += count;
+    });
+    const facets = {
+      family: new Map<string, number>(),
+      library: new Map<string, number>(),
+      status: new Map<string, number>(),
+    };
+    for (const dimension of DIMENSIONS) {
+      const values = this.codes[dimension].values;
+      counts[dimension].forEach((count, code) => {
+        const value = values[code] as string;
+        if (count > 0 && value !== NO_LIBRARY) facets[dimension].set(value, count);
+      });
+    }
+    return { total, facets };
+  }
+
+  /** Per combination, 1 when every filter lets it through. */
+  private allowedCombinations(filters: IndexQuery['filters']): Uint8Array {
+    const allowedCodes = this.allowedCodes(filters);
+    const combinations = this.combinations;
+    const allowed = new Uint8Array(combinations.size);
+    for (let combination = 0; combination < combinations.size; combination += 1) {
+      const family = combinations.family[combination] as number;
+      const library = combinations.library[combination] as number;
+      const status = combinations.status[combination] as number;
+      if (
+        (allowedCodes.family === undefined || allowedCodes.family[family] === 1) &&
+        (allowedCodes.library === undefined || allowedCodes.library[library] === 1) &&
+        (allowedCodes.status === undefined || allowedCodes.status[status] === 1)
+      )
+        allowed[combination] = 1;
+    }
+    return allowed;
   }
 
   /** Merges the slots added since the last sort into `sorted`, leaving removed ones out. */
@@ -682,8 +698,7 @@ export class MemoryIndex {
     this.typeListOf = grow(this.typeListOf, capacity, (n) => new Int32Array(n));
     this.lengths = grow(this.lengths, capacity * FIELD_COUNT, (n) => new Uint16Array(n));
     this.saturation = grow(this.saturation, capacity * FIELD_COUNT, (n) => new Float32Array(n));
-    for (const dimension of DIMENSIONS)
-      this.values[dimension] = grow(this.values[dimension], capacity, (n) => new Int32Array(n));
+    this.combinationOf = grow(this.combinationOf, capacity, (n) => new Int32Array(n));
     this.scores = grow(this.scores, capacity, (n) => new Float64Array(n));
     this.matched = grow(this.matched, capacity, (n) => new Uint8Array(n));
   }
