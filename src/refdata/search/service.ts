@@ -17,8 +17,11 @@ const APPLY_BATCH = 500;
 /** How often an instance prunes the change log. */
 const PRUNE_EVERY_MS = 60_000;
 
+/** What a hit shows of its resource. */
+export type HitRow = Pick<ResourceRow, 'id' | 'iri' | 'name' | 'family' | 'status' | 'body'>;
+
 export interface SearchHit {
-  row: ResourceRow;
+  row: HitRow;
   /** The library the resource is defined in (a value's: its picklist's). */
   library: { iri: string; label: string | undefined } | undefined;
   /** The standard RDF classes it is an instance of. */
@@ -147,10 +150,9 @@ export class SearchService {
 
   private async pageRows(ids: number[], index: MemoryIndex): Promise<Map<number, SearchHit>> {
     if (ids.length === 0) return new Map();
-    const rows = await sql<
-      ResourceRow & { library_iri: string | null; library_label: string | null }
-    >`
-      select r.*, library.iri as library_iri, library.name as library_label
+    const rows = await sql<HitRow & { library_iri: string | null; library_label: string | null }>`
+      select r.id, r.iri, r.name, r.family, r.status, r.body,
+        library.iri as library_iri, library.name as library_label
       from resources r
       left join resources parent on parent.iri = r.parent_iri
       left join resources library
@@ -160,7 +162,7 @@ export class SearchService {
       rows.rows.map(({ library_iri, library_label, ...row }) => [
         row.id,
         {
-          row: row as ResourceRow,
+          row,
           library:
             library_iri === null
               ? undefined
