@@ -29,8 +29,12 @@ export interface RefdataBenchServer {
     picklist: string;
     class: string;
   };
-  /** Stops the program and starts it anew on the same database, with `env` added. */
-  restart(env?: Record<string, string>): Promise<void>;
+  /**
+   * Stops the program and starts it anew on the same database, with `env`
+   * added; resolves with the moment (`performance.now()`) the new process was
+   * spawned, once it listens.
+   */
+  restart(env?: Record<string, string>): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -122,8 +126,10 @@ export async function startRefdataBenchServer(options: {
     refs: { library, dimension, property, attribute, terminal, picklist, class: rdlClass },
     async restart(extra = {}) {
       await program.stop();
+      const spawned = performance.now();
       program = await startProgram('refdata', url, dataDir, { ...env, ...extra });
       server.pid = program.pid;
+      return spawned;
     },
     async stop() {
       await program.stop();

@@ -81,11 +81,34 @@ export interface IndexAnswer {
   generation: number;
 }
 
+/**
+ * The documents holding a word. Most words are held by one document alone (an
+ * identifier, a number in a label), so the first document is kept in the
+ * object itself, and typed arrays are made only for a second: a million
+ * postings of one document each would otherwise be two million small buffers,
+ * which cost memory and make every garbage collection slower.
+ */
 interface Posting {
-  slots: Int32Array;
-  /** Per slot, the word's count in each field, 4 bits each. */
-  counts: Uint16Array;
   size: number;
+  /** The one slot and its counts while `slots` is undefined. */
+  first: number;
+  firstCounts: number;
+  slots: Int32Array | undefined;
+  /** Per slot, the word's count in each field, 4 bits each. */
+  counts: Uint16Array | undefined;
+  /** How many live documents held the word when the statistics were frozen; -1 for a word new since. */
+  frequency: number;
+}
+
+/** Calls `each` with every slot of a posting and its counts, in slot order. */
+function forEachEntry(posting: Posting, each: (slot: number, packed: number) => void): void {
+  const slots = posting.slots;
+  const counts = posting.counts;
+  if (slots === undefined || counts === undefined) {
+    if (posting.size === 1) each(posting.first, posting.firstCounts);
+    return;
+  }
+  for (let i = 0; i < posting.size; i += 1) each(slots[i] as number, counts[i] as number);
 }
 
 /** Collection statistics, frozen so that a score does not move when other resources change. */
@@ -93,8 +116,6 @@ interface Statistics {
   generation: number;
   documents: number;
   averageLengths: Float64Array;
-  /** How many documents held each word when frozen. */
-  documentFrequency: Map<string, number>;
 }
 
 /** a before b in the results' order. */
@@ -226,7 +247,6 @@ export class MemoryIndex {
     generation: 0,
     documents: 0,
     averageLengths: new Float64Array(FIELD_COUNT).fill(1),
-    documentFrequency: new Map(),
   };
   /** Documents added or removed since the statistics were frozen. */
   private changesSinceFreeze = 0;
@@ -318,12 +338,15 @@ export class MemoryIndex {
       this.changesSinceFreeze <= fraction * Math.max(documents, floor)
     )
       return;
-    const documentFrequency = new Map<string, number>();
-    for (const [word, posting] of this.dictionary.entries()) {
-      let live = 0;
-      for (let i = 0; i < posting.size; i += 1)
-        if (this.ids[posting.slots[i] as number] !== -1) live += 1;
-      documentFrequency.set(word, live);
+    const ids = this.ids;
+    let live = 0;
+    const countLive = (slot: number) => {
+      if (ids[slot] !== -1) live += 1;
+    };
+    for (const posting of this.dictionary.values()) {
+      live = 0;
+      forEachEntry(posting, countLive);
+      posting.frequency = live;
     }
     this.statistics = {
       generation: this.statistics.generation + 1,
@@ -331,7 +354,6 @@ export class MemoryIndex {
       averageLengths: Float64Array.from(this.totalLengths, (total) =>
         Math.max(1, total / Math.max(1, documents)),
       ),
-      documentFrequency,
     };
     this.changesSinceFreeze = 0;
     for (let slot = 0; slot < this.slotCount; slot += 1)
@@ -559,7 +581,7 @@ export class MemoryIndex {
    * (a completion a little less than the word, a typo half), all summed.
    */
   private match(words: readonly string[], found: (slot: number, score: number) => void): void {
-    const { documents, documentFrequency } = this.statistics;
+    const { documents } = this.statistics;
     const saturation = this.saturation;
     const ids = this.ids;
     // The rarest word first: its matches bound the candidates.
@@ -568,25 +590,21 @@ export class MemoryIndex {
     const matched = this.matched;
     const candidates: number[] = [];
     expanded.forEach((word, w) => {
-      for (const [term, weight, posting] of word.terms) {
+      for (const [, weight, posting] of word.terms) {
         // A word new since the freeze counts as often as it is now.
         const frequency = Math.min(
-          Math.max(1, documentFrequency.get(term) ?? posting.size),
+          Math.max(1, posting.frequency >= 0 ? posting.frequency : posting.size),
           Math.max(1, documents),
         );
         const idf = Math.log(1 + (Math.max(1, documents) - frequency + 0.5) / (frequency + 0.5));
         const factor = weight * idf * (K1 + 1);
-        const slots = posting.slots;
-        const counts = posting.counts;
-        for (let i = 0; i < posting.size; i += 1) {
-          const slot = slots[i] as number;
+        forEachEntry(posting, (slot, packed) => {
           const seen = matched[slot] as number;
           // A slot stays a candidate only while it has every word so far.
           if (w === 0) {
-            if (ids[slot] === -1) continue;
+            if (ids[slot] === -1) return;
             if (seen === 0) candidates.push(slot);
-          } else if (seen !== w && seen !== w + 1) continue;
-          const packed = counts[i] as number;
+          } else if (seen !== w && seen !== w + 1) return;
           let score = 0;
           for (let f = 0; f < FIELD_COUNT; f += 1) {
             const count = (packed >> (4 * f)) & MAX_COUNT;
@@ -597,7 +615,7 @@ export class MemoryIndex {
           }
           scores[slot] = (scores[slot] as number) + factor * score;
           matched[slot] = w + 1;
-        }
+        });
       }
     });
     for (const slot of candidates) {
@@ -628,20 +646,36 @@ export class MemoryIndex {
 
   private post(word: string, slot: number, packed: number): void {
     const posting = this.dictionary.fetch(word, () => ({
-      slots: new Int32Array(2),
-      counts: new Uint16Array(2),
       size: 0,
+      first: 0,
+      firstCounts: 0,
+      slots: undefined,
+      counts: undefined,
+      frequency: -1,
     }));
-    if (posting.size === posting.slots.length) {
-      const slots = new Int32Array(posting.size * 2);
-      slots.set(posting.slots);
-      posting.slots = slots;
-      const counts = new Uint16Array(posting.size * 2);
-      counts.set(posting.counts);
-      posting.counts = counts;
+    let slots = posting.slots;
+    let counts = posting.counts;
+    if (slots === undefined || counts === undefined) {
+      if (posting.size === 0) {
+        posting.first = slot;
+        posting.firstCounts = packed;
+        posting.size = 1;
+        return;
+      }
+      slots = new Int32Array(4);
+      counts = new Uint16Array(4);
+      slots[0] = posting.first;
+      counts[0] = posting.firstCounts;
+    } else if (posting.size === slots.length) {
+      slots = new Int32Array(posting.size * 2);
+      slots.set(posting.slots as Int32Array);
+      counts = new Uint16Array(posting.size * 2);
+      counts.set(posting.counts as Uint16Array);
     }
-    posting.slots[posting.size] = slot;
-    posting.counts[posting.size] = packed;
+    slots[posting.size] = slot;
+    counts[posting.size] = packed;
+    posting.slots = slots;
+    posting.counts = counts;
     posting.size += 1;
   }
 
@@ -649,12 +683,18 @@ export class MemoryIndex {
   private compact(): void {
     const emptied: string[] = [];
     for (const [word, posting] of this.dictionary.entries()) {
+      const slots = posting.slots;
+      const counts = posting.counts;
+      if (slots === undefined || counts === undefined) {
+        if (this.ids[posting.first] === -1) emptied.push(word);
+        continue;
+      }
       let kept = 0;
       for (let i = 0; i < posting.size; i += 1) {
-        const slot = posting.slots[i] as number;
+        const slot = slots[i] as number;
         if (this.ids[slot] === -1) continue;
-        posting.slots[kept] = slot;
-        posting.counts[kept] = posting.counts[i] as number;
+        slots[kept] = slot;
+        counts[kept] = counts[i] as number;
         kept += 1;
       }
       posting.size = kept;
