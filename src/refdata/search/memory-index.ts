@@ -97,8 +97,14 @@ interface Posting {
   slots: Int32Array | undefined;
   /** Per slot, the word's count in each field, 4 bits each. */
   counts: Uint16Array | undefined;
-  /** How many live documents held the word when the statistics were frozen; -1 for a word new since. */
+  /**
+   * How many live documents held the word, counted the first time a query
+   * needed it under the statistics of `frequencyGeneration`, and kept until the
+   * next freeze: freezing then costs nothing per word (a million resources have
+   * two million words), and a score still stays put between freezes.
+   */
   frequency: number;
+  frequencyGeneration: number;
 }
 
 /** Calls `each` with every slot of a posting and its counts, in slot order. */
@@ -339,16 +345,6 @@ export class MemoryIndex {
       this.changesSinceFreeze <= fraction * Math.max(documents, floor)
     )
       return;
-    const ids = this.ids;
-    let live = 0;
-    const countLive = (slot: number) => {
-      if (ids[slot] !== -1) live += 1;
-    };
-    for (const posting of this.dictionary.values()) {
-      live = 0;
-      forEachEntry(posting, countLive);
-      posting.frequency = live;
-    }
     this.statistics = {
       generation: this.statistics.generation + 1,
       documents,
@@ -536,26 +532,35 @@ export class MemoryIndex {
     for (let slot = this.sortedFrom; slot < this.slotCount; slot += 1)
       if (ids[slot] !== -1) added.push(slot);
     added.sort(byName);
-    const merged = new Int32Array(this.live);
-    let size = 0;
-    let a = 0;
-    const old = this.sorted;
-    for (let i = 0; i < old.length; i += 1) {
-      const slot = old[i] as number;
+    // The live slots of the last order first (numbers only), then each added
+    // slot's place found by halving: a freeze after a few writes compares a few
+    // names per write rather than every name there is.
+    const kept = new Int32Array(this.sorted.length);
+    let keptSize = 0;
+    for (const slot of this.sorted) {
       if (ids[slot] === -1) continue;
-      while (a < added.length && byName(added[a] as number, slot) < 0) {
-        merged[size] = added[a] as number;
-        size += 1;
-        a += 1;
+      kept[keptSize] = slot;
+      keptSize += 1;
+    }
+    const merged = new Int32Array(keptSize + added.length);
+    let size = 0;
+    let from = 0;
+    for (const slot of added) {
+      let low = from;
+      let high = keptSize;
+      while (low < high) {
+        const middle = (low + high) >>> 1;
+        if (byName(kept[middle] as number, slot) < 0) low = middle + 1;
+        else high = middle;
       }
+      merged.set(kept.subarray(from, low), size);
+      size += low - from;
       merged[size] = slot;
       size += 1;
+      from = low;
     }
-    for (; a < added.length; a += 1) {
-      merged[size] = added[a] as number;
-      size += 1;
-    }
-    this.sorted = merged.subarray(0, size);
+    merged.set(kept.subarray(from, keptSize), size);
+    this.sorted = merged;
     this.sortedFrom = this.slotCount;
   }
 
@@ -593,10 +598,7 @@ export class MemoryIndex {
     expanded.forEach((word, w) => {
       for (const [, weight, posting] of word.terms) {
         // A word new since the freeze counts as often as it is now.
-        const frequency = Math.min(
-          Math.max(1, posting.frequency >= 0 ? posting.frequency : posting.size),
-          Math.max(1, documents),
-        );
+        const frequency = Math.min(Math.max(1, this.frequencyOf(posting)), Math.max(1, documents));
         const idf = Math.log(1 + (Math.max(1, documents) - frequency + 0.5) / (frequency + 0.5));
         const factor = weight * idf * (K1 + 1);
         forEachEntry(posting, (slot, packed) => {
@@ -626,6 +628,21 @@ export class MemoryIndex {
     }
   }
 
+  /** The word's document frequency under the current statistics (see `Posting.frequency`). */
+  private frequencyOf(posting: Posting): number {
+    const generation = this.statistics.generation;
+    if (posting.frequencyGeneration !== generation) {
+      const ids = this.ids;
+      let live = 0;
+      forEachEntry(posting, (slot) => {
+        if (ids[slot] !== -1) live += 1;
+      });
+      posting.frequency = live;
+      posting.frequencyGeneration = generation;
+    }
+    return posting.frequency;
+  }
+
   /** The terms a query word stands for, with their weights and postings. */
   private expand(word: string) {
     const terms: [string, number, Posting][] = [];
@@ -652,7 +669,8 @@ export class MemoryIndex {
       firstCounts: 0,
       slots: undefined,
       counts: undefined,
-      frequency: -1,
+      frequency: 0,
+      frequencyGeneration: 0,
     }));
     let slots = posting.slots;
     let counts = posting.counts;
