@@ -235,11 +235,13 @@ export class MemoryIndex {
   private combinationOf = new Int32Array(1024);
   private lengths = new Uint16Array(1024 * FIELD_COUNT);
   /**
-   * BM25's length normalization of each slot's fields under the frozen average
-   * lengths (`K1 * norm`), worked out when a document is put or the statistics
-   * are frozen rather than for every match.
+   * BM25's length normalization (`K1 * norm`) under the frozen average lengths,
+   * for each field and each length up to `normStride - 1`: a match looks its
+   * slot's field length up here rather than dividing, and a freeze redoes this
+   * small table rather than a number per resource.
    */
-  private saturation = new Float32Array(1024 * FIELD_COUNT);
+  private norms = new Float64Array(0);
+  private normStride = 0;
   private readonly totalLengths = new Float64Array(FIELD_COUNT);
   private readonly codes: Record<Dimension, Codes> = {
     family: new Codes(),
@@ -297,7 +299,10 @@ export class MemoryIndex {
           counts.set(word, packed + (1 << (4 * f)));
       }
     });
-    this.saturate(slot);
+    for (let f = 0; f < FIELD_COUNT; f += 1) {
+      const length = this.lengths[slot * FIELD_COUNT + f] as number;
+      if (length >= this.normStride) this.tabulateNorms(length + 1);
+    }
     for (const [word, packed] of counts) this.post(word, slot, packed);
   }
 
@@ -353,18 +358,21 @@ export class MemoryIndex {
       ),
     };
     this.changesSinceFreeze = 0;
-    for (let slot = 0; slot < this.slotCount; slot += 1)
-      if (this.ids[slot] !== -1) this.saturate(slot);
+    this.tabulateNorms(this.normStride);
     this.sortNames();
   }
 
-  private saturate(slot: number): void {
+  /** Fills `norms` for lengths below `lengths` at least (rounded up to a power of two). */
+  private tabulateNorms(lengths: number): void {
+    let stride = 64;
+    while (stride < lengths) stride *= 2;
     const averageLengths = this.statistics.averageLengths;
-    for (let f = 0; f < FIELD_COUNT; f += 1) {
-      const length = this.lengths[slot * FIELD_COUNT + f] as number;
-      this.saturation[slot * FIELD_COUNT + f] =
-        K1 * (1 - B + (B * length) / (averageLengths[f] as number));
-    }
+    const norms = new Float64Array(stride * FIELD_COUNT);
+    for (let f = 0; f < FIELD_COUNT; f += 1)
+      for (let length = 0; length < stride; length += 1)
+        norms[f * stride + length] = K1 * (1 - B + (B * length) / (averageLengths[f] as number));
+    this.norms = norms;
+    this.normStride = stride;
   }
 
   search(query: IndexQuery): IndexAnswer {
@@ -588,7 +596,9 @@ export class MemoryIndex {
    */
   private match(words: readonly string[], found: (slot: number, score: number) => void): void {
     const { documents } = this.statistics;
-    const saturation = this.saturation;
+    const norms = this.norms;
+    const stride = this.normStride;
+    const lengths = this.lengths;
     const ids = this.ids;
     // The rarest word first: its matches bound the candidates.
     const expanded = words.map((word) => this.expand(word)).sort((a, b) => a.postings - b.postings);
@@ -614,7 +624,7 @@ export class MemoryIndex {
             if (count === 0) continue;
             score +=
               ((WEIGHTS[f] as number) * count) /
-              (count + (saturation[slot * FIELD_COUNT + f] as number));
+              (count + (norms[f * stride + (lengths[slot * FIELD_COUNT + f] as number)] as number));
           }
           scores[slot] = (scores[slot] as number) + factor * score;
           matched[slot] = w + 1;
@@ -756,7 +766,6 @@ export class MemoryIndex {
     this.leading = grow(this.leading, capacity, (n) => new Uint32Array(n));
     this.typeListOf = grow(this.typeListOf, capacity, (n) => new Int32Array(n));
     this.lengths = grow(this.lengths, capacity * FIELD_COUNT, (n) => new Uint16Array(n));
-    this.saturation = grow(this.saturation, capacity * FIELD_COUNT, (n) => new Float32Array(n));
     this.combinationOf = grow(this.combinationOf, capacity, (n) => new Int32Array(n));
     this.scores = grow(this.scores, capacity, (n) => new Float64Array(n));
     this.matched = grow(this.matched, capacity, (n) => new Uint8Array(n));
