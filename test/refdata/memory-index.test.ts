@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { normalizedName } from '../../src/refdata/resources/store.js';
+import { leadingCode } from '../../src/refdata/search/leading-code.js';
 import {
   type IndexedDocument,
   type IndexQuery,
-  leadingCode,
   MemoryIndex,
-  type RankKey,
 } from '../../src/refdata/search/memory-index.js';
+import type { RankKey } from '../../src/refdata/search/ranking.js';
 import { queryWords, wordsOf } from '../../src/refdata/search/words.js';
 
 interface Fixture {

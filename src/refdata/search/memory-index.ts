@@ -1,4 +1,14 @@
 import SearchableMap from 'minisearch/SearchableMap';
+import { Codes, Combinations } from './combinations.js';
+import { LEADING_CHARACTERS, leadingCode } from './leading-code.js';
+import {
+  appendToPosting,
+  emptyPosting,
+  forEachEntry,
+  MAX_COUNT,
+  type Posting,
+} from './postings.js';
+import { isBefore, type RankKey, TopRanked } from './ranking.js';
 
 /**
  * The search index each instance holds in memory: documents in numbered slots,
@@ -31,8 +41,6 @@ const TYPO_MIN_LENGTH = 5;
 
 const FIELD_COUNT = FIELDS.length;
 const WEIGHTS = FIELDS.map((field) => FIELD_WEIGHTS[field]);
-/** Occurrences of a word per field are counted up to 15 (4 bits each, 16 bits a posting). */
-const MAX_COUNT = 15;
 
 export type Dimension = 'family' | 'library' | 'status';
 export const DIMENSIONS: readonly Dimension[] = ['family', 'library', 'status'];
@@ -62,14 +70,6 @@ export interface IndexQuery {
   after: RankKey | undefined;
 }
 
-/** Where a hit stands: tier (0 exact label, 1 label starting with the query, 2 other), score, name, id. */
-export interface RankKey {
-  tier: number;
-  score: number;
-  name: string;
-  id: number;
-}
-
 export interface IndexAnswer {
   hits: RankKey[];
   /** Every match the filters let through (exact: every match is visited). */
@@ -82,42 +82,6 @@ export interface IndexAnswer {
   generation: number;
 }
 
-/**
- * The documents holding a word. Most words are held by one document alone (an
- * identifier, a number in a label), so the first document is kept in the
- * object itself, and typed arrays are made only for a second: a million
- * postings of one document each would otherwise be two million small buffers,
- * which cost memory and make every garbage collection slower.
- */
-interface Posting {
-  size: number;
-  /** The one slot and its counts while `slots` is undefined. */
-  first: number;
-  firstCounts: number;
-  slots: Int32Array | undefined;
-  /** Per slot, the word's count in each field, 4 bits each. */
-  counts: Uint16Array | undefined;
-  /**
-   * How many live documents held the word, counted the first time a query
-   * needed it under the statistics of `frequencyGeneration`, and kept until the
-   * next freeze: freezing then costs nothing per word (a million resources have
-   * two million words), and a score still stays put between freezes.
-   */
-  frequency: number;
-  frequencyGeneration: number;
-}
-
-/** Calls `each` with every slot of a posting and its counts, in slot order. */
-function forEachEntry(posting: Posting, each: (slot: number, packed: number) => void): void {
-  const slots = posting.slots;
-  const counts = posting.counts;
-  if (slots === undefined || counts === undefined) {
-    if (posting.size === 1) each(posting.first, posting.firstCounts);
-    return;
-  }
-  for (let i = 0; i < posting.size; i += 1) each(slots[i] as number, counts[i] as number);
-}
-
 /** Collection statistics, frozen so that a score does not move when other resources change. */
 interface Statistics {
   generation: number;
@@ -125,88 +89,7 @@ interface Statistics {
   averageLengths: Float64Array;
 }
 
-/** a before b in the results' order. */
-export function ranksBefore(a: RankKey, b: RankKey): boolean {
-  return isBefore(a, b.tier, b.score, b.name, b.id);
-}
-
-/** `ranksBefore` against a key given by its parts, so a match that goes nowhere makes no object. */
-function isBefore(a: RankKey, tier: number, score: number, name: string, id: number): boolean {
-  if (a.tier !== tier) return a.tier < tier;
-  if (a.score !== score) return a.score > score;
-  if (a.name !== name) return a.name < name;
-  return a.id < id;
-}
-
-/** Interned values of a dimension, so a slot holds a small number. */
-class Codes {
-  private readonly byValue = new Map<string, number>();
-  readonly values: string[] = [];
-  code(value: string): number {
-    let code = this.byValue.get(value);
-    if (code === undefined) {
-      code = this.values.length;
-      this.values.push(value);
-      this.byValue.set(value, code);
-    }
-    return code;
-  }
-  find(value: string): number | undefined {
-    return this.byValue.get(value);
-  }
-}
-
-const LEADING_CHARACTERS = 4;
-
-/**
- * A text's first four characters, a byte each (the low byte of its code), the
- * first in the highest byte and missing ones as 0. Two texts of which one
- * starts with the other have the same leading bytes; the converse need not
- * hold, so an equal code only says that the strings are worth comparing.
- */
-export function leadingCode(text: string): number {
-  let code = 0;
-  for (let i = 0; i < LEADING_CHARACTERS; i += 1)
-    code = (code << 8) | (i < text.length ? text.charCodeAt(i) & 0xff : 0);
-  return code >>> 0;
-}
-
 const NO_LIBRARY = '';
-/** Families and statuses are few: a combination's key packs them below the library's code. */
-const COMBINATION_BASE = 4096;
-
-/**
- * The combinations of family, library and status the documents have, numbered:
- * a slot holds one number instead of three, a match is counted under its
- * combination, and the totals and facets are worked out from the counts per
- * combination at the end (there are far fewer combinations than matches).
- */
-class Combinations {
-  private readonly byKey = new Map<number, number>();
-  readonly family: number[] = [];
-  readonly library: number[] = [];
-  readonly status: number[] = [];
-  /** Live documents per combination. */
-  readonly live: number[] = [];
-
-  code(family: number, library: number, status: number): number {
-    const key = family + COMBINATION_BASE * (status + COMBINATION_BASE * library);
-    let code = this.byKey.get(key);
-    if (code === undefined) {
-      code = this.live.length;
-      this.byKey.set(key, code);
-      this.family.push(family);
-      this.library.push(library);
-      this.status.push(status);
-      this.live.push(0);
-    }
-    return code;
-  }
-
-  get size(): number {
-    return this.live.length;
-  }
-}
 
 export class MemoryIndex {
   private readonly dictionary = new SearchableMap<Posting>();
@@ -673,39 +556,7 @@ export class MemoryIndex {
   }
 
   private post(word: string, slot: number, packed: number): void {
-    const posting = this.dictionary.fetch(word, () => ({
-      size: 0,
-      first: 0,
-      firstCounts: 0,
-      slots: undefined,
-      counts: undefined,
-      frequency: 0,
-      frequencyGeneration: 0,
-    }));
-    let slots = posting.slots;
-    let counts = posting.counts;
-    if (slots === undefined || counts === undefined) {
-      if (posting.size === 0) {
-        posting.first = slot;
-        posting.firstCounts = packed;
-        posting.size = 1;
-        return;
-      }
-      slots = new Int32Array(4);
-      counts = new Uint16Array(4);
-      slots[0] = posting.first;
-      counts[0] = posting.firstCounts;
-    } else if (posting.size === slots.length) {
-      slots = new Int32Array(posting.size * 2);
-      slots.set(posting.slots as Int32Array);
-      counts = new Uint16Array(posting.size * 2);
-      counts.set(posting.counts as Uint16Array);
-    }
-    slots[posting.size] = slot;
-    counts[posting.size] = packed;
-    posting.slots = slots;
-    posting.counts = counts;
-    posting.size += 1;
+    appendToPosting(this.dictionary.fetch(word, emptyPosting), slot, packed);
   }
 
   /** Drops removed slots from the postings (slot numbers stay as they are). */
@@ -769,29 +620,5 @@ export class MemoryIndex {
     this.combinationOf = grow(this.combinationOf, capacity, (n) => new Int32Array(n));
     this.scores = grow(this.scores, capacity, (n) => new Float64Array(n));
     this.matched = grow(this.matched, capacity, (n) => new Uint8Array(n));
-  }
-}
-
-/** The best `size` keys offered, kept in order (a page is small: insertion beats a heap). */
-class TopRanked {
-  private readonly keys: RankKey[] = [];
-  constructor(private readonly size: number) {}
-
-  /** The last key kept, once the page is full: anything not before it is not kept. */
-  get worst(): RankKey | undefined {
-    return this.keys.length === this.size ? this.keys[this.keys.length - 1] : undefined;
-  }
-
-  offer(key: RankKey): void {
-    const keys = this.keys;
-    if (keys.length === this.size && !ranksBefore(key, keys[keys.length - 1] as RankKey)) return;
-    let at = keys.length;
-    while (at > 0 && ranksBefore(key, keys[at - 1] as RankKey)) at -= 1;
-    keys.splice(at, 0, key);
-    if (keys.length > this.size) keys.pop();
-  }
-
-  sorted(): RankKey[] {
-    return [...this.keys];
   }
 }

@@ -1,5 +1,5 @@
 import type { Status } from '../db/tables.js';
-import type { RankKey } from './memory-index.js';
+import type { RankKey } from './ranking.js';
 
 export interface SearchRequest {
   q: string | undefined;
