@@ -93,4 +93,18 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
     await handle.db.deleteFrom('resources').where('iri', '=', value).execute();
     expect(await handle.db.selectFrom('revisions').select('resource_id').execute()).toHaveLength(3);
   });
+
+  it('makes search available again where the old rebuild command was cut short', async () => {
+    database = await createTestDatabase(kind, 'migrations');
+    handle = openDatabase<RefdataTables>(database.config);
+    await migrateToLatest(handle, migrationsUpTo('0006_browser_sessions'));
+    await handle.db.updateTable('search_state').set({ state: 'rebuilding' }).execute();
+    await migrateToLatest(handle, refdataMigrations);
+    const row = await handle.db
+      .selectFrom('search_state')
+      .select(['state', 'rebuild_requested_at'])
+      .executeTakeFirstOrThrow();
+    expect(row.state).toBe('available');
+    expect(Number(row.rebuild_requested_at)).toBe(0);
+  });
 });

@@ -291,6 +291,13 @@ export const refdataMigrations: MigrationSet = {
         .alterTable('search_state')
         .addColumn('rebuild_requested_at', TIMESTAMP, (c) => c.notNull().defaultTo(0))
         .execute();
+      // The old rebuild command marked search 'rebuilding' while it ran; one cut
+      // short would leave search down for ever, and nothing sets that state now.
+      await db
+        .updateTable('search_state')
+        .set({ state: 'available' })
+        .where('state', '=', 'rebuilding')
+        .execute();
     },
   },
 };

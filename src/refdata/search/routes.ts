@@ -102,14 +102,15 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
         limit,
         after,
       });
-      const next = result.next ? new URL('/search/search-index', refdata.publicUrl) : undefined;
-      if (next && result.next) {
+      const cursor = result.next ? encodeCursor(result.next) : undefined;
+      const next = cursor ? new URL('/search/search-index', refdata.publicUrl) : undefined;
+      if (next && cursor) {
         for (const [name, value] of Object.entries(query)) {
           if (name === 'cursor' || value === undefined) continue;
           for (const item of Array.isArray(value) ? value : [value])
             next.searchParams.append(name, String(item));
         }
-        next.searchParams.set('cursor', encodeCursor(result.next));
+        next.searchParams.set('cursor', cursor);
       }
       return {
         total: result.total,
@@ -135,7 +136,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
             },
           };
         }),
-        ...(next ? { next: next.toString(), cursor: encodeCursor(result.next as never) } : {}),
+        ...(next && cursor ? { next: next.toString(), cursor } : {}),
       };
     },
   });
