@@ -388,6 +388,19 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
         expect(rdf.body, accept).toContain(replacement.iri);
         expect(rdf.body, accept).toMatch(/isReplacedBy/);
       }
+      const dereferenced = await service.call('GET', pathOf(old.iri), {
+        headers: { accept: 'application/json' },
+      });
+      expect(dereferenced.json().replacedBy).toBe(replacement.iri);
+      // The library's export says it too: a link to another IRI, so at level 2 as well.
+      for (const level of [2, 3]) {
+        const exported = await service.call('GET', `${pathOf(ontology)}?detailLevel=${level}`, {
+          headers: { accept: 'application/n-triples' },
+        });
+        expect(exported.body, `level ${level}`).toContain(
+          `<${old.iri}> <http://purl.org/dc/terms/isReplacedBy> <${replacement.iri}> .`,
+        );
+      }
       const forward = await service.call('GET', pathOf(replacement.iri), {
         headers: { accept: 'application/n-triples' },
       });

@@ -4,16 +4,28 @@ import { joinInPieces } from './text-pieces.js';
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 const XSD_STRING = 'http://www.w3.org/2001/XMLSchema#string';
 
-type JsonValue =
-  | string
-  | { '@id': string }
-  | { '@value': string; '@language'?: string; '@type'?: string };
+/** A node object as it is gathered: values already written as JSON text. */
+interface NodeText {
+  id: string;
+  types: string[];
+  properties: Map<string, string[]>;
+}
+
+/**
+ * Compacting an IRI walks every prefix; the predicates, datatypes and types of
+ * our graphs are a few dozen IRIs written over and over, so they are
+ * remembered, up to this many (subjects and objects are not: each is new).
+ */
+const REMEMBERED_TERMS = 1000;
 
 /**
  * Compacted JSON-LD written straight from quads, one node object per subject in
  * a flat `@graph`, under a context of prefixes only: the shape `jsonld.compact`
  * gives for such a context (values as value objects, as `useNativeTypes: false`
- * keeps them), at the speed of `JSON.stringify`, a chunk at a time.
+ * keeps them), a chunk at a time. Each node is written as text from its parts
+ * (strings through `JSON.stringify`), not built as an object first: objects
+ * keyed by compact IRIs are dictionaries to V8, and building and then
+ * stringifying them took half an export's time.
  *
  * IRIs are written as compact IRIs where a prefix covers them (never when what
  * follows the colon starts with `//`, which JSON-LD would read as an absolute
@@ -23,6 +35,7 @@ type JsonValue =
  */
 export class JsonLdWriter {
   private readonly namespaces: [string, string][];
+  private readonly remembered = new Map<string, string>();
   private blankNodes = 0;
   private written = 0;
 
@@ -48,53 +61,72 @@ export class JsonLdWriter {
     return iri;
   }
 
+  /** A vocabulary IRI (predicate, datatype, type) compacted and written as a JSON string. */
+  private vocabulary(iri: string): string {
+    let text = this.remembered.get(iri);
+    if (text === undefined) {
+      text = JSON.stringify(this.compact(iri));
+      if (this.remembered.size < REMEMBERED_TERMS) this.remembered.set(iri, text);
+    }
+    return text;
+  }
+
   /**
    * The node objects of `quads`, each on its own line, subjects in order of
    * first appearance, as pieces of text to be written one after the other.
    */
   write(quads: readonly Quad[]): string[] {
     const labels = new Map<string, string>();
-    const id = (term: Term) => {
-      if (term.termType !== 'BlankNode') return this.compact(term.value);
+    const id = (term: Term): string => {
+      if (term.termType !== 'BlankNode') return JSON.stringify(this.compact(term.value));
       let label = labels.get(term.value);
       if (label === undefined) {
-        label = `_:b${this.blankNodes}`;
+        label = `"_:b${this.blankNodes}"`;
         this.blankNodes += 1;
         labels.set(term.value, label);
       }
       return label;
     };
-    const nodes = new Map<string, Record<string, unknown>>();
+    const nodes = new Map<string, NodeText>();
     for (const quad of quads) {
-      const key = `${quad.subject.termType}:${quad.subject.value}`;
+      // Blank node labels and IRIs cannot collide: an IRI has a scheme.
+      const subject = quad.subject;
+      const key = subject.termType === 'BlankNode' ? `_:${subject.value}` : subject.value;
       let node = nodes.get(key);
       if (!node) {
-        node = { '@id': id(quad.subject) };
+        node = { id: id(subject), types: [], properties: new Map() };
         nodes.set(key, node);
       }
       const object = quad.object;
       if (quad.predicate.value === RDF_TYPE && object.termType === 'NamedNode') {
-        const types = (node['@type'] as string[] | undefined) ?? [];
-        types.push(this.compact(object.value));
-        node['@type'] = types;
+        node.types.push(this.vocabulary(object.value));
         continue;
       }
-      let value: JsonValue;
+      let value: string;
       if (object.termType === 'NamedNode' || object.termType === 'BlankNode')
-        value = { '@id': id(object) };
+        value = `{"@id":${id(object)}}`;
       else if (object.termType !== 'Literal')
         throw new Error(`JSON-LD cannot write a ${object.termType}`);
-      else if (object.language) value = { '@value': object.value, '@language': object.language };
-      else if (object.datatype.value === XSD_STRING) value = object.value;
-      else value = { '@value': object.value, '@type': this.compact(object.datatype.value) };
-      const property = this.compact(quad.predicate.value);
-      const values = (node[property] as JsonValue[] | undefined) ?? [];
-      values.push(value);
-      node[property] = values;
+      else {
+        const language = object.language;
+        const datatype = language ? '' : object.datatype.value;
+        const text = JSON.stringify(object.value);
+        if (language) value = `{"@value":${text},"@language":${JSON.stringify(language)}}`;
+        else if (datatype === XSD_STRING) value = text;
+        else value = `{"@value":${text},"@type":${this.vocabulary(datatype)}}`;
+      }
+      const property = this.vocabulary(quad.predicate.value);
+      const values = node.properties.get(property);
+      if (values) values.push(value);
+      else node.properties.set(property, [value]);
     }
     const lines: string[] = [];
     for (const node of nodes.values()) {
-      lines.push(`${this.written === 0 ? '\n' : ',\n'}    ${JSON.stringify(node)}`);
+      let line = `${this.written === 0 ? '\n' : ',\n'}    {"@id":${node.id}`;
+      if (node.types.length > 0) line += `,"@type":[${node.types.join(',')}]`;
+      for (const [property, values] of node.properties)
+        line += `,${property}:[${values.join(',')}]`;
+      lines.push(`${line}}`);
       this.written += 1;
     }
     return joinInPieces(lines);

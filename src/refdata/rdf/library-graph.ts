@@ -1,6 +1,6 @@
 import type { Quad } from 'n3';
 import type { Refdata } from '../context.js';
-import type { ResourceRow } from '../resources/store.js';
+import { factsOf, type ResourceRow, type RowWithFacts } from '../resources/store.js';
 import { resourceGraph } from './resource-graph.js';
 import { RDL_NAMESPACE, rdf, rdfs, skos } from './vocabulary.js';
 
@@ -33,15 +33,14 @@ function summary(quads: readonly Quad[], iri: string, statusPredicate: string): 
   );
 }
 
-async function* termBatches(refdata: Refdata, libraryIri: string): AsyncGenerator<ResourceRow[]> {
+async function* termBatches(refdata: Refdata, libraryIri: string): AsyncGenerator<RowWithFacts[]> {
   let after = 0;
   for (;;) {
-    const rows = await refdata.db
-      .selectFrom('resources')
-      .selectAll()
-      .where('library_key', '=', libraryIri)
-      .where('id', '>', after)
-      .orderBy('id')
+    const rows = await refdata.store
+      .selectWithFacts()
+      .where('resource.library_key', '=', libraryIri)
+      .where('resource.id', '>', after)
+      .orderBy('resource.id')
       .limit(BATCH)
       .execute();
     if (rows.length === 0) return;
@@ -68,17 +67,13 @@ export async function* libraryChunks(
     const picklists = terms.filter((term) => term.family === 'picklist').map((term) => term.iri);
     const values =
       level === 3 && picklists.length > 0
-        ? await refdata.db
-            .selectFrom('resources')
-            .selectAll()
-            .where('parent_iri', 'in', picklists)
-            .orderBy('id')
+        ? await refdata.store
+            .selectWithFacts()
+            .where('resource.parent_iri', 'in', picklists)
+            .orderBy('resource.id')
             .execute()
         : [];
-    const justifications =
-      level === 3
-        ? await refdata.store.graphFacts([...terms, ...values])
-        : { justifications: new Map<number, string>(), replacedBy: new Map<string, string>() };
+    const justifications = factsOf([...terms, ...values]);
     for (let start = 0; start < terms.length; start += TERMS_PER_CHUNK) {
       const chunk: Quad[] = [];
       for (const term of terms.slice(start, start + TERMS_PER_CHUNK)) {

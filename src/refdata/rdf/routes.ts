@@ -6,7 +6,7 @@ import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { missing, representation } from '../resources/lookup.js';
-import type { ResourceRow } from '../resources/store.js';
+import { factsOf, type RowWithFacts } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';
 import { resourcePage } from './html.js';
 import { type DetailLevel, libraryChunks } from './library-graph.js';
@@ -54,7 +54,7 @@ export async function answerResource(
   refdata: Refdata,
   request: FastifyRequest,
   reply: FastifyReply,
-  row: ResourceRow,
+  row: RowWithFacts,
   chosen?: Offered,
 ): Promise<FastifyReply> {
   reply.header('vary', 'Accept');
@@ -77,7 +77,7 @@ export async function answerResource(
   reply.header('etag', etag);
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.status(304).send();
   const children = refdata.families.byKey(row.family)?.aggregate
-    ? await refdata.store.childrenOf(row.iri)
+    ? await refdata.store.childrenWithFacts(row.iri)
     : [];
   if (mediaType === 'image/svg+xml') {
     // Opened on its own, an SVG is a document: sandboxed, it can run nothing and
@@ -93,10 +93,9 @@ export async function answerResource(
   if (mediaType === 'application/json') {
     return reply
       .type('application/json; charset=utf-8')
-      .send(representation(refdata, row, children, await refdata.store.replacementOf(row.iri)));
+      .send(representation(refdata, row, children, row.replaced_by ?? undefined));
   }
-  const facts = await refdata.store.graphFacts([row, ...children]);
-  const quads = resourceGraph(refdata, row, children, facts);
+  const quads = resourceGraph(refdata, row, children, factsOf([row, ...children]));
   if (mediaType === 'text/html') {
     return reply
       .type('text/html; charset=utf-8')
@@ -129,7 +128,7 @@ export function registerDereferenceRoutes(app: HttpApp, refdata: Refdata): void 
       onRequest: authorize(refdata.verifier, READ_ROLES),
       handler: async (request, reply) => {
         const iri = `${refdata.iriBase}${request.url.split('?')[0]}`;
-        const row = await refdata.store.findByIri(iri);
+        const row = await refdata.store.findWithFacts(iri);
         if (!row) throw await missing(refdata, iri);
         return answerResource(refdata, request, reply, row);
       },

@@ -10,7 +10,7 @@ import { resourceGraph } from '../rdf/resource-graph.js';
 import { answerResource, type Offered, SHORT_NAMES } from '../rdf/routes.js';
 import { RDF_MEDIA_TYPES, serializeStream } from '../rdf/serialize.js';
 import { missing } from '../resources/lookup.js';
-import type { ResourceRow } from '../resources/store.js';
+import { factsOf, type RowWithFacts } from '../resources/store.js';
 import { searchFilters } from '../search/routes.js';
 import { completeShacl } from '../shacl/assemble.js';
 import { DONE_NOTICES, doneNotice, resourceActions } from './authoring/resource-actions.js';
@@ -51,9 +51,9 @@ const DOWNLOAD_FORMATS = [...DOWNLOADS.map((download) => download.format), SHACL
 export function registerResourcePages(app: HttpApp, pages: Pages): void {
   const { refdata } = pages;
 
-  const visibleRow = async (request: FastifyRequest): Promise<ResourceRow> => {
+  const visibleRow = async (request: FastifyRequest): Promise<RowWithFacts> => {
     const iri = `${refdata.iriBase}${request.url.split('?')[0]}`;
-    const row = await refdata.store.findByIri(iri);
+    const row = await refdata.store.findWithFacts(iri);
     if (!row) throw await missing(refdata, iri);
     if (row.status === 'Draft' && !pages.viewerOf(request)) {
       throw new HttpError(
@@ -67,12 +67,11 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
     return row;
   };
 
-  const page = async (request: FastifyRequest, reply: FastifyReply, row: ResourceRow) => {
+  const page = async (request: FastifyRequest, reply: FastifyReply, row: RowWithFacts) => {
     const children = pages.refdata.families.byKey(row.family)?.aggregate
-      ? await refdata.store.childrenOf(row.iri)
+      ? await refdata.store.childrenWithFacts(row.iri)
       : [];
-    const facts = await refdata.store.graphFacts([row, ...children]);
-    const quads = resourceGraph(refdata, row, children, facts);
+    const quads = resourceGraph(refdata, row, children, factsOf([row, ...children]));
     const revisions = await refdata.store.revisions(row.id);
     const body = JSON.parse(row.body) as { name?: string; description?: string };
     const now = Date.now();
