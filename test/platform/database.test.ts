@@ -10,6 +10,7 @@ import {
   type MigrationSet,
   migrateToLatest,
 } from '../../src/platform/db/migrations.js';
+import { reusableQuery } from '../../src/platform/db/reusable-query.js';
 import { refdataMigrations } from '../../src/refdata/db/migrations.js';
 import { type AnyDb, fixtureMigrations } from '../fixtures/migrations.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../harness.js';
@@ -164,6 +165,35 @@ describe.each(DATABASE_KINDS)('storage on %s', (kind) => {
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);
     expect(error).not.toBeInstanceOf(ConstraintViolationError);
+  });
+
+  it('runs a reusable query with each call\'s values, building it once', async () => {
+    const handle = open(await freshDatabase());
+    await migrateToLatest(handle, fixtureMigrations);
+    const db = handle.db as AnyDb;
+    await db
+      .insertInto('widgets')
+      .values([
+        { id: 1, name: 'sprocket' },
+        { id: 2, name: 'gear' },
+        { id: 3, name: 'cog' },
+      ])
+      .execute();
+    let builds = 0;
+    const byName = reusableQuery((name: string) => {
+      builds += 1;
+      // A constant beside the value: only the stand-in is swapped.
+      return db.selectFrom('widgets').select('id').where('name', '=', name).where('id', '<', 3);
+
+    });
+    const ids = async (name: string) =>
+      (await db.executeQuery(byName(name))).rows.map((row) => Number(row.id));
+    expect(await ids('sprocket')).toEqual([1]);
+    expect(await ids('gear')).toEqual([2]);
+    // The constant still holds: cog's id is 3.
+    expect(await ids('cog')).toEqual([]);
+    expect(builds).toBe(1);
+    expect(() => byName()).toThrow(/expected 1 values, got 0/);
   });
 
   it('answers a ping, and rejects one after closing', async () => {

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
+import { reusableQuery } from '../../platform/db/reusable-query.js';
 import type {
   RefdataTables,
   RemovedResourcesTable,
@@ -149,9 +150,14 @@ export class ResourceStore {
       ]);
   }
 
+  /** Dereferencing reads one resource this way for every request: built once. */
+  private readonly withFactsByIri = reusableQuery((iri: string) =>
+    this.selectWithFacts().where('resource.iri', '=', iri),
+  );
+
   async findWithFacts(iri: string): Promise<RowWithFacts | undefined> {
     if (!storable(iri)) return undefined;
-    return this.selectWithFacts().where('resource.iri', '=', iri).executeTakeFirst();
+    return (await this.db.executeQuery(this.withFactsByIri(iri))).rows[0];
   }
 
   async childrenWithFacts(parentIri: string): Promise<RowWithFacts[]> {
