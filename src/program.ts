@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import { codehost } from './codehost/app.js';
 import { embeddedSignIn } from './embedded-sign-in.js';
 import { type Command, type CommandContext, UsageError } from './platform/cli/command.js';
+import { commandHelp, commandList, usageReminder } from './platform/cli/help.js';
 import { serviceCommands } from './platform/cli/service-commands.js';
 import { type Config, ConfigError, describeDatabase, loadConfig } from './platform/config.js';
 import { environmentWithEnvFile } from './platform/env-file.js';
@@ -39,17 +40,24 @@ export async function runProgram(argv: string[], io: ProgramIo): Promise<number 
   const commands = allCommands();
   const [name, ...args] = argv;
   if (name === undefined) {
-    io.stderr.write(usage(commands));
+    io.stderr.write(commandList(PROGRAM, commands));
     return 2;
   }
   if (name === 'help' || name === '--help' || name === '-h') {
-    io.stdout.write(usage(commands));
-    return 0;
+    const [topic] = args;
+    const command = commands.find((candidate) => candidate.name === topic);
+    io.stdout.write(command ? commandHelp(PROGRAM, command) : commandList(PROGRAM, commands));
+    return topic === undefined || command ? 0 : 2;
   }
   const command = commands.find((candidate) => candidate.name === name);
   if (!command) {
-    io.stderr.write(`Unknown command "${name}".\n${usage(commands)}`);
+    io.stderr.write(`Unknown command "${name}".\n${commandList(PROGRAM, commands)}`);
     return 2;
+  }
+  // Asking for help never runs the command, wherever --help stands.
+  if (args.includes('--help') || args.includes('-h')) {
+    io.stdout.write(commandHelp(PROGRAM, command));
+    return 0;
   }
   let config: Config | undefined;
   const context: CommandContext = {
@@ -74,7 +82,7 @@ export async function runProgram(argv: string[], io: ProgramIo): Promise<number 
     return await command.run(args, context);
   } catch (error) {
     if (error instanceof UsageError) {
-      io.stderr.write(`${error.message}\nUsage: ${PROGRAM} ${command.usage}\n`);
+      io.stderr.write(`${error.message}\n${usageReminder(PROGRAM, command)}`);
       return 2;
     }
     if (error instanceof ConfigError) {
@@ -84,10 +92,4 @@ export async function runProgram(argv: string[], io: ProgramIo): Promise<number 
     io.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
-}
-
-function usage(commands: Command[]): string {
-  const width = Math.max(...commands.map((command) => command.usage.length));
-  const lines = commands.map((command) => `  ${command.usage.padEnd(width)}  ${command.summary}`);
-  return `Usage: ${PROGRAM} <command> [arguments]\n\nCommands:\n${lines.join('\n')}\n  help${' '.repeat(Math.max(0, width - 4))}  Show this text.\n`;
 }

@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
   existsSync,
+  mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
@@ -17,7 +18,7 @@ import { UserStore } from '../src/codehost/accounts/users.js';
 import type { CodehostTables } from '../src/codehost/db/tables.js';
 import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
-import { runProgram } from '../src/program.js';
+import { allCommands, runProgram } from '../src/program.js';
 import type { RefdataTables } from '../src/refdata/db/tables.js';
 
 function captured() {
@@ -53,11 +54,33 @@ async function run(argv: string[], env: Record<string, string> = {}, envFile?: s
 const temporaryDataDir = () => mkdtempSync(join(tmpdir(), 'chrd-cli-'));
 
 describe('command line, in process', () => {
-  it('prints usage listing start and migrate', async () => {
+  it('lists every command in 80 columns, and each explains itself with --help', async () => {
     const help = await run(['help']);
     expect(help.status).toBe(0);
-    expect(help.stdout).toMatch(/start \[codehost\|refdata \.\.\.\]/);
-    expect(help.stdout).toMatch(/migrate \[codehost\|refdata \.\.\.\]/);
+    const listed = [...help.stdout.matchAll(/^ {2}([a-z-]+)/gm)].map((match) => match[1]);
+    expect(listed).toEqual([...allCommands().map((command) => command.name), 'help']);
+    for (const line of help.stdout.split('\n')) expect(line.length, line).toBeLessThanOrEqual(80);
+
+    for (const command of allCommands()) {
+      const own = await run([command.name, '--help']);
+      expect(own.status, command.name).toBe(0);
+      expect(own.stderr, command.name).toBe('');
+      expect(own.stdout).toMatch(new RegExp(`^Usage: codehost-refdata ${command.name}\\b`));
+      expect(own.stdout).toContain(`\nExample:\n  codehost-refdata ${command.name}`);
+      for (const line of own.stdout.split('\n'))
+        expect(line.length, `${command.name}: ${line}`).toBeLessThanOrEqual(80);
+      // `help <command>` says the same.
+      expect((await run(['help', command.name])).stdout).toBe(own.stdout);
+    }
+    expect((await run(['start', '--help'])).stdout).toMatch(
+      /^Usage: codehost-refdata start \[codehost\|refdata \.\.\.\]/,
+    );
+    // A group has no owner to default to: the usage says --creator is required there.
+    expect((await run(['codehost-project-create', '-h'])).stdout).toMatch(
+      /^ {7}codehost-refdata codehost-project-create <group path>\/<path>\s+--creator=<username>/m,
+    );
+    expect((await run(['help', 'frobnicate'])).status).toBe(2);
+
     const bare = await run([]);
     expect(bare.status).toBe(2);
     expect(bare.stderr).toMatch(/^Usage: codehost-refdata <command>/);
@@ -71,6 +94,17 @@ describe('command line, in process', () => {
     const badService = await run(['migrate', 'gitlab'], { DATA_DIR: temporaryDataDir() });
     expect(badService.status).toBe(2);
     expect(badService.stderr).toMatch(/^Unknown service "gitlab"; choose from codehost, refdata\./);
+    expect(badService.stderr).toContain('More: codehost-refdata migrate --help\n');
+  });
+
+  it('never runs a command asked for its help, wherever --help stands', async () => {
+    const dataDir = temporaryDataDir();
+    const result = await run(['codehost-user-create', 'alice', 'alice@example.org', '--help'], {
+      DATA_DIR: dataDir,
+    });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toMatch(/^Usage: codehost-refdata codehost-user-create/);
+    expect(existsSync(join(dataDir, 'codehost.sqlite'))).toBe(false);
   });
 
   it.each([
@@ -108,12 +142,13 @@ describe('command line, in process', () => {
     const dataDir = temporaryDataDir();
     const result = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
     expect(result.status).toBe(0);
+    const database = `SQLite ${join(dataDir, 'refdata.sqlite')}`;
     expect(result.stdout).toBe(
-      'refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements, 0005_fill_in_derived_fields, 0006_browser_sessions, 0007_search_change_log\n',
+      `refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements, 0005_fill_in_derived_fields, 0006_browser_sessions, 0007_search_change_log to ${database}\n`,
     );
     expect(existsSync(join(dataDir, 'refdata.sqlite'))).toBe(true);
     const again = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
-    expect(again.stdout).toBe('refdata: database is up to date\n');
+    expect(again.stdout).toBe(`refdata: database ${database} is up to date\n`);
     expect(existsSync(join(dataDir, 'codehost.sqlite'))).toBe(false);
   });
 });
@@ -465,5 +500,60 @@ describe('codehost OpenID Connect key commands', () => {
     ]) {
       expect((await run(args, env)).status, args.join(' ')).toBe(2);
     }
+  });
+});
+
+describe('build before a command', () => {
+  const script = new URL('../scripts/build.mjs', import.meta.url).pathname;
+
+  /** A project of one file, compiled by the script as `npm start` and `npm run cli` run it. */
+  function tinyProject(): string {
+    const directory = mkdtempSync(join(tmpdir(), 'chrd-build-'));
+    mkdirSync(join(directory, 'src'));
+    writeFileSync(join(directory, 'src', 'main.ts'), 'export const answer: number = 42;\n');
+    writeFileSync(
+      join(directory, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { target: 'ES2022', module: 'NodeNext', strict: true } }),
+    );
+    writeFileSync(
+      join(directory, 'tsconfig.build.json'),
+      JSON.stringify({
+        extends: './tsconfig.json',
+        compilerOptions: { outDir: 'dist', rootDir: 'src' },
+        include: ['src'],
+      }),
+    );
+    return directory;
+  }
+
+  const build = (directory: string) =>
+    new Promise<{ status: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [script, '--if-changed'], {
+        cwd: directory,
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+      });
+      child.on('close', (status) => resolve({ status, stderr }));
+    });
+
+  it('compiles only when a source changed since the last build', async () => {
+    const directory = tinyProject();
+    const first = await build(directory);
+    expect(first).toEqual({ status: 0, stderr: expect.stringContaining('Compiling src/') });
+    expect(readFileSync(join(directory, 'dist', 'main.js'), 'utf8')).toContain('42');
+
+    expect(await build(directory)).toEqual({ status: 0, stderr: '' });
+
+    writeFileSync(join(directory, 'src', 'main.ts'), 'export const answer: number = 43;\n');
+    expect((await build(directory)).stderr).toContain('Compiling src/');
+    expect(readFileSync(join(directory, 'dist', 'main.js'), 'utf8')).toContain('43');
+
+    // A failed compile leaves no fingerprint behind: the next run tries again.
+    writeFileSync(join(directory, 'src', 'main.ts'), 'export const answer: number = "no";\n');
+    expect((await build(directory)).status).not.toBe(0);
+    expect((await build(directory)).stderr).toContain('Compiling src/');
   });
 });

@@ -33,6 +33,7 @@ function stateCommand(name: string, state: UserRow['state'], summary: string): C
     name,
     usage: `${name} <username>`,
     summary,
+    example: 'alice',
     run: (args, context) => {
       const [username] = positional(args, 1) as [string];
       return withUsers(context, async (users) => {
@@ -52,6 +53,9 @@ export const accountCommands: readonly Command[] = [
     name: 'codehost-user-create',
     usage: 'codehost-user-create <username> <email> [--name=<name>] [--admin]',
     summary: 'Create a codehost user; prints a generated password once.',
+    details:
+      'The name defaults to the username. The password is printed once and must be changed at the first sign-in. --admin makes the user an administrator.',
+    example: 'alice alice@example.org --admin',
     run: (args, context) => {
       const [username, email] = positional(args, 2) as [string, string];
       const unknown = args.filter(
@@ -81,6 +85,7 @@ export const accountCommands: readonly Command[] = [
     name: 'codehost-user-add-email',
     usage: 'codehost-user-add-email <username> <email>',
     summary: 'Add a further e-mail address to a codehost user.',
+    example: 'alice alice@work.example.org',
     run: (args, context) => {
       const [username, email] = positional(args, 2) as [string, string];
       return withUsers(context, async (users) => {
@@ -102,6 +107,8 @@ export const accountCommands: readonly Command[] = [
     name: 'codehost-user-reset-password',
     usage: 'codehost-user-reset-password <username>',
     summary: 'Give a codehost user a new generated password (printed once).',
+    details: 'The user is asked to choose their own password at the next sign-in.',
+    example: 'alice',
     run: (args, context) => {
       const [username] = positional(args, 1) as [string];
       return withUsers(context, async (users) => {

@@ -58,6 +58,9 @@ export const namespaceCommands: readonly Command[] = [
     usage:
       'codehost-group-create <path> --owner=<username> [--name=<name>] [--visibility=private|internal|public] [--parent=<full path>]',
     summary: 'Create a codehost group owned by a user.',
+    details:
+      'The name defaults to the path; visibility to private. With --parent the group is a subgroup of that group (given by its full path).',
+    example: 'platform --owner=alice',
     run: (args, context) => {
       const [path] = positional(args, 1) as [string];
       const given = options(args, ['owner', 'name', 'visibility', 'parent']);
@@ -89,9 +92,14 @@ export const namespaceCommands: readonly Command[] = [
   },
   {
     name: 'codehost-project-create',
-    usage:
-      'codehost-project-create <namespace>/<path> [--name=<name>] [--visibility=private|internal|public] [--creator=<username>]',
+    usage: [
+      'codehost-project-create <username>/<path> [--name=<name>] [--visibility=private|internal|public] [--creator=<username>]',
+      'codehost-project-create <group path>/<path> --creator=<username> [--name=<name>] [--visibility=private|internal|public]',
+    ],
     summary: "Create a codehost project in a group or a user's namespace.",
+    details:
+      "In a user's namespace the creator defaults to that user; a group has no such default, so --creator is required there. The name defaults to the path; visibility to private.",
+    example: 'platform/api --creator=alice',
     run: (args, context) => {
       const [fullPath] = positional(args, 1) as [string];
       const given = options(args, ['name', 'visibility', 'creator']);
@@ -131,6 +139,8 @@ export const namespaceCommands: readonly Command[] = [
     usage:
       'codehost-member-add group|project <full path> <username> guest|reporter|developer|master|owner',
     summary: 'Make a user a member of a codehost group or project.',
+    details: 'A project has no owner level: its access levels are guest to master.',
+    example: 'project platform/api bob developer',
     run: (args, context) => {
       const [kind, fullPath, username, levelName] = positional(args, 4) as [
         string,

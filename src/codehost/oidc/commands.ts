@@ -46,6 +46,7 @@ export const oidcCommands: readonly Command[] = [
     name: 'codehost-oidc-keys',
     usage: 'codehost-oidc-keys',
     summary: 'List the OpenID Connect signing keys: which signs, which are published.',
+    example: '',
     run(args, context) {
       positional(args, 0);
       refuseUnknownOptions(args, []);
@@ -71,7 +72,9 @@ export const oidcCommands: readonly Command[] = [
   {
     name: 'codehost-oidc-key-rotate',
     usage: `codehost-oidc-key-rotate [--alg=${SIGNING_ALGORITHMS.join('|')}] [--publish-for=<seconds>]`,
-    summary: `Add a signing key, published at once and signing after --publish-for (default ${DEFAULT_PUBLISH_FOR_SECONDS} s); the old key stays published ${RETIRED_KEY_PUBLISHED_MS / 3_600_000} h after.`,
+    summary: 'Add an OpenID Connect signing key that takes over from the current one.',
+    details: `The new key is published at once and signs after --publish-for seconds (default ${DEFAULT_PUBLISH_FOR_SECONDS}, so that clients caching the key set see it first); the old key stays published ${RETIRED_KEY_PUBLISHED_MS / 3_600_000} h after that. --alg defaults to RS256.`,
+    example: '--alg=ES256 --publish-for=3600',
     run(args, context) {
       positional(args, 0);
       refuseUnknownOptions(args, ['alg', 'publish-for']);
@@ -96,7 +99,10 @@ export const oidcCommands: readonly Command[] = [
   {
     name: 'codehost-oidc-key-remove',
     usage: 'codehost-oidc-key-remove <kid>',
-    summary: 'Withdraw a signing key at once (a compromised one): what it signed stops verifying.',
+    summary: 'Withdraw a signing key at once (a compromised one).',
+    details:
+      'What the key signed stops verifying. The key that signs now cannot be removed: rotate with --publish-for=0 first. The key IDs are those codehost-oidc-keys lists.',
+    example: 'Yl3kX0tq2v1yb9y6',
     run(args, context) {
       const [kid] = positional(args, 1) as [string];
       refuseUnknownOptions(args, []);

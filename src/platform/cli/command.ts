@@ -15,12 +15,25 @@ export interface CommandContext {
  */
 export interface Command {
   name: string;
-  usage: string;
+  /**
+   * How it is called, after the program's name. Several lines when the
+   * arguments differ by case, so that no line offers what the command refuses.
+   */
+  usage: string | readonly string[];
+  /** One sentence, for the list of commands. */
   summary: string;
+  /** What else `<command> --help` says: defaults, what it prints, what it refuses. */
+  details?: string;
+  /** Arguments of one call that works on a fresh installation (after the command's name). */
+  example: string;
   run(args: string[], context: CommandContext): Promise<number | 'running'>;
 }
 
 /** A mistake in how a command was called; reported with the command's usage. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
+}
+
+export function usageLines(command: Command): readonly string[] {
+  return typeof command.usage === 'string' ? [command.usage] : command.usage;
 }

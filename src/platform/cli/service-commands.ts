@@ -1,5 +1,5 @@
 import type { Config } from '../config.js';
-import { SERVICE_NAMES } from '../config.js';
+import { describeDatabase, SERVICE_NAMES } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { announceServices, closeOnSignals, type StartHooks, startServices } from '../runner.js';
@@ -34,6 +34,9 @@ export function serviceCommands(
       name: 'start',
       usage: `start ${serviceList}`,
       summary: 'Migrate and start the services (all by default) until SIGINT or SIGTERM.',
+      details:
+        'Each service says where it listens, where its API documentation is and which database it uses. Settings come from the environment and a .env file (docs/configuration.md).',
+      example: 'refdata',
       async run(args, context) {
         const chosen = chooseServices(args, definitions);
         const config = context.config();
@@ -50,6 +53,9 @@ export function serviceCommands(
       name: 'migrate',
       usage: `migrate ${serviceList}`,
       summary: 'Apply pending database migrations and exit.',
+      details:
+        'start applies them too; this is for deployments that migrate in a step of their own.',
+      example: 'codehost',
       async run(args, context) {
         const chosen = chooseServices(args, definitions);
         const config = context.config();
@@ -59,8 +65,8 @@ export function serviceCommands(
             const applied = await migrateToLatest(database, definition.migrations);
             context.stdout.write(
               applied.length === 0
-                ? `${definition.name}: database is up to date\n`
-                : `${definition.name}: applied ${applied.join(', ')}\n`,
+                ? `${definition.name}: database ${describeDatabase(database.config)} is up to date\n`
+                : `${definition.name}: applied ${applied.join(', ')} to ${describeDatabase(database.config)}\n`,
             );
           } finally {
             await database.close();

@@ -10,7 +10,9 @@ export const authCommands: readonly Command[] = [
   {
     name: 'refdata-token-mint',
     usage: `refdata-token-mint <subject> --roles=${ROLES.join(',')} [--lifetime=<seconds>]`,
-    summary: 'Print an access token for refdata signed with its own key (default lifetime 3600 s).',
+    summary: 'Print an access token for refdata, signed with its own key.',
+    details: `The token is valid for --lifetime seconds (default 3600, at most ${MAX_LIFETIME_SECONDS}). Send it as "Authorization: Bearer <token>". Not available when REFDATA_JWKS_URL names another identity provider: ask that one for a token.`,
+    example: 'alice --roles=Creator,Reviewer',
     async run(args, context) {
       const subjects = args.filter((arg) => !arg.startsWith('--'));
       if (subjects.length !== 1 || !subjects[0]) throw new UsageError('Give one subject.');

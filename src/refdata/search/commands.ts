@@ -48,8 +48,10 @@ export const searchCommands: readonly Command[] = [
   {
     name: 'refdata-search-rebuild',
     usage: 'refdata-search-rebuild',
-    summary:
-      'Have every running instance rebuild its search index from the stored resources (each answers from its current index meanwhile).',
+    summary: 'Have every running instance rebuild its search index.',
+    details:
+      'Each instance rebuilds from the stored resources within a second and answers from its current index meanwhile.',
+    example: '',
     run: (args, context) => {
       noArguments(args);
       return withDatabase(context, async (db) => {
@@ -64,7 +66,9 @@ export const searchCommands: readonly Command[] = [
   {
     name: 'refdata-search-down',
     usage: 'refdata-search-down',
-    summary: 'Mark the search index down: search answers 503 with Retry-After on every instance.',
+    summary: 'Mark search down: every instance answers it with 503.',
+    details: 'Searches answer 503 with Retry-After until refdata-search-up.',
+    example: '',
     run: (args, context) => {
       noArguments(args);
       return withDatabase(context, async (db) => {
@@ -77,7 +81,8 @@ export const searchCommands: readonly Command[] = [
   {
     name: 'refdata-search-up',
     usage: 'refdata-search-up',
-    summary: 'Mark the search index available again.',
+    summary: 'Mark search available again.',
+    example: '',
     run: (args, context) => {
       noArguments(args);
       return withDatabase(context, async (db) => {
