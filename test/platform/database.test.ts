@@ -167,7 +167,7 @@ describe.each(DATABASE_KINDS)('storage on %s', (kind) => {
     expect(error).not.toBeInstanceOf(ConstraintViolationError);
   });
 
-  it('runs a reusable query with each call\'s values, building it once', async () => {
+  it("runs a reusable query with each call's values, building it once", async () => {
     const handle = open(await freshDatabase());
     await migrateToLatest(handle, fixtureMigrations);
     const db = handle.db as AnyDb;
@@ -184,7 +184,6 @@ describe.each(DATABASE_KINDS)('storage on %s', (kind) => {
       builds += 1;
       // A constant beside the value: only the stand-in is swapped.
       return db.selectFrom('widgets').select('id').where('name', '=', name).where('id', '<', 3);
-
     });
     const ids = async (name: string) =>
       (await db.executeQuery(byName(name))).rows.map((row) => Number(row.id));
