@@ -222,6 +222,10 @@ describe('command line, as a real process', () => {
       `administrator account "root"; its initial password is in ${passwordFile}`,
     );
     expect(statSync(passwordFile).mode & 0o777).toBe(0o600);
+    // How to call refdata at all, and where the walk-through is.
+    expect(stdout).toContain(
+      'refdata API token: npm run cli -- refdata-token-mint <you> --roles=Creator,Reviewer. A first walk through both services: docs/getting-started.md.',
+    );
     expect(readFileSync(passwordFile, 'utf8')).toMatch(/^[A-Za-z0-9_-]{32}\n$/);
     // A cleanly closed SQLite database folds its write-ahead log back and removes it.
     expect(readdirSync(dataDir).sort()).toEqual([

@@ -44,6 +44,13 @@ export function refdataService(
     migrations: refdataMigrations,
     errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
     adminCommands: [...authCommands, ...searchCommands],
+    async initialize({ platform }) {
+      // The first thing a new user needs: how to call the API at all.
+      const tokens = platform.refdata.tokens.jwksUrl
+        ? `refdata accepts access tokens issued by ${platform.refdata.tokens.issuer}.`
+        : 'refdata API token: npm run cli -- refdata-token-mint <you> --roles=Creator,Reviewer.';
+      return `${tokens} A first walk through both services: docs/getting-started.md.`;
+    },
     async registerRoutes(app, { database, config, platform }) {
       // Without an identity provider, refdata signs its own tokens and publishes the key.
       const signingKey = platform.refdata.tokens.jwksUrl
