@@ -8,6 +8,7 @@ import { UserStore } from './accounts/users.js';
 import { registerGroupRoutes } from './api/group-routes.js';
 import { registerMemberRoutes } from './api/member-routes.js';
 import { registerNotificationRoutes } from './api/notification-routes.js';
+import { codehostApiSecurity } from './api/openapi-security.js';
 import { registerProjectRoutes } from './api/project-routes.js';
 import { registerUserRoutes } from './api/user-routes.js';
 import { createCodehost } from './context.js';
@@ -56,6 +57,7 @@ export const codehost: ServiceDefinition<CodehostTables> = {
     },
   ],
   migrations: codehostMigrations,
+  apiSecurity: (config) => codehostApiSecurity(config.publicUrl),
   errorRenderer: () => renderCodehostError,
   adminCommands: [...accountCommands, ...namespaceCommands, ...oidcCommands],
   async initialize({ database, platform }) {

@@ -5,7 +5,12 @@ import type { DatabaseHandle } from './db/connection.js';
 import type { MigrationSet } from './db/migrations.js';
 import type { ErrorRenderer } from './http/errors.js';
 import { registerHealthRoutes } from './http/health.js';
-import { type ApiDescription, registerApiDocs, registerOpenApi } from './http/openapi.js';
+import {
+  type ApiDescription,
+  type ApiSecurity,
+  registerApiDocs,
+  registerOpenApi,
+} from './http/openapi.js';
 import { createHttpServer, type HttpApp } from './http/server.js';
 import { PACKAGE_VERSION } from './version.js';
 
@@ -25,6 +30,8 @@ export interface ServiceDefinition<Tables = unknown> {
   title: string;
   description: string;
   apiTags?: ApiDescription['tags'];
+  /** How its operations authenticate, for the description and the docs' Authorize. */
+  apiSecurity?(config: ServiceConfig, platform: Config): ApiSecurity;
   migrations: MigrationSet;
   /** Builds the renderer once the service's public URL is known. */
   errorRenderer(config: ServiceConfig): ErrorRenderer;
@@ -66,6 +73,9 @@ export async function buildService<Tables>(
     version: PACKAGE_VERSION,
     publicUrl: config.publicUrl,
     ...(definition.apiTags ? { tags: definition.apiTags } : {}),
+    ...(definition.apiSecurity
+      ? { security: definition.apiSecurity(config, options.platform) }
+      : {}),
   });
   registerHealthRoutes(app, () => options.database.ping());
   await definition.registerRoutes(app, {

@@ -1,5 +1,6 @@
 import type { ServiceDefinition } from '../platform/service.js';
 import { authCommands } from './auth/commands.js';
+import { refdataApiSecurity } from './auth/openapi-security.js';
 import { registerKeySetRoute } from './auth/routes.js';
 import { loadOrCreateSigningKey } from './auth/signing-key.js';
 import { Catalogues } from './catalogues/catalogues.js';
@@ -41,6 +42,7 @@ export function refdataService(
       { name: 'authentication', description: "refdata's own token keys" },
       { name: 'problems', description: 'Problem types used in error responses' },
     ],
+    apiSecurity: (_config, platform) => refdataApiSecurity(platform),
     migrations: refdataMigrations,
     errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
     adminCommands: [...authCommands, ...searchCommands],

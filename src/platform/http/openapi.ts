@@ -1,6 +1,27 @@
-import swagger from '@fastify/swagger';
+import swagger, { type FastifyDynamicSwaggerOptions } from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
+import type { RouteOptions } from 'fastify';
 import type { HttpApp } from './server.js';
+
+type OpenApiComponents = NonNullable<
+  NonNullable<FastifyDynamicSwaggerOptions['openapi']>['components']
+>;
+/** OpenAPI security scheme objects, by name. */
+export type SecuritySchemes = NonNullable<OpenApiComponents['securitySchemes']>;
+
+/** One way to satisfy an operation: every named scheme, with the scopes each needs. */
+export type SecurityRequirement = Record<string, string[]>;
+
+/** How a service's operations authenticate, for its description and the docs' Authorize. */
+export interface ApiSecurity {
+  schemes: SecuritySchemes;
+  /**
+   * The alternatives that admit a caller to `route`, or undefined for a route
+   * anyone may call. Read from the route itself (its hooks, its path), so the
+   * description follows the code.
+   */
+  requirementsOf(route: RouteOptions): SecurityRequirement[] | undefined;
+}
 
 export interface ApiDescription {
   title: string;
@@ -8,6 +29,7 @@ export interface ApiDescription {
   version: string;
   publicUrl: string;
   tags?: { name: string; description: string }[];
+  security?: ApiSecurity;
 }
 
 export const OPENAPI_PATH = '/openapi.json';
@@ -18,16 +40,33 @@ export const DOCS_PATH = '/docs';
  * before any documented route, since it learns routes as they are added.
  */
 export async function registerOpenApi(app: HttpApp, api: ApiDescription): Promise<void> {
+  const security = api.security;
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
       info: { title: api.title, description: api.description, version: api.version },
-      servers: [{ url: api.publicUrl }],
+      // First the address the description was fetched from (a relative URL is
+      // resolved against it), so "Try it out" works however the page was
+      // reached (127.0.0.1, a proxy's name); then the configured public address.
+      servers: [
+        { url: '/', description: 'The server this description was fetched from' },
+        { url: api.publicUrl, description: 'The public address' },
+      ],
       tags: [
         { name: 'operations', description: 'Health and readiness probes' },
         ...(api.tags ?? []),
       ],
+      ...(security ? { components: { securitySchemes: security.schemes } } : {}),
     },
+    ...(security
+      ? {
+          transform: ({ schema, url, route }) => {
+            const requirements = security.requirementsOf(route as RouteOptions);
+            if (!requirements || schema?.security) return { schema, url };
+            return { schema: { ...schema, security: requirements }, url };
+          },
+        }
+      : {}),
   });
 }
 
@@ -45,6 +84,16 @@ export async function registerApiDocs(app: HttpApp): Promise<void> {
         .replace(/\s*upgrade-insecure-requests;?/, '')
         .replace(/style-src ([^;]*);/, "style-src $1 'unsafe-inline';"),
     // No calls to the public validator badge: the page must work offline.
-    uiConfig: { validatorUrl: null, deepLinking: true },
+    // Authorize keeps what was entered across reloads, and an OAuth sign-in
+    // from the page uses PKCE (public clients need it).
+    uiConfig: { validatorUrl: null, deepLinking: true, persistAuthorization: true },
+    initOAuth: { usePkceWithAuthorizationCodeGrant: true },
   });
+}
+
+/** The hooks a route runs before its handler, as one list. */
+export function routeHooks(route: RouteOptions): unknown[] {
+  return [route.onRequest, route.preValidation, route.preHandler].flatMap((hook) =>
+    hook === undefined ? [] : Array.isArray(hook) ? hook : [hook],
+  );
 }

@@ -71,9 +71,18 @@ const principals = new WeakMap<FastifyRequest, Principal>();
  * that (401, 403) before anything about the body, as in codehost.
  */
 export function authorize(verifier: TokenVerifier, allowed: readonly Role[]) {
-  return async (request: FastifyRequest): Promise<void> => {
+  const hook = async (request: FastifyRequest): Promise<void> => {
     principals.set(request, await requireRole(request, verifier, allowed));
   };
+  authorizeHooks.add(hook);
+  return hook;
+}
+
+/** Every hook `authorize` made: how the API description knows which routes need a token. */
+const authorizeHooks = new WeakSet<object>();
+
+export function isAuthorizeHook(hook: unknown): boolean {
+  return typeof hook === 'function' && authorizeHooks.has(hook);
 }
 
 /** The caller an `authorize` hook admitted. */

@@ -1,0 +1,66 @@
+import type { RouteOptions } from 'fastify';
+import type { ApiSecurity, SecurityRequirement } from '../../platform/http/openapi.js';
+import { SCOPES } from '../oauth/scopes.js';
+
+/** Each way GitLab's API takes a token (authentication.ts reads them in this order). */
+const ALTERNATIVES = [
+  'privateToken',
+  'privateTokenParameter',
+  'accessTokenParameter',
+  'bearer',
+  'oauth2',
+] as const;
+
+/**
+ * codehost's API security for its description: a personal access token in
+ * `PRIVATE-TOKEN` or `private_token`, an OAuth access token in
+ * `Authorization: Bearer` or `access_token`, and the OAuth 2.0 authorization
+ * code flow itself, so `/docs` can sign in through this very server. Every route
+ * under `/api/` authenticates its caller; nothing else does through a token.
+ */
+export function codehostApiSecurity(publicUrl: string): ApiSecurity {
+  return {
+    schemes: {
+      privateToken: {
+        type: 'apiKey',
+        in: 'header',
+        name: 'PRIVATE-TOKEN',
+        description: 'A personal access token (made on /profile/personal_access_tokens).',
+      },
+      privateTokenParameter: {
+        type: 'apiKey',
+        in: 'query',
+        name: 'private_token',
+        description: 'A personal access token as a query parameter (GitLab accepts it there too).',
+      },
+      accessTokenParameter: {
+        type: 'apiKey',
+        in: 'query',
+        name: 'access_token',
+        description: 'An OAuth access token as a query parameter.',
+      },
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'An OAuth access token from /oauth/token.',
+      },
+      oauth2: {
+        type: 'oauth2',
+        description:
+          "OAuth 2.0 authorization code with PKCE. From /docs, register an application whose redirect URI is this page's /docs/static/oauth2-redirect.html, and give its Application ID as client_id.",
+        flows: {
+          authorizationCode: {
+            authorizationUrl: `${publicUrl}/oauth/authorize`,
+            tokenUrl: `${publicUrl}/oauth/token`,
+            refreshUrl: `${publicUrl}/oauth/token`,
+            scopes: { ...SCOPES },
+          },
+        },
+      },
+    },
+    requirementsOf: (route: RouteOptions) =>
+      route.url.startsWith('/api/')
+        ? ALTERNATIVES.map((scheme): SecurityRequirement => ({ [scheme]: [] }))
+        : undefined,
+  };
+}

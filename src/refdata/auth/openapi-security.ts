@@ -1,0 +1,44 @@
+import type { RouteOptions } from 'fastify';
+import type { Config } from '../../platform/config.js';
+import {
+  type ApiSecurity,
+  routeHooks,
+  type SecurityRequirement,
+} from '../../platform/http/openapi.js';
+import { isAuthorizeHook } from './authenticate.js';
+
+/**
+ * refdata's API security for its description: a bearer JWT on every route
+ * guarded by `authorize` (read from the route's own hooks, so the description
+ * follows the code). With REFDATA_JWKS_URL the tokens come from another identity
+ * provider, which is then described as the OpenID Connect scheme it is.
+ */
+export function refdataApiSecurity(platform: Config): ApiSecurity {
+  const tokens = platform.refdata.tokens;
+  const provider = tokens.jwksUrl ? tokens.issuer.replace(/\/+$/, '') : undefined;
+  return {
+    schemes: {
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: provider
+          ? `An access token from ${provider} with a refdata role (Reader, Creator, Reviewer).`
+          : 'An access token with refdata roles: `npm run cli -- refdata-token-mint <you> --roles=Creator,Reviewer` (docs/getting-started.md).',
+      },
+      ...(provider
+        ? {
+            openIdConnect: {
+              type: 'openIdConnect',
+              openIdConnectUrl: `${provider}/.well-known/openid-configuration`,
+              description: 'Sign in at the identity provider that issues refdata tokens.',
+            },
+          }
+        : {}),
+    },
+    requirementsOf: (route: RouteOptions): SecurityRequirement[] | undefined =>
+      routeHooks(route).some(isAuthorizeHook)
+        ? (provider ? ['bearer', 'openIdConnect'] : ['bearer']).map((scheme) => ({ [scheme]: [] }))
+        : undefined,
+  };
+}
