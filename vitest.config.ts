@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     environment: 'node',
+    // After each file, its services' responses are held against their API descriptions.
+    setupFiles: ['test/contract/setup.ts'],
     pool: 'forks',
     testTimeout: 20_000,
     hookTimeout: 30_000,

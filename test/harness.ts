@@ -9,6 +9,7 @@ import { migrateToLatest } from '../src/platform/db/migrations.js';
 import { createLogger } from '../src/platform/http/logging.js';
 import type { HttpApp } from '../src/platform/http/server.js';
 import { buildService, type ServiceDefinition } from '../src/platform/service.js';
+import { recordResponses } from './contract/recorder.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
 
@@ -99,6 +100,7 @@ export async function startTestService(
       logger,
       ...(options.extend ? { extend: options.extend } : {}),
     });
+    recordResponses(app, definition.name);
     if (options.listen) await app.listen({ host: '127.0.0.1', port: 0 });
     else await app.ready();
   } catch (error) {

@@ -1,12 +1,18 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
 import { normalizeEmail, type UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import type { SourceType } from '../db/tables.js';
 import { notificationChanges } from '../notifications/changes.js';
-import type { NotificationSetting } from '../notifications/settings.js';
+import {
+  NOTIFICATION_EVENTS,
+  NOTIFICATION_LEVELS,
+  type NotificationSetting,
+} from '../notifications/settings.js';
 import { RecordInvalid } from '../record-invalid.js';
 import { authenticateApiRequest } from './authentication.js';
+import { answer, apiErrors } from './described-responses.js';
 import { recordInvalidError } from './gitlab-errors.js';
 import { readableGroup, readableProject } from './lookup.js';
 import { ID_PARAMS, requestParameters, stringParameter } from './parameters.js';
@@ -48,6 +54,21 @@ async function ownedAddress(codehost: Codehost, user: UserRow, wanted: string) {
 
 const UNAUTHORIZED_DOC = 'Requires a token with the `api` scope.';
 
+const Level = Type.Union(
+  NOTIFICATION_LEVELS.map((level) => Type.Literal(level)),
+  { description: 'GitLab notification level' },
+);
+const Events = Type.Object(
+  Object.fromEntries(NOTIFICATION_EVENTS.map((event) => [event, Type.Boolean()])),
+  { description: 'Which e-mails a `custom` level sends; present only at that level' },
+);
+const SourceSetting = Type.Object({ level: Level, events: Type.Optional(Events) });
+const GlobalSetting = Type.Object({
+  level: Level,
+  notification_email: Type.String({ description: 'Where notification e-mails go' }),
+  events: Type.Optional(Events),
+});
+
 export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): void {
   for (const prefix of API_PREFIXES) {
     app.get(`${prefix}/notification_settings`, {
@@ -55,6 +76,10 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
         summary: 'Global notification level and e-mail (the first read stores `participating`)',
         description: UNAUTHORIZED_DOC,
         tags: ['notification settings'],
+        response: {
+          200: answer(GlobalSetting, 'The global setting'),
+          ...apiErrors(401, 403),
+        },
       },
       handler: async (request) => {
         const { user } = await authenticateApiRequest(request, codehost, ['api']);
@@ -68,6 +93,10 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
         summary: 'Change the global notification level, events or e-mail',
         description: `${UNAUTHORIZED_DOC} Parameters may come in the query string, a form or a JSON body; only those sent change.`,
         tags: ['notification settings'],
+        response: {
+          200: answer(GlobalSetting, 'The global setting as it now is'),
+          ...apiErrors(400, 401, 403, 413, 415),
+        },
       },
       handler: async (request) => {
         const { user } = await authenticateApiRequest(request, codehost, ['api']);
@@ -112,12 +141,16 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
           description: UNAUTHORIZED_DOC,
           tags: ['notification settings'],
           params: ID_PARAMS,
+          response: {
+            200: answer(SourceSetting, `The ${type}'s setting`),
+            ...apiErrors(400, 401, 403, 404),
+          },
         },
         handler: async (request) => {
           const { user } = await authenticateApiRequest(request, codehost, ['api']);
           const id = await sourceId(request, user);
           const setting = await codehost.notificationSettings.find(user.id, { type, id });
-          return setting ? settingShape(setting) : { level: 'global' };
+          return setting ? settingShape(setting) : { level: 'global' as const };
         },
       });
 
@@ -127,6 +160,10 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
           description: `${UNAUTHORIZED_DOC} Parameters may come in the query string, a form or a JSON body; only those sent change.`,
           tags: ['notification settings'],
           params: ID_PARAMS,
+          response: {
+            200: answer(SourceSetting, `The ${type}'s setting as it now is`),
+            ...apiErrors(400, 401, 403, 404, 413, 415),
+          },
         },
         handler: async (request) => {
           const { user } = await authenticateApiRequest(request, codehost, ['api']);

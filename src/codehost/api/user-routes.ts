@@ -1,7 +1,9 @@
+import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { authenticateApiRequest } from './authentication.js';
+import { answer, apiErrors } from './described-responses.js';
 
 /** The API versions served; v4 is an alias, since the shapes used here did not change. */
 export const API_PREFIXES = ['/api/v3', '/api/v4'] as const;
@@ -44,12 +46,50 @@ export function gitlabUser(user: UserRow, publicUrl: string) {
   };
 }
 
+const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
+/** `gitlabUser`'s shape, for the API description. */
+const GitLabUser = Type.Object({
+  id: Type.Integer(),
+  username: Type.String(),
+  name: Type.String(),
+  state: Type.Union([Type.Literal('active'), Type.Literal('blocked')]),
+  avatar_url: Type.Null({ description: 'No avatars here' }),
+  web_url: Type.String(),
+  created_at: Time,
+  is_admin: Type.Boolean(),
+  bio: Type.Union([Type.String(), Type.Null()]),
+  location: Type.Union([Type.String(), Type.Null()]),
+  skype: Type.String(),
+  linkedin: Type.String(),
+  twitter: Type.String(),
+  website_url: Type.String(),
+  public_email: Type.String({ description: 'Empty when the user shows no address' }),
+  last_sign_in_at: Time,
+  confirmed_at: Time,
+  email: Type.String(),
+  theme_id: Type.Integer(),
+  color_scheme_id: Type.Integer(),
+  projects_limit: Type.Integer(),
+  current_sign_in_at: Time,
+  identities: Type.Array(Type.Never(), { description: 'Always empty: no external identities' }),
+  can_create_group: Type.Boolean(),
+  can_create_project: Type.Boolean(),
+  two_factor_enabled: Type.Boolean(),
+  external: Type.Boolean(),
+});
+
 export function registerUserRoutes(app: HttpApp, codehost: Codehost): void {
   for (const prefix of API_PREFIXES) {
     app.get(`${prefix}/user`, {
       schema: {
         summary: 'The user the token belongs to',
+        description: 'Requires a token with the `api` or `read_user` scope.',
         tags: ['api'],
+        response: {
+          200: answer(GitLabUser, 'The user, in GitLab’s full shape'),
+          ...apiErrors(400, 401, 403),
+        },
       },
       handler: async (request) => {
         const caller = await authenticateApiRequest(request, codehost, ['api', 'read_user']);

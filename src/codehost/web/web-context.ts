@@ -50,6 +50,8 @@ export function webRoute(
 ): RouteShorthandOptions {
   return {
     ...extra,
+    // Pages are for people; the API description is for programs.
+    schema: { hide: true, ...(extra.schema ?? {}) },
     // A malformed ID in a page's address is a page that is not there (404), not
     // a lesson in schema validation; checked in preHandler below.
     attachValidation: true,

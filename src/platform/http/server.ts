@@ -74,6 +74,11 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   app.setValidatorCompiler(({ schema, httpPart }) =>
     (httpPart === 'body' ? body : textParts).compile(schema),
   );
+  // Response schemas describe what a route answers (the API description, checked
+  // against every response of the test suite); they do not shape it. Fastify's
+  // schema-driven serializer would drop any field a schema left out, silently;
+  // JSON.stringify sends what the handler built, so a gap shows in the check.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   // A form body is text too: its values are coerced like a query string's before
   // the route's validation runs (which then reports what could not be coerced).
   const formCoercers = new WeakMap<object, (data: unknown) => unknown>();
