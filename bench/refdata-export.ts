@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { type SeedResource, seedResources } from './bulk.js';
 import { peakMemoryMib } from './processes.js';
+import { waitForIndex } from './refdata-search.js';
 import type { RefdataBenchServer } from './refdata-server.js';
 
 /** N classes in one library (the export tests seed theirs with it too). */
@@ -43,6 +44,9 @@ export async function measureExport(
   formats: readonly string[],
 ): Promise<ExportFigures[]> {
   await seedResources(server, exportCorpus(server.refs.library, terms));
+  // The instance takes the seeded terms into its search index through the change
+  // log; that is waited for, so the export's memory is measured on its own.
+  await waitForIndex(server, [server.refs.library], terms, { atLeast: true });
   const figures: ExportFigures[] = [];
   for (const format of formats) {
     const memoryBeforeMib = await peakMemoryMib(server.pid);

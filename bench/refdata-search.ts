@@ -291,7 +291,7 @@ export async function waitForIndex(
   server: RefdataBenchServer,
   libraries: readonly string[],
   count: number,
-  timeoutMs = 30 * 60_000,
+  { timeoutMs = 30 * 60_000, atLeast = false } = {},
 ): Promise<void> {
   const query = libraries.map((library) => `library=${encodeURIComponent(library)}`).join('&');
   const deadline = Date.now() + timeoutMs;
@@ -303,7 +303,7 @@ export async function waitForIndex(
     const body =
       response.status === 200 ? ((await response.json()) as { total: number }) : undefined;
     if (body === undefined) await response.body?.cancel();
-    if (body?.total === count) return;
+    if (body && (atLeast ? body.total >= count : body.total === count)) return;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   throw new Error(`the search index did not hold ${count} resources in time`);

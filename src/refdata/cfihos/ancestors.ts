@@ -4,6 +4,8 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
+import { STATUSES } from '../db/tables.js';
+import { answer, problems } from '../described-responses.js';
 import { notFound } from '../resources/lookup.js';
 
 /** A super-entity chain longer than this is taken as broken data, not followed. */
@@ -30,6 +32,28 @@ export function registerAncestorRoutes(app: HttpApp, refdata: Refdata): void {
         { cfihosUri: Type.String({ minLength: 1, maxLength: 2048 }) },
         { additionalProperties: false },
       ),
+      response: {
+        200: answer(
+          'Its ancestors, nearest first, and every property it has or inherits',
+          'application/json',
+          Type.Object({
+            cfihosUri: Type.String(),
+            ancestors: Type.Array(Type.String({ format: 'uri' })),
+            properties: Type.Array(
+              Type.Object({
+                propertyUri: Type.String(),
+                name: Type.Optional(Type.String()),
+                status: Type.Optional(Type.Union(STATUSES.map((status) => Type.Literal(status)))),
+                minCardinality: Type.Optional(Type.Integer()),
+                maxCardinality: Type.Optional(Type.Integer()),
+                definedBy: Type.String({ format: 'uri' }),
+                inherited: Type.Boolean(),
+              }),
+            ),
+          }),
+        ),
+        ...problems(400, 401, 403, 404),
+      },
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request) => {

@@ -4,6 +4,8 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
+import { STATUSES } from '../db/tables.js';
+import { answer, noContent, problems } from '../described-responses.js';
 import { checkIfMatch, IRI_QUERY, notFound } from '../resources/lookup.js';
 import { etagOf, type ResourceRow } from '../resources/store.js';
 import { requiredText } from '../resources/text.js';
@@ -19,6 +21,23 @@ const DECISION = Type.Object(
  * the spec leaves out: approve or reject (from Submitted), each with a reason.
  * Approving a resource that `replaces` another deprecates that one.
  */
+
+/** What `GET /revisions` lists. */
+const Revisions = Type.Array(
+  Type.Object({
+    version: Type.Integer(),
+    action: Type.Union(
+      ['create', 'update', 'submit', 'approve', 'reject', 'deprecate', 'remove'].map((action) =>
+        Type.Literal(action),
+      ),
+    ),
+    status: Type.Union(STATUSES.map((status) => Type.Literal(status))),
+    actor: Type.String(),
+    justification: Type.String(),
+    at: Type.String({ format: 'date-time' }),
+    body: Type.Unknown({ description: 'The resource as it was after this change' }),
+  }),
+);
 export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
   const existing = async (iri: string): Promise<ResourceRow> => {
     const row = await refdata.store.findByIri(iri);
@@ -40,6 +59,10 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
       summary: 'Submit a Draft for review (a picklist with all its values)',
       tags: ['lifecycle'],
       querystring: IRI_QUERY,
+      response: {
+        204: noContent('Submitted', ['etag']),
+        ...problems(400, 401, 403, 404, 409),
+      },
     },
     onRequest: authorize(refdata.verifier, SUBMIT_ROLES),
     handler: async (request, reply) => {
@@ -64,6 +87,10 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
         tags: ['lifecycle'],
         querystring: IRI_QUERY,
         body: DECISION,
+        response: {
+          204: noContent(decision === 'approve' ? 'Approved' : 'Rejected', ['etag']),
+          ...problems(400, 401, 403, 404, 409, 413, 415),
+        },
       },
       onRequest: authorize(refdata.verifier, REVIEW_ROLES),
       handler: async (request, reply) => {
@@ -88,6 +115,10 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
       summary: 'Every change of a resource, oldest first',
       tags: ['lifecycle'],
       querystring: IRI_QUERY,
+      response: {
+        200: answer('Its revisions', 'application/json', Revisions),
+        ...problems(400, 401, 403, 404),
+      },
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request) => {

@@ -5,6 +5,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
+import { HEADERS, noContent, problems, representationSchema } from '../described-responses.js';
 import { missing, representation } from '../resources/lookup.js';
 import { factsOf, type RowWithFacts } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';
@@ -115,8 +116,29 @@ export async function answerResource(
     : reply.send(await serializeToString(quads, mediaType as RdfMediaType, refdata.iriBase));
 }
 
+/** Every representation a dereferenced resource may come in, for the API description. */
+function representations(refdata: Refdata): Record<string, { schema: unknown }> {
+  const text = (what: string) => ({ schema: Type.String({ description: what }) });
+  return {
+    'application/json': {
+      schema: Type.Union(refdata.families.all.map((family) => representationSchema(family))),
+    },
+    'application/ld+json': {
+      schema: Type.Object({ '@context': Type.Unknown(), '@graph': Type.Array(Type.Unknown()) }),
+    },
+    'text/turtle': text('Turtle'),
+    'application/trig': text('TriG'),
+    'application/n-triples': text('N-Triples'),
+    'application/n-quads': text('N-Quads'),
+    'application/rdf+xml': text('RDF/XML'),
+    'text/html': text("The resource's page"),
+    'image/svg+xml': text("A symbol's drawing (symbols only)"),
+  };
+}
+
 /** `GET` on the path of any IRI the service mints dereferences it. */
 export function registerDereferenceRoutes(app: HttpApp, refdata: Refdata): void {
+  const content = representations(refdata);
   for (const path of refdata.families.iriPaths) {
     app.get(path, {
       schema: {
@@ -124,6 +146,15 @@ export function registerDereferenceRoutes(app: HttpApp, refdata: Refdata): void 
         description: `Content negotiation over ${OFFERED.join(', ')}.`,
         tags: ['dereferencing'],
         querystring: DETAIL_QUERY,
+        response: {
+          200: {
+            description: 'The resource in the representation the Accept header prefers',
+            headers: { etag: HEADERS.etag, vary: { type: 'string', const: 'Accept' } },
+            content,
+          },
+          304: noContent('The representation the If-None-Match tag names is current'),
+          ...problems(400, 401, 403, 404, 406, 410),
+        },
       },
       onRequest: authorize(refdata.verifier, READ_ROLES),
       handler: async (request, reply) => {

@@ -5,6 +5,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
+import { answer, noContent, problems, representationSchema } from '../described-responses.js';
 import type { Family } from '../families/family.js';
 import { createDraft, updateDraft } from './authoring.js';
 import { checkIfMatch, IRI_QUERY, readRow, representation } from './lookup.js';
@@ -17,11 +18,20 @@ function registerFamilyRoutes<S extends TObject>(
   family: Family<S>,
 ): void {
   const tags = ['authoring'];
+  const asJson = representationSchema(family);
   const childrenOf = (iri: string) =>
     family.aggregate ? refdata.store.childrenOf(iri) : Promise.resolve([]);
 
   app.post(family.route, {
-    schema: { summary: `Create a ${family.label} as a Draft`, tags, body: family.schema },
+    schema: {
+      summary: `Create a ${family.label} as a Draft`,
+      tags,
+      body: family.schema,
+      response: {
+        201: answer('The new Draft', 'application/json', asJson, ['location', 'etag']),
+        ...problems(400, 401, 403, 409, 413, 415),
+      },
+    },
     onRequest: authorize(refdata.verifier, WRITE_ROLES),
     handler: async (request, reply) => {
       // The body passed `family.schema` on its way in.
@@ -44,6 +54,10 @@ function registerFamilyRoutes<S extends TObject>(
       tags,
       querystring: IRI_QUERY,
       body: family.schema,
+      response: {
+        204: noContent('Changed', ['etag']),
+        ...problems(400, 401, 403, 404, 409, 413, 415),
+      },
     },
     onRequest: authorize(refdata.verifier, WRITE_ROLES),
     handler: async (request, reply: FastifyReply) => {
@@ -63,7 +77,15 @@ function registerFamilyRoutes<S extends TObject>(
 
   if (family.ownReadRoute) return;
   app.get(family.route, {
-    schema: { summary: `A ${family.label} as JSON, by IRI`, tags, querystring: IRI_QUERY },
+    schema: {
+      summary: `A ${family.label} as JSON, by IRI`,
+      tags,
+      querystring: IRI_QUERY,
+      response: {
+        200: answer(`The ${family.label}`, 'application/json', asJson, ['etag']),
+        ...problems(400, 401, 403, 404, 410),
+      },
+    },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request, reply) => {
       const { iri } = request.query as { iri: string };

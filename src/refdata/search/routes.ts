@@ -5,6 +5,7 @@ import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUSES, type Status } from '../db/tables.js';
+import { answer, problems } from '../described-responses.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { OFFERED } from '../rdf/routes.js';
 import { decodeCursor, encodeCursor } from './search.js';
@@ -47,6 +48,47 @@ const searchQuery = (families: FamilyRegistry) =>
     { additionalProperties: false },
   );
 
+const Counts = Type.Record(Type.String(), Type.Integer({ minimum: 0 }));
+const Link = Type.String({ format: 'uri' });
+
+/** What a search answers (see docs/search.md). */
+const SearchPage = Type.Object(
+  {
+    total: Type.Integer({ minimum: 0, description: 'Exact: every match of the query and filters' }),
+    limit: Type.Integer(),
+    facets: Type.Object(
+      { family: Counts, library: Counts, status: Counts },
+      { description: 'Counts for the query, each dimension under the other filters' },
+    ),
+    hits: Type.Array(
+      Type.Object({
+        iri: Type.String({ format: 'uri' }),
+        label: Type.String(),
+        identifier: Type.Optional(Type.String()),
+        family: Type.String(),
+        types: Type.Array(Type.String()),
+        status: Type.Union(STATUSES.map((status) => Type.Literal(status))),
+        description: Type.Optional(Type.String()),
+        collection: Type.Optional(
+          Type.Object(
+            { iri: Type.String({ format: 'uri' }), label: Type.Optional(Type.String()) },
+            { description: "The library it is defined in (a value: its picklist's)" },
+          ),
+        ),
+        links: Type.Object({
+          resource: Link,
+          representations: Type.Array(Type.String()),
+          json: Link,
+          revisions: Link,
+        }),
+      }),
+    ),
+    next: Type.Optional(Type.String({ format: 'uri', description: 'The next page, if any' })),
+    cursor: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
 /**
  * `GET /search/search-index`: free text over labels, identifiers, descriptions and
  * mapping targets (words as prefixes), filtered by family, library and status,
@@ -60,6 +102,14 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
       summary: 'Search labels, identifiers, descriptions and mappings',
       tags: ['search'],
       querystring: searchQuery(refdata.families),
+      response: {
+        200: answer(
+          'A page of hits, best first, with the total and the facets',
+          'application/json',
+          SearchPage,
+        ),
+        ...problems(400, 401, 403, 503),
+      },
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request) => {

@@ -6,6 +6,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
+import { HEADERS, noContent, problems } from '../described-responses.js';
 import { single } from '../rdf/library-graph.js';
 import { matchesIfNoneMatch, negotiate } from '../rdf/negotiation.js';
 import { type RdfMediaType, serializeStream } from '../rdf/serialize.js';
@@ -40,6 +41,25 @@ export function registerShaclRoutes(app: HttpApp, refdata: Refdata): void {
           },
           { additionalProperties: false },
         ),
+        response: {
+          200: {
+            description: 'The shapes, in the representation the Accept header prefers',
+            headers: { etag: HEADERS.etag },
+            content: {
+              'application/ld+json': {
+                schema: Type.Object({
+                  '@context': Type.Unknown(),
+                  '@graph': Type.Array(Type.Unknown()),
+                }),
+              },
+              'text/turtle': { schema: Type.String() },
+              'application/trig': { schema: Type.String() },
+              'text/plain': { schema: Type.String({ description: 'The same Turtle' }) },
+            },
+          },
+          304: noContent('The tag in If-None-Match is current'),
+          ...problems(400, 401, 403, 404, 406),
+        },
       },
       onRequest: authorize(refdata.verifier, READ_ROLES),
       handler: async (request, reply) => {
