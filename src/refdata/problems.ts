@@ -3,6 +3,7 @@ import type { ErrorRenderer } from '../platform/http/errors.js';
 import type { FieldError } from '../platform/http/problem.js';
 import type { HttpApp } from '../platform/http/server.js';
 import { ownEntry } from '../platform/own.js';
+import { problems } from './described-responses.js';
 
 /**
  * Problem types of our own, each documented at `<public URL>/problems/<code>`.
@@ -169,7 +170,10 @@ export function registerProblemTypeRoutes(app: HttpApp, publicUrl: string): void
         tags: ['problems'],
         summary: 'Describe a problem type used in error responses',
         params: Type.Object({ code: Type.String({ maxLength: 64 }) }),
-        response: { 200: ProblemType },
+        response: {
+          200: ProblemType,
+          ...problems(400, 404),
+        },
       },
     },
     async (request, reply) => {

@@ -1,7 +1,9 @@
 import { createHash } from 'node:crypto';
+import { Type } from '@sinclair/typebox';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { Refdata } from '../context.js';
+import { HEADERS, noContent, problems } from '../described-responses.js';
 import { escapeHtml, refdataPage } from './html.js';
 import { single } from './library-graph.js';
 import { matchesIfNoneMatch, negotiate } from './negotiation.js';
@@ -49,6 +51,27 @@ export function registerVocabularyRoutes(app: HttpApp, refdata: Refdata): void {
     schema: {
       summary: `The service's own vocabulary (${RDL_ONTOLOGY}), as RDF or a page`,
       tags: ['dereferencing'],
+      response: {
+        200: {
+          description: 'The vocabulary in the representation the Accept header prefers',
+          headers: { etag: HEADERS.etag },
+          content: Object.fromEntries(
+            OFFERED.map((mediaType) => [
+              mediaType,
+              {
+                schema: mediaType.endsWith('json')
+                  ? Type.Object({
+                      '@context': Type.Unknown(),
+                      '@graph': Type.Array(Type.Unknown()),
+                    })
+                  : Type.String(),
+              },
+            ]),
+          ),
+        },
+        304: noContent('The tag in If-None-Match is current'),
+        ...problems(406),
+      },
     },
     handler: async (request, reply) => {
       reply.header('vary', 'Accept').header('cache-control', 'public, max-age=3600');

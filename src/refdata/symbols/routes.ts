@@ -5,6 +5,7 @@ import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUSES, type Status } from '../db/tables.js';
+import { HEADERS, problems, representationSchema } from '../described-responses.js';
 import type { Family } from '../families/family.js';
 import { symbol } from '../families/symbol.js';
 import { single } from '../rdf/library-graph.js';
@@ -37,6 +38,33 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
       summary: 'Engineering symbols, a page at a time (or one by iri)',
       tags: ['authoring'],
       querystring: SYMBOL_QUERY,
+      response: {
+        200: {
+          description:
+            'One symbol (with iri), or a page of them: Link to the next and previous pages, X-Total-Count',
+          headers: {
+            etag: HEADERS.etag,
+            link: { type: 'string', description: 'rel="next" and rel="prev" pages' },
+            'x-total-count': { type: 'string', description: 'Symbols in every page' },
+          },
+          content: {
+            'application/json': {
+              schema: Type.Union([
+                representationSchema(symbol as unknown as Family),
+                Type.Array(representationSchema(symbol as unknown as Family)),
+              ]),
+            },
+            'application/ld+json': {
+              schema: Type.Object({
+                '@context': Type.Unknown(),
+                '@graph': Type.Array(Type.Unknown()),
+              }),
+            },
+            'text/turtle': { schema: Type.String() },
+          },
+        },
+        ...problems(400, 401, 403, 404, 406),
+      },
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request, reply) => {
