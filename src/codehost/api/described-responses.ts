@@ -30,6 +30,7 @@ const WHY: Record<number, string> = {
   401: 'No token, or an unknown, revoked or expired one (GitLab error or RFC 6750 error, with WWW-Authenticate)',
   403: 'The token lacks the scope, or the user the access (RFC 6750 insufficient_scope or GitLab error)',
   404: 'Not there, or not visible to the caller (GitLab error)',
+  409: 'Already there: the user is a member, or the path is taken (GitLab error)',
   413: 'The body is larger than the limit (GitLab error)',
   415: 'The body is in a type the route does not take (GitLab error)',
 };
@@ -44,4 +45,125 @@ export function apiErrors(...statuses: (keyof typeof WHY)[]): Record<number, TSc
 /** A success answer: the schema, with the description the API reference shows. */
 export function answer<T extends TObject>(schema: T, description: string): T {
   return { ...schema, description };
+}
+
+const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+const Visibility = Type.Union([
+  Type.Literal('private'),
+  Type.Literal('internal'),
+  Type.Literal('public'),
+]);
+const VisibilityLevel = Type.Union([Type.Literal(0), Type.Literal(10), Type.Literal(20)]);
+
+/** GitLab's group entity (`groupEntity`). */
+export const GitLabGroup = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  path: Type.String(),
+  description: Type.String(),
+  visibility_level: VisibilityLevel,
+  visibility: Visibility,
+  lfs_enabled: Type.Boolean(),
+  avatar_url: Type.Null(),
+  web_url: Type.String(),
+  request_access_enabled: Type.Boolean(),
+  full_name: Type.String(),
+  full_path: Type.String(),
+  parent_id: Type.Union([Type.Integer(), Type.Null()]),
+  created_at: Time,
+});
+
+const UserBasic = Type.Object({
+  id: Type.Integer(),
+  name: Type.String(),
+  username: Type.String(),
+  state: Type.String(),
+  avatar_url: Type.Null(),
+  web_url: Type.String(),
+});
+
+/** GitLab's member entity (`memberEntity`). */
+export const GitLabMember = Type.Composite([
+  UserBasic,
+  Type.Object({
+    access_level: Type.Integer({
+      description: '10 guest, 20 reporter, 30 developer, 40 master, 50 owner',
+    }),
+    expires_at: Type.Null(),
+  }),
+]);
+
+/** GitLab's project entity (`projectEntity`). */
+export const GitLabProject = Type.Object({
+  id: Type.Integer(),
+  description: Type.String(),
+  name: Type.String(),
+  name_with_namespace: Type.String(),
+  path: Type.String(),
+  path_with_namespace: Type.String(),
+  created_at: Time,
+  last_activity_at: Time,
+  default_branch: Type.Null(),
+  tag_list: Type.Array(Type.String()),
+  ssh_url_to_repo: Type.String(),
+  http_url_to_repo: Type.String(),
+  web_url: Type.String(),
+  visibility_level: VisibilityLevel,
+  visibility: Visibility,
+  public: Type.Boolean(),
+  owner: Type.Optional(UserBasic),
+  namespace: Type.Object({
+    id: Type.Integer(),
+    name: Type.String(),
+    path: Type.String(),
+    kind: Type.Union([Type.Literal('user'), Type.Literal('group')]),
+    full_path: Type.String(),
+    parent_id: Type.Union([Type.Integer(), Type.Null()]),
+  }),
+  archived: Type.Boolean(),
+  avatar_url: Type.Null(),
+  star_count: Type.Integer(),
+  forks_count: Type.Integer(),
+  open_issues_count: Type.Integer(),
+  creator_id: Type.Union([Type.Integer(), Type.Null()]),
+  issues_enabled: Type.Boolean(),
+  merge_requests_enabled: Type.Boolean(),
+  wiki_enabled: Type.Boolean(),
+  builds_enabled: Type.Boolean(),
+  snippets_enabled: Type.Boolean(),
+  request_access_enabled: Type.Boolean(),
+  shared_with_groups: Type.Array(Type.Unknown()),
+});
+
+const Access = Type.Union([
+  Type.Object({ access_level: Type.Integer(), notification_level: Type.Integer() }),
+  Type.Null(),
+]);
+
+/** A project with the caller's access, as `GET /projects/:id` gives it. */
+export const GitLabProjectWithPermissions = Type.Composite([
+  GitLabProject,
+  Type.Object({ permissions: Type.Object({ project_access: Access, group_access: Access }) }),
+]);
+
+/** A group with the projects the caller can see in it, as `GET /groups/:id` gives it. */
+export const GitLabGroupWithProjects = Type.Composite([
+  GitLabGroup,
+  Type.Object({ projects: Type.Array(GitLabProject) }),
+]);
+
+/** GitLab's pagination headers on a list. */
+export const PAGINATION_HEADERS = {
+  'x-total': { type: 'string', description: 'Items in every page' },
+  'x-total-pages': { type: 'string' },
+  'x-page': { type: 'string' },
+  'x-per-page': { type: 'string' },
+  'x-next-page': { type: 'string' },
+  'x-prev-page': { type: 'string' },
+  link: { type: 'string', description: 'rel="next", "prev", "first" and "last" pages' },
+} as const;
+
+/** A list answer with GitLab's pagination headers. */
+export function page<T extends TSchema>(items: T, description: string) {
+  return { ...Type.Array(items), description, headers: PAGINATION_HEADERS };
 }

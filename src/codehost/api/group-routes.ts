@@ -5,6 +5,16 @@ import type { NamespaceRow } from '../namespaces/groups.js';
 import { ACCESS_LEVELS } from '../namespaces/levels.js';
 import { RecordInvalid } from '../record-invalid.js';
 import { authenticateApiRequest } from './authentication.js';
+import {
+  answer,
+  apiErrors,
+  GitLabGroup,
+  GitLabGroupWithProjects,
+  GitLabMember,
+  GitLabProject,
+  GitLabProjectWithPermissions,
+  page,
+} from './described-responses.js';
 import { groupEntity } from './entities.js';
 import { forbidden, recordInvalidError } from './gitlab-errors.js';
 import { readableGroup } from './lookup.js';
@@ -45,6 +55,10 @@ export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
             ? "The caller's groups (all for admins); `all_available=true` for every visible group"
             : 'Groups visible to the caller',
         tags: ['groups'],
+        response: {
+          200: page(GitLabGroup, 'A page of groups'),
+          ...apiErrors(400, 401, 403),
+        },
       },
       handler: async (request, reply) => {
         const { user } = await authenticateApiRequest(request, codehost, ['api']);
@@ -112,6 +126,10 @@ export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
       schema: {
         summary: 'Create a group; the caller becomes its owner',
         tags: ['groups'],
+        response: {
+          201: answer(GitLabGroup, 'The new group'),
+          ...apiErrors(400, 401, 403, 404, 413, 415),
+        },
       },
       handler: async (request, reply) => {
         const { user } = await authenticateApiRequest(request, codehost, ['api']);
@@ -149,6 +167,10 @@ export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
         summary: 'A group, with the projects in it the caller can see',
         tags: ['groups'],
         params: ID_PARAMS,
+        response: {
+          200: answer(GitLabGroupWithProjects, 'The group'),
+          ...apiErrors(400, 401, 403, 404),
+        },
       },
       handler: async (request) => {
         const { user } = await authenticateApiRequest(request, codehost, ['api']);

@@ -5,6 +5,16 @@ import type { SourceType } from '../db/tables.js';
 import { ACCESS_LEVELS, type AccessLevel } from '../namespaces/levels.js';
 import { MemberExists } from '../namespaces/members.js';
 import { authenticateApiRequest } from './authentication.js';
+import {
+  answer,
+  apiErrors,
+  GitLabGroup,
+  GitLabGroupWithProjects,
+  GitLabMember,
+  GitLabProject,
+  GitLabProjectWithPermissions,
+  page,
+} from './described-responses.js';
 import { memberEntity } from './entities.js';
 import { badParameter, forbidden, gitlabError, notFound } from './gitlab-errors.js';
 import { readableGroup, readableProject } from './lookup.js';
@@ -42,7 +52,15 @@ export function registerMemberRoutes(app: HttpApp, codehost: Codehost): void {
       const path = `${prefix}/${type}s/:id/members`;
 
       app.get(path, {
-        schema: { summary: `Direct members of a ${type}`, tags: [`${type}s`], params: ID_PARAMS },
+        schema: {
+          summary: `Direct members of a ${type}`,
+          tags: [`${type}s`],
+          params: ID_PARAMS,
+          response: {
+            200: page(GitLabMember, 'A page of members'),
+            ...apiErrors(400, 401, 403, 404),
+          },
+        },
         handler: async (request) => {
           const { user } = await authenticateApiRequest(request, codehost, ['api']);
           const source = await sourceFor(
@@ -61,6 +79,10 @@ export function registerMemberRoutes(app: HttpApp, codehost: Codehost): void {
           summary: `Add a user to a ${type} (${type === 'group' ? 'owners' : 'masters'} and admins)`,
           tags: [`${type}s`],
           params: ID_PARAMS,
+          response: {
+            201: answer(GitLabMember, 'The new member'),
+            ...apiErrors(400, 401, 403, 404, 409, 413, 415),
+          },
         },
         handler: async (request, reply) => {
           const { user } = await authenticateApiRequest(request, codehost, ['api']);

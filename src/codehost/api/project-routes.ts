@@ -5,7 +5,23 @@ import type { NamespaceRow } from '../namespaces/groups.js';
 import { NOTIFICATION_LEVELS } from '../notifications/settings.js';
 import { RecordInvalid } from '../record-invalid.js';
 import { authenticateApiRequest } from './authentication.js';
-import { badParameter, forbidden, gitlabError, recordInvalidError } from './gitlab-errors.js';
+import {
+  answer,
+  apiErrors,
+  GitLabGroup,
+  GitLabGroupWithProjects,
+  GitLabMember,
+  GitLabProject,
+  GitLabProjectWithPermissions,
+  page,
+} from './described-responses.js';
+import {
+  badParameter,
+  forbidden,
+  gitlabError,
+  notFound,
+  recordInvalidError,
+} from './gitlab-errors.js';
 import { readableGroup, readableProject } from './lookup.js';
 import { pageOf, paginationHeaders } from './pagination.js';
 import {
@@ -79,6 +95,10 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
             ? "The caller's projects (`membership=false` for every visible project)"
             : 'Projects visible to the caller (`membership=true` for their own)',
         tags: ['projects'],
+        response: {
+          200: page(GitLabProject, 'A page of projects'),
+          ...apiErrors(400, 401, 403),
+        },
       },
       handler: async (request, reply) => {
         const { user } = await authenticateApiRequest(request, codehost, ['api']);
@@ -146,6 +166,10 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
       schema: {
         summary: "Create a project in the caller's namespace or a group (`namespace_id`)",
         tags: ['projects'],
+        response: {
+          201: answer(GitLabProject, 'The new project'),
+          ...apiErrors(400, 401, 403, 404, 413, 415),
+        },
       },
       handler: async (request, reply) => {
         const { user } = await authenticateApiRequest(request, codehost, ['api']);
@@ -175,6 +199,8 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
             user.id,
           );
           const [entity] = await projectEntities(codehost, [project]);
+          // Its namespace was removed meanwhile: there is no project to show.
+          if (!entity) throw notFound('Project');
           return reply.status(201).send(entity);
         } catch (error) {
           if (error instanceof RecordInvalid) throw recordInvalidError(error);
@@ -188,6 +214,10 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
         summary: "A project, with the caller's access to it",
         tags: ['projects'],
         params: ID_PARAMS,
+        response: {
+          200: answer(GitLabProjectWithPermissions, 'The project'),
+          ...apiErrors(400, 401, 403, 404),
+        },
       },
       handler: async (request) => {
         const { user } = await authenticateApiRequest(request, codehost, ['api']);
@@ -197,6 +227,7 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
           (request.params as { id: string }).id,
         );
         const [entity] = await projectEntities(codehost, [project]);
+        if (!entity) throw notFound('Project');
         const direct = await codehost.members.highestAccess(user.id, 'project', [project.id]);
         const viaGroup =
           namespace.kind === 'group' ? await codehost.access.groupAccess(user, namespace) : 0;
