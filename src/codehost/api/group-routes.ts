@@ -10,9 +10,6 @@ import {
   apiErrors,
   GitLabGroup,
   GitLabGroupWithProjects,
-  GitLabMember,
-  GitLabProject,
-  GitLabProjectWithPermissions,
   page,
 } from './described-responses.js';
 import { groupEntity } from './entities.js';

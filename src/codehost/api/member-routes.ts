@@ -5,16 +5,7 @@ import type { SourceType } from '../db/tables.js';
 import { ACCESS_LEVELS, type AccessLevel } from '../namespaces/levels.js';
 import { MemberExists } from '../namespaces/members.js';
 import { authenticateApiRequest } from './authentication.js';
-import {
-  answer,
-  apiErrors,
-  GitLabGroup,
-  GitLabGroupWithProjects,
-  GitLabMember,
-  GitLabProject,
-  GitLabProjectWithPermissions,
-  page,
-} from './described-responses.js';
+import { answer, apiErrors, GitLabMember, page } from './described-responses.js';
 import { memberEntity } from './entities.js';
 import { badParameter, forbidden, gitlabError, notFound } from './gitlab-errors.js';
 import { readableGroup, readableProject } from './lookup.js';

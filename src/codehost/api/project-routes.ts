@@ -8,9 +8,6 @@ import { authenticateApiRequest } from './authentication.js';
 import {
   answer,
   apiErrors,
-  GitLabGroup,
-  GitLabGroupWithProjects,
-  GitLabMember,
   GitLabProject,
   GitLabProjectWithPermissions,
   page,
