@@ -1,3 +1,4 @@
+import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
 import { isTwoFactorEnabled } from '../accounts/users.js';
@@ -16,6 +17,48 @@ const FORM_BODY = {
 } as const;
 
 /** Token, revocation, introspection and token-info endpoints. */
+
+/** RFC 6749 section 5.1. */
+const TokenResponse = Type.Object({
+  access_token: Type.String(),
+  token_type: Type.Literal('bearer'),
+  expires_in: Type.Integer(),
+  refresh_token: Type.Optional(Type.String({ description: 'Not from the password grant' })),
+  scope: Type.String(),
+  created_at: Type.Integer({ description: 'Seconds since the epoch' }),
+  id_token: Type.Optional(Type.String({ description: 'With the openid scope and a client' })),
+});
+
+/** RFC 7662 section 2.2. */
+const IntrospectionResponse = Type.Object({
+  active: Type.Boolean(),
+  scope: Type.Optional(Type.String()),
+  client_id: Type.Optional(Type.String()),
+  username: Type.Optional(Type.String()),
+  token_type: Type.Optional(Type.String()),
+  exp: Type.Optional(Type.Integer()),
+  iat: Type.Optional(Type.Integer()),
+  sub: Type.Optional(Type.String()),
+  iss: Type.Optional(Type.String()),
+});
+
+/** RFC 6749 section 5.2's error body, by status. */
+const OAuthErrorBody = Type.Object({
+  error: Type.String(),
+  error_description: Type.String(),
+  traceId: Type.Optional(Type.String()),
+});
+const OAUTH_ERRORS = Object.fromEntries(
+  (
+    [
+      [400, 'invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, ...'],
+      [401, 'invalid_client (WWW-Authenticate: Basic)'],
+      [413, 'The body is larger than the limit'],
+      [415, 'The body is neither a form nor JSON'],
+      [429, 'Too many requests from this address (Retry-After)'],
+    ] as const
+  ).map(([status, description]) => [status, { ...OAuthErrorBody, description }]),
+);
 export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   const rateLimit = {
     max: codehost.platform.security.credentialRequestsPerMinute,
@@ -26,7 +69,7 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   };
   /** What the three form-posting endpoints share: OAuth errors, rate limit, no caching. */
-  const formRoute = (summary: string) => ({
+  const formRoute = <T extends TSchema>(summary: string, success: T, description: string) => ({
     config: { errorShape: 'oauth' as const, rateLimit },
     onRequest: noStore,
     schema: {
@@ -34,11 +77,16 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
       tags: ['oauth'],
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
       body: FORM_BODY,
+      response: { 200: { ...success, description }, ...OAUTH_ERRORS },
     },
   });
 
   app.post('/oauth/token', {
-    ...formRoute('Exchange a code, password or refresh token for an access token'),
+    ...formRoute(
+      'Exchange a code, password or refresh token for an access token',
+      TokenResponse,
+      'The token (RFC 6749 section 5.1), with an ID token when the grant has openid',
+    ),
     handler: async (request) => {
       const body = singleValuedParameters(request.body);
       const grantType = body.grant_type;
@@ -65,7 +113,11 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   });
 
   app.post('/oauth/revoke', {
-    ...formRoute('Revoke an access or refresh token (RFC 7009)'),
+    ...formRoute(
+      'Revoke an access or refresh token (RFC 7009)',
+      Type.Object({}, { additionalProperties: false }),
+      'Revoked, or there was nothing to revoke',
+    ),
     handler: async (request, reply) => {
       const body = singleValuedParameters(request.body);
       const client = await identifyClient(request, body, codehost.applications);
@@ -92,7 +144,11 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   });
 
   app.post('/oauth/introspect', {
-    ...formRoute('Describe a token (RFC 7662); for authenticated clients'),
+    ...formRoute(
+      'Describe a token (RFC 7662); for authenticated clients',
+      IntrospectionResponse,
+      "The token's state; only a client's own tokens are ever active",
+    ),
     handler: async (request) => {
       const body = singleValuedParameters(request.body);
       const client = await identifyClient(request, body, codehost.applications);
@@ -174,7 +230,7 @@ function mayActOnToken(client: ClientIdentity, applicationId: number | null): bo
 function tokenResponse(issued: IssuedToken) {
   return {
     access_token: issued.accessToken,
-    token_type: 'bearer',
+    token_type: 'bearer' as const,
     expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
     ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
     scope: issued.row.scopes,
