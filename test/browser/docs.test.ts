@@ -42,6 +42,36 @@ describe.skipIf(!browserAvailable)(
           await page.close();
         }
       });
+
+      it('has a working Authorize, and Try it out reaches the server at the address the page was opened at', async () => {
+        const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+        try {
+          // Opened at 127.0.0.1, while the configured public address says localhost.
+          await page.goto(`${baseUrl(service)}/docs`);
+          await page.locator('.swagger-ui .info .title').waitFor({ timeout: 15_000 });
+          await page.locator('button.authorize').click();
+          const dialog = page.locator('.dialog-ux .modal-ux');
+          await dialog.waitFor();
+          const schemes = await dialog.locator('h4, h6').allInnerTexts();
+          expect(schemes.join(' ')).toContain(definition.name === 'codehost' ? 'oauth2' : 'bearer');
+          await page.screenshot({ path: `.test-output/docs-authorize-${definition.name}.png` });
+          await dialog.locator('button.close-modal').click();
+
+          const health = page.locator('.opblock-get', { hasText: '/-/health' });
+          await health.locator('.opblock-summary').click();
+          await health.locator('button.try-out__btn').click();
+          await health.locator('button.execute').click();
+          const status = health
+            .locator('.live-responses-table .response .response-col_status')
+            .first();
+          await status.waitFor({ timeout: 10_000 });
+          expect((await status.innerText()).trim()).toBe('200');
+          const requestUrl = await health.locator('.request-url pre').innerText();
+          expect(requestUrl.trim()).toBe(`${baseUrl(service)}/-/health`);
+        } finally {
+          await page.close();
+        }
+      });
     });
   },
 );
