@@ -167,3 +167,66 @@ export const PAGINATION_HEADERS = {
 export function page<T extends TSchema>(items: T, description: string) {
   return { ...Type.Array(items), description, headers: PAGINATION_HEADERS };
 }
+
+const PAGE_WHY: Record<number, string> = {
+  200: 'A page for the user (sign-in, consent, confirmation)',
+  302: 'On to the client (with code or error, and state and iss), or to sign in first',
+  303: 'On after the form: to the client, or back to the page',
+  400: 'A page saying what is wrong (an unknown client, an unregistered redirect URI)',
+  403: 'A page: the form was not ours (its token did not match)',
+  404: 'A page: there is nothing here',
+  422: 'A page: the form had a mistake',
+};
+
+/**
+ * The answers of an OAuth or OpenID Connect endpoint a browser is sent to:
+ * pages, and redirects with `Location`. Described, unlike the site's other
+ * pages, because clients are built against them.
+ */
+export function browserAnswers(...statuses: (keyof typeof PAGE_WHY)[]) {
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      status === 302 || status === 303
+        ? {
+            description: PAGE_WHY[status],
+            headers: { location: { type: 'string' } },
+            content: { 'text/html': { schema: Type.String() } },
+          }
+        : { description: PAGE_WHY[status], content: { 'text/html': { schema: Type.String() } } },
+    ]),
+  );
+}
+
+/** RFC 6749 section 5.2's error body (and RFC 6750's, for bearer tokens). */
+export const OAuthErrorBody = Type.Object({
+  error: Type.String(),
+  error_description: Type.String(),
+  traceId: Type.Optional(Type.String()),
+});
+
+/** OAuth error answers, by status, each with what it means. */
+export function oauthErrors(entries: Partial<Record<number, string>>) {
+  return Object.fromEntries(
+    Object.entries(entries).map(([status, description]) => [
+      status,
+      { ...OAuthErrorBody, description },
+    ]),
+  );
+}
+
+/** RFC 8414 metadata (and OpenID Connect discovery, which extends it). */
+export const ServerMetadata = Type.Object({
+  issuer: Type.String(),
+  authorization_endpoint: Type.String(),
+  token_endpoint: Type.String(),
+  scopes_supported: Type.Array(Type.String()),
+  response_types_supported: Type.Array(Type.String()),
+  grant_types_supported: Type.Array(Type.String()),
+  code_challenge_methods_supported: Type.Array(Type.String()),
+});
+
+/** A JSON Web Key Set (RFC 7517). */
+export const KeySet = Type.Object({
+  keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.Optional(Type.String()) })),
+});

@@ -3,6 +3,7 @@ import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html } from '../../platform/web/html.js';
 import type { UserRow } from '../accounts/users.js';
+import { browserAnswers } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import {
   type InteractionRequest,
@@ -249,6 +250,9 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
       schema: {
         summary: 'Ask the signed-in user to authorize a client (authorization code flow)',
         tags: ['oauth'],
+        // An OAuth endpoint, not just a page: clients are built against it.
+        hide: false,
+        response: browserAnswers(200, 302, 400),
       },
     }),
     async (request, reply) => {
@@ -303,7 +307,12 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
   app.post(
     '/oauth/authorize',
     webRoute(codehost, {
-      schema: { summary: "The consent form's answer: approve or deny", tags: ['oauth'] },
+      schema: {
+        summary: "The consent form's answer: approve or deny",
+        tags: ['oauth'],
+        hide: false,
+        response: browserAnswers(302, 303, 400, 403, 422),
+      },
     }),
     async (request, reply) => {
       const user = await signedInUser(codehost, request, reply);

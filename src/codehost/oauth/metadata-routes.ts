@@ -1,4 +1,5 @@
 import type { HttpApp } from '../../platform/http/server.js';
+import { ServerMetadata } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { SCOPE_NAMES } from './scopes.js';
 
@@ -37,7 +38,11 @@ export function authorizationServerMetadata(codehost: Codehost) {
 export function registerMetadataRoutes(app: HttpApp, codehost: Codehost): void {
   const metadata = authorizationServerMetadata(codehost);
   app.get('/.well-known/oauth-authorization-server', {
-    schema: { summary: 'OAuth 2.0 authorization server metadata (RFC 8414)', tags: ['oauth'] },
+    schema: {
+      summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
+      tags: ['oauth'],
+      response: { 200: { ...ServerMetadata, description: 'Where and how to ask for tokens' } },
+    },
     handler: async (_request, reply) =>
       reply.header('cache-control', 'public, max-age=3600').send(metadata),
   });

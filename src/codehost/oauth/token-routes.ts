@@ -2,6 +2,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
 import { isTwoFactorEnabled } from '../accounts/users.js';
+import { oauthErrors } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { signIdToken } from '../oidc/id-token.js';
 import { scopesOf } from './applications.js';
@@ -186,6 +187,22 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
     schema: {
       summary: "Describe the bearer token the request carries (Doorkeeper's token info)",
       tags: ['oauth'],
+      response: {
+        200: {
+          ...Type.Object({
+            resource_owner_id: Type.Integer(),
+            scopes: Type.Array(Type.String()),
+            expires_in_seconds: Type.Integer(),
+            application: Type.Object({ uid: Type.Union([Type.String(), Type.Null()]) }),
+            created_at: Type.Integer(),
+          }),
+          description: "Doorkeeper 4.2's token info",
+        },
+        ...oauthErrors({
+          400: 'invalid_request: the token sent twice',
+          401: 'invalid_token (WWW-Authenticate)',
+        }),
+      },
     },
     handler: async (request, reply) => {
       const header = request.headers.authorization;

@@ -3,6 +3,7 @@ import { compactVerify, createLocalJWKSet } from 'jose';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html } from '../../platform/web/html.js';
+import { browserAnswers } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { type ApplicationRow, isRegisteredPostLogoutUri } from '../oauth/applications.js';
 import { issuerOf } from '../oauth/metadata-routes.js';
@@ -135,7 +136,13 @@ export function registerLogoutRoutes(app: HttpApp, codehost: Codehost): void {
       allowFormRedirectTo(reply, logout.postLogoutRedirectUri);
     return reply.type('text/html').send(confirmationPage(logout, request.session, user));
   };
-  const schema = { summary: 'RP-initiated logout (OpenID Connect)', tags: ['oauth'] };
+  // An OpenID Connect endpoint, not just a page: relying parties are built against it.
+  const schema = {
+    summary: 'RP-initiated logout (OpenID Connect)',
+    tags: ['oauth'],
+    hide: false,
+    response: browserAnswers(200, 302, 303, 400),
+  };
   app.get('/oauth/logout', webRoute(codehost, { schema }), (request, reply) =>
     ask(request, reply, request.query),
   );
@@ -155,7 +162,14 @@ export function registerLogoutRoutes(app: HttpApp, codehost: Codehost): void {
   );
   app.post(
     '/oauth/logout/confirm',
-    webRoute(codehost, { schema: { summary: 'Confirm signing out', tags: ['oauth'] } }),
+    webRoute(codehost, {
+      schema: {
+        summary: 'Confirm signing out',
+        tags: ['oauth'],
+        hide: false,
+        response: browserAnswers(302, 303, 400, 403, 422),
+      },
+    }),
     async (request, reply) => {
       const logout = await validate(codehost, request.body);
       await codehost.sessions.end(reply, request.session);

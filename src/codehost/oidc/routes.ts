@@ -1,5 +1,7 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
+import { KeySet, oauthErrors, ServerMetadata } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { scopesOf } from '../oauth/applications.js';
 import { bearerChallenge, oauthError } from '../oauth/errors.js';
@@ -42,13 +44,37 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
     schema: {
       summary: 'OpenID Connect discovery document (OpenID Connect Discovery 1.0)',
       tags: ['oauth'],
+      response: {
+        200: {
+          ...Type.Composite([
+            ServerMetadata,
+            Type.Object({
+              userinfo_endpoint: Type.String(),
+              jwks_uri: Type.String(),
+              id_token_signing_alg_values_supported: Type.Array(Type.String()),
+              claims_supported: Type.Array(Type.String()),
+            }),
+          ]),
+          description: 'The provider configuration',
+        },
+      },
     },
     handler: async (_request, reply) =>
       reply.header('cache-control', 'public, max-age=3600').send(configuration),
   });
 
   app.get('/oauth/discovery/keys', {
-    schema: { summary: 'The key set ID tokens are signed with (JWKS)', tags: ['oauth'] },
+    schema: {
+      summary: 'The key set ID tokens are signed with (JWKS)',
+      tags: ['oauth'],
+      response: {
+        200: {
+          description: 'The published keys: the one that signs, and those about to or just retired',
+          // jose types a key's every member as optional; the set is checked by the schema.
+          content: { 'application/jwk-set+json': { schema: Type.Unsafe<object>(KeySet) } },
+        },
+      },
+    },
     handler: async (_request, reply) =>
       reply
         .header('cache-control', `public, max-age=${KEY_SET_MAX_AGE_SECONDS}`)
@@ -70,6 +96,19 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
         summary:
           "The signed-in user's claims (OpenID Connect Core 5.3); a bearer token with openid",
         tags: ['oauth'],
+        response: {
+          200: {
+            // Which claims depends on the scopes; the handler builds them as a record.
+            ...Type.Unsafe<Record<string, unknown>>(Type.Object({ sub: Type.String() })),
+            description: 'The claims the token’s scopes allow',
+          },
+          ...oauthErrors({
+            400: 'invalid_request: the token sent twice',
+            401: 'invalid_token: none, or not a live one (WWW-Authenticate)',
+            403: 'insufficient_scope: the token lacks openid',
+            415: 'The body is not a form',
+          }),
+        },
       },
       handler: userinfo,
     });
