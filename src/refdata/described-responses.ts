@@ -7,6 +7,15 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import { STATUSES } from './db/tables.js';
 import type { Family } from './families/family.js';
 
+/** A lifecycle status. */
+export const StatusSchema = Type.Union(STATUSES.map((status) => Type.Literal(status)));
+
+/** A JSON-LD document as our writer makes it: a context and a flat graph. */
+export const JsonLdDocument = Type.Object({
+  '@context': Type.Unknown(),
+  '@graph': Type.Array(Type.Unknown()),
+});
+
 /** RFC 9457 Problem Details, as `problemDetailsRenderer` writes them. */
 const Problem = Type.Object(
   {
@@ -108,7 +117,7 @@ export function representationSchema(family: Family): TSchema {
     {
       iri: Type.String({ format: 'uri' }),
       family: Type.Literal(family.key),
-      status: Type.Union(STATUSES.map((status) => Type.Literal(status))),
+      status: StatusSchema,
       ...fields,
       ...(family.aggregate
         ? {
@@ -117,7 +126,7 @@ export function representationSchema(family: Family): TSchema {
                 id: Type.String({ format: 'uri' }),
                 name: Type.String(),
                 description: Type.Optional(Type.String()),
-                status: Type.Union(STATUSES.map((status) => Type.Literal(status))),
+                status: StatusSchema,
               }),
             ),
           }

@@ -47,7 +47,8 @@ export function answer<T extends TObject>(schema: T, description: string): T {
   return { ...schema, description };
 }
 
-const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+/** A time GitLab may leave empty. */
+export const NullableTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 const Visibility = Type.Union([
   Type.Literal('private'),
   Type.Literal('internal'),
@@ -70,7 +71,7 @@ export const GitLabGroup = Type.Object({
   full_name: Type.String(),
   full_path: Type.String(),
   parent_id: Type.Union([Type.Integer(), Type.Null()]),
-  created_at: Time,
+  created_at: NullableTime,
 });
 
 const UserBasic = Type.Object({
@@ -101,8 +102,8 @@ export const GitLabProject = Type.Object({
   name_with_namespace: Type.String(),
   path: Type.String(),
   path_with_namespace: Type.String(),
-  created_at: Time,
-  last_activity_at: Time,
+  created_at: NullableTime,
+  last_activity_at: NullableTime,
   default_branch: Type.Null(),
   tag_list: Type.Array(Type.String()),
   ssh_url_to_repo: Type.String(),

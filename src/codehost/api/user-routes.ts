@@ -3,7 +3,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { authenticateApiRequest } from './authentication.js';
-import { answer, apiErrors } from './described-responses.js';
+import { answer, apiErrors, NullableTime } from './described-responses.js';
 
 /** The API versions served; v4 is an alias, since the shapes used here did not change. */
 export const API_PREFIXES = ['/api/v3', '/api/v4'] as const;
@@ -46,8 +46,6 @@ export function gitlabUser(user: UserRow, publicUrl: string) {
   };
 }
 
-const Time = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
-
 /** `gitlabUser`'s shape, for the API description. */
 const GitLabUser = Type.Object({
   id: Type.Integer(),
@@ -56,7 +54,7 @@ const GitLabUser = Type.Object({
   state: Type.Union([Type.Literal('active'), Type.Literal('blocked')]),
   avatar_url: Type.Null({ description: 'No avatars here' }),
   web_url: Type.String(),
-  created_at: Time,
+  created_at: NullableTime,
   is_admin: Type.Boolean(),
   bio: Type.Union([Type.String(), Type.Null()]),
   location: Type.Union([Type.String(), Type.Null()]),
@@ -65,13 +63,13 @@ const GitLabUser = Type.Object({
   twitter: Type.String(),
   website_url: Type.String(),
   public_email: Type.String({ description: 'Empty when the user shows no address' }),
-  last_sign_in_at: Time,
-  confirmed_at: Time,
+  last_sign_in_at: NullableTime,
+  confirmed_at: NullableTime,
   email: Type.String(),
   theme_id: Type.Integer(),
   color_scheme_id: Type.Integer(),
   projects_limit: Type.Integer(),
-  current_sign_in_at: Time,
+  current_sign_in_at: NullableTime,
   identities: Type.Array(Type.Never(), { description: 'Always empty: no external identities' }),
   can_create_group: Type.Boolean(),
   can_create_project: Type.Boolean(),

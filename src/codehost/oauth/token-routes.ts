@@ -17,8 +17,6 @@ const FORM_BODY = {
   description: 'Form parameters (application/x-www-form-urlencoded; JSON is accepted too).',
 } as const;
 
-/** Token, revocation, introspection and token-info endpoints. */
-
 /** RFC 6749 section 5.1. */
 const TokenResponse = Type.Object({
   access_token: Type.String(),
@@ -43,23 +41,15 @@ const IntrospectionResponse = Type.Object({
   iss: Type.Optional(Type.String()),
 });
 
-/** RFC 6749 section 5.2's error body, by status. */
-const OAuthErrorBody = Type.Object({
-  error: Type.String(),
-  error_description: Type.String(),
-  traceId: Type.Optional(Type.String()),
+const OAUTH_ERRORS = oauthErrors({
+  400: 'invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, ...',
+  401: 'invalid_client (WWW-Authenticate: Basic)',
+  413: 'The body is larger than the limit',
+  415: 'The body is neither a form nor JSON',
+  429: 'Too many requests from this address (Retry-After)',
 });
-const OAUTH_ERRORS = Object.fromEntries(
-  (
-    [
-      [400, 'invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, ...'],
-      [401, 'invalid_client (WWW-Authenticate: Basic)'],
-      [413, 'The body is larger than the limit'],
-      [415, 'The body is neither a form nor JSON'],
-      [429, 'Too many requests from this address (Retry-After)'],
-    ] as const
-  ).map(([status, description]) => [status, { ...OAuthErrorBody, description }]),
-);
+
+/** Token, revocation, introspection and token-info endpoints. */
 export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   const rateLimit = {
     max: codehost.platform.security.credentialRequestsPerMinute,

@@ -47,19 +47,22 @@ export function commandList(program: string, commands: readonly Command[]): stri
   ].join('\n');
 }
 
-/** A usage line wrapped at its arguments, continuation lines indented under the command. */
-function usageText(program: string, usage: string, label: string): string[] {
-  const indent = ' '.repeat(label.length + program.length + 1 + 2);
-  return wrap(`${program} ${usage}`, HELP_COLUMNS, label, indent);
+/**
+ * The command's usage lines, the first labelled `Usage:`, each wrapped at its
+ * arguments with continuation lines indented under the command.
+ */
+function usageBlock(program: string, command: Command): string[] {
+  return usageLines(command).flatMap((usage, index) => {
+    const label = index === 0 ? 'Usage: ' : '       ';
+    const indent = ' '.repeat(label.length + program.length + 1 + 2);
+    return wrap(`${program} ${usage}`, HELP_COLUMNS, label, indent);
+  });
 }
 
 /** What `<command> --help` prints. */
 export function commandHelp(program: string, command: Command): string {
-  const usages = usageLines(command).flatMap((usage, index) =>
-    usageText(program, usage, index === 0 ? 'Usage: ' : '       '),
-  );
   return [
-    ...usages,
+    ...usageBlock(program, command),
     '',
     ...wrap(command.summary, HELP_COLUMNS),
     ...(command.details ? ['', ...wrap(command.details, HELP_COLUMNS)] : []),
@@ -73,8 +76,5 @@ export function commandHelp(program: string, command: Command): string {
 
 /** The usage lines alone, after a mistake in a call. */
 export function usageReminder(program: string, command: Command): string {
-  const lines = usageLines(command).flatMap((usage, index) =>
-    usageText(program, usage, index === 0 ? 'Usage: ' : '       '),
-  );
-  return `${lines.join('\n')}\nMore: ${program} ${command.name} --help\n`;
+  return `${usageBlock(program, command).join('\n')}\nMore: ${program} ${command.name} --help\n`;
 }

@@ -4,8 +4,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { STATUSES } from '../db/tables.js';
-import { answer, problems } from '../described-responses.js';
+import { answer, problems, StatusSchema } from '../described-responses.js';
 import { notFound } from '../resources/lookup.js';
 
 /** A super-entity chain longer than this is taken as broken data, not followed. */
@@ -43,7 +42,7 @@ export function registerAncestorRoutes(app: HttpApp, refdata: Refdata): void {
               Type.Object({
                 propertyUri: Type.String(),
                 name: Type.Optional(Type.String()),
-                status: Type.Optional(Type.Union(STATUSES.map((status) => Type.Literal(status)))),
+                status: Type.Optional(StatusSchema),
                 minCardinality: Type.Optional(Type.Integer()),
                 maxCardinality: Type.Optional(Type.Integer()),
                 definedBy: Type.String({ format: 'uri' }),

@@ -4,8 +4,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { STATUSES } from '../db/tables.js';
-import { answer, noContent, problems } from '../described-responses.js';
+import { answer, noContent, problems, StatusSchema } from '../described-responses.js';
 import { checkIfMatch, IRI_QUERY, notFound } from '../resources/lookup.js';
 import { etagOf, type ResourceRow } from '../resources/store.js';
 import { requiredText } from '../resources/text.js';
@@ -31,7 +30,7 @@ const Revisions = Type.Array(
         Type.Literal(action),
       ),
     ),
-    status: Type.Union(STATUSES.map((status) => Type.Literal(status))),
+    status: StatusSchema,
     actor: Type.String(),
     justification: Type.String(),
     at: Type.String({ format: 'date-time' }),

@@ -5,7 +5,13 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { HEADERS, noContent, problems, representationSchema } from '../described-responses.js';
+import {
+  HEADERS,
+  JsonLdDocument,
+  noContent,
+  problems,
+  representationSchema,
+} from '../described-responses.js';
 import { missing, representation } from '../resources/lookup.js';
 import { factsOf, type RowWithFacts } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';
@@ -124,7 +130,7 @@ function representations(refdata: Refdata): Record<string, { schema: unknown }> 
       schema: Type.Union(refdata.families.all.map((family) => representationSchema(family))),
     },
     'application/ld+json': {
-      schema: Type.Object({ '@context': Type.Unknown(), '@graph': Type.Array(Type.Unknown()) }),
+      schema: JsonLdDocument,
     },
     'text/turtle': text('Turtle'),
     'application/trig': text('TriG'),

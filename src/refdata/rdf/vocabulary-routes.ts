@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { Refdata } from '../context.js';
-import { HEADERS, noContent, problems } from '../described-responses.js';
+import { HEADERS, JsonLdDocument, noContent, problems } from '../described-responses.js';
 import { escapeHtml, refdataPage } from './html.js';
 import { single } from './library-graph.js';
 import { matchesIfNoneMatch, negotiate } from './negotiation.js';
@@ -59,12 +59,7 @@ export function registerVocabularyRoutes(app: HttpApp, refdata: Refdata): void {
             OFFERED.map((mediaType) => [
               mediaType,
               {
-                schema: mediaType.endsWith('json')
-                  ? Type.Object({
-                      '@context': Type.Unknown(),
-                      '@graph': Type.Array(Type.Unknown()),
-                    })
-                  : Type.String(),
+                schema: mediaType.endsWith('json') ? JsonLdDocument : Type.String(),
               },
             ]),
           ),

@@ -5,7 +5,7 @@ import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUSES, type Status } from '../db/tables.js';
-import { answer, problems } from '../described-responses.js';
+import { answer, problems, StatusSchema } from '../described-responses.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { OFFERED } from '../rdf/routes.js';
 import { decodeCursor, encodeCursor } from './search.js';
@@ -25,7 +25,7 @@ export const searchFilters = (families: FamilyRegistry) => ({
     Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 20 }),
   ),
   status: Type.Optional(
-    Type.Array(Type.Union(STATUSES.map((status) => Type.Literal(status))), {
+    Type.Array(StatusSchema, {
       maxItems: STATUSES.length,
     }),
   ),
@@ -67,7 +67,7 @@ const SearchPage = Type.Object(
         identifier: Type.Optional(Type.String()),
         family: Type.String(),
         types: Type.Array(Type.String()),
-        status: Type.Union(STATUSES.map((status) => Type.Literal(status))),
+        status: StatusSchema,
         description: Type.Optional(Type.String()),
         collection: Type.Optional(
           Type.Object(

@@ -6,7 +6,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { HEADERS, noContent, problems } from '../described-responses.js';
+import { HEADERS, JsonLdDocument, noContent, problems } from '../described-responses.js';
 import { single } from '../rdf/library-graph.js';
 import { matchesIfNoneMatch, negotiate } from '../rdf/negotiation.js';
 import { type RdfMediaType, serializeStream } from '../rdf/serialize.js';
@@ -47,10 +47,7 @@ export function registerShaclRoutes(app: HttpApp, refdata: Refdata): void {
             headers: { etag: HEADERS.etag },
             content: {
               'application/ld+json': {
-                schema: Type.Object({
-                  '@context': Type.Unknown(),
-                  '@graph': Type.Array(Type.Unknown()),
-                }),
+                schema: JsonLdDocument,
               },
               'text/turtle': { schema: Type.String() },
               'application/trig': { schema: Type.String() },

@@ -4,8 +4,14 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { STATUSES, type Status } from '../db/tables.js';
-import { HEADERS, problems, representationSchema } from '../described-responses.js';
+import type { Status } from '../db/tables.js';
+import {
+  HEADERS,
+  JsonLdDocument,
+  problems,
+  representationSchema,
+  StatusSchema,
+} from '../described-responses.js';
 import type { Family } from '../families/family.js';
 import { symbol } from '../families/symbol.js';
 import { single } from '../rdf/library-graph.js';
@@ -20,7 +26,7 @@ const LIST_OFFERED = ['application/json', 'application/ld+json', 'text/turtle'] 
 const SYMBOL_QUERY = Type.Object(
   {
     iri: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-    status: Type.Optional(Type.Union(STATUSES.map((status) => Type.Literal(status)))),
+    status: Type.Optional(StatusSchema),
     page: Type.Optional(Type.Integer({ minimum: 1, maximum: 1_000_000 })),
     per_page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
   },
@@ -55,10 +61,7 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
               ]),
             },
             'application/ld+json': {
-              schema: Type.Object({
-                '@context': Type.Unknown(),
-                '@graph': Type.Array(Type.Unknown()),
-              }),
+              schema: JsonLdDocument,
             },
             'text/turtle': { schema: Type.String() },
           },
