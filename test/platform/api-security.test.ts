@@ -55,13 +55,24 @@ describe('codehost: security in the API description', () => {
     });
   });
 
-  it('asks for a token on every API operation, and on nothing else', () => {
+  it('asks for a token with the scopes each API operation takes, and on nothing else', () => {
     const api = Object.entries(description.paths).filter(([path]) => path.startsWith('/api/'));
     expect(api.length).toBeGreaterThan(10);
     for (const [path, operations] of api) {
+      // /user also admits a read_user token; everything else wants api.
+      const scopes = path.endsWith('/user') ? ['api', 'read_user'] : ['api'];
       for (const [method, operation] of Object.entries(operations)) {
-        expect(operation.security, `${method} ${path}`).toContainEqual({ privateToken: [] });
-        expect(operation.security, `${method} ${path}`).toContainEqual({ oauth2: [] });
+        expect(operation.security, `${method} ${path}`).toEqual(
+          scopes.flatMap((scope) =>
+            [
+              'privateToken',
+              'privateTokenParameter',
+              'accessTokenParameter',
+              'bearer',
+              'oauth2',
+            ].map((scheme) => ({ [scheme]: [scope] })),
+          ),
+        );
       }
     }
     expect(description.paths['/oauth/token']?.post?.security).toBeUndefined();

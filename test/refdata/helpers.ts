@@ -57,15 +57,16 @@ export async function startRefdata(
 
 /**
  * refdata listening on a port of its own (at `port`, or a free one), its public
- * address that of the port, for a browser to reach; `env` adds to that.
+ * address that of the port, for a browser or an HTTP client to reach; on
+ * SQLite unless `kind` says otherwise; `env` adds to that.
  */
 export async function startListeningRefdata(
   env: Record<string, string> = {},
-  options: { port?: number } = {},
+  options: { port?: number; kind?: DatabaseKind } = {},
 ): Promise<Refdata & { url: string }> {
   const port = options.port ?? (await freePort());
   const url = `http://127.0.0.1:${port}`;
-  const service = await startRefdata('sqlite', {
+  const service = await startRefdata(options.kind ?? 'sqlite', {
     REFDATA_PUBLIC_URL: url,
     REFDATA_PORT: String(port),
     ...env,

@@ -5,6 +5,16 @@ import type { Codehost } from '../context.js';
 import { bearerChallenge, oauthError } from '../oauth/errors.js';
 import type { Scope } from '../oauth/scopes.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * An API route's token scopes: any one admits the caller. The route's
+     * description lists them, so they are declared here, once, for both.
+     */
+    apiScopes?: readonly Scope[];
+  }
+}
+
 export interface ApiCaller {
   user: UserRow;
   scopes: readonly string[];
@@ -24,13 +34,15 @@ function refusedToken(description: string): HttpError {
  * `PRIVATE-TOKEN` header (personal access tokens), then `access_token`
  * parameter and `Authorization: Bearer` (OAuth tokens). A request may carry an
  * OAuth token once only (RFC 6750 section 2). Refused tokens are 401; a token
- * that works but lacks every scope the route accepts is 403 insufficient_scope.
+ * that works but lacks every scope the route accepts (its `apiScopes`) is 403
+ * insufficient_scope.
  */
 export async function authenticateApiRequest(
   request: FastifyRequest,
   codehost: Codehost,
-  acceptedScopes: readonly Scope[],
 ): Promise<ApiCaller> {
+  const acceptedScopes = request.routeOptions.config.apiScopes;
+  if (!acceptedScopes) throw new Error(`${request.routeOptions.url} declares no apiScopes.`);
   const query = request.query as Record<string, unknown>;
   const authorization = request.headers.authorization;
   const bearer =

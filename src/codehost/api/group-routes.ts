@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
@@ -15,15 +16,20 @@ import {
 import { groupEntity } from './entities.js';
 import { forbidden, recordInvalidError } from './gitlab-errors.js';
 import { readableGroup } from './lookup.js';
-import { pageOf, paginationHeaders } from './pagination.js';
+import { PAGE_PARAMETERS, pageOf, paginationHeaders } from './pagination.js';
 import {
   booleanParameter,
+  choiceOf,
   choiceParameter,
+  describedBody,
+  describedQuery,
   ID_PARAMS,
   integerParameter,
   requestParameters,
   requiredString,
+  SORT_ORDERS,
   stringParameter,
+  VISIBILITY_PARAMETERS,
   visibilityParameter,
 } from './parameters.js';
 import { projectEntities } from './project-entities.js';
@@ -40,6 +46,27 @@ async function creatableParent(codehost: Codehost, user: UserRow, parentId: numb
   return parent;
 }
 
+const GROUP_ORDER = ['name', 'path', 'id'] as const;
+
+const GroupListParameters = Type.Object({
+  ...PAGE_PARAMETERS,
+  search: Type.Optional(Type.String({ description: 'Part of the name or path' })),
+  owned: Type.Optional(Type.Boolean({ description: 'Only groups the caller owns' })),
+  all_available: Type.Optional(
+    Type.Boolean({ description: "Every visible group, not only the caller's (API v3)" }),
+  ),
+  order_by: choiceOf(GROUP_ORDER, 'name unless given'),
+  sort: choiceOf(SORT_ORDERS, 'asc unless given'),
+});
+
+const NewGroup = Type.Object({
+  name: Type.String(),
+  path: Type.String({ description: 'The URL segment' }),
+  description: Type.Optional(Type.String()),
+  ...VISIBILITY_PARAMETERS,
+  parent_id: Type.Optional(Type.Integer({ description: 'Makes it a subgroup of this group' })),
+});
+
 export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
   const publicUrl = codehost.config.publicUrl;
   for (const prefix of API_PREFIXES) {
@@ -52,20 +79,22 @@ export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
             ? "The caller's groups (all for admins); `all_available=true` for every visible group"
             : 'Groups visible to the caller',
         tags: ['groups'],
+        ...describedQuery(GroupListParameters),
         response: {
           200: page(GitLabGroup, 'A page of groups'),
           ...apiErrors(400, 401, 403),
         },
       },
+      config: { apiScopes: ['api'] },
       handler: async (request, reply) => {
-        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const { user } = await authenticateApiRequest(request, codehost);
         const parameters = requestParameters(request);
         const page = pageOf(parameters);
         const search = stringParameter(parameters, 'search');
         const owned = booleanParameter(parameters, 'owned') ?? false;
         const allAvailable = booleanParameter(parameters, 'all_available');
-        const orderBy = choiceParameter(parameters, 'order_by', ['name', 'path', 'id']) ?? 'name';
-        const sort = choiceParameter(parameters, 'sort', ['asc', 'desc']) ?? 'asc';
+        const orderBy = choiceParameter(parameters, 'order_by', GROUP_ORDER) ?? 'name';
+        const sort = choiceParameter(parameters, 'sort', SORT_ORDERS) ?? 'asc';
         const membersOnly = allAvailable === undefined ? membersOnlyByDefault : !allAvailable;
 
         // Which groups: every one (admins), or those with these ids, or those
@@ -123,13 +152,15 @@ export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
       schema: {
         summary: 'Create a group; the caller becomes its owner',
         tags: ['groups'],
+        ...describedBody(NewGroup),
         response: {
           201: answer(GitLabGroup, 'The new group'),
           ...apiErrors(400, 401, 403, 404, 413, 415),
         },
       },
+      config: { apiScopes: ['api'] },
       handler: async (request, reply) => {
-        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const { user } = await authenticateApiRequest(request, codehost);
         const parameters = requestParameters(request);
         const name = requiredString(parameters, 'name');
         const path = requiredString(parameters, 'path');
@@ -169,8 +200,9 @@ export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
           ...apiErrors(400, 401, 403, 404),
         },
       },
+      config: { apiScopes: ['api'] },
       handler: async (request) => {
-        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const { user } = await authenticateApiRequest(request, codehost);
         const group = await readableGroup(codehost, user, (request.params as { id: string }).id);
         return {
           ...groupEntity(group, publicUrl),

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
@@ -9,7 +10,7 @@ import { answer, apiErrors, GitLabMember, page } from './described-responses.js'
 import { memberEntity } from './entities.js';
 import { badParameter, forbidden, gitlabError, notFound } from './gitlab-errors.js';
 import { readableGroup, readableProject } from './lookup.js';
-import { ID_PARAMS, requestParameters, requiredInteger } from './parameters.js';
+import { describedBody, ID_PARAMS, requestParameters, requiredInteger } from './parameters.js';
 import { API_PREFIXES } from './user-routes.js';
 
 /** Projects stop at master; owner is a group level only (GitLab 8.12). */
@@ -22,6 +23,16 @@ const ALLOWED_LEVELS: Record<SourceType, readonly AccessLevel[]> = {
     ACCESS_LEVELS.master,
   ],
 };
+
+/** What adding a member reads, with the levels the source takes. */
+const newMember = (type: SourceType) =>
+  Type.Object({
+    user_id: Type.Integer(),
+    access_level: Type.Union(
+      ALLOWED_LEVELS[type].map((level) => Type.Literal(level)),
+      { description: '10 guest, 20 reporter, 30 developer, 40 master, 50 owner (groups only)' },
+    ),
+  });
 
 /** The source a path names, readable by the caller, and whether the caller may manage it. */
 async function sourceFor(codehost: Codehost, type: SourceType, user: UserRow, id: string) {
@@ -52,8 +63,9 @@ export function registerMemberRoutes(app: HttpApp, codehost: Codehost): void {
             ...apiErrors(400, 401, 403, 404),
           },
         },
+        config: { apiScopes: ['api'] },
         handler: async (request) => {
-          const { user } = await authenticateApiRequest(request, codehost, ['api']);
+          const { user } = await authenticateApiRequest(request, codehost);
           const source = await sourceFor(
             codehost,
             type,
@@ -70,13 +82,15 @@ export function registerMemberRoutes(app: HttpApp, codehost: Codehost): void {
           summary: `Add a user to a ${type} (${type === 'group' ? 'owners' : 'masters'} and admins)`,
           tags: [`${type}s`],
           params: ID_PARAMS,
+          ...describedBody(newMember(type)),
           response: {
             201: answer(GitLabMember, 'The new member'),
             ...apiErrors(400, 401, 403, 404, 409, 413, 415),
           },
         },
+        config: { apiScopes: ['api'] },
         handler: async (request, reply) => {
-          const { user } = await authenticateApiRequest(request, codehost, ['api']);
+          const { user } = await authenticateApiRequest(request, codehost);
           const source = await sourceFor(
             codehost,
             type,

@@ -15,7 +15,7 @@ import { authenticateApiRequest } from './authentication.js';
 import { answer, apiErrors } from './described-responses.js';
 import { recordInvalidError } from './gitlab-errors.js';
 import { readableGroup, readableProject } from './lookup.js';
-import { ID_PARAMS, requestParameters, stringParameter } from './parameters.js';
+import { describedBody, ID_PARAMS, requestParameters, stringParameter } from './parameters.js';
 import { API_PREFIXES } from './user-routes.js';
 
 /** GitLab's shape: the events only while the level is `custom`. */
@@ -69,6 +69,25 @@ const GlobalSetting = Type.Object({
   events: Type.Optional(Events),
 });
 
+/** What `notificationChanges` reads: only the parameters sent change anything. */
+const SettingChanges = {
+  level: Type.Optional(Level),
+  ...Object.fromEntries(
+    NOTIFICATION_EVENTS.map((event) => [
+      event,
+      Type.Optional(
+        Type.Boolean({ description: 'Whether this event sends an e-mail (custom level)' }),
+      ),
+    ]),
+  ),
+};
+const GlobalChanges = Type.Object({
+  ...SettingChanges,
+  notification_email: Type.Optional(
+    Type.String({ description: 'One of your e-mail addresses; empty for the primary one' }),
+  ),
+});
+
 export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): void {
   for (const prefix of API_PREFIXES) {
     app.get(`${prefix}/notification_settings`, {
@@ -81,8 +100,9 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
           ...apiErrors(401, 403),
         },
       },
+      config: { apiScopes: ['api'] },
       handler: async (request) => {
-        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const { user } = await authenticateApiRequest(request, codehost);
         const setting = await codehost.notificationSettings.global(user.id);
         return globalShape(setting, notificationEmailOf(user));
       },
@@ -93,13 +113,15 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
         summary: 'Change the global notification level, events or e-mail',
         description: `${UNAUTHORIZED_DOC} Parameters may come in the query string, a form or a JSON body; only those sent change.`,
         tags: ['notification settings'],
+        ...describedBody(GlobalChanges),
         response: {
           200: answer(GlobalSetting, 'The global setting as it now is'),
           ...apiErrors(400, 401, 403, 413, 415),
         },
       },
+      config: { apiScopes: ['api'] },
       handler: async (request) => {
-        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const { user } = await authenticateApiRequest(request, codehost);
         const parameters = requestParameters(request);
         const changes = notificationChanges(parameters);
         const wanted = stringParameter(parameters, 'notification_email');
@@ -146,8 +168,9 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
             ...apiErrors(400, 401, 403, 404),
           },
         },
+        config: { apiScopes: ['api'] },
         handler: async (request) => {
-          const { user } = await authenticateApiRequest(request, codehost, ['api']);
+          const { user } = await authenticateApiRequest(request, codehost);
           const id = await sourceId(request, user);
           const setting = await codehost.notificationSettings.find(user.id, { type, id });
           return setting ? settingShape(setting) : { level: 'global' as const };
@@ -160,13 +183,15 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
           description: `${UNAUTHORIZED_DOC} Parameters may come in the query string, a form or a JSON body; only those sent change.`,
           tags: ['notification settings'],
           params: ID_PARAMS,
+          ...describedBody(Type.Object(SettingChanges)),
           response: {
             200: answer(SourceSetting, `The ${type}'s setting as it now is`),
             ...apiErrors(400, 401, 403, 404, 413, 415),
           },
         },
+        config: { apiScopes: ['api'] },
         handler: async (request) => {
-          const { user } = await authenticateApiRequest(request, codehost, ['api']);
+          const { user } = await authenticateApiRequest(request, codehost);
           const id = await sourceId(request, user);
           const changes = notificationChanges(requestParameters(request));
           return settingShape(

@@ -15,8 +15,8 @@ const ALTERNATIVES = [
  * codehost's API security for its description: a personal access token in
  * `PRIVATE-TOKEN` or `private_token`, an OAuth access token in
  * `Authorization: Bearer` or `access_token`, and the OAuth 2.0 authorization
- * code flow itself, so `/docs` can sign in through this very server. Every route
- * under `/api/` authenticates its caller; nothing else does through a token.
+ * code flow itself, so `/docs` can sign in through this very server. The routes
+ * that take these are those that declare `apiScopes` (every route under `/api/`).
  */
 export function codehostApiSecurity(publicUrl: string): ApiSecurity {
   return {
@@ -58,9 +58,12 @@ export function codehostApiSecurity(publicUrl: string): ApiSecurity {
         },
       },
     },
+    // Each way of sending a token, once per scope that admits the caller (any
+    // one does). OpenAPI 3.1 lets the other schemes list scopes too, and they
+    // apply: a personal access token has scopes as well.
     requirementsOf: (route: RouteOptions) =>
-      route.url.startsWith('/api/')
-        ? ALTERNATIVES.map((scheme): SecurityRequirement => ({ [scheme]: [] }))
-        : undefined,
+      route.config?.apiScopes?.flatMap((scope) =>
+        ALTERNATIVES.map((scheme): SecurityRequirement => ({ [scheme]: [scope] })),
+      ),
   };
 }

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { badParameter } from './gitlab-errors.js';
 import { integerParameter, type Parameters } from './parameters.js';
@@ -8,6 +9,17 @@ export interface Page {
 }
 
 export const MAX_PER_PAGE = 100;
+
+/** What `pageOf` reads. */
+export const PAGE_PARAMETERS = {
+  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Page number, from 1' })),
+  per_page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description: `Items per page: 20 unless given, at most ${MAX_PER_PAGE}`,
+    }),
+  ),
+};
 
 /** GitLab's `page` (from 1) and `per_page` (default 20, at most 100). */
 export function pageOf(parameters: Parameters): Page {

@@ -1,4 +1,4 @@
-import { Type } from '@sinclair/typebox';
+import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import type { VisibilityLevel } from '../db/tables.js';
 import { isVisibilityLevel, VISIBILITY_LEVELS } from '../namespaces/levels.js';
@@ -107,9 +107,53 @@ export const ID_PARAMS = Type.Object({
   }),
 });
 
+/** The values `sort` takes. */
+export const SORT_ORDERS = ['asc', 'desc'] as const;
+
+/**
+ * A route's parameters as its description shows them, read by the handler
+ * itself (query string, form or JSON body, each leniently) and refused in
+ * GitLab's words, so the framework checks nothing here. Reads take them in the
+ * query string; writes in a form or JSON body (the query string works too).
+ */
+export const describedQuery = (parameters: TObject) => ({ described: { querystring: parameters } });
+export const describedBody = (parameters: TObject) => ({
+  consumes: ['application/json', 'application/x-www-form-urlencoded'],
+  described: { body: parameters },
+});
+
+/** An optional parameter that takes one of `choices`. */
+export function choiceOf(choices: readonly string[], description?: string): TSchema {
+  return Type.Optional(
+    Type.Union(
+      choices.map((choice) => Type.Literal(choice)),
+      description === undefined ? {} : { description },
+    ),
+  );
+}
+
+/** The names of the visibility levels, as API v4 takes them. */
+export const VISIBILITY_NAMES = Object.keys(
+  VISIBILITY_LEVELS,
+) as (keyof typeof VISIBILITY_LEVELS)[];
+
+/** What `visibilityParameter` reads. */
+export const VISIBILITY_PARAMETERS = {
+  visibility: choiceOf(VISIBILITY_NAMES),
+  visibility_level: Type.Optional(
+    Type.Union(
+      Object.values(VISIBILITY_LEVELS).map((level) => Type.Literal(level)),
+      { description: 'API v3: 0 private, 10 internal, 20 public' },
+    ),
+  ),
+  public: Type.Optional(
+    Type.Boolean({ description: 'API v3: true for public, false for private' }),
+  ),
+};
+
 /** `visibility` (v4 names) or `visibility_level` (v3 numbers); v3's `public` for projects. */
 export function visibilityParameter(parameters: Parameters): VisibilityLevel | undefined {
-  const name = choiceParameter(parameters, 'visibility', ['private', 'internal', 'public']);
+  const name = choiceParameter(parameters, 'visibility', VISIBILITY_NAMES);
   if (name !== undefined) return VISIBILITY_LEVELS[name];
   const level = integerParameter(parameters, 'visibility_level');
   if (level !== undefined) {

@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
@@ -20,14 +21,20 @@ import {
   recordInvalidError,
 } from './gitlab-errors.js';
 import { readableGroup, readableProject } from './lookup.js';
-import { pageOf, paginationHeaders } from './pagination.js';
+import { PAGE_PARAMETERS, pageOf, paginationHeaders } from './pagination.js';
 import {
   booleanParameter,
+  choiceOf,
   choiceParameter,
+  describedBody,
+  describedQuery,
   ID_PARAMS,
   integerParameter,
   requestParameters,
+  SORT_ORDERS,
   stringParameter,
+  VISIBILITY_NAMES,
+  VISIBILITY_PARAMETERS,
   visibilityParameter,
 } from './parameters.js';
 import { projectEntities } from './project-entities.js';
@@ -81,6 +88,28 @@ const PROJECT_ORDER = [
   'last_activity_at',
 ] as const;
 
+const ProjectListParameters = Type.Object({
+  ...PAGE_PARAMETERS,
+  search: Type.Optional(Type.String({ description: 'Part of the name, path or description' })),
+  owned: Type.Optional(Type.Boolean({ description: "Only the caller's own namespace" })),
+  membership: Type.Optional(
+    Type.Boolean({ description: 'Only projects the caller is a member of (true in API v3)' }),
+  ),
+  visibility: VISIBILITY_PARAMETERS.visibility,
+  order_by: choiceOf(PROJECT_ORDER, 'created_at unless given'),
+  sort: choiceOf(SORT_ORDERS, 'desc unless given'),
+});
+
+const NewProject = Type.Object({
+  name: Type.Optional(Type.String({ description: 'The name, path or both' })),
+  path: Type.Optional(Type.String({ description: 'The URL segment' })),
+  description: Type.Optional(Type.String()),
+  ...VISIBILITY_PARAMETERS,
+  namespace_id: Type.Optional(
+    Type.Integer({ description: "A group to create it in; the caller's own namespace if absent" }),
+  ),
+});
+
 export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
   for (const prefix of API_PREFIXES) {
     const membersOnlyByDefault = prefix === '/api/v3';
@@ -92,26 +121,24 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
             ? "The caller's projects (`membership=false` for every visible project)"
             : 'Projects visible to the caller (`membership=true` for their own)',
         tags: ['projects'],
+        ...describedQuery(ProjectListParameters),
         response: {
           200: page(GitLabProject, 'A page of projects'),
           ...apiErrors(400, 401, 403),
         },
       },
+      config: { apiScopes: ['api'] },
       handler: async (request, reply) => {
-        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const { user } = await authenticateApiRequest(request, codehost);
         const parameters = requestParameters(request);
         const page = pageOf(parameters);
         const search = stringParameter(parameters, 'search');
         const owned = booleanParameter(parameters, 'owned') ?? false;
         const membership = booleanParameter(parameters, 'membership') ?? membersOnlyByDefault;
-        const visibility = choiceParameter(parameters, 'visibility', [
-          'private',
-          'internal',
-          'public',
-        ]);
+        const visibility = choiceParameter(parameters, 'visibility', VISIBILITY_NAMES);
         const orderBy =
           choiceParameter(parameters, 'order_by', PROJECT_ORDER) ?? ('created_at' as const);
-        const sort = choiceParameter(parameters, 'sort', ['asc', 'desc']) ?? 'desc';
+        const sort = choiceParameter(parameters, 'sort', SORT_ORDERS) ?? 'desc';
 
         const personal = await codehost.groups.personalNamespace(user.id);
         const reach = owned
@@ -163,13 +190,15 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
       schema: {
         summary: "Create a project in the caller's namespace or a group (`namespace_id`)",
         tags: ['projects'],
+        ...describedBody(NewProject),
         response: {
           201: answer(GitLabProject, 'The new project'),
           ...apiErrors(400, 401, 403, 404, 413, 415),
         },
       },
+      config: { apiScopes: ['api'] },
       handler: async (request, reply) => {
-        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const { user } = await authenticateApiRequest(request, codehost);
         const parameters = requestParameters(request);
         const name = stringParameter(parameters, 'name');
         const path = stringParameter(parameters, 'path');
@@ -216,8 +245,9 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
           ...apiErrors(400, 401, 403, 404),
         },
       },
+      config: { apiScopes: ['api'] },
       handler: async (request) => {
-        const { user } = await authenticateApiRequest(request, codehost, ['api']);
+        const { user } = await authenticateApiRequest(request, codehost);
         const { project, namespace } = await readableProject(
           codehost,
           user,

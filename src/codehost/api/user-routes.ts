@@ -89,8 +89,9 @@ export function registerUserRoutes(app: HttpApp, codehost: Codehost): void {
           ...apiErrors(400, 401, 403),
         },
       },
+      config: { apiScopes: ['api', 'read_user'] },
       handler: async (request) => {
-        const caller = await authenticateApiRequest(request, codehost, ['api', 'read_user']);
+        const caller = await authenticateApiRequest(request, codehost);
         return gitlabUser(caller.user, codehost.config.publicUrl);
       },
     });

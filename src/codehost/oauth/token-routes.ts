@@ -11,11 +11,47 @@ import { bearerChallenge, invalidClient, oauthError } from './errors.js';
 import { coversScopes, DEFAULT_SCOPES, parseScopes } from './scopes.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, GrantRefused, type IssuedToken } from './tokens.js';
 
-const FORM_BODY = {
-  type: 'object',
-  additionalProperties: { type: 'string' },
-  description: 'Form parameters (application/x-www-form-urlencoded; JSON is accepted too).',
-} as const;
+/**
+ * A form's parameters, each a single string; others are ignored (RFC 6749
+ * section 3.2), and the handler says which are missing in OAuth's words.
+ */
+const formBody = (parameters: Record<string, string>) =>
+  Type.Object(
+    Object.fromEntries(
+      Object.entries(parameters).map(([name, description]) => [
+        name,
+        Type.Optional(Type.String({ description })),
+      ]),
+    ),
+    {
+      additionalProperties: Type.String(),
+      description: 'Form parameters (application/x-www-form-urlencoded; JSON is accepted too).',
+    },
+  );
+
+/** How a client authenticates in the body (RFC 6749 section 2.3.1), or names itself. */
+const CLIENT_PARAMETERS = {
+  client_id: 'The Application ID (or HTTP Basic authentication)',
+  client_secret: 'The secret of a confidential client (or HTTP Basic authentication)',
+};
+
+const TOKEN_PARAMETERS = {
+  grant_type: 'authorization_code, password or refresh_token',
+  code: 'authorization_code: the code from /oauth/authorize',
+  redirect_uri: 'authorization_code: the redirect URI the code was sent to',
+  code_verifier: 'authorization_code: the PKCE verifier (RFC 7636)',
+  username: "password: the user's username or e-mail address",
+  password: "password: the user's password",
+  refresh_token: 'refresh_token: the refresh token',
+  scope: 'password and refresh_token: the scopes wanted, space-separated',
+  ...CLIENT_PARAMETERS,
+};
+
+const TOKEN_LOOKUP_PARAMETERS = {
+  token: 'The access or refresh token',
+  token_type_hint: 'access_token or refresh_token',
+  ...CLIENT_PARAMETERS,
+};
 
 /** RFC 6749 section 5.1. */
 const TokenResponse = Type.Object({
@@ -60,14 +96,19 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
     reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
   };
   /** What the three form-posting endpoints share: OAuth errors, rate limit, no caching. */
-  const formRoute = <T extends TSchema>(summary: string, success: T, description: string) => ({
+  const formRoute = <T extends TSchema>(
+    summary: string,
+    parameters: Record<string, string>,
+    success: T,
+    description: string,
+  ) => ({
     config: { errorShape: 'oauth' as const, rateLimit },
     onRequest: noStore,
     schema: {
       summary,
       tags: ['oauth'],
       consumes: ['application/x-www-form-urlencoded', 'application/json'],
-      body: FORM_BODY,
+      body: formBody(parameters),
       response: { 200: { ...success, description }, ...OAUTH_ERRORS },
     },
   });
@@ -75,6 +116,7 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   app.post('/oauth/token', {
     ...formRoute(
       'Exchange a code, password or refresh token for an access token',
+      TOKEN_PARAMETERS,
       TokenResponse,
       'The token (RFC 6749 section 5.1), with an ID token when the grant has openid',
     ),
@@ -106,6 +148,7 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   app.post('/oauth/revoke', {
     ...formRoute(
       'Revoke an access or refresh token (RFC 7009)',
+      TOKEN_LOOKUP_PARAMETERS,
       Type.Object({}, { additionalProperties: false }),
       'Revoked, or there was nothing to revoke',
     ),
@@ -137,6 +180,7 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   app.post('/oauth/introspect', {
     ...formRoute(
       'Describe a token (RFC 7662); for authenticated clients',
+      TOKEN_LOOKUP_PARAMETERS,
       IntrospectionResponse,
       "The token's state; only a client's own tokens are ever active",
     ),

@@ -32,6 +32,19 @@ export interface ApiDescription {
   security?: ApiSecurity;
 }
 
+declare module 'fastify' {
+  interface FastifySchema {
+    /**
+     * Request parts the description shows but the framework does not check,
+     * for handlers that apply rules of their own whose answers to a bad value
+     * are part of the contract (GitLab's parameters: a query string, form or
+     * JSON body, each value read leniently and refused in GitLab's words).
+     * Build them from the same constants the handler reads.
+     */
+    described?: { querystring?: unknown; body?: unknown };
+  }
+}
+
 export const OPENAPI_PATH = '/openapi.json';
 export const DOCS_PATH = '/docs';
 
@@ -58,15 +71,20 @@ export async function registerOpenApi(app: HttpApp, api: ApiDescription): Promis
       ],
       ...(security ? { components: { securitySchemes: security.schemes } } : {}),
     },
-    ...(security
-      ? {
-          transform: ({ schema, url, route }) => {
-            const requirements = security.requirementsOf(route as RouteOptions);
-            if (!requirements || schema?.security) return { schema, url };
-            return { schema: { ...schema, security: requirements }, url };
-          },
-        }
-      : {}),
+    transform: ({ schema, url, route }) => {
+      if (!schema) return { schema, url };
+      const { described, ...checked } = schema;
+      const requirements = security?.requirementsOf(route as RouteOptions);
+      return {
+        schema: {
+          ...checked,
+          ...(described?.querystring ? { querystring: described.querystring } : {}),
+          ...(described?.body ? { body: described.body } : {}),
+          ...(requirements && !checked.security ? { security: requirements } : {}),
+        },
+        url,
+      };
+    },
   });
 }
 

@@ -5,7 +5,7 @@ import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, noContent, problems, StatusSchema } from '../described-responses.js';
-import { checkIfMatch, IRI_QUERY, notFound } from '../resources/lookup.js';
+import { checkIfMatch, IF_MATCH_HEADER, IRI_QUERY, notFound } from '../resources/lookup.js';
 import { etagOf, type ResourceRow } from '../resources/store.js';
 import { requiredText } from '../resources/text.js';
 import { type Move, moveResource } from './steps.js';
@@ -58,6 +58,7 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
       summary: 'Submit a Draft for review (a picklist with all its values)',
       tags: ['lifecycle'],
       querystring: IRI_QUERY,
+      headers: IF_MATCH_HEADER,
       response: {
         204: noContent('Submitted', ['etag']),
         ...problems(400, 401, 403, 404, 409),
@@ -85,6 +86,7 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
         summary: `${decision === 'approve' ? 'Approve' : 'Reject'} a Submitted resource (Reviewers), with a justification`,
         tags: ['lifecycle'],
         querystring: IRI_QUERY,
+        headers: IF_MATCH_HEADER,
         body: DECISION,
         response: {
           204: noContent(decision === 'approve' ? 'Approved' : 'Rejected', ['etag']),

@@ -18,6 +18,16 @@ export const IRI_QUERY = Type.Object(
   { additionalProperties: false },
 );
 
+/** What `checkIfMatch` reads: optional, so a client that never reads first still writes. */
+export const IF_MATCH_HEADER = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      description:
+        'The ETag the change is based on (or *); if the resource has moved on, 409 stale-write',
+    }),
+  ),
+});
+
 export function notFound(iri: string): HttpError {
   return new HttpError(problem(404, 'not-found', `No resource has the IRI ${iri}.`));
 }

@@ -8,7 +8,7 @@ import type { Refdata } from '../context.js';
 import { answer, noContent, problems, representationSchema } from '../described-responses.js';
 import type { Family } from '../families/family.js';
 import { createDraft, updateDraft } from './authoring.js';
-import { checkIfMatch, IRI_QUERY, readRow, representation } from './lookup.js';
+import { checkIfMatch, IF_MATCH_HEADER, IRI_QUERY, readRow, representation } from './lookup.js';
 import { etagOf } from './store.js';
 
 /** POST, PUT and GET of one family, its bodies typed by its own schema. */
@@ -53,6 +53,7 @@ function registerFamilyRoutes<S extends TObject>(
       summary: `Replace a Draft ${family.label}'s content`,
       tags,
       querystring: IRI_QUERY,
+      headers: IF_MATCH_HEADER,
       body: family.schema,
       response: {
         204: noContent('Changed', ['etag']),
