@@ -5,6 +5,7 @@ import { accountCommands } from './accounts/commands.js';
 import { createInitialAdmin } from './accounts/initial-admin.js';
 import { PasswordHasher } from './accounts/passwords.js';
 import { UserStore } from './accounts/users.js';
+import { internalErrorOf } from './api/described-responses.js';
 import { registerGroupRoutes } from './api/group-routes.js';
 import { registerMemberRoutes } from './api/member-routes.js';
 import { registerNotificationRoutes } from './api/notification-routes.js';
@@ -58,6 +59,7 @@ export const codehost: ServiceDefinition<CodehostTables> = {
   ],
   migrations: codehostMigrations,
   apiSecurity: (config) => codehostApiSecurity(config.publicUrl),
+  internalError: internalErrorOf,
   errorRenderer: () => renderCodehostError,
   adminCommands: [...accountCommands, ...namespaceCommands, ...oidcCommands],
   async initialize({ database, platform }) {

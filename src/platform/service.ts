@@ -32,6 +32,8 @@ export interface ServiceDefinition<Tables = unknown> {
   apiTags?: ApiDescription['tags'];
   /** How its operations authenticate, for the description and the docs' Authorize. */
   apiSecurity?(config: ServiceConfig, platform: Config): ApiSecurity;
+  /** What a route's unforeseen failure (500) looks like, for the description. */
+  internalError?: ApiDescription['internalError'];
   migrations: MigrationSet;
   /** Builds the renderer once the service's public URL is known. */
   errorRenderer(config: ServiceConfig): ErrorRenderer;
@@ -76,6 +78,7 @@ export async function buildService<Tables>(
     ...(definition.apiSecurity
       ? { security: definition.apiSecurity(config, options.platform) }
       : {}),
+    ...(definition.internalError ? { internalError: definition.internalError } : {}),
   });
   registerHealthRoutes(app, () => options.database.ping());
   await definition.registerRoutes(app, {

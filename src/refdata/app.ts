@@ -8,6 +8,7 @@ import { registerAncestorRoutes } from './cfihos/ancestors.js';
 import { createRefdata } from './context.js';
 import { refdataMigrations } from './db/migrations.js';
 import type { RefdataTables } from './db/tables.js';
+import { problems } from './described-responses.js';
 import { FamilyRegistry } from './families/registry.js';
 import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
@@ -43,6 +44,8 @@ export function refdataService(
       { name: 'problems', description: 'Problem types used in error responses' },
     ],
     apiSecurity: (_config, platform) => refdataApiSecurity(platform),
+    // Every operation answers an unforeseen failure as it answers any problem.
+    internalError: () => problems(500)[500],
     migrations: refdataMigrations,
     errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
     adminCommands: [...authCommands, ...searchCommands],

@@ -52,6 +52,7 @@ const WHY: Record<number, string> = {
   410: 'The resource was removed (a value its picklist no longer lists)',
   413: 'The body is larger than the limit',
   415: 'The body is in a type the operation does not take',
+  500: 'An unforeseen failure (internal), with the traceId to quote',
   503: 'Search is being built or is down (Retry-After)',
 };
 

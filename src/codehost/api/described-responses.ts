@@ -4,6 +4,7 @@
  * response of the test suite to it.
  */
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
+import type { RouteOptions } from 'fastify';
 
 /** GitLab's API error: a status line, or a record's messages by attribute. */
 const GitLabError = Type.Object(
@@ -33,6 +34,7 @@ const WHY: Record<number, string> = {
   409: 'Already there: the user is a member, or the path is taken (GitLab error)',
   413: 'The body is larger than the limit (GitLab error)',
   415: 'The body is in a type the route does not take (GitLab error)',
+  500: 'An unforeseen failure: "500 Internal Server Error" with the traceId to quote',
 };
 
 /** The error answers an API operation can give, by status. */
@@ -177,6 +179,7 @@ const PAGE_WHY: Record<number, string> = {
   403: 'A page: the form was not ours (its token did not match)',
   404: 'A page: there is nothing here',
   422: 'A page: the form had a mistake',
+  500: 'A page: an unforeseen failure, with the trace id to quote',
 };
 
 /**
@@ -231,3 +234,21 @@ export const ServerMetadata = Type.Object({
 export const KeySet = Type.Object({
   keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.Optional(Type.String()) })),
 });
+
+/**
+ * What a route answers when it fails unforeseen (500), in the shape its errors
+ * take (see `renderCodehostError`): OAuth's `server_error` at the OAuth
+ * endpoints, a page where a browser is sent, GitLab's `{"message"}` elsewhere.
+ */
+export function internalErrorOf(route: RouteOptions): unknown {
+  switch (route.config?.errorShape) {
+    case 'oauth':
+      return oauthErrors({
+        500: 'server_error: an unforeseen failure, with the traceId to quote',
+      })[500];
+    case 'html':
+      return browserAnswers(500)[500];
+    default:
+      return apiErrors(500)[500];
+  }
+}

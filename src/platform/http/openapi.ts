@@ -30,6 +30,13 @@ export interface ApiDescription {
   publicUrl: string;
   tags?: { name: string; description: string }[];
   security?: ApiSecurity;
+  /**
+   * The answer `route` gives when it fails in a way nobody foresaw (500), in
+   * the shape the service's error renderer gives that route; undefined leaves
+   * the route's own description alone. Added to every described operation,
+   * since any of them can fail so.
+   */
+  internalError?(route: RouteOptions): unknown;
 }
 
 declare module 'fastify' {
@@ -75,9 +82,13 @@ export async function registerOpenApi(app: HttpApp, api: ApiDescription): Promis
       if (!schema) return { schema, url };
       const { described, ...checked } = schema;
       const requirements = security?.requirementsOf(route as RouteOptions);
+      const responses = checked.response as Record<string, unknown> | undefined;
+      const internal =
+        responses && !('500' in responses) ? api.internalError?.(route as RouteOptions) : undefined;
       return {
         schema: {
           ...checked,
+          ...(internal ? { response: { ...responses, 500: internal } } : {}),
           ...(described?.querystring ? { querystring: described.querystring } : {}),
           ...(described?.body ? { body: described.body } : {}),
           ...(requirements && !checked.security ? { security: requirements } : {}),
