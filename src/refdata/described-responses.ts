@@ -56,6 +56,19 @@ const WHY: Record<number, string> = {
   503: 'Search is being built or is down (Retry-After)',
 };
 
+/** Headers an error answer carries that a client acts on. */
+const PROBLEM_HEADERS: Partial<Record<number, Record<string, unknown>>> = {
+  401: {
+    'www-authenticate': {
+      type: 'string',
+      description: 'Bearer, with error and error_description (RFC 6750)',
+    },
+  },
+  503: {
+    'retry-after': { type: 'integer', description: 'Seconds until it is worth asking again' },
+  },
+};
+
 /**
  * The errors an operation can answer, by status: Problem Details for programs,
  * or a page for a browser that asked for HTML without a token.
@@ -66,6 +79,7 @@ export function problems(...statuses: (keyof typeof WHY)[]): Record<number, unkn
       status,
       {
         description: WHY[status],
+        ...(PROBLEM_HEADERS[status] ? { headers: PROBLEM_HEADERS[status] } : {}),
         content: {
           'application/problem+json': { schema: Problem },
           'text/html': { schema: Type.String({ description: 'The same, as a page' }) },

@@ -11,7 +11,12 @@ import { startTestService, type TestService } from '../harness.js';
 
 interface Operation {
   security?: Record<string, string[]>[];
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
 }
+
+/** The headers a status of an operation is described with. */
+const headersOf = (description: Description, path: string, method: string, status: number) =>
+  Object.keys(description.paths[path]?.[method]?.responses?.[status]?.headers ?? {});
 interface Description {
   components: { securitySchemes: Record<string, Record<string, unknown>> };
   paths: Record<string, Record<string, Operation>>;
@@ -76,6 +81,10 @@ describe('codehost: security in the API description', () => {
       }
     }
     expect(description.paths['/oauth/token']?.post?.security).toBeUndefined();
+    // What a refused client acts on is described with the refusal.
+    expect(headersOf(description, '/api/v4/user', 'get', 401)).toEqual(['www-authenticate']);
+    expect(headersOf(description, '/oauth/token', 'post', 401)).toEqual(['www-authenticate']);
+    expect(headersOf(description, '/oauth/token', 'post', 429)).toEqual(['retry-after']);
     expect(description.paths['/-/health']?.get?.security).toBeUndefined();
   });
 
@@ -94,6 +103,13 @@ describe('refdata: security in the API description', () => {
     description = await describeService(service);
   });
   afterAll(() => service.app.close());
+
+  it('describes the headers a refused client acts on', () => {
+    expect(headersOf(description, '/rdl/terms/subclass', 'post', 401)).toEqual([
+      'www-authenticate',
+    ]);
+    expect(headersOf(description, '/search/search-index', 'get', 503)).toEqual(['retry-after']);
+  });
 
   it('describes its bearer JWT, and the routes guarded by a role check need it', () => {
     expect(description.components.securitySchemes.bearer).toMatchObject({

@@ -37,10 +37,36 @@ const WHY: Record<number, string> = {
   500: 'An unforeseen failure: "500 Internal Server Error" with the traceId to quote',
 };
 
+/** Headers an error answer carries that a client acts on. */
+const ERROR_HEADERS: Partial<Record<number, Record<string, unknown>>> = {
+  401: {
+    'www-authenticate': {
+      type: 'string',
+      description: 'How to authenticate: Bearer with the error (RFC 6750), or Basic for a client',
+    },
+  },
+  403: {
+    'www-authenticate': {
+      type: 'string',
+      description: 'Bearer error="insufficient_scope" with the scope needed, for a token',
+    },
+  },
+  429: {
+    'retry-after': { type: 'integer', description: 'Seconds until it is worth asking again' },
+  },
+};
+
 /** The error answers an API operation can give, by status. */
 export function apiErrors(...statuses: (keyof typeof WHY)[]): Record<number, TSchema> {
   return Object.fromEntries(
-    statuses.map((status) => [status, { ...API_ERROR, description: WHY[status] }]),
+    statuses.map((status) => [
+      status,
+      {
+        ...API_ERROR,
+        description: WHY[status],
+        ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+      },
+    ]),
   );
 }
 
@@ -214,7 +240,11 @@ export function oauthErrors(entries: Partial<Record<number, string>>) {
   return Object.fromEntries(
     Object.entries(entries).map(([status, description]) => [
       status,
-      { ...OAuthErrorBody, description },
+      {
+        ...OAuthErrorBody,
+        description,
+        ...(ERROR_HEADERS[Number(status)] ? { headers: ERROR_HEADERS[Number(status)] } : {}),
+      },
     ]),
   );
 }
