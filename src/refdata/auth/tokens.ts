@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
@@ -76,7 +76,7 @@ export class TokenVerifier {
   private readonly verified = new Map<string, Principal>();
 
   async verify(token: string): Promise<Principal> {
-    const key = createHash('sha256').update(token).digest('base64url');
+    const key = hash('sha256', token, 'base64url');
     const known = this.verified.get(key);
     if (known && Date.now() < known.expiresAt + CLOCK_TOLERANCE_SECONDS * 1000) return known;
     if (known) this.verified.delete(key);

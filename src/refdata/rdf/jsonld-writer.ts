@@ -18,6 +18,14 @@ interface NodeText {
  */
 const REMEMBERED_TERMS = 1000;
 
+/** A context's sorted namespaces, its JSON, and its vocabulary IRIs as written. */
+interface ContextWork {
+  namespaces: [string, string][];
+  remembered: Map<string, string>;
+  contextText: string;
+}
+const SHARED = new WeakMap<object, ContextWork>();
+
 /**
  * Compacted JSON-LD written straight from quads, one node object per subject in
  * a flat `@graph`, under a context of prefixes only: the shape `jsonld.compact`
@@ -34,18 +42,32 @@ const REMEMBERED_TERMS = 1000;
  * one chunk are forgotten when it is written and memory stays flat.
  */
 export class JsonLdWriter {
-  private readonly namespaces: [string, string][];
-  private readonly remembered = new Map<string, string>();
+  private readonly namespaces: readonly [string, string][];
+  private readonly remembered: Map<string, string>;
+  private readonly contextText: string;
   private blankNodes = 0;
   private written = 0;
 
-  constructor(private readonly context: Readonly<Record<string, string>>) {
-    // Longest namespace first, so the most specific prefix wins.
-    this.namespaces = Object.entries(context).sort((a, b) => b[1].length - a[1].length);
+  constructor(context: Readonly<Record<string, string>>) {
+    // What depends on the context alone is worked out once per context, not
+    // per document: dereferencing writes one small document per request.
+    let shared = SHARED.get(context);
+    if (!shared) {
+      shared = {
+        // Longest namespace first, so the most specific prefix wins.
+        namespaces: Object.entries(context).sort((a, b) => b[1].length - a[1].length),
+        remembered: new Map(),
+        contextText: JSON.stringify(context),
+      };
+      SHARED.set(context, shared);
+    }
+    this.namespaces = shared.namespaces;
+    this.remembered = shared.remembered;
+    this.contextText = shared.contextText;
   }
 
   header(): string {
-    return `{\n  "@context": ${JSON.stringify(this.context)},\n  "@graph": [`;
+    return `{\n  "@context": ${this.contextText},\n  "@graph": [`;
   }
 
   footer(): string {

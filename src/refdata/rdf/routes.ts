@@ -112,14 +112,8 @@ export async function answerResource(
   reply.type(`${mediaType}${charset}`);
   // A library streams its terms; any other resource is one small document.
   return row.family === 'library'
-    ? reply.send(
-        serializeStream(
-          libraryChunks(refdata, row, level),
-          mediaType as RdfMediaType,
-          refdata.iriBase,
-        ),
-      )
-    : reply.send(await serializeToString(quads, mediaType as RdfMediaType, refdata.iriBase));
+    ? reply.send(serializeStream(libraryChunks(refdata, row, level), mediaType as RdfMediaType))
+    : reply.send(await serializeToString(quads, mediaType as RdfMediaType));
 }
 
 /** Every representation a dereferenced resource may come in, for the API description. */

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { type Quad, StreamWriter, Writer } from 'n3';
 import { JsonLdWriter } from './jsonld-writer.js';
 import { RDF_XML_FOOTER, RDF_XML_HEADER, RdfXmlWriter } from './rdfxml.js';
-import { prefixes } from './vocabulary.js';
+import { PREFIXES } from './vocabulary.js';
 
 /** The RDF serializations a resource is offered in, by media type. */
 export const RDF_MEDIA_TYPES = [
@@ -23,27 +23,18 @@ const N3_FORMATS: Partial<Record<RdfMediaType, string>> = {
   'application/n-quads': 'N-Quads',
 };
 
-/** The JSON-LD context: our prefixes, so compacted output reads like the Turtle. */
-export function jsonLdContext(iriBase: string): Record<string, string> {
-  return prefixes(iriBase);
-}
-
 /**
  * Writes chunks of quads as they come, so a graph of any size is never one string:
  * n3's StreamWriter for Turtle, TriG, N-Triples and N-Quads, and our own writers
  * for JSON-LD and RDF/XML, each chunk placed inside one document.
  */
-export function serializeStream(
-  chunks: AsyncIterable<Quad[]>,
-  mediaType: RdfMediaType,
-  iriBase: string,
-): Readable {
+export function serializeStream(chunks: AsyncIterable<Quad[]>, mediaType: RdfMediaType): Readable {
   const n3Format = N3_FORMATS[mediaType];
   if (n3Format) {
     const lineBased = n3Format === 'N-Triples' || n3Format === 'N-Quads';
     const writer = new StreamWriter({
       format: n3Format,
-      ...(lineBased ? {} : { prefixes: prefixes(iriBase) }),
+      ...(lineBased ? {} : { prefixes: PREFIXES }),
     });
     (async () => {
       for await (const chunk of chunks) {
@@ -71,7 +62,7 @@ export function serializeStream(
   }
   return Readable.from(
     (async function* () {
-      const writer = new JsonLdWriter(jsonLdContext(iriBase));
+      const writer = new JsonLdWriter(PREFIXES);
       yield writer.header();
       for await (const chunk of chunks) yield* writer.write(chunk);
       yield writer.footer();
@@ -87,14 +78,13 @@ export function serializeStream(
 export function serializeToString(
   quads: readonly Quad[],
   mediaType: RdfMediaType,
-  iriBase: string,
 ): Promise<string> {
   const n3Format = N3_FORMATS[mediaType];
   if (n3Format) {
     const lineBased = n3Format === 'N-Triples' || n3Format === 'N-Quads';
     const writer = new Writer({
       format: n3Format,
-      ...(lineBased ? {} : { prefixes: prefixes(iriBase) }),
+      ...(lineBased ? {} : { prefixes: PREFIXES }),
     });
     writer.addQuads([...quads]);
     return new Promise((resolve, reject) =>
@@ -106,6 +96,6 @@ export function serializeToString(
       `${RDF_XML_HEADER}${new RdfXmlWriter().write(quads).join('')}${RDF_XML_FOOTER}`,
     );
   }
-  const writer = new JsonLdWriter(jsonLdContext(iriBase));
+  const writer = new JsonLdWriter(PREFIXES);
   return Promise.resolve(`${writer.header()}${writer.write(quads).join('')}${writer.footer()}`);
 }

@@ -89,7 +89,7 @@ export function registerVocabularyRoutes(app: HttpApp, refdata: Refdata): void {
       const graph = rdlVocabularyGraph(`${refdata.publicUrl}/vocab`);
       return reply
         .type(mediaType === 'application/rdf+xml' ? mediaType : `${mediaType}; charset=utf-8`)
-        .send(serializeStream(single(graph), mediaType as RdfMediaType, refdata.iriBase));
+        .send(serializeStream(single(graph), mediaType as RdfMediaType));
     },
   });
 }

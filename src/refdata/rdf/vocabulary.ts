@@ -37,7 +37,8 @@ export const sym = namespace(NS.sym);
  */
 export const RDL_NAMESPACE = 'https://w3id.org/refdata/vocab#';
 
-/** The prefixes Turtle and TriG output declare. */
-export function prefixes(_iriBase?: string): Record<string, string> {
-  return { ...NS, rdl: RDL_NAMESPACE };
-}
+/** The prefixes Turtle and TriG output declare (and JSON-LD's context): one object, shared. */
+export const PREFIXES: Readonly<Record<string, string>> = Object.freeze({
+  ...NS,
+  rdl: RDL_NAMESPACE,
+});

@@ -88,7 +88,7 @@ export function registerShaclRoutes(app: HttpApp, refdata: Refdata): void {
         const format: RdfMediaType = mediaType === 'text/plain' ? 'text/turtle' : mediaType;
         return reply
           .type(`${mediaType}; charset=utf-8`)
-          .send(serializeStream(single(quads), format, refdata.iriBase));
+          .send(serializeStream(single(quads), format));
       },
     });
   }

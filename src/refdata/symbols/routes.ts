@@ -126,7 +126,7 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
       const quads = rows.flatMap((row) => resourceGraph(refdata, row, [], justifications));
       return reply
         .type(`${mediaType}; charset=utf-8`)
-        .send(serializeStream(single(quads), mediaType, refdata.iriBase));
+        .send(serializeStream(single(quads), mediaType));
     },
   });
 }

@@ -160,7 +160,7 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
         const quads = await completeShacl(refdata, row);
         return reply
           .type('text/turtle; charset=utf-8')
-          .send(serializeStream(single(quads), 'text/turtle', refdata.iriBase));
+          .send(serializeStream(single(quads), 'text/turtle'));
       }
       // The schema admits only the formats listed.
       const download = DOWNLOADS.find((entry) => entry.format === format);
