@@ -4,6 +4,7 @@
  * of the test suite to it.
  */
 import { type TSchema, Type } from '@sinclair/typebox';
+import { RETRY_AFTER, wwwAuthenticate } from '../platform/http/described-headers.js';
 import { STATUSES } from './db/tables.js';
 import type { Family } from './families/family.js';
 
@@ -58,15 +59,8 @@ const WHY: Record<number, string> = {
 
 /** Headers an error answer carries that a client acts on. */
 const PROBLEM_HEADERS: Partial<Record<number, Record<string, unknown>>> = {
-  401: {
-    'www-authenticate': {
-      type: 'string',
-      description: 'Bearer, with error and error_description (RFC 6750)',
-    },
-  },
-  503: {
-    'retry-after': { type: 'integer', description: 'Seconds until it is worth asking again' },
-  },
+  401: wwwAuthenticate('Bearer, with error and error_description (RFC 6750)'),
+  503: RETRY_AFTER,
 };
 
 /**

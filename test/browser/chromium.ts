@@ -1,5 +1,5 @@
 import { existsSync } from 'node:fs';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page } from 'playwright-core';
 
 /** Debian's chromium; CHROMIUM_PATH points elsewhere when it lives elsewhere. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -49,4 +49,23 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
   return results.violations.flatMap((violation) =>
     violation.nodes.map((node) => `${violation.id}: ${node.target.join(' ')}`),
   );
+}
+
+/**
+ * Swagger UI's "Try it out" on one GET operation of `/docs` (a parameterless
+ * one): opens it, sends it, and returns the status the page shows.
+ */
+export async function tryItOut(page: Page, path: string): Promise<string> {
+  const operation = getOperation(page, path);
+  await operation.locator('.opblock-summary').click();
+  await operation.locator('button.try-out__btn').click();
+  await operation.locator('button.execute').click();
+  const status = operation.locator('.live-responses-table .response .response-col_status').first();
+  await status.waitFor({ timeout: 10_000 });
+  return (await status.innerText()).trim();
+}
+
+/** The operation of `/docs` for a GET of `path`. */
+export function getOperation(page: Page, path: string): Locator {
+  return page.locator('.opblock-get').filter({ has: page.locator(`[data-path="${path}"]`) });
 }

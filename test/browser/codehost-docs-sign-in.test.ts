@@ -6,7 +6,13 @@ import {
   createUser,
   startCodehost,
 } from '../codehost/helpers.js';
-import { browserAvailable, browserSkipReason, launchChromium } from './chromium.js';
+import {
+  browserAvailable,
+  browserSkipReason,
+  getOperation,
+  launchChromium,
+  tryItOut,
+} from './chromium.js';
 
 /**
  * codehost's own `/docs` signs in through codehost's OAuth: Authorize with an
@@ -66,17 +72,8 @@ describe.skipIf(!browserAvailable)(
         await page.screenshot({ path: '.test-output/docs-signed-in.png' });
         await page.locator('.dialog-ux button.close-modal').click();
 
-        const operation = page
-          .locator('.opblock-get')
-          .filter({ has: page.locator('[data-path="/api/v4/user"]') });
-        await operation.locator('.opblock-summary').click();
-        await operation.locator('button.try-out__btn').click();
-        await operation.locator('button.execute').click();
-        const status = operation
-          .locator('.live-responses-table .response .response-col_status')
-          .first();
-        await status.waitFor({ timeout: 10_000 });
-        expect((await status.innerText()).trim()).toBe('200');
+        expect(await tryItOut(page, '/api/v4/user')).toBe('200');
+        const operation = getOperation(page, '/api/v4/user');
         const body = await operation
           .locator('.live-responses-table .microlight')
           .first()

@@ -2,7 +2,13 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SERVICES_UNDER_TEST } from '../error-shapes.js';
 import { baseUrl, startTestService, type TestService } from '../harness.js';
-import { browserAvailable, browserSkipReason, launchChromium } from './chromium.js';
+import {
+  browserAvailable,
+  browserSkipReason,
+  getOperation,
+  launchChromium,
+  tryItOut,
+} from './chromium.js';
 
 describe.skipIf(!browserAvailable)(
   `API documentation pages in Chromium${browserAvailable ? '' : ` (skipped: ${browserSkipReason})`}`,
@@ -57,16 +63,10 @@ describe.skipIf(!browserAvailable)(
           await page.screenshot({ path: `.test-output/docs-authorize-${definition.name}.png` });
           await dialog.locator('button.close-modal').click();
 
-          const health = page.locator('.opblock-get', { hasText: '/-/health' });
-          await health.locator('.opblock-summary').click();
-          await health.locator('button.try-out__btn').click();
-          await health.locator('button.execute').click();
-          const status = health
-            .locator('.live-responses-table .response .response-col_status')
-            .first();
-          await status.waitFor({ timeout: 10_000 });
-          expect((await status.innerText()).trim()).toBe('200');
-          const requestUrl = await health.locator('.request-url pre').innerText();
+          expect(await tryItOut(page, '/-/health')).toBe('200');
+          const requestUrl = await getOperation(page, '/-/health')
+            .locator('.request-url pre')
+            .innerText();
           expect(requestUrl.trim()).toBe(`${baseUrl(service)}/-/health`);
         } finally {
           await page.close();

@@ -5,6 +5,7 @@
  */
 import { type TObject, type TSchema, Type } from '@sinclair/typebox';
 import type { RouteOptions } from 'fastify';
+import { RETRY_AFTER, wwwAuthenticate } from '../../platform/http/described-headers.js';
 
 /** GitLab's API error: a status line, or a record's messages by attribute. */
 const GitLabError = Type.Object(
@@ -39,21 +40,11 @@ const WHY: Record<number, string> = {
 
 /** Headers an error answer carries that a client acts on. */
 const ERROR_HEADERS: Partial<Record<number, Record<string, unknown>>> = {
-  401: {
-    'www-authenticate': {
-      type: 'string',
-      description: 'How to authenticate: Bearer with the error (RFC 6750), or Basic for a client',
-    },
-  },
-  403: {
-    'www-authenticate': {
-      type: 'string',
-      description: 'Bearer error="insufficient_scope" with the scope needed, for a token',
-    },
-  },
-  429: {
-    'retry-after': { type: 'integer', description: 'Seconds until it is worth asking again' },
-  },
+  401: wwwAuthenticate(
+    'How to authenticate: Bearer with the error (RFC 6750), or Basic for a client',
+  ),
+  403: wwwAuthenticate('Bearer error="insufficient_scope" with the scope needed, for a token'),
+  429: RETRY_AFTER,
 };
 
 /** The error answers an API operation can give, by status. */
