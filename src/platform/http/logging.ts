@@ -52,7 +52,8 @@ const REDACT_KEYS = [
   'set-cookie',
   'x-api-key',
 ];
-const REDACT_PARENTS = ['', '*.', '*.*.', 'headers.', 'req.headers.', 'res.headers.'];
+// At the top, one level down and two (which covers `headers.x` and `req.headers.x`).
+const REDACT_PARENTS = ['', '*.', '*.*.'];
 // Keys with a hyphen need pino's bracket notation to be matched at all.
 const REDACT_PATHS = REDACT_KEYS.flatMap((key) =>
   REDACT_PARENTS.map((parent) =>
