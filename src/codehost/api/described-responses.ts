@@ -47,6 +47,12 @@ const ERROR_HEADERS: Partial<Record<number, Record<string, unknown>>> = {
   429: RETRY_AFTER,
 };
 
+/** The `headers` of an error answer of `status`, if it carries any. */
+function errorHeaders(status: number) {
+  const headers = ERROR_HEADERS[status];
+  return headers ? { headers } : {};
+}
+
 /** The error answers an API operation can give, by status. */
 export function apiErrors(...statuses: (keyof typeof WHY)[]): Record<number, TSchema> {
   return Object.fromEntries(
@@ -55,7 +61,7 @@ export function apiErrors(...statuses: (keyof typeof WHY)[]): Record<number, TSc
       {
         ...API_ERROR,
         description: WHY[status],
-        ...(ERROR_HEADERS[status] ? { headers: ERROR_HEADERS[status] } : {}),
+        ...errorHeaders(status),
       },
     ]),
   );
@@ -234,7 +240,7 @@ export function oauthErrors(entries: Partial<Record<number, string>>) {
       {
         ...OAuthErrorBody,
         description,
-        ...(ERROR_HEADERS[Number(status)] ? { headers: ERROR_HEADERS[Number(status)] } : {}),
+        ...errorHeaders(Number(status)),
       },
     ]),
   );

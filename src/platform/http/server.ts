@@ -142,7 +142,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     frameguard: { action: 'deny' },
   });
   app.addHook('onRequest', (request, reply, done) => {
-    securityHeaders(request.raw, reply.raw, (error) => done(error as Error | undefined));
+    // helmet calls back with nothing, or with an error Fastify then answers.
+    securityHeaders(request.raw, reply.raw, done as (error?: unknown) => void);
   });
   await app.register(formBody, { bodyLimit: config.bodyLimitBytes });
   // Bodies are JSON or forms; Fastify's built-in text/plain parser would hand
