@@ -104,6 +104,33 @@ describe('the in-memory search index', () => {
     expect(tiers('Vālve se')[0]).toEqual([3, 1]);
   });
 
+  it('tells the tiers apart alike for resources in the name order and those added after it was made', () => {
+    const index = indexOf([
+      { id: 1, label: 'Valve' },
+      { id: 2, label: 'Valve body' },
+      { id: 3, label: 'Check valve' },
+      { id: 4, label: 'Valves' },
+    ]);
+    // The first search freezes the statistics and sorts the names; the rest come after.
+    expect(ask(index, 'valve').total).toBe(4);
+    for (const fixture of [
+      { id: 5, label: 'Valve' },
+      { id: 6, label: 'Valve seat' },
+      { id: 7, label: 'Gate valve' },
+      { id: 8, label: 'Valvf' },
+    ])
+      index.put(document(fixture));
+    const tiers = (q: string) =>
+      Object.fromEntries(ask(index, q).hits.map((hit) => [hit.id, hit.tier]));
+    // "Valvf" is one typo away: found, but never a leading match.
+    expect(tiers('valve')).toEqual({ 1: 0, 5: 0, 2: 1, 4: 1, 6: 1, 3: 2, 7: 2, 8: 2 });
+    expect(tiers('valve b')).toEqual({ 2: 1 });
+    expect(tiers('valves')).toEqual({ 4: 0, 1: 2, 2: 2, 3: 2, 5: 2, 6: 2, 7: 2 });
+    // A replaced resource is tiered by its new label, wherever its old one sorted.
+    index.put(document({ id: 1, label: 'Plug valve' }));
+    expect(tiers('valve')).toMatchObject({ 1: 2, 5: 0 });
+  });
+
   it('packs the leading characters so that a text and its beginning agree on them', () => {
     for (const [text, start] of [
       ['valve body', 'val'],
@@ -294,5 +321,42 @@ describe('the in-memory search index', () => {
     index.remove(2);
     expect(index.typesOf(2)).toEqual([]);
     expect(index.typesOf(99)).toEqual([]);
+  });
+
+  it('keeps a score put when another resource gains its word, and when removed ones are compacted away', () => {
+    // Descriptions of different lengths give each resource its own BM25 weight for "gasket".
+    const index = indexOf(
+      Array.from({ length: 1300 }, (_, n) => ({
+        id: n + 1,
+        label: `Part ${n}`,
+        description: `gasket ${'word '.repeat(n % 7)}`,
+      })),
+    );
+    index.put(document({ id: 5000, label: 'Spiral wound gasket' }));
+    const scoreOf = (id: number, q: string) =>
+      ask(index, q, { limit: 100 }).hits.find((hit) => hit.id === id)?.score;
+    const alone = scoreOf(5000, 'spiral');
+    const gasket = scoreOf(5000, 'gasket');
+    expect(alone).toBeGreaterThan(0);
+    // "spiral" was held by one resource; now by two.
+    index.put(document({ id: 5001, label: 'Spiral staircase' }));
+    expect(scoreOf(5000, 'spiral')).toBe(alone);
+    expect(scoreOf(5001, 'spiral')).toBeGreaterThan(0);
+    // Removing 1,200 of 1,302 compacts the postings: slots move within them.
+    for (let id = 1; id <= 1200; id += 1) index.remove(id);
+    expect(scoreOf(5000, 'gasket')).toBe(gasket);
+    const survivors = ask(index, 'gasket', { limit: 100 }).hits;
+    expect(survivors).toHaveLength(100);
+    expect(survivors.map((hit) => hit.id)).toContain(5000);
+    index.freezeStatistics();
+    for (const hit of ask(index, 'gasket', { limit: 100 }).hits.filter((hit) => hit.id !== 5000)) {
+      const shape = `gasket ${'word '.repeat((hit.id - 1) % 7)}`;
+      const twin = ask(index, 'gasket', { limit: 100 }).hits.find(
+        (other) =>
+          other.id !== hit.id && other.id !== 5000 && (other.id - 1) % 7 === (hit.id - 1) % 7,
+      );
+      // Resources alike in length score alike, whichever slots they moved to.
+      if (twin) expect(twin.score, shape).toBe(hit.score);
+    }
   });
 });

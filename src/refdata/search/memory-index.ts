@@ -145,6 +145,8 @@ export class MemoryIndex {
   // Per-query scratch, as long as the slots.
   private scores = new Float64Array(1024);
   private matched = new Uint8Array(1024);
+  /** Per slot: 1 when its name is the query's phrase, 2 when it starts with it, else 0. */
+  private tierMarks = new Uint8Array(1024);
 
   get size(): number {
     return this.live;
@@ -323,17 +325,29 @@ export class MemoryIndex {
       // Only as many of the four packed characters as the phrase has are compared.
       const shift = 8 * Math.max(0, LEADING_CHARACTERS - phrase.length);
       const phraseLeading = leadingCode(phrase);
+      // Sorted slots whose name starts with the phrase are marked from the name
+      // order; only a slot added since the sort has its name read.
+      const tierMarks = this.tierMarks;
+      const sortedFrom = this.sortedFrom;
+      const marked = this.markLeadingTiers(phrase);
       this.match(query.words, (slot, score) => {
         const combination = combinationOf[slot] as number;
         matches[combination] = (matches[combination] as number) + 1;
         if (allowed[combination] !== 1) return;
         let tier = 2;
-        if (shift === 32 || (leading[slot] as number) >>> shift === phraseLeading >>> shift) {
+        if (slot < sortedFrom) {
+          const mark = tierMarks[slot] as number;
+          if (mark !== 0) tier = mark - 1;
+        } else if (
+          shift === 32 ||
+          (leading[slot] as number) >>> shift === phraseLeading >>> shift
+        ) {
           const name = names[slot] as string;
           tier = name === phrase ? 0 : name.startsWith(phrase) ? 1 : 2;
         }
         offer(slot, tier, score);
       });
+      for (let i = marked.from; i < marked.to; i += 1) tierMarks[this.sorted[i] as number] = 0;
     }
     const { total, facets } = this.countsOf(matches, query.filters);
     const hits = page.sorted();
@@ -455,6 +469,41 @@ export class MemoryIndex {
     this.sortedFrom = this.slotCount;
   }
 
+  /**
+   * Marks in `tierMarks` the sorted slots whose name is the phrase (1) or
+   * starts with it (2), found by halving the name order rather than by reading
+   * each match's name; answers the range of `sorted` marked, to be cleared.
+   */
+  private markLeadingTiers(phrase: string): { from: number; to: number } {
+    const sorted = this.sorted;
+    const names = this.names;
+    const from = this.firstNameNotBefore(phrase);
+    // Every name that starts with the phrase sorts before the phrase and U+FFFF.
+    const to = this.firstNameNotBefore(`${phrase}\uffff`);
+    const tierMarks = this.tierMarks;
+    for (let i = from; i < to; i += 1) {
+      const slot = sorted[i] as number;
+      tierMarks[slot] = names[slot] === phrase ? 1 : 2;
+      if (tierMarks[slot] === 2) {
+        for (let j = i + 1; j < to; j += 1) tierMarks[sorted[j] as number] = 2;
+        break;
+      }
+    }
+    return { from, to };
+  }
+
+  /** The first position in `sorted` whose name is not before `name`. */
+  private firstNameNotBefore(name: string): number {
+    let low = 0;
+    let high = this.sorted.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.names[this.sorted[middle] as number] as string) < name) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
   /** The first position in `sorted` whose name and id come after the cursor's. */
   private firstAfter(after: RankKey): number {
     let low = 0;
@@ -479,9 +528,6 @@ export class MemoryIndex {
    */
   private match(words: readonly string[], found: (slot: number, score: number) => void): void {
     const { documents } = this.statistics;
-    const norms = this.norms;
-    const stride = this.normStride;
-    const lengths = this.lengths;
     const ids = this.ids;
     // The rarest word first: its matches bound the candidates.
     const expanded = words.map((word) => this.expand(word)).sort((a, b) => a.postings - b.postings);
@@ -494,24 +540,33 @@ export class MemoryIndex {
         const frequency = Math.min(Math.max(1, this.frequencyOf(posting)), Math.max(1, documents));
         const idf = Math.log(1 + (Math.max(1, documents) - frequency + 0.5) / (frequency + 0.5));
         const factor = weight * idf * (K1 + 1);
-        forEachEntry(posting, (slot, packed) => {
+        const impacts = this.impactsOf(posting);
+        const slots = posting.slots;
+        if (slots === undefined || impacts === undefined) {
+          if (posting.size === 1) {
+            const slot = posting.first;
+            const seen = matched[slot] as number;
+            if (w === 0) {
+              if (ids[slot] === -1) continue;
+              if (seen === 0) candidates.push(slot);
+            } else if (seen !== w && seen !== w + 1) continue;
+            scores[slot] = (scores[slot] as number) + factor * posting.firstImpact;
+            matched[slot] = w + 1;
+          }
+          continue;
+        }
+        const size = posting.size;
+        for (let i = 0; i < size; i += 1) {
+          const slot = slots[i] as number;
           const seen = matched[slot] as number;
           // A slot stays a candidate only while it has every word so far.
           if (w === 0) {
-            if (ids[slot] === -1) return;
+            if (ids[slot] === -1) continue;
             if (seen === 0) candidates.push(slot);
-          } else if (seen !== w && seen !== w + 1) return;
-          let score = 0;
-          for (let f = 0; f < FIELD_COUNT; f += 1) {
-            const count = (packed >> (4 * f)) & MAX_COUNT;
-            if (count === 0) continue;
-            score +=
-              ((WEIGHTS[f] as number) * count) /
-              (count + (norms[f * stride + (lengths[slot * FIELD_COUNT + f] as number)] as number));
-          }
-          scores[slot] = (scores[slot] as number) + factor * score;
+          } else if (seen !== w && seen !== w + 1) continue;
+          scores[slot] = (scores[slot] as number) + factor * (impacts[i] as number);
           matched[slot] = w + 1;
-        });
+        }
       }
     });
     for (const slot of candidates) {
@@ -519,6 +574,53 @@ export class MemoryIndex {
       matched[slot] = 0;
       scores[slot] = 0;
     }
+  }
+
+  /** The posting's impacts under the current statistics (see `Posting.impacts`). */
+  private impactsOf(posting: Posting): Float32Array | undefined {
+    const generation = this.statistics.generation;
+    if (posting.impactGeneration !== generation) {
+      posting.impactGeneration = generation;
+      posting.impactSize = 0;
+    }
+    if (posting.impactSize === posting.size) return posting.impacts;
+    const slots = posting.slots;
+    const counts = posting.counts;
+    if (slots === undefined || counts === undefined) {
+      // Rounded as the array rounds it, so the score stays put when a second document comes.
+      posting.firstImpact = Math.fround(this.impact(posting.first, posting.firstCounts));
+    } else {
+      let impacts = posting.impacts;
+      // A word of one document that gained a second has no impacts array yet.
+      let from = impacts === undefined ? 0 : posting.impactSize;
+      if (impacts === undefined || impacts.length < slots.length) {
+        const grown = new Float32Array(slots.length);
+        if (impacts !== undefined) grown.set(impacts.subarray(0, from));
+        else from = 0;
+        impacts = grown;
+        posting.impacts = impacts;
+      }
+      for (let i = from; i < posting.size; i += 1)
+        impacts[i] = this.impact(slots[i] as number, counts[i] as number);
+    }
+    posting.impactSize = posting.size;
+    return posting.impacts;
+  }
+
+  /** A word's BM25 weight in a slot, from its packed counts per field, before its idf. */
+  private impact(slot: number, packed: number): number {
+    const norms = this.norms;
+    const stride = this.normStride;
+    const lengths = this.lengths;
+    let impact = 0;
+    for (let f = 0; f < FIELD_COUNT; f += 1) {
+      const count = (packed >> (4 * f)) & MAX_COUNT;
+      if (count === 0) continue;
+      impact +=
+        ((WEIGHTS[f] as number) * count) /
+        (count + (norms[f * stride + (lengths[slot * FIELD_COUNT + f] as number)] as number));
+    }
+    return impact;
   }
 
   /** The word's document frequency under the current statistics (see `Posting.frequency`). */
@@ -578,6 +680,8 @@ export class MemoryIndex {
         kept += 1;
       }
       posting.size = kept;
+      // Slots moved: their impacts are worked out anew when next needed.
+      posting.impactSize = 0;
       if (kept === 0) emptied.push(word);
     }
     for (const word of emptied) this.dictionary.delete(word);
@@ -620,5 +724,6 @@ export class MemoryIndex {
     this.combinationOf = grow(this.combinationOf, capacity, (n) => new Int32Array(n));
     this.scores = grow(this.scores, capacity, (n) => new Float64Array(n));
     this.matched = grow(this.matched, capacity, (n) => new Uint8Array(n));
+    this.tierMarks = grow(this.tierMarks, capacity, (n) => new Uint8Array(n));
   }
 }

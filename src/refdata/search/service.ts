@@ -6,7 +6,8 @@ import type { ResourceRow } from '../resources/store.js';
 import { normalizedName } from '../resources/store.js';
 import { CHANGE_RETENTION_MS, ChangeFollower, pruneChanges } from './change-log.js';
 import { indexedDocument, selectIndexRows } from './documents.js';
-import { type Dimension, MemoryIndex } from './memory-index.js';
+import { IndexThread } from './index-thread.js';
+import type { Dimension } from './memory-index.js';
 import type { Cursor, SearchRequest } from './search.js';
 import { queryWords } from './words.js';
 
@@ -50,11 +51,14 @@ interface Log {
  * The search index of this instance: built from the database at start (search
  * answers 503 meanwhile), then kept up to date from the change log, on a timer
  * for what other instances write, and before the next search for what this one
- * wrote (read your own writes). A rebuild asked for from the command line is
- * built beside the index in use, which answers until the new one is ready.
+ * wrote (read your own writes). The index itself lives in a worker thread
+ * (`IndexThread`); this side reads the database and turns rows into documents.
+ * A rebuild asked for from the command line, or after the index's thread
+ * failed, is built beside the index in use, which answers until the new one is
+ * ready.
  */
 export class SearchService {
-  private index: MemoryIndex | undefined;
+  private index: IndexThread | undefined;
   private follower: ChangeFollower | undefined;
   private state: 'available' | 'rebuilding' | 'down' = 'available';
   private builtFor = 0;
@@ -109,6 +113,8 @@ export class SearchService {
     clearTimeout(this.timer);
     await this.queue;
     await this.building?.catch(() => undefined);
+    await this.index?.close();
+    this.index = undefined;
   }
 
   /** A write request of this instance has committed: the next search first reads the log. */
@@ -124,7 +130,7 @@ export class SearchService {
     const empty = { family: new Map(), library: new Map(), status: new Map() };
     if (request.q !== undefined && words.length === 0)
       return { hits: [], total: 0, facets: empty, next: undefined };
-    const answer = index.search({
+    const answer = await index.search({
       words,
       phrase: request.q === undefined ? '' : normalizedName(request.q),
       filters: {
@@ -135,10 +141,8 @@ export class SearchService {
       limit: request.limit,
       after: request.after,
     });
-    const rows = await this.pageRows(
-      answer.hits.map((hit) => hit.id),
-      index,
-    );
+    const types = new Map(answer.hits.map((hit, at) => [hit.id, answer.types[at] ?? []]));
+    const rows = await this.pageRows(types);
     return {
       // A resource removed since the index answered is left out of the page.
       hits: answer.hits.flatMap((hit) => rows.get(hit.id) ?? []),
@@ -148,8 +152,9 @@ export class SearchService {
     };
   }
 
-  private async pageRows(ids: number[], index: MemoryIndex): Promise<Map<number, SearchHit>> {
-    if (ids.length === 0) return new Map();
+  /** The rows of a page's hits, given each hit's id and RDF types. */
+  private async pageRows(types: Map<number, readonly string[]>): Promise<Map<number, SearchHit>> {
+    if (types.size === 0) return new Map();
     const rows = await sql<HitRow & { library_iri: string | null; library_label: string | null }>`
       select r.id, r.iri, r.name, r.family, r.status, r.body,
         library.iri as library_iri, library.name as library_label
@@ -157,7 +162,7 @@ export class SearchService {
       left join resources parent on parent.iri = r.parent_iri
       left join resources library
         on library.iri = coalesce(parent.library_key, r.library_key) and library.family = 'library'
-      where r.id in (${sql.join(ids)})`.execute(this.db);
+      where r.id in (${sql.join([...types.keys()])})`.execute(this.db);
     return new Map(
       rows.rows.map(({ library_iri, library_label, ...row }) => [
         row.id,
@@ -167,7 +172,7 @@ export class SearchService {
             library_iri === null
               ? undefined
               : { iri: library_iri, label: library_label ?? undefined },
-          types: index.typesOf(row.id),
+          types: types.get(row.id) ?? [],
         },
       ]),
     );
@@ -244,13 +249,29 @@ export class SearchService {
     this.building = this.build();
   }
 
+  /** The index's thread ended unasked (a crash, memory): search is unavailable until rebuilt. */
+  private failed(thread: IndexThread, error: Error): void {
+    if (this.closed) return;
+    this.log.error({ err: error }, 'search index: its thread ended; rebuilding');
+    if (this.index === thread) {
+      this.index = undefined;
+      this.follower = undefined;
+    }
+    if (!this.building) this.rebuild();
+  }
+
   private async build(): Promise<void> {
     const started = Date.now();
+    /** The new index while it is built; closed if the build does not finish. */
+    let building: IndexThread | undefined;
     try {
       // The log's end first: what changes while the build reads is applied after it.
       const follower = await ChangeFollower.fromEnd(this.db);
-      const index = new MemoryIndex();
+      const index = new IndexThread((error) => this.failed(index, error));
+      building = index;
       let after = 0;
+      // The thread indexes one batch while the next is read and turned into documents.
+      let indexing: Promise<void> = Promise.resolve();
       while (!this.closed) {
         const rows = await selectIndexRows(this.db)
           .where('r.id', '>', after)
@@ -258,14 +279,22 @@ export class SearchService {
           .limit(BUILD_BATCH)
           .execute();
         if (rows.length === 0) break;
-        for (const row of rows) index.put(indexedDocument(row, this.families));
+        const documents = rows.map((row) => indexedDocument(row, this.families));
+        await indexing;
+        indexing = index.update(documents, [], false);
+        // Its failure is taken up at the next `await indexing`, not as an unhandled rejection.
+        indexing.catch(() => undefined);
         after = rows[rows.length - 1]?.id ?? after;
         await nextTurn();
       }
-      index.freezeStatistics();
+      await indexing;
+      await index.update([], [], true);
       if (this.closed) return;
+      const previous = this.index;
       this.index = index;
       this.follower = follower;
+      building = undefined;
+      await previous?.close();
       this.log.info(
         { documents: index.size, milliseconds: Date.now() - started },
         'search index: built',
@@ -274,21 +303,21 @@ export class SearchService {
     } catch (error) {
       if (!this.closed) this.log.error({ err: error }, 'search index: the build failed');
     } finally {
+      await building?.close();
       this.building = undefined;
     }
   }
 
-  private async apply(index: MemoryIndex, ids: number[]): Promise<void> {
+  private async apply(index: IndexThread, ids: number[]): Promise<void> {
     for (let start = 0; start < ids.length; start += APPLY_BATCH) {
       const batch = ids.slice(start, start + APPLY_BATCH);
       const rows = await selectIndexRows(this.db).where('r.id', 'in', batch).execute();
-      const present = new Set<number>();
-      for (const row of rows) {
-        present.add(row.id);
-        index.put(indexedDocument(row, this.families));
-      }
-      for (const id of batch) if (!present.has(id)) index.remove(id);
+      const present = new Set(rows.map((row) => row.id));
+      await index.update(
+        rows.map((row) => indexedDocument(row, this.families)),
+        batch.filter((id) => !present.has(id)),
+        start + APPLY_BATCH >= ids.length,
+      );
     }
-    if (ids.length > 0) index.freezeStatistics();
   }
 }
