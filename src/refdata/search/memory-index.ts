@@ -527,19 +527,35 @@ export class MemoryIndex {
    * (a completion a little less than the word, a typo half), all summed.
    */
   private match(words: readonly string[], found: (slot: number, score: number) => void): void {
-    const { documents } = this.statistics;
     const ids = this.ids;
     // The rarest word first: its matches bound the candidates.
     const expanded = words.map((word) => this.expand(word)).sort((a, b) => a.postings - b.postings);
+    const only = expanded.length === 1 ? expanded[0]?.terms : undefined;
+    if (only?.length === 1) {
+      // One word standing for one term: each slot comes once, so it is found
+      // as it is read, with no scores to add up and no second pass.
+      const [, weight, posting] = only[0] as [string, number, Posting];
+      const factor = weight * this.idfOf(posting) * (K1 + 1);
+      const impacts = this.impactsOf(posting);
+      const slots = posting.slots;
+      if (slots === undefined || impacts === undefined) {
+        if (posting.size === 1 && ids[posting.first] !== -1)
+          found(posting.first, factor * posting.firstImpact);
+        return;
+      }
+      const size = posting.size;
+      for (let i = 0; i < size; i += 1) {
+        const slot = slots[i] as number;
+        if (ids[slot] !== -1) found(slot, factor * (impacts[i] as number));
+      }
+      return;
+    }
     const scores = this.scores;
     const matched = this.matched;
     const candidates: number[] = [];
     expanded.forEach((word, w) => {
       for (const [, weight, posting] of word.terms) {
-        // A word new since the freeze counts as often as it is now.
-        const frequency = Math.min(Math.max(1, this.frequencyOf(posting)), Math.max(1, documents));
-        const idf = Math.log(1 + (Math.max(1, documents) - frequency + 0.5) / (frequency + 0.5));
-        const factor = weight * idf * (K1 + 1);
+        const factor = weight * this.idfOf(posting) * (K1 + 1);
         const impacts = this.impactsOf(posting);
         const slots = posting.slots;
         if (slots === undefined || impacts === undefined) {
@@ -574,6 +590,14 @@ export class MemoryIndex {
       matched[slot] = 0;
       scores[slot] = 0;
     }
+  }
+
+  /** BM25's inverse document frequency of the posting's word under the current statistics. */
+  private idfOf(posting: Posting): number {
+    const documents = Math.max(1, this.statistics.documents);
+    // A word new since the freeze counts as often as it is now.
+    const frequency = Math.min(Math.max(1, this.frequencyOf(posting)), documents);
+    return Math.log(1 + (documents - frequency + 0.5) / (frequency + 0.5));
   }
 
   /** The posting's impacts under the current statistics (see `Posting.impacts`). */
