@@ -12,6 +12,7 @@ import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import { buildFtsAnchor } from './fts-anchor.js';
+import { buildIndexAlone } from './index-alone.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
 import { residentMemoryMib } from './processes.js';
 import {
@@ -40,7 +41,8 @@ const clients = positive('clients', values.clients);
 const requests = positive('requests', values.requests);
 const perQuery = positive('per-query', values['per-query']);
 const out = (text: string) => process.stdout.write(`${text}\n`);
-const ms = (value: number | undefined) => (value === undefined ? 'n/a' : `${value.toFixed(2)} ms`);
+const ms = (value: number | undefined) =>
+  value === undefined ? 'n/a' : `${value.toFixed(value < 0.1 ? 3 : 2)} ms`;
 const mib = (value: number | undefined) =>
   value === undefined ? 'n/a' : `${value.toFixed(0)} MiB`;
 
@@ -79,6 +81,8 @@ for (const size of sizes) {
       const anchor = await buildFtsAnchor(server.env);
       const raw = queries.map((query) => anchor.measure(query, perQuery));
       anchor.close();
+      const alone = await buildIndexAlone(server.env);
+      const engine = queries.map((query) => alone.measure(query, perQuery));
       process.stderr.write(`${kind}, ${size} resources: ${clients} clients\n`);
       const load = await measureSearch(server, queries, requests, clients);
 
@@ -90,14 +94,17 @@ for (const size of sizes) {
       );
       out('');
       out(
-        '| query | route p50 (one client) | route p95 | raw FTS5 top 20 + count p50 | FTS5 / route |',
+        '| query | route p50 (one client) | route p95 | index alone p50 | raw FTS5 top 20 + count p50 | FTS5 / route | FTS5 / index alone |',
       );
-      out('|---|---|---|---|---|');
-      out(`| bare route \`/-/health\` | ${ms(bare.p50)} | ${ms(bare.p95)} | | |`);
+      out('|---|---|---|---|---|---|---|');
+      out(`| bare route \`/-/health\` | ${ms(bare.p50)} | ${ms(bare.p95)} | | | | |`);
+      const ratio = (anchor: number | undefined, ours: number | undefined) =>
+        anchor === undefined || ours === undefined ? 'n/a' : `${(anchor / ours).toFixed(1)}×`;
       each.forEach((figures, index) => {
         const fts = raw[index];
+        const own = engine[index];
         out(
-          `| \`${figures.query.replace(/library=[^&]+/g, 'library=…')}\` | ${ms(figures.p50)} | ${ms(figures.p95)} | ${ms(fts?.p50)} | ${fts ? `${(fts.p50 / figures.p50).toFixed(1)}×` : 'n/a'} |`,
+          `| \`${figures.query.replace(/library=[^&]+/g, 'library=…')}\` | ${ms(figures.p50)} | ${ms(figures.p95)} | ${ms(own?.p50)} | ${ms(fts?.p50)} | ${ratio(fts?.p50, figures.p50)} | ${ratio(fts?.p50, own?.p50)} |`,
         );
       });
       out('');

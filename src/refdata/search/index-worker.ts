@@ -13,9 +13,10 @@ import {
   MemoryIndex,
 } from './memory-index.js';
 
-/** An index answer with each hit's RDF types, in the order of the hits. */
+/** An index answer with each hit's RDF types and library, in the order of the hits. */
 export interface ThreadAnswer extends IndexAnswer {
   types: (readonly string[])[];
+  libraries: (string | undefined)[];
 }
 
 const index = new MemoryIndex();
@@ -34,7 +35,11 @@ const api = {
   },
   search(query: IndexQuery): ThreadAnswer {
     const answer = index.search(query);
-    return { ...answer, types: answer.hits.map((hit) => index.typesOf(hit.id)) };
+    return {
+      ...answer,
+      types: answer.hits.map((hit) => index.typesOf(hit.id)),
+      libraries: answer.hits.map((hit) => index.libraryOf(hit.id)),
+    };
   },
 };
 

@@ -197,6 +197,15 @@ export class MemoryIndex {
     return slot === undefined ? [] : (this.typeListValues[this.typeListOf[slot] as number] ?? []);
   }
 
+  /** The library the document with this id is in (a value's: its picklist's), as it was put. */
+  libraryOf(id: number): string | undefined {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return undefined;
+    const combination = this.combinationOf[slot] as number;
+    const library = this.codes.library.values[this.combinations.library[combination] as number];
+    return library === NO_LIBRARY ? undefined : library;
+  }
+
   private typeListCode(types: readonly string[]): number {
     const code = this.typeLists.code(types.join(' '));
     if (code === this.typeListValues.length) this.typeListValues.push([...types]);
