@@ -109,6 +109,32 @@ describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
     expect(classes.facets.status).toEqual({ Draft: 3 });
   });
 
+  it('shows each hit in its library under the library’s label as it is now', async () => {
+    const library = await createLibrary(service, { name: 'Seal library' });
+    await create(service, '/rdl/terms/subclass', {
+      name: 'Tandem seal arrangement',
+      ontology: library,
+      subClassOf: ['http://example.org/E'],
+    });
+    const collection = async () =>
+      ((await find('q=tandem')) as Answer & { hits: { collection?: unknown }[] }).hits[0]
+        ?.collection;
+    expect(await collection()).toEqual({ iri: library, label: 'Seal library' });
+    const renamed = await service.call(
+      'PUT',
+      `/ontologies/domains?iri=${encodeURIComponent(library)}`,
+      {
+        body: {
+          changeJustification: 'A clearer name',
+          name: 'Mechanical seals',
+          description: 'A library for tests',
+        },
+      },
+    );
+    expect(renamed.statusCode, renamed.body).toBe(204);
+    expect(await collection()).toEqual({ iri: library, label: 'Mechanical seals' });
+  });
+
   it('answers bad cursors with 400, naming the parameter', async () => {
     const cursors = [
       encodeCursor({ tier: 3, score: 1, name: 'a', id: 1, generation: 1 }),

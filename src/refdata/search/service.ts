@@ -8,6 +8,7 @@ import { CHANGE_RETENTION_MS, ChangeFollower, pruneChanges } from './change-log.
 import { indexedDocument, selectIndexRows } from './documents.js';
 import { IndexThread } from './index-thread.js';
 import type { ThreadAnswer } from './index-worker.js';
+import { LibraryLabels } from './library-labels.js';
 import type { Dimension } from './memory-index.js';
 import type { Cursor, SearchRequest } from './search.js';
 import { queryWords } from './words.js';
@@ -60,6 +61,8 @@ interface Log {
  */
 export class SearchService {
   private index: IndexThread | undefined;
+  /** The libraries' labels, from the rows the index was built and kept from. */
+  private libraries = new LibraryLabels();
   private follower: ChangeFollower | undefined;
   private state: 'available' | 'rebuilding' | 'down' = 'available';
   private builtFor = 0;
@@ -152,37 +155,18 @@ export class SearchService {
     };
   }
 
-  /**
-   * The rows of a page's hits, and the labels of their libraries. The index
-   * knows each hit's library (a value's: its picklist's), so two plain lookups
-   * by key do what a join through the parent did: on PostgreSQL, planning that
-   * join cost more than running both.
-   */
+  /** The rows of a page's hits, each with its types and its library as the index knows them. */
   private async pageRows(answer: ThreadAnswer): Promise<Map<number, SearchHit>> {
     if (answer.hits.length === 0) return new Map();
-    const libraryIris = [...new Set(answer.libraries)].filter(
-      (iri): iri is string => iri !== undefined,
-    );
-    const [rows, libraries] = await Promise.all([
-      this.db
-        .selectFrom('resources')
-        .select(['id', 'iri', 'name', 'family', 'status', 'body'])
-        .where(
-          'id',
-          'in',
-          answer.hits.map((hit) => hit.id),
-        )
-        .execute(),
-      libraryIris.length === 0
-        ? []
-        : this.db
-            .selectFrom('resources')
-            .select(['iri', 'name'])
-            .where('family', '=', 'library')
-            .where('iri', 'in', libraryIris)
-            .execute(),
-    ]);
-    const labels = new Map(libraries.map((library) => [library.iri, library.name]));
+    const rows = await this.db
+      .selectFrom('resources')
+      .select(['id', 'iri', 'name', 'family', 'status', 'body'])
+      .where(
+        'id',
+        'in',
+        answer.hits.map((hit) => hit.id),
+      )
+      .execute();
     const about = new Map(
       answer.hits.map((hit, at) => [
         hit.id,
@@ -192,7 +176,7 @@ export class SearchService {
     return new Map(
       rows.map((row) => {
         const { types = [], library } = about.get(row.id) ?? {};
-        const label = library === undefined ? undefined : labels.get(library);
+        const label = library === undefined ? undefined : this.libraries.labelOf(library);
         return [
           row.id,
           {
@@ -297,6 +281,7 @@ export class SearchService {
       // The log's end first: what changes while the build reads is applied after it.
       const follower = await ChangeFollower.fromEnd(this.db);
       const index = new IndexThread((error) => this.failed(index, error));
+      const libraries = new LibraryLabels();
       building = index;
       let after = 0;
       // The thread indexes one batch while the next is read and turned into documents.
@@ -308,6 +293,7 @@ export class SearchService {
           .limit(BUILD_BATCH)
           .execute();
         if (rows.length === 0) break;
+        for (const row of rows) libraries.note(row);
         const documents = rows.map((row) => indexedDocument(row, this.families));
         await indexing;
         indexing = index.update(documents, [], false);
@@ -321,6 +307,7 @@ export class SearchService {
       if (this.closed) return;
       const previous = this.index;
       this.index = index;
+      this.libraries = libraries;
       this.follower = follower;
       building = undefined;
       await previous?.close();
@@ -342,6 +329,8 @@ export class SearchService {
       const batch = ids.slice(start, start + APPLY_BATCH);
       const rows = await selectIndexRows(this.db).where('r.id', 'in', batch).execute();
       const present = new Set(rows.map((row) => row.id));
+      for (const row of rows) this.libraries.note(row);
+      for (const id of batch) if (!present.has(id)) this.libraries.forget(id);
       await index.update(
         rows.map((row) => indexedDocument(row, this.families)),
         batch.filter((id) => !present.has(id)),
