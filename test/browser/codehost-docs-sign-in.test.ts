@@ -63,7 +63,9 @@ describe.skipIf(!browserAvailable)(
         await popup.waitForLoadState();
         await popup.fill('#login', user.username);
         await popup.fill('#password', user.password);
-        await Promise.all([popup.waitForLoadState(), popup.click('button:has-text("Sign in")')]);
+        await popup.click('button:has-text("Sign in")');
+        // The consent page, once it is there: the sign-in page counts as loaded until it goes.
+        await popup.locator('#authorize').waitFor();
         await popup.screenshot({ path: '.test-output/docs-sign-in-consent.png' });
         await Promise.all([popup.waitForEvent('close'), popup.click('#authorize')]);
 

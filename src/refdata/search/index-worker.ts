@@ -2,7 +2,7 @@
  * The worker thread that holds an instance's search index. Matching and
  * ranking a broad query visits thousands of postings; on a thread of its own
  * that work runs beside the requests the main thread parses, authorizes and
- * answers, keeps its arrays in its own core's caches, and a freeze or a large
+ * answers (on a second core where there is one), and a freeze or a large
  * update does not hold the event loop. See docs/search.md.
  */
 import { answerCalls } from '../../platform/threads/worker-calls.js';
