@@ -21,7 +21,14 @@ import { create, createLibrary, type Refdata, startRefdata } from './helpers.js'
 
 interface Answer {
   total: number;
-  hits: { iri: string; label: string; family: string; status: string }[];
+  hits: {
+    iri: string;
+    label: string;
+    family: string;
+    status: string;
+    description?: string;
+    collection?: { iri: string; label: string };
+  }[];
   facets: Record<'family' | 'library' | 'status', Record<string, number>>;
   next?: string;
 }
@@ -116,9 +123,7 @@ describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
       ontology: library,
       subClassOf: ['http://example.org/E'],
     });
-    const collection = async () =>
-      ((await find('q=tandem')) as Answer & { hits: { collection?: unknown }[] }).hits[0]
-        ?.collection;
+    const collection = async () => (await find('q=tandem')).hits[0]?.collection;
     expect(await collection()).toEqual({ iri: library, label: 'Seal library' });
     const renamed = await service.call(
       'PUT',
@@ -133,6 +138,35 @@ describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
     );
     expect(renamed.statusCode, renamed.body).toBe(204);
     expect(await collection()).toEqual({ iri: library, label: 'Mechanical seals' });
+  });
+
+  it('shows a hit as it was last written, label and description', async () => {
+    const made = await create(service, '/rdl/terms/subclass', {
+      name: 'Labyrinth seal',
+      description: 'A seal without contact',
+      ontology: pumps,
+      subClassOf: ['http://example.org/E'],
+    });
+    const shown = async (q: string) =>
+      (await find(q)).hits.map((hit) => [hit.label, hit.description]);
+    expect(await shown('q=labyrinth')).toEqual([['Labyrinth seal', 'A seal without contact']]);
+    const changed = await service.call(
+      'PUT',
+      `/rdl/terms/subclass?iri=${encodeURIComponent(made.iri)}`,
+      {
+        body: {
+          changeJustification: 'Clearer',
+          name: 'Labyrinth shaft seal',
+          description: 'A non-contacting shaft seal',
+          ontology: pumps,
+          subClassOf: ['http://example.org/E'],
+        },
+      },
+    );
+    expect(changed.statusCode, changed.body).toBe(204);
+    expect(await shown('q=labyrinth')).toEqual([
+      ['Labyrinth shaft seal', 'A non-contacting shaft seal'],
+    ]);
   });
 
   it('answers bad cursors with 400, naming the parameter', async () => {

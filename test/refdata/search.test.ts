@@ -79,8 +79,11 @@ describe.each(DATABASE_KINDS)('search on %s', (kind) => {
     expect(result.total).toBe(6);
     const [first] = result.hits;
     expect(first).toMatchObject({
+      label: 'Pump',
+      identifier: first?.iri.split('/').pop(),
       family: 'class',
       status: 'Draft',
+      description: 'A kind of equipment',
       collection: { iri: pumps, label: 'Pump library' },
     });
     expect(first?.types).toContain('http://www.w3.org/2002/07/owl#Class');

@@ -59,6 +59,11 @@ export function indexedDocument(row: IndexRow, families: FamilyRegistry): Indexe
       mappings: wordsOf(fields.mappings),
       description: wordsOf(fields.description),
     },
+    shown: {
+      iri: row.iri,
+      label: row.name,
+      description: typeof body.description === 'string' ? body.description : undefined,
+    },
   };
 }
 

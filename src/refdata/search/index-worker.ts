@@ -7,16 +7,16 @@
  */
 import { answerCalls } from '../../platform/threads/worker-calls.js';
 import {
+  type HitFacts,
   type IndexAnswer,
   type IndexedDocument,
   type IndexQuery,
   MemoryIndex,
 } from './memory-index.js';
 
-/** An index answer with each hit's RDF types and library, in the order of the hits. */
+/** An index answer with what each hit shows, in the order of the hits. */
 export interface ThreadAnswer extends IndexAnswer {
-  types: (readonly string[])[];
-  libraries: (string | undefined)[];
+  facts: (HitFacts | undefined)[];
 }
 
 const index = new MemoryIndex();
@@ -35,11 +35,7 @@ const api = {
   },
   search(query: IndexQuery): ThreadAnswer {
     const answer = index.search(query);
-    return {
-      ...answer,
-      types: answer.hits.map((hit) => index.typesOf(hit.id)),
-      libraries: answer.hits.map((hit) => index.libraryOf(hit.id)),
-    };
+    return { ...answer, facts: answer.hits.map((hit) => index.hitOf(hit.id)) };
   },
 };
 

@@ -45,6 +45,23 @@ const WEIGHTS = FIELDS.map((field) => FIELD_WEIGHTS[field]);
 export type Dimension = 'family' | 'library' | 'status';
 export const DIMENSIONS: readonly Dimension[] = ['family', 'library', 'status'];
 
+/** What a hit shows of its resource, kept with it so that a page needs no database read. */
+export interface Shown {
+  iri: string;
+  /** The label as written. */
+  label: string;
+  description: string | undefined;
+}
+
+/** Everything a hit shows that the index holds. */
+export interface HitFacts {
+  shown: Shown | undefined;
+  family: string;
+  status: string;
+  library: string | undefined;
+  types: readonly string[];
+}
+
 export interface IndexedDocument {
   /** The resource's id. */
   id: number;
@@ -58,6 +75,8 @@ export interface IndexedDocument {
   types: readonly string[];
   /** Each field's words, as `wordsOf` makes them. */
   words: Readonly<Record<Field, readonly string[]>>;
+  /** What a hit shows (the server always gives it; the index's own tests need not). */
+  shown?: Shown;
 }
 
 export interface IndexQuery {
@@ -100,6 +119,8 @@ export class MemoryIndex {
   /** Slot to resource id; -1 for a removed document. */
   private ids = new Int32Array(1024);
   private names: string[] = [];
+  /** Per slot, what its hit shows; dropped when the document is removed. */
+  private shown: (Shown | undefined)[] = [];
   /**
    * Each name's first four characters packed into a number (`leadingCode`): a
    * match whose code differs from the query's cannot start with it, which saves
@@ -160,6 +181,7 @@ export class MemoryIndex {
     this.ensureCapacity(this.slotCount);
     this.ids[slot] = document.id;
     this.names[slot] = document.name;
+    this.shown[slot] = document.shown;
     this.leading[slot] = leadingCode(document.name);
     const combination = this.combinations.code(
       this.codes.family.code(document.family),
@@ -197,13 +219,20 @@ export class MemoryIndex {
     return slot === undefined ? [] : (this.typeListValues[this.typeListOf[slot] as number] ?? []);
   }
 
-  /** The library the document with this id is in (a value's: its picklist's), as it was put. */
-  libraryOf(id: number): string | undefined {
+  /** What the hit of the document with this id shows, as it was put. */
+  hitOf(id: number): HitFacts | undefined {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return undefined;
     const combination = this.combinationOf[slot] as number;
     const library = this.codes.library.values[this.combinations.library[combination] as number];
-    return library === NO_LIBRARY ? undefined : library;
+    return {
+      shown: this.shown[slot],
+      family: this.codes.family.values[this.combinations.family[combination] as number] as string,
+      status: this.codes.status.values[this.combinations.status[combination] as number] as string,
+      // A value's library is its picklist's (see `IndexedDocument.library`).
+      library: library === NO_LIBRARY ? undefined : library,
+      types: this.typesOf(id),
+    };
   }
 
   private typeListCode(types: readonly string[]): number {
@@ -220,6 +249,7 @@ export class MemoryIndex {
     const combination = this.combinationOf[slot] as number;
     this.combinations.live[combination] = (this.combinations.live[combination] as number) - 1;
     this.ids[slot] = -1;
+    this.shown[slot] = undefined;
     // The name stays: `sorted` still holds the slot, and is searched by name.
     for (let f = 0; f < FIELD_COUNT; f += 1)
       this.totalLengths[f] =

@@ -167,7 +167,6 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
         limit,
         facets: facetsBody(result.facets),
         hits: result.hits.map(({ row, library, types }) => {
-          const body = JSON.parse(row.body) as Record<string, unknown> & { description?: string };
           const resource = `${refdata.publicUrl}${row.iri.startsWith(refdata.iriBase) ? row.iri.slice(refdata.iriBase.length) : ''}`;
           return {
             iri: row.iri,
@@ -176,7 +175,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
             family: row.family,
             types,
             status: row.status,
-            ...(body.description ? { description: body.description } : {}),
+            ...(row.description ? { description: row.description } : {}),
             collection: library,
             links: {
               resource,

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
-import type { RefdataTables } from '../db/tables.js';
+import type { RefdataTables, Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import type { ResourceRow } from '../resources/store.js';
 import { normalizedName } from '../resources/store.js';
@@ -21,7 +21,9 @@ const APPLY_BATCH = 500;
 const PRUNE_EVERY_MS = 60_000;
 
 /** What a hit shows of its resource. */
-export type HitRow = Pick<ResourceRow, 'id' | 'iri' | 'name' | 'family' | 'status' | 'body'>;
+export interface HitRow extends Pick<ResourceRow, 'id' | 'iri' | 'name' | 'family' | 'status'> {
+  description: string | undefined;
+}
 
 export interface SearchHit {
   row: HitRow;
@@ -145,50 +147,45 @@ export class SearchService {
       limit: request.limit,
       after: request.after,
     });
-    const rows = await this.pageRows(answer);
     return {
-      // A resource removed since the index answered is left out of the page.
-      hits: answer.hits.flatMap((hit) => rows.get(hit.id) ?? []),
+      hits: this.pageHits(answer),
       total: answer.total,
       facets: answer.facets,
       next: answer.next ? { ...answer.next, generation: answer.generation } : undefined,
     };
   }
 
-  /** The rows of a page's hits, each with its types and its library as the index knows them. */
-  private async pageRows(answer: ThreadAnswer): Promise<Map<number, SearchHit>> {
-    if (answer.hits.length === 0) return new Map();
-    const rows = await this.db
-      .selectFrom('resources')
-      .select(['id', 'iri', 'name', 'family', 'status', 'body'])
-      .where(
-        'id',
-        'in',
-        answer.hits.map((hit) => hit.id),
-      )
-      .execute();
-    const about = new Map(
-      answer.hits.map((hit, at) => [
-        hit.id,
-        { types: answer.types[at] ?? [], library: answer.libraries[at] },
-      ]),
-    );
-    return new Map(
-      rows.map((row) => {
-        const { types = [], library } = about.get(row.id) ?? {};
-        const label = library === undefined ? undefined : this.libraries.labelOf(library);
-        return [
-          row.id,
-          {
-            row,
-            // A library that is not (or no longer) stored is not shown.
-            library:
-              library === undefined || label === undefined ? undefined : { iri: library, label },
-            types,
+  /**
+   * The page's hits from what the index holds of each (as a search engine
+   * returns its stored fields), with no database read: the index and the
+   * libraries' labels follow the same change log.
+   */
+  private pageHits(answer: ThreadAnswer): SearchHit[] {
+    return answer.hits.flatMap((hit, at) => {
+      const facts = answer.facts[at];
+      const shown = facts?.shown;
+      if (!facts || !shown) return [];
+      const label = facts.library === undefined ? undefined : this.libraries.labelOf(facts.library);
+      return [
+        {
+          row: {
+            id: hit.id,
+            iri: shown.iri,
+            name: shown.label,
+            family: facts.family,
+            // The index holds the status it was given, which came from the row.
+            status: facts.status as Status,
+            description: shown.description,
           },
-        ];
-      }),
-    );
+          // A library that is not (or no longer) stored is not shown.
+          library:
+            facts.library === undefined || label === undefined
+              ? undefined
+              : { iri: facts.library, label },
+          types: facts.types,
+        },
+      ];
+    });
   }
 
   /** Reads the log until every write this instance noted before the call is applied. */

@@ -139,7 +139,7 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
       }));
 
       const hits = result.hits.map(({ row, library }) => {
-        const description = (JSON.parse(row.body) as { description?: string }).description;
+        const description = row.description;
         const libraryName = library ? (libraryNames.get(library.iri) ?? library.label) : undefined;
         return html`<li><a href="${pageHref(refdata, row.iri) ?? row.iri}"><strong>${row.name}</strong></a>
 <span class="status status-${row.status}">${statusLabel(row.status)}</span>
