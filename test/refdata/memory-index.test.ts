@@ -35,6 +35,11 @@ function document(fixture: Fixture): IndexedDocument {
       mappings: wordsOf(fixture.mappings ?? ''),
       description: wordsOf(fixture.description ?? ''),
     },
+    shown: {
+      iri: `urn:test:${fixture.id}`,
+      label: fixture.label,
+      description: fixture.description,
+    },
   };
 }
 
@@ -321,6 +326,32 @@ describe('the in-memory search index', () => {
     index.remove(2);
     expect(index.typesOf(2)).toEqual([]);
     expect(index.typesOf(99)).toEqual([]);
+  });
+
+  it('answers what a hit shows as it was last put, and nothing once it is removed', () => {
+    const index = indexOf([
+      { id: 1, label: 'Pump', description: 'Moves liquids', family: 'class', status: 'Draft' },
+      { id: 2, label: 'Valve', library: '', family: 'unit', status: 'Approved' },
+    ]);
+    expect(index.hitOf(1)).toEqual({
+      shown: { iri: 'urn:test:1', label: 'Pump', description: 'Moves liquids' },
+      family: 'class',
+      status: 'Draft',
+      library: 'L1',
+      types: [],
+    });
+    index.put(
+      document({ id: 1, label: 'Pump set', family: 'class', status: 'Submitted', library: 'L2' }),
+    );
+    expect(index.hitOf(1)).toMatchObject({
+      shown: { label: 'Pump set', description: undefined },
+      status: 'Submitted',
+      library: 'L2',
+    });
+    // A resource outside every library (the empty key) shows none.
+    expect(index.hitOf(2)).toMatchObject({ family: 'unit', library: undefined });
+    index.remove(1);
+    expect(index.hitOf(1)).toBeUndefined();
   });
 
   it('keeps a score put when another resource gains its word, and when removed ones are compacted away', () => {

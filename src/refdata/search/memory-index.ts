@@ -55,7 +55,7 @@ export interface Shown {
 
 /** Everything a hit shows that the index holds. */
 export interface HitFacts {
-  shown: Shown | undefined;
+  shown: Shown;
   family: string;
   status: string;
   library: string | undefined;
@@ -75,8 +75,8 @@ export interface IndexedDocument {
   types: readonly string[];
   /** Each field's words, as `wordsOf` makes them. */
   words: Readonly<Record<Field, readonly string[]>>;
-  /** What a hit shows (the server always gives it; the index's own tests need not). */
-  shown?: Shown;
+  /** What its hit shows. */
+  shown: Shown;
 }
 
 export interface IndexQuery {
@@ -222,11 +222,12 @@ export class MemoryIndex {
   /** What the hit of the document with this id shows, as it was put. */
   hitOf(id: number): HitFacts | undefined {
     const slot = this.slotOf.get(id);
-    if (slot === undefined) return undefined;
+    const shown = slot === undefined ? undefined : this.shown[slot];
+    if (slot === undefined || shown === undefined) return undefined;
     const combination = this.combinationOf[slot] as number;
     const library = this.codes.library.values[this.combinations.library[combination] as number];
     return {
-      shown: this.shown[slot],
+      shown,
       family: this.codes.family.values[this.combinations.family[combination] as number] as string,
       status: this.codes.status.values[this.combinations.status[combination] as number] as string,
       // A value's library is its picklist's (see `IndexedDocument.library`).
@@ -520,14 +521,11 @@ export class MemoryIndex {
     // Every name that starts with the phrase sorts before the phrase and U+FFFF.
     const to = this.firstNameNotBefore(`${phrase}\uffff`);
     const tierMarks = this.tierMarks;
-    for (let i = from; i < to; i += 1) {
-      const slot = sorted[i] as number;
-      tierMarks[slot] = names[slot] === phrase ? 1 : 2;
-      if (tierMarks[slot] === 2) {
-        for (let j = i + 1; j < to; j += 1) tierMarks[sorted[j] as number] = 2;
-        break;
-      }
-    }
+    // Names equal to the phrase sort first among those that start with it.
+    let i = from;
+    for (; i < to && names[sorted[i] as number] === phrase; i += 1)
+      tierMarks[sorted[i] as number] = 1;
+    for (; i < to; i += 1) tierMarks[sorted[i] as number] = 2;
     return { from, to };
   }
 

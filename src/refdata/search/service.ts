@@ -163,8 +163,8 @@ export class SearchService {
   private pageHits(answer: ThreadAnswer): SearchHit[] {
     return answer.hits.flatMap((hit, at) => {
       const facts = answer.facts[at];
-      const shown = facts?.shown;
-      if (!facts || !shown) return [];
+      if (!facts) return [];
+      const { shown } = facts;
       const label = facts.library === undefined ? undefined : this.libraries.labelOf(facts.library);
       return [
         {
