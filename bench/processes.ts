@@ -93,3 +93,20 @@ async function statusMib(pid: number, field: string): Promise<number | undefined
     return undefined;
   }
 }
+
+/** CPU time a process has used so far (user and system), in microseconds (Linux: /proc/PID/stat). */
+export async function cpuMicroseconds(pid: number): Promise<number | undefined> {
+  try {
+    const { readFile } = await import('node:fs/promises');
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces; utime and stime are fields 14 and 15.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    const ticks = Number(fields[11]) + Number(fields[12]);
+    return (ticks / CLOCK_TICKS_PER_SECOND) * 1e6;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Linux reports CPU times in clock ticks of 1/100 s (`getconf CLK_TCK`) on every common platform. */
+const CLOCK_TICKS_PER_SECOND = 100;

@@ -7,7 +7,8 @@
  *                    [--refdata-creates 10000] [--latency-creates 300]
  *                    [--export-terms 100000] [--export-formats text/turtle,...]
  *                    [--search-resources 100000] [--search-requests 3000]
- *                    [--shacl-parts 10,100,1000] [--postgres-url URL] [--skip-build]
+ *                    [--shacl-parts 10,100,1000] [--dereference-rounds 5]
+ *                    [--postgres-url URL] [--skip-build]
  */
 import { execFileSync } from 'node:child_process';
 import { cpus, totalmem } from 'node:os';
@@ -20,6 +21,11 @@ import { type BenchServer, type DatabaseKind, startBenchServer } from './codehos
 import { type LoadFigures, runLoad } from './load.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
 import { type HashingFigures, measureHashing } from './password-hashing.js';
+import {
+  type DereferenceFigures,
+  dereferenceTable,
+  measureDereference,
+} from './refdata-dereference.js';
 import { type ExportFigures, measureExport } from './refdata-export.js';
 import {
   measureSearch,
@@ -48,6 +54,7 @@ const { values } = parseArgs({
     'search-resources': { type: 'string', default: '100000' },
     'search-requests': { type: 'string', default: '3000' },
     'shacl-parts': { type: 'string', default: '10,100,1000' },
+    'dereference-rounds': { type: 'string', default: '5' },
   },
 });
 
@@ -69,6 +76,7 @@ const latencyCreates = positive('latency-creates', values['latency-creates']);
 const exportTerms = positive('export-terms', values['export-terms']);
 const searchResources = positive('search-resources', values['search-resources']);
 const searchRequests = positive('search-requests', values['search-requests']);
+const dereferenceRounds = positive('dereference-rounds', values['dereference-rounds']);
 const shaclParts = values['shacl-parts'].split(',').map((part) => positive('shacl-parts', part));
 const services = values.services.split(',').map((name) => {
   if (name !== 'codehost' && name !== 'refdata') throw new Error(`unknown service "${name}"`);
@@ -254,7 +262,7 @@ if (services.includes('codehost')) {
 }
 
 const refdataRows: (LoadFigures & { database: string })[] = [];
-const dereferenceRows: (LoadFigures & { database: string })[] = [];
+const dereferenceRows: (DereferenceFigures & { database: string })[] = [];
 const exports: (ExportFigures & { database: string })[] = [];
 const searches: (SearchFigures & { database: string })[] = [];
 const shacls: (ShaclFigures & { database: string })[] = [];
@@ -306,31 +314,14 @@ if (services.includes('refdata')) {
           expectedStatus: 201,
         })),
       });
-      // Dereferencing, next to the same server's bare route in the same run.
+      // Dereferencing, next to the same server's bare route, in rounds that take turns.
       process.stderr.write(`  ${kind}: the bare route, then one class in three formats\n`);
-      const dereferenceRuns = [
-        { name: 'GET /-/health (no database)', url: `${server.url}/-/health`, headers: {} },
-        ...['application/json', 'text/turtle', 'application/ld+json'].map((accept) => ({
-          name: `GET one class as ${accept}`,
-          url: `${server.url}${new URL(server.refs.class).pathname}`,
-          headers: { authorization: `Bearer ${server.token}`, accept },
-        })),
-      ];
-      // A second of each, not recorded, so that no route is measured while V8
-      // still compiles it (the first run measured paid for that, whichever it was).
-      for (const run of dereferenceRuns)
-        await runLoad({ ...run, connections, durationSeconds: 1, expectedStatus: 200 });
-      for (const run of dereferenceRuns) {
-        dereferenceRows.push({
-          database: kind,
-          ...(await runLoad({
-            ...run,
-            connections,
-            durationSeconds: duration,
-            expectedStatus: 200,
-          })),
-        });
-      }
+      for (const figures of await measureDereference(server, {
+        connections,
+        rounds: dereferenceRounds,
+        secondsPerRun: Math.max(1, Math.round(duration / 2)),
+      }))
+        dereferenceRows.push({ ...figures, database: kind });
       process.stderr.write(
         `  ${kind}: complete SHACL of blocks with ${shaclParts.join(', ')} parts\n`,
       );
@@ -369,9 +360,11 @@ if (services.includes('refdata')) {
 }
 if (dereferenceRows.length > 0) {
   out('');
-  out('## refdata: dereferencing one class, next to the bare route');
+  out(
+    `## refdata: dereferencing one class, next to the bare route (${dereferenceRounds} rounds of each)`,
+  );
   out('');
-  for (const line of loadTable(dereferenceRows)) out(line);
+  for (const line of dereferenceTable(dereferenceRows)) out(line);
 }
 if (shacls.length > 0) {
   out('');
@@ -415,10 +408,12 @@ if (exports.length > 0) {
     );
   }
 }
-rows.push(...refdataRows, ...dereferenceRows);
-const failed = [...rows, ...searches.map((row) => ({ ...row, name: 'search' }))].filter(
-  (row) => row.failures > 0,
-);
+rows.push(...refdataRows);
+const failed = [
+  ...rows,
+  ...dereferenceRows,
+  ...searches.map((row) => ({ ...row, name: 'search' })),
+].filter((row) => row.failures > 0);
 if (failed.length > 0) {
   process.stderr.write(
     `Unexpected answers in: ${failed.map((row) => `${row.database} ${row.name}`).join('; ')}\n`,

@@ -2,6 +2,7 @@ import { once } from 'node:events';
 import { Readable } from 'node:stream';
 import { type Quad, StreamWriter, Writer } from 'n3';
 import { JsonLdWriter } from './jsonld-writer.js';
+import { preparePrefixes, writeAll } from './prefixed-writer.js';
 import { RDF_XML_FOOTER, RDF_XML_HEADER, RdfXmlWriter } from './rdfxml.js';
 import { PREFIXES } from './vocabulary.js';
 
@@ -15,6 +16,9 @@ export const RDF_MEDIA_TYPES = [
   'application/n-quads',
 ] as const;
 export type RdfMediaType = (typeof RDF_MEDIA_TYPES)[number];
+
+/** The prefix block and matcher for single documents, built once. */
+const PREPARED_PREFIXES = preparePrefixes(PREFIXES);
 
 const N3_FORMATS: Partial<Record<RdfMediaType, string>> = {
   'text/turtle': 'Turtle',
@@ -80,17 +84,8 @@ export function serializeToString(
   mediaType: RdfMediaType,
 ): Promise<string> {
   const n3Format = N3_FORMATS[mediaType];
-  if (n3Format) {
-    const lineBased = n3Format === 'N-Triples' || n3Format === 'N-Quads';
-    const writer = new Writer({
-      format: n3Format,
-      ...(lineBased ? {} : { prefixes: PREFIXES }),
-    });
-    writer.addQuads([...quads]);
-    return new Promise((resolve, reject) =>
-      writer.end((error, result: string) => (error ? reject(error) : resolve(result))),
-    );
-  }
+  if (n3Format === 'Turtle' || n3Format === 'TriG') return PREPARED_PREFIXES.write(quads, n3Format);
+  if (n3Format) return writeAll(new Writer({ format: n3Format }), quads);
   if (mediaType === 'application/rdf+xml') {
     return Promise.resolve(
       `${RDF_XML_HEADER}${new RdfXmlWriter().write(quads).join('')}${RDF_XML_FOOTER}`,
