@@ -209,6 +209,17 @@ export interface SearchFigures {
 }
 
 /**
+ * How a benchmark's searches treat the answers the server keeps: `afresh`
+ * sends `Cache-Control: no-cache`, so that every search is matched and ranked
+ * (the engine's own speed); `again` lets a query asked again be answered from
+ * those kept.
+ */
+export type Asking = 'afresh' | 'again';
+
+const askingHeaders = (asking: Asking): Record<string, string> =>
+  asking === 'afresh' ? { 'cache-control': 'no-cache' } : {};
+
+/**
  * The query mix in turn from `concurrency` autocannon connections (keep-alive,
  * as a program's client would be), every latency recorded for its percentiles.
  */
@@ -217,21 +228,24 @@ export async function measureSearch(
   queries: readonly string[],
   requests: number,
   concurrency: number,
+  asking: Asking = 'afresh',
 ): Promise<SearchFigures> {
   return measurePaths(
     server,
     queries.map((query) => `/search/search-index?${query}`),
     requests,
     concurrency,
+    askingHeaders(asking),
   );
 }
 
-/** `requests` GETs of `paths` in turn, with the server's token. */
+/** `requests` GETs of `paths` in turn, with the server's token (and `headers`). */
 export async function measurePaths(
   server: RefdataBenchServer,
   paths: readonly string[],
   requests: number,
   concurrency: number,
+  headers: Record<string, string> = {},
 ): Promise<SearchFigures> {
   const latencies: number[] = [];
   let failures = 0;
@@ -251,7 +265,7 @@ export async function measurePaths(
       url: server.url,
       connections: concurrency,
       amount: requests,
-      headers: { authorization: `Bearer ${server.token}` },
+      headers: { ...headers, authorization: `Bearer ${server.token}` },
       requests: [
         {
           setupRequest: (request) => {
@@ -314,6 +328,7 @@ export async function measureEachQuery(
   server: RefdataBenchServer,
   queries: readonly string[],
   times: number,
+  asking: Asking,
 ): Promise<{ query: string; p50: number; p95: number }[]> {
   const figures = [];
   // The whole mix once unmeasured first, so that the first query measured is
@@ -323,9 +338,16 @@ export async function measureEachQuery(
     queries.map((query) => `/search/search-index?${query}`),
     queries.length * 10,
     1,
+    askingHeaders(asking),
   );
   for (const query of queries) {
-    const measured = await measurePaths(server, [`/search/search-index?${query}`], times, 1);
+    const measured = await measurePaths(
+      server,
+      [`/search/search-index?${query}`],
+      times,
+      1,
+      askingHeaders(asking),
+    );
     if (measured.failures > 0) throw new Error(`${query}: ${measured.failures} failures`);
     figures.push({ query, p50: measured.p50, p95: measured.p95 });
   }

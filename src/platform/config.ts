@@ -39,6 +39,8 @@ export interface RefdataConfig {
     pollMilliseconds: number;
     /** How long start-up waits for the index before serving (503 on search until it is built). */
     startWaitMilliseconds: number;
+    /** The bound of the answers kept for searches asked again, in bytes (0: none kept). */
+    answerCacheBytes: number;
   };
   /** The web pages; see docs/web.md. */
   web: {
@@ -223,6 +225,7 @@ function refdataConfig(
     search: {
       pollMilliseconds: integer(read, 'REFDATA_SEARCH_POLL_MS', 250, 10, 60_000),
       startWaitMilliseconds: integer(read, 'REFDATA_SEARCH_START_WAIT_MS', 2000, 0, 600_000),
+      answerCacheBytes: integer(read, 'REFDATA_SEARCH_CACHE_MIB', 16, 0, 4096) * 1024 * 1024,
     },
     web: {
       // Open by default, as on PCA's platform.

@@ -87,6 +87,11 @@ export function problems(...statuses: (keyof typeof WHY)[]): Record<number, unkn
 export const HEADERS = {
   etag: { type: 'string', description: "The resource's version: send it as If-Match" },
   location: { type: 'string', description: 'Where the new resource is read' },
+  'cache-status': {
+    type: 'string',
+    description:
+      'RFC 9211: `refdata-search; hit` when answered from the answers kept, else `refdata-search; fwd=miss|request|bypass`, with `; stored` when this answer was kept',
+  },
 } as const;
 
 /** A success answer in one content type, with the headers that matter. */

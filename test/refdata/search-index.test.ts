@@ -47,10 +47,15 @@ async function secondInstance(service: Refdata, env: Record<string, string> = {}
   return app;
 }
 
-async function ask(service: Refdata, app: HttpApp, query: string) {
+async function ask(
+  service: Refdata,
+  app: HttpApp,
+  query: string,
+  headers: Record<string, string> = {},
+) {
   return app.inject({
     url: `/search/search-index?${query}`,
-    headers: { authorization: `Bearer ${await service.token(['Reader'])}` },
+    headers: { ...headers, authorization: `Bearer ${await service.token(['Reader'])}` },
   });
 }
 
@@ -211,6 +216,75 @@ describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
       );
     } finally {
       await other.close();
+    }
+  });
+
+  it('gives an answer kept for the same question until the index changes, and afresh when asked to', async () => {
+    const gearbox = (name: string) =>
+      create(service, '/rdl/terms/subclass', {
+        name,
+        description: 'A gear train in a housing',
+        ontology: pumps,
+        subClassOf: ['http://example.org/E'],
+      });
+    const first = await gearbox('Planetary gearbox');
+    const status = (response: { headers: Record<string, unknown> }) =>
+      response.headers['cache-status'];
+    const asked = await ask(service, service.app, 'q=gearbox&family=class&family=dimension');
+    expect(asked.statusCode, asked.body).toBe(200);
+    expect(status(asked)).toBe('refdata-search; fwd=miss; stored');
+    // The same question in other words: letter case, and the filter's values in another order.
+    const again = await ask(service, service.app, 'q=GEARBOX&family=dimension&family=class');
+    expect(status(again)).toBe('refdata-search; hit');
+    expect(again.json()).toEqual(asked.json());
+    // Another page size is another question.
+    expect(
+      status(await ask(service, service.app, 'q=gearbox&family=class&family=dimension&limit=5')),
+    ).toBe('refdata-search; fwd=miss; stored');
+
+    const fresh = await ask(service, service.app, 'q=gearbox&family=class&family=dimension', {
+      'cache-control': 'no-cache',
+    });
+    expect(status(fresh)).toBe('refdata-search; fwd=request; stored');
+    expect(fresh.json()).toEqual(asked.json());
+    const unkept = await ask(service, service.app, 'q=gearbox', {
+      'cache-control': 'max-age=60, No-Store',
+    });
+    expect(status(unkept)).toBe('refdata-search; fwd=request');
+    expect(status(await ask(service, service.app, 'q=gearbox'))).toBe(
+      'refdata-search; fwd=miss; stored',
+    );
+
+    // A write forgets every answer kept, here and on another instance.
+    const other = await secondInstance(service);
+    try {
+      expect(status(await ask(service, other, 'q=gearbox'))).toBe(
+        'refdata-search; fwd=miss; stored',
+      );
+      expect(status(await ask(service, other, 'q=gearbox'))).toBe('refdata-search; hit');
+      const second = await gearbox('Bevel gearbox');
+      const after = await ask(service, service.app, 'q=gearbox&family=class&family=dimension');
+      expect(status(after)).toBe('refdata-search; fwd=miss; stored');
+      expect((after.json() as Answer).hits.map((hit) => hit.iri).sort()).toEqual(
+        [first.iri, second.iri].sort(),
+      );
+      await vi.waitFor(
+        async () => expect((await ask(service, other, 'q=gearbox')).json().total).toBe(2),
+        { timeout: 5000, interval: 50 },
+      );
+    } finally {
+      await other.close();
+    }
+
+    // With no room for answers, none is kept.
+    const uncached = await secondInstance(service, { REFDATA_SEARCH_CACHE_MIB: '0' });
+    try {
+      for (let round = 0; round < 2; round += 1)
+        expect(status(await ask(service, uncached, 'q=gearbox'))).toBe(
+          'refdata-search; fwd=bypass',
+        );
+    } finally {
+      await uncached.close();
     }
   });
 

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { cacheStatus, requestCaching } from '../../platform/http/cache-directives.js';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
@@ -13,6 +14,8 @@ import type { SearchAnswer } from './service.js';
 
 /** Seconds a client should wait before asking again while the index is unavailable. */
 export const RETRY_AFTER_SECONDS = 60;
+/** The answer cache's name in `Cache-Status` (RFC 9211). */
+const ANSWER_CACHE_NAME = 'refdata-search';
 
 /** The filters a search takes, shared by the API and the search page. */
 export const searchFilters = (families: FamilyRegistry) => ({
@@ -94,7 +97,8 @@ const SearchPage = Type.Object(
  * mapping targets (words as prefixes), filtered by family, library and status,
  * a page at a time by cursor, with the exact total and the counts per family,
  * library and status. 503 with Retry-After while this instance builds its
- * index, or while search is marked down.
+ * index, or while search is marked down. An answer asked again is given from
+ * those kept, unless the request's `Cache-Control` asks for it afresh.
  */
 export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
   app.get('/search/search-index', {
@@ -107,12 +111,13 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
           'A page of hits, best first, with the total and the facets',
           'application/json',
           SearchPage,
+          ['cache-status'],
         ),
         ...problems(400, 401, 403, 503),
       },
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
-    handler: async (request) => {
+    handler: async (request, reply) => {
       if (!refdata.search.available) {
         throw new HttpError(
           problem(
@@ -144,51 +149,78 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
         );
       }
       const limit = query.limit ?? 20;
-      const result = await refdata.search.search({
-        q: query.q,
-        families: query.family ?? [],
-        libraries: query.library ?? [],
-        statuses: query.status ?? [],
-        limit,
-        after,
-      });
-      const cursor = result.next ? encodeCursor(result.next) : undefined;
-      const next = cursor ? new URL('/search/search-index', refdata.publicUrl) : undefined;
-      if (next && cursor) {
-        for (const [name, value] of Object.entries(query)) {
-          if (name === 'cursor' || value === undefined) continue;
-          for (const item of Array.isArray(value) ? value : [value])
-            next.searchParams.append(name, String(item));
-        }
-        next.searchParams.set('cursor', cursor);
-      }
-      return {
-        total: result.total,
-        limit,
-        facets: facetsBody(result.facets),
-        hits: result.hits.map(({ row, library, types }) => {
-          const resource = `${refdata.publicUrl}${row.iri.startsWith(refdata.iriBase) ? row.iri.slice(refdata.iriBase.length) : ''}`;
-          return {
-            iri: row.iri,
-            label: row.name,
-            identifier: row.iri.split(/[/#]/).pop(),
-            family: row.family,
-            types,
-            status: row.status,
-            ...(row.description ? { description: row.description } : {}),
-            collection: library,
-            links: {
-              resource,
-              representations: OFFERED,
-              json: `${refdata.publicUrl}${refdata.families.byKey(row.family)?.route}?iri=${encodeURIComponent(row.iri)}`,
-              revisions: `${refdata.publicUrl}/revisions?iri=${encodeURIComponent(row.iri)}`,
-            },
-          };
-        }),
-        ...(next && cursor ? { next: next.toString(), cursor } : {}),
-      };
+      const { answer: result, cache } = await refdata.search.searchCaching(
+        {
+          q: query.q,
+          families: query.family ?? [],
+          libraries: query.library ?? [],
+          statuses: query.status ?? [],
+          limit,
+          after,
+        },
+        requestCaching(request.headers['cache-control']),
+      );
+      reply.header('cache-status', cacheStatus(ANSWER_CACHE_NAME, cache));
+      reply.type('application/json; charset=utf-8');
+      const kept = cache.hit || cache.stored;
+      const sent = kept ? sentBodies.get(result) : undefined;
+      if (sent?.url === request.url) return reply.send(sent.body);
+      const body = Buffer.from(JSON.stringify(pageBody(refdata, result, query, limit)));
+      if (kept) sentBodies.set(result, { url: request.url, body });
+      return reply.send(body);
     },
   });
+}
+
+/**
+ * The body of a kept answer as last sent, and the request URL it was sent for
+ * (its `next` link repeats the request's parameters): a search asked again in
+ * the same words is written, not built. Gone with the answer.
+ */
+const sentBodies = new WeakMap<SearchAnswer, { url: string; body: Buffer }>();
+
+/** A search answer as the API shows it (`SearchPage`). */
+function pageBody(
+  refdata: Refdata,
+  result: SearchAnswer,
+  query: Record<string, string | number | string[] | undefined>,
+  limit: number,
+) {
+  const cursor = result.next ? encodeCursor(result.next) : undefined;
+  const next = cursor ? new URL('/search/search-index', refdata.publicUrl) : undefined;
+  if (next && cursor) {
+    for (const [name, value] of Object.entries(query)) {
+      if (name === 'cursor' || value === undefined) continue;
+      for (const item of Array.isArray(value) ? value : [value])
+        next.searchParams.append(name, String(item));
+    }
+    next.searchParams.set('cursor', cursor);
+  }
+  return {
+    total: result.total,
+    limit,
+    facets: facetsBody(result.facets),
+    hits: result.hits.map(({ row, library, types }) => {
+      const resource = `${refdata.publicUrl}${row.iri.startsWith(refdata.iriBase) ? row.iri.slice(refdata.iriBase.length) : ''}`;
+      return {
+        iri: row.iri,
+        label: row.name,
+        identifier: row.iri.split(/[/#]/).pop(),
+        family: row.family,
+        types,
+        status: row.status,
+        ...(row.description ? { description: row.description } : {}),
+        collection: library,
+        links: {
+          resource,
+          representations: OFFERED,
+          json: `${refdata.publicUrl}${refdata.families.byKey(row.family)?.route}?iri=${encodeURIComponent(row.iri)}`,
+          revisions: `${refdata.publicUrl}/revisions?iri=${encodeURIComponent(row.iri)}`,
+        },
+      };
+    }),
+    ...(next && cursor ? { next: next.toString(), cursor } : {}),
+  };
 }
 
 /** Facet counts as JSON: for each dimension, value to count, most first. */

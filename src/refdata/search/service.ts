@@ -1,9 +1,11 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
+import type { CacheOutcome, RequestCaching } from '../../platform/http/cache-directives.js';
 import type { RefdataTables, Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import type { ResourceRow } from '../resources/store.js';
 import { normalizedName } from '../resources/store.js';
+import { AnswerCache } from './answer-cache.js';
 import { CHANGE_RETENTION_MS, ChangeFollower, pruneChanges } from './change-log.js';
 import { indexedDocument, selectIndexRows } from './documents.js';
 import { IndexThread } from './index-thread.js';
@@ -44,6 +46,14 @@ export interface SearchAnswer {
 
 export interface SearchSettings {
   pollMilliseconds: number;
+  /** The bound of the answers kept for searches asked again (0: none kept). */
+  answerCacheBytes: number;
+}
+
+/** A search's answer, and whether it came from the answers kept (for `Cache-Status`). */
+export interface Searched {
+  answer: SearchAnswer;
+  cache: CacheOutcome;
 }
 
 interface Log {
@@ -76,13 +86,16 @@ export class SearchService {
   private appliedLocalWrites = 0;
   private lastTurn = Date.now();
   private lastPrune = 0;
+  private readonly answers: AnswerCache;
 
   constructor(
     private readonly db: Kysely<RefdataTables>,
     private readonly families: FamilyRegistry,
     private readonly settings: SearchSettings,
     private readonly log: Log,
-  ) {}
+  ) {
+    this.answers = new AnswerCache(settings.answerCacheBytes);
+  }
 
   /** Whether search may answer: the index is built, and search is not marked down. */
   get available(): boolean {
@@ -129,16 +142,36 @@ export class SearchService {
   }
 
   async search(request: SearchRequest): Promise<SearchAnswer> {
+    return (await this.searchCaching(request, { fresh: false, store: true })).answer;
+  }
+
+  /**
+   * A search answered from the answers kept when `caching` allows (the same
+   * query, filters and page asked since the index last changed), and kept for
+   * the next time if it allows that.
+   */
+  async searchCaching(request: SearchRequest, caching: RequestCaching): Promise<Searched> {
     if (this.appliedLocalWrites < this.localWrites) await this.catchUp();
     const index = this.index;
     if (!index) throw new Error('search asked before the index was built');
     const words = request.q === undefined ? [] : queryWords(request.q);
-    const empty = { family: new Map(), library: new Map(), status: new Map() };
-    if (request.q !== undefined && words.length === 0)
-      return { hits: [], total: 0, facets: empty, next: undefined };
+    if (request.q !== undefined && words.length === 0) {
+      const empty = { family: new Map(), library: new Map(), status: new Map() };
+      return {
+        answer: { hits: [], total: 0, facets: empty, next: undefined },
+        cache: { hit: false, forward: 'bypass', stored: false },
+      };
+    }
+    const phrase = request.q === undefined ? '' : normalizedName(request.q);
+    const key = answerKey(request, words, phrase);
+    if (!caching.fresh) {
+      const kept = this.answers.get(key);
+      if (kept) return { answer: kept, cache: { hit: true } };
+    }
+    const askedIn = this.answers.generation;
     const answer = await index.search({
       words,
-      phrase: request.q === undefined ? '' : normalizedName(request.q),
+      phrase,
       filters: {
         ...(request.families.length > 0 ? { family: new Set(request.families) } : {}),
         ...(request.libraries.length > 0 ? { library: new Set(request.libraries) } : {}),
@@ -147,12 +180,15 @@ export class SearchService {
       limit: request.limit,
       after: request.after,
     });
-    return {
+    const result: SearchAnswer = {
       hits: this.pageHits(answer),
       total: answer.total,
       facets: answer.facets,
       next: answer.next ? { ...answer.next, generation: answer.generation } : undefined,
     };
+    const stored = caching.store && this.answers.set(key, result, askedIn);
+    const forward = !this.answers.enabled ? 'bypass' : caching.fresh ? 'request' : 'miss';
+    return { answer: result, cache: { hit: false, forward, stored } };
   }
 
   /**
@@ -306,6 +342,7 @@ export class SearchService {
       this.index = index;
       this.libraries = libraries;
       this.follower = follower;
+      this.answers.invalidate();
       building = undefined;
       await previous?.close();
       this.log.info(
@@ -328,11 +365,33 @@ export class SearchService {
       const present = new Set(rows.map((row) => row.id));
       for (const row of rows) this.libraries.note(row);
       for (const id of batch) if (!present.has(id)) this.libraries.forget(id);
+      // Before (a search asked meanwhile may see either side of the change, and is
+      // not kept) and after (a search answered before the change was kept).
+      this.answers.invalidate();
       await index.update(
         rows.map((row) => indexedDocument(row, this.families)),
         batch.filter((id) => !present.has(id)),
         start + APPLY_BATCH >= ids.length,
       );
+      this.answers.invalidate();
     }
   }
+}
+
+/**
+ * What makes two searches the same question: the query's words and phrase as
+ * the index sees them, the filters as sets, the page's size and where it starts.
+ */
+function answerKey(request: SearchRequest, words: readonly string[], phrase: string): string {
+  const sorted = (values: readonly string[]) => [...new Set(values)].sort();
+  const after = request.after;
+  return JSON.stringify([
+    words,
+    phrase,
+    sorted(request.families),
+    sorted(request.libraries),
+    sorted(request.statuses),
+    request.limit,
+    after ? [after.tier, after.score, after.name, after.id, after.generation] : null,
+  ]);
 }
