@@ -44,7 +44,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
   const app = Fastify({
     loggerInstance: options.logger,
     genReqId: requestIdFor,
-    logController: new OneLinePerRequest(),
+    logController: new OneLinePerRequest(options.logger),
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
     // Node checks request deadlines only every `connectionsCheckingInterval` (30 s
