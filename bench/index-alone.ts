@@ -10,10 +10,9 @@ import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
 import type { RefdataTables } from '../src/refdata/db/tables.js';
 import { FamilyRegistry } from '../src/refdata/families/registry.js';
-import { normalizedName } from '../src/refdata/resources/store.js';
 import { indexedDocument, selectIndexRows } from '../src/refdata/search/documents.js';
 import { type IndexQuery, MemoryIndex } from '../src/refdata/search/memory-index.js';
-import { queryWords } from '../src/refdata/search/words.js';
+import { foldedName, queryWords } from '../src/refdata/search/words.js';
 import { percentiles } from './refdata-search.js';
 
 export interface IndexAlone {
@@ -56,7 +55,7 @@ export async function buildIndexAlone(env: Record<string, string>): Promise<Inde
       if (status) filters.status = status;
       const asked: IndexQuery = {
         words: q === null ? [] : queryWords(q),
-        phrase: q === null ? '' : normalizedName(q),
+        phrase: q === null ? '' : foldedName(q),
         filters,
         limit: Number(parameters.get('limit') ?? 20),
         after: undefined,

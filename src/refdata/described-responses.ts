@@ -90,7 +90,7 @@ export const HEADERS = {
   'cache-status': {
     type: 'string',
     description:
-      'RFC 9211: `refdata-search; hit` when answered from the answers kept, else `refdata-search; fwd=miss|request|bypass`, with `; stored` when this answer was kept',
+      'RFC 9211: `refdata-search; hit` when answered from the answers kept, else `refdata-search; fwd=miss` (none kept), `fwd=request` (one kept, but the request asked afresh) or `fwd=bypass` (none are kept), with `; stored` when this answer was kept',
   },
 } as const;
 

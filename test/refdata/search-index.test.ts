@@ -247,13 +247,17 @@ describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
     });
     expect(status(fresh)).toBe('refdata-search; fwd=request; stored');
     expect(fresh.json()).toEqual(asked.json());
+    // Afresh with nothing kept is a miss; no-store keeps nothing.
     const unkept = await ask(service, service.app, 'q=gearbox', {
       'cache-control': 'max-age=60, No-Store',
     });
-    expect(status(unkept)).toBe('refdata-search; fwd=request');
+    expect(status(unkept)).toBe('refdata-search; fwd=miss');
     expect(status(await ask(service, service.app, 'q=gearbox'))).toBe(
       'refdata-search; fwd=miss; stored',
     );
+    expect(
+      status(await ask(service, service.app, 'q=gearbox', { 'cache-control': 'no-store' })),
+    ).toBe('refdata-search; fwd=request');
 
     // A write forgets every answer kept, here and on another instance.
     const other = await secondInstance(service);

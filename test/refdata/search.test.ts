@@ -77,6 +77,9 @@ describe.each(DATABASE_KINDS)('search on %s', (kind) => {
       'Impeller',
     ]);
     expect(result.total).toBe(6);
+    // Accents count no more in the exact and leading tiers than in the words.
+    const accented = await find('q=P%C3%9CMP');
+    expect(accented.hits.map((hit) => hit.label)).toEqual(result.hits.map((hit) => hit.label));
     const [first] = result.hits;
     expect(first).toMatchObject({
       label: 'Pump',

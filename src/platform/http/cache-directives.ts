@@ -25,9 +25,9 @@ export function requestCaching(cacheControl: string | string[] | undefined): Req
 /**
  * What a server's cache of answers did with a request, as RFC 9211's
  * `Cache-Status` reports it: a hit, or forwarded to the origin (here the
- * engine behind the cache) because nothing was kept (`miss`), the request
- * asked for a fresh answer (`request`), or the cache does not take the request
- * (`bypass`); `stored` when the answer made was kept.
+ * engine behind the cache) because nothing was kept (`miss`), an answer was
+ * kept but the request did not allow it (`request`), or the cache does not
+ * take the request (`bypass`); `stored` when the answer made was kept.
  */
 export type CacheOutcome =
   | { hit: true }

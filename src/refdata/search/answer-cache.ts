@@ -41,6 +41,11 @@ export class AnswerCache {
     return this.answers?.get(key);
   }
 
+  /** Whether an answer is kept under `key`, without counting as a use of it. */
+  has(key: string): boolean {
+    return this.answers?.has(key) ?? false;
+  }
+
   /** Whether answers are kept at all (a bound of 0 turns the cache off). */
   get enabled(): boolean {
     return this.answers !== undefined;

@@ -2,9 +2,8 @@ import { type Kysely, sql } from 'kysely';
 import type { RefdataTables, Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { rdfTypesOf } from '../rdf/rdf-types.js';
-import { normalizedName } from '../resources/store.js';
 import type { IndexedDocument } from './memory-index.js';
-import { wordsOf } from './words.js';
+import { foldedName, wordsOf } from './words.js';
 
 /** What the index needs of a resource row. */
 export interface IndexRow {
@@ -46,7 +45,7 @@ export function indexedDocument(row: IndexRow, families: FamilyRegistry): Indexe
   const fields = searchFields(row, body, families);
   return {
     id: row.id,
-    name: normalizedName(row.name),
+    name: foldedName(row.name),
     family: row.family,
     library: row.library ?? undefined,
     status: row.status,

@@ -65,7 +65,7 @@ export interface HitFacts {
 export interface IndexedDocument {
   /** The resource's id. */
   id: number;
-  /** Its label as `normalizedName` gives it: for exact and prefix matches and ties. */
+  /** Its label as `foldedName` gives it: for exact and prefix matches and ties. */
   name: string;
   family: string;
   /** The library it is defined in (a value's: its picklist's), if any. */
@@ -82,7 +82,7 @@ export interface IndexedDocument {
 export interface IndexQuery {
   /** The query's words (`queryWords`); none lists everything the filters let through. */
   words: readonly string[];
-  /** The whole query as `normalizedName` gives it, for exact and prefix label matches. */
+  /** The whole query as `foldedName` gives it, for exact and prefix label matches. */
   phrase: string;
   filters: Partial<Record<Dimension, ReadonlySet<string>>>;
   limit: number;

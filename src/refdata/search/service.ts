@@ -4,7 +4,6 @@ import type { CacheOutcome, RequestCaching } from '../../platform/http/cache-dir
 import type { RefdataTables, Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import type { ResourceRow } from '../resources/store.js';
-import { normalizedName } from '../resources/store.js';
 import { AnswerCache } from './answer-cache.js';
 import { CHANGE_RETENTION_MS, ChangeFollower, pruneChanges } from './change-log.js';
 import { indexedDocument, selectIndexRows } from './documents.js';
@@ -13,7 +12,7 @@ import type { ThreadAnswer } from './index-worker.js';
 import { LibraryLabels } from './library-labels.js';
 import type { Dimension } from './memory-index.js';
 import type { Cursor, SearchRequest } from './search.js';
-import { queryWords } from './words.js';
+import { foldedName, queryWords } from './words.js';
 
 /** Resources read per query while building; the event loop is let go between batches. */
 const BUILD_BATCH = 2000;
@@ -162,12 +161,14 @@ export class SearchService {
         cache: { hit: false, forward: 'bypass', stored: false },
       };
     }
-    const phrase = request.q === undefined ? '' : normalizedName(request.q);
+    const phrase = request.q === undefined ? '' : foldedName(request.q);
     const key = answerKey(request, words, phrase);
     if (!caching.fresh) {
       const kept = this.answers.get(key);
       if (kept) return { answer: kept, cache: { hit: true } };
     }
+    // RFC 9211's `fwd=request`: an answer was kept, and the request did not allow it.
+    const refused = caching.fresh && this.answers.has(key);
     const askedIn = this.answers.generation;
     const answer = await index.search({
       words,
@@ -187,7 +188,7 @@ export class SearchService {
       next: answer.next ? { ...answer.next, generation: answer.generation } : undefined,
     };
     const stored = caching.store && this.answers.set(key, result, askedIn);
-    const forward = !this.answers.enabled ? 'bypass' : caching.fresh ? 'request' : 'miss';
+    const forward = !this.answers.enabled ? 'bypass' : refused ? 'request' : 'miss';
     return { answer: result, cache: { hit: false, forward, stored } };
   }
 

@@ -1,3 +1,5 @@
+import { normalizedName } from '../resources/store.js';
+
 /**
  * The words search is made of, alike for what is indexed and what is asked:
  * lower case, accents dropped, letters and digits only. A UUID (the last
@@ -28,4 +30,14 @@ export function queryWords(q: string): string[] {
   return wordsOf(q)
     .slice(0, MAX_QUERY_WORDS)
     .map((word) => word.slice(0, MAX_WORD_LENGTH));
+}
+
+/**
+ * A label as the index compares it with the whole query, for exact and
+ * leading matches and the order of ties: `normalizedName` (spaces squeezed,
+ * lower case) with accents dropped as `wordsOf` drops them, so that `Pümp`
+ * ranks what `pump` ranks.
+ */
+export function foldedName(text: string): string {
+  return normalizedName(text).normalize('NFKD').replace(ACCENTS, '');
 }
