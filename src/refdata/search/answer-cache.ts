@@ -67,7 +67,7 @@ export class AnswerCache {
     this.answers?.clear();
   }
 
-  /** Answers held now, for tests and the benchmark. */
+  /** Answers held now (the tests read it). */
   get size(): number {
     return this.answers?.size ?? 0;
   }
