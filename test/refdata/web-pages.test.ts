@@ -365,6 +365,37 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect(expiresAt).toBeLessThanOrEqual(started + 125_000);
     expect(expiresAt).toBeGreaterThan(started + 100_000);
   });
+
+  it('returns only to a path here, however the return_to is disguised, and never answers 500 for one', async () => {
+    const token = await service.token(['Reader'], 'frank', 600);
+    for (const disguised of [
+      '/\t/evil.example',
+      '/\\evil.example',
+      '/.//evil.example',
+      '//evil.example',
+    ]) {
+      const browser = new Browser(service);
+      const posted = await browser.signInWithToken(token, disguised);
+      expect(posted.statusCode, disguised).toBe(303);
+      expect(posted.headers.location, disguised).toBe('/');
+      // Signed in now: the sign-in page sends straight on, to the same safe place.
+      const again = await browser.get(`/sign-in?return_to=${encodeURIComponent(disguised)}`);
+      expect(again.statusCode, disguised).toBe(302);
+      expect(again.headers.location, disguised).toBe('/');
+    }
+    // What a header cannot carry arrives percent-encoded, and the session's cookie with it.
+    for (const [odd, location] of [
+      ['/search?q=a\r\nb', '/search?q=ab'],
+      ['/search?q=\u4e2d', '/search?q=%E4%B8%AD'],
+    ] as const) {
+      const browser = new Browser(service);
+      const posted = await browser.signInWithToken(token, odd);
+      expect(posted.statusCode, odd).toBe(303);
+      expect(posted.headers.location, odd).toBe(location);
+      expect(posted.headers['set-cookie'], odd).toBeDefined();
+      expect((await browser.get('/sign-in?return_to=%2Fx%0D%0Ay')).headers.location).toBe('/xy');
+    }
+  });
 });
 
 describe('refdata web pages with anonymous reading off', () => {

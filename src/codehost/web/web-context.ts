@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { allowFormRedirectTo } from '../../platform/web/csp.js';
 import { checkPageRequest, formField } from '../../platform/web/page-checks.js';
+import { safeReturnPath } from '../../platform/web/return-path.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import type { Session } from './sessions.js';
@@ -31,13 +32,7 @@ export function fieldValues(body: unknown, name: string): string[] {
   return typeof value === 'string' ? [value] : [];
 }
 
-/** Only paths on this service may be returned to after signing in. */
-export function safeReturnPath(path: string | undefined): string | undefined {
-  if (!path?.startsWith('/') || path.startsWith('//') || path.startsWith('/\\')) {
-    return undefined;
-  }
-  return path;
-}
+export { safeReturnPath };
 
 /**
  * Route options every web page shares: errors as HTML pages, the session loaded,

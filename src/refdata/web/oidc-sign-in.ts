@@ -6,7 +6,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { formField } from '../../platform/web/page-checks.js';
 import { ROLES, type Role } from '../auth/roles.js';
 import { claimAt } from '../auth/tokens.js';
-import { type Pages, safeReturnPath } from './pages.js';
+import { type Pages, returnPathOrHome } from './pages.js';
 import { signInAs } from './sign-in-pages.js';
 
 /** How long a sign-in at the provider may take before its callback is refused. */
@@ -115,7 +115,7 @@ export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn)
       state,
       nonce,
       codeVerifier,
-      returnTo: safeReturnPath(formField(request.body, 'return_to')),
+      returnTo: returnPathOrHome(formField(request.body, 'return_to')),
       startedAt: Date.now(),
     };
     await pages.sessions.save(session);

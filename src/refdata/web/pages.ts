@@ -3,6 +3,7 @@ import { allowFormRedirectTo } from '../../platform/web/csp.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import { csrfField, frame, type Notice } from '../../platform/web/layout.js';
 import { checkPageRequest } from '../../platform/web/page-checks.js';
+import { safeReturnPath } from '../../platform/web/return-path.js';
 import { REVIEW_ROLES, type Role, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUS_STYLE } from '../rdf/html.js';
@@ -180,9 +181,7 @@ export function signInAddress(returnTo: string): string {
   return `/sign-in?${new URLSearchParams({ return_to: path })}`;
 }
 
-/** Only paths on this service may be returned to after signing in. */
-export function safeReturnPath(path: unknown): string {
-  if (typeof path !== 'string' || !path.startsWith('/') || path.startsWith('//')) return '/';
-  if (path.startsWith('/\\') || path.length > 2000) return '/';
-  return path;
+/** Only paths on this service may be returned to after signing in; else the home page. */
+export function returnPathOrHome(path: unknown): string {
+  return safeReturnPath(path) ?? '/';
 }

@@ -5,7 +5,7 @@ import { csrfField, type Notice } from '../../platform/web/layout.js';
 import { formField } from '../../platform/web/page-checks.js';
 import { TokenRefused } from '../auth/tokens.js';
 import { providerLogout } from './oidc-sign-in.js';
-import { type Pages, safeReturnPath } from './pages.js';
+import { type Pages, returnPathOrHome } from './pages.js';
 import type { Viewer } from './session.js';
 
 /** Where a signed-in person lands, and where sign-in and sign-out live. */
@@ -29,7 +29,7 @@ export async function signInAs(
     options.until === undefined ? {} : { until: options.until },
   );
   pages.remember(request, session);
-  return reply.redirect(safeReturnPath(options.returnTo), 303);
+  return reply.redirect(returnPathOrHome(options.returnTo), 303);
 }
 
 /**
@@ -44,7 +44,7 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
     options: { notice?: Notice; status?: number } = {},
   ) => {
     const session = await pages.ensureSession(request, reply);
-    const returnTo = safeReturnPath(
+    const returnTo = returnPathOrHome(
       (request.query as Record<string, unknown> | undefined)?.return_to ??
         formField(request.body, 'return_to'),
     );
@@ -88,7 +88,7 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
     }
     if (pages.viewerOf(request)) {
       return reply.redirect(
-        safeReturnPath((request.query as Record<string, unknown>).return_to),
+        returnPathOrHome((request.query as Record<string, unknown>).return_to),
         302,
       );
     }
