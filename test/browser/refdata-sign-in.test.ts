@@ -49,6 +49,7 @@ describe.skipIf(!browserAvailable)(
     let creator: Awaited<ReturnType<typeof createUser>>;
     let creatorSecret: string;
     let outsider: Awaited<ReturnType<typeof createUser>>;
+    let creatorsGroupId: number;
 
     beforeAll(async () => {
       browser = await launchChromium();
@@ -66,6 +67,7 @@ describe.skipIf(!browserAvailable)(
       const top = await createGroup(codehost, owner.id, { path: 'refdata' });
       const creators = await createGroup(codehost, owner.id, { path: 'creators', parent: top });
       await new MemberStore(codehost.db).add('group', creators.id, creator.id, 30);
+      creatorsGroupId = creators.id;
 
       const port = await freePort();
       refdataUrl = `http://127.0.0.1:${port}`;
@@ -206,5 +208,83 @@ describe.skipIf(!browserAvailable)(
         await context.close();
       }
     });
+
+    it('signs a returning user in again, with two-factor and without, under the pages’ own Content-Security-Policy', async () => {
+      // No bypassCSP here: codehost's form-action must let each sign-in form's
+      // redirect chain end at the relying party, or Chromium stops it there.
+      const returning = await createUser(codehost);
+      const withCode = await createUser(codehost);
+      const secret = newTotpSecret();
+      const recovery = await new TwoFactorStore(codehost.db).enable(
+        withCode.id,
+        secret,
+        currentCode(secret),
+      );
+      for (const person of [returning, withCode]) {
+        await new MemberStore(codehost.db).add('group', creatorsGroupId, person.id, 30);
+      }
+      const signInThroughCodehost = async (
+        page: Page,
+        login: string,
+        password: string,
+        code?: string,
+      ) => {
+        await page.goto(`${refdataUrl}/sign-in`);
+        await press(page, '#sign-in-provider');
+        await page.fill('#login', login);
+        await page.fill('#password', password);
+        await press(page, 'button:has-text("Sign in")');
+        if (code !== undefined) {
+          await page.fill('#otp_attempt', code);
+          await press(page, 'button:has-text("Verify code")');
+        }
+      };
+      const signOutOfBoth = async (page: Page) => {
+        await Promise.all([
+          page.waitForURL(`${codehost.url}/oauth/logout?**`),
+          page.click('header button:has-text("Sign out")'),
+        ]);
+        await Promise.all([page.waitForURL(`${refdataUrl}/**`), page.click('#sign-out')]);
+      };
+      // A code the enabling step has not used yet, then a recovery code.
+      for (const person of [
+        { user: withCode, codes: [currentCode(secret, Date.now() + 30_000), recovery?.[0]] },
+        { user: returning, codes: [undefined, undefined] },
+      ]) {
+        const context = await browser.newContext();
+        const page = await context.newPage();
+        const blocked: string[] = [];
+        page.on('console', (message) => {
+          if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+        });
+        try {
+          // The first time asks for consent.
+          await signInThroughCodehost(
+            page,
+            person.user.username,
+            person.user.password,
+            person.codes[0],
+          );
+          await Promise.all([page.waitForURL(`${refdataUrl}/**`), page.click('#authorize')]);
+          expect(await page.locator('header .account').innerText()).toContain(person.user.name);
+          await signOutOfBoth(page);
+          expect(await page.locator('header .account').innerText()).toContain('Sign in');
+
+          // The second time, codehost sends the browser straight back after the last form.
+          await signInThroughCodehost(
+            page,
+            person.user.username,
+            person.user.password,
+            person.codes[1],
+          );
+          await page.waitForURL(`${refdataUrl}/**`, { timeout: 5_000 });
+          expect(new URL(page.url()).pathname).toBe('/');
+          expect(await page.locator('header .account').innerText()).toContain(person.user.name);
+          expect(blocked).toEqual([]);
+        } finally {
+          await context.close();
+        }
+      }
+    }, 60_000);
   },
 );

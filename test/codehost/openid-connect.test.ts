@@ -313,19 +313,30 @@ describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
       expect(code.code).toMatch(/^[0-9a-f]{64}$/);
     });
 
-    it('prompt=login signs the user out and back in, then continues without asking again', async () => {
+    it('prompt=login asks for the password again, ends nothing until it is given, then continues without asking again', async () => {
       const { user, browser, query } = await browserWith(true);
       const again = await browser.get(query({ prompt: 'login' }));
       expect(again.statusCode).toBe(302);
       expect(again.headers.location).toBe('/users/sign_in');
-      // Signed out: the sign-in page shows its form instead of sending the user on.
-      expect((await browser.get('/users/sign_in')).statusCode).toBe(200);
+      // A link any site can place must not sign the user out: still signed in.
+      expect((await browser.get('/profile')).statusCode).toBe(200);
+      // The sign-in page shows its form (not a redirect), with the login filled in.
+      const form = await browser.get('/users/sign_in');
+      expect(form.statusCode).toBe(200);
+      expect(form.body).toContain(`name="login" value="${user.username}"`);
+      expect(form.body).toContain('You stay signed in until you do');
+      // A wrong password changes nothing either.
+      const wrong = await browser.signIn(user.username, 'not the password');
+      expect(wrong.statusCode).toBe(422);
+      expect((await browser.get('/profile')).statusCode).toBe(200);
       const signedIn = await browser.signIn(user.username, user.password);
       const back = new URL(signedIn.headers.location as string, service.url);
       expect(back.pathname).toBe('/oauth/authorize');
       expect(back.searchParams.has('prompt')).toBe(false);
       const code = errorOf(await browser.get(`${back.pathname}${back.search}`));
       expect(code.code).toMatch(/^[0-9a-f]{64}$/);
+      // Done: the sign-in page sends a signed-in user on again.
+      expect((await browser.get('/users/sign_in')).statusCode).toBe(302);
     });
 
     it('accepts response_mode=query', async () => {
@@ -353,6 +364,7 @@ describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
       );
       const old = await browser.get(query({ max_age: '60' }));
       expect(old.headers.location).toBe('/users/sign_in');
+      expect((await browser.get('/profile')).statusCode).toBe(200);
       await browser.signIn(user.username, user.password);
       const code = errorOf(await browser.get(query({ max_age: '60' }))).code as string;
       const exchanged = await service.app.inject({

@@ -289,6 +289,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
           return sendToSignIn(codehost, request, reply, {
             // Back here without asking to sign in again, or it would never end.
             returnTo: withoutRepeatedSignIn(request.url),
+            reauthenticate: user !== undefined,
             ...(authorization.interaction?.loginHint
               ? { loginHint: authorization.interaction.loginHint }
               : {}),

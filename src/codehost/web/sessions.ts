@@ -16,6 +16,11 @@ export interface SessionData {
   pendingSince?: number;
   /** Where to go once signed in (a path on this service). */
   returnTo?: string;
+  /**
+   * The signed-in user was asked to sign in again (`prompt=login`, `max_age`): the
+   * sign-in page shows its form, and the session is replaced only when it succeeds.
+   */
+  reauthenticate?: boolean;
   /** A relying party's guess at the login (OpenID Connect `login_hint`), to fill in. */
   loginHint?: string;
   /** The synchronizer token every form posts back. */

@@ -55,20 +55,25 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
   );
 
   app.get('/users/sign_in', webRoute(codehost), async (request, reply) => {
-    if (request.session?.data.userId !== undefined) {
-      return reply.redirect(safeReturnPath(request.session.data.returnTo) ?? '/profile', 302);
+    const signedIn = request.session?.data.userId;
+    if (signedIn !== undefined && !request.session?.data.reauthenticate) {
+      return reply.redirect(safeReturnPath(request.session?.data.returnTo) ?? '/profile', 302);
     }
     const session = await ensureSession(codehost, request, reply);
-    return reply
-      .type('text/html')
-      .send(
-        signInForm(
-          session.data.csrf,
-          undefined,
-          session.data.loginHint ?? '',
-          doneNotice(request, { signed_out: 'You have been signed out.' }),
-        ),
-      );
+    const current = signedIn === undefined ? undefined : await codehost.users.findById(signedIn);
+    return reply.type('text/html').send(
+      signInForm(
+        session.data.csrf,
+        undefined,
+        session.data.loginHint ?? current?.username ?? '',
+        current
+          ? {
+              kind: 'ok',
+              text: 'The application asks you to sign in again. You stay signed in until you do.',
+            }
+          : doneNotice(request, { signed_out: 'You have been signed out.' }),
+      ),
+    );
   });
 
   app.post(
@@ -120,6 +125,10 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
             pendingUserId: check.user.id,
             pendingSince: Date.now(),
             ...(returnTo ? { returnTo } : {}),
+            // Signing in again: still signed in as before until the code is given.
+            ...(session.data.reauthenticate && session.data.userId !== undefined
+              ? { userId: session.data.userId, reauthenticate: true }
+              : {}),
           },
           session,
         );

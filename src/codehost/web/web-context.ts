@@ -55,11 +55,27 @@ export function webRoute(
       reply.header('cache-control', 'no-store');
       request.session = await codehost.sessions.load(request);
     },
-    preHandler: async (request) => {
+    preHandler: async (request, reply) => {
       const data = request.session?.data;
       checkPageRequest(request, data && { csrf: data.csrf, signedIn: data.userId !== undefined });
+      allowFormRedirectToWaitingClient(reply, data?.returnTo);
     },
   };
+}
+
+/**
+ * While an authorization request waits for the user to sign in (or to replace
+ * their password), the last form they submit is answered with a redirect to
+ * `/oauth/authorize`, and from there, once they have consented before, straight
+ * on to the client. Browsers apply form-action to that whole chain, so each page
+ * on the way allows the client's redirect URI. It was checked against the
+ * client's registered URIs before it was kept as `returnTo`.
+ */
+function allowFormRedirectToWaitingClient(reply: FastifyReply, returnTo: string | undefined) {
+  if (!returnTo?.startsWith('/oauth/authorize?')) return;
+  const redirectUri = new URL(returnTo, 'http://codehost.invalid').searchParams.get('redirect_uri');
+  if (!redirectUri || !URL.canParse(redirectUri)) return;
+  allowFormRedirectTo(reply, redirectUri);
 }
 
 /** The active user the request's session is signed in as, whatever their password. */
@@ -106,15 +122,17 @@ export async function detourForPasswordChange(
 }
 
 /**
- * Sends the visitor to sign in, to come back to `returnTo` (a path here). A
- * signed-in user is signed out first (OpenID Connect's `prompt=login` and
- * `max_age` ask for a fresh sign-in); `loginHint` fills in the login field.
+ * Sends the visitor to sign in, to come back to `returnTo` (a path here);
+ * `loginHint` fills in the login field. With `reauthenticate` (OpenID Connect's
+ * `prompt=login` and an exceeded `max_age`), a signed-in user stays signed in
+ * until the sign-in succeeds: a plain GET, which any site can cause, must not
+ * end their session (OpenID Connect Core 3.1.2.1; Keycloak and Okta do the same).
  */
 export async function sendToSignIn(
   codehost: Codehost,
   request: FastifyRequest,
   reply: FastifyReply,
-  options: { returnTo: string | undefined; loginHint?: string },
+  options: { returnTo: string | undefined; loginHint?: string; reauthenticate?: boolean },
 ): Promise<FastifyReply> {
   const returnTo = options.returnTo === undefined ? undefined : safeReturnPath(options.returnTo);
   const extra = {
@@ -122,12 +140,16 @@ export async function sendToSignIn(
     ...(options.loginHint ? { loginHint: options.loginHint } : {}),
   };
   const session = request.session;
-  if (session && session.data.userId === undefined) {
-    // Keep the session (a half-finished two-factor sign-in survives a detour).
+  if (session && (session.data.userId === undefined || options.reauthenticate)) {
+    // Keep the session: a half-finished two-factor sign-in survives a detour, and
+    // a signed-in user asked to sign in again is signed in until they have.
     Object.assign(session.data, extra);
+    if (options.reauthenticate && session.data.userId !== undefined) {
+      session.data.reauthenticate = true;
+    }
     await codehost.sessions.save(session);
   } else {
-    // No session, one whose user can no longer sign in, or signing out: start afresh.
+    // No session, or one whose user can no longer sign in: start afresh.
     await codehost.sessions.start(reply, extra, session);
   }
   return reply.redirect('/users/sign_in', 302);
