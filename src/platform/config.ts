@@ -32,6 +32,8 @@ export interface RefdataConfig {
     rolesClaim: string;
     /** refdata's own signing key (a private JWK), created on first start. */
     signingKeyFile: string;
+    /** Longest a token may live (`exp` after `iat`); longer ones are refused, and not minted. */
+    maxLifetimeSeconds: number;
   };
   /** Each instance's in-memory search index; see docs/search.md. */
   search: {
@@ -221,6 +223,13 @@ function refdataConfig(
       rolesClaim,
       // Relative to the working directory, like DATA_DIR.
       signingKeyFile: keyFile ? resolve(cwd, keyFile) : join(dataDir, 'refdata-signing-key.json'),
+      maxLifetimeSeconds: integer(
+        read,
+        'REFDATA_TOKEN_MAX_LIFETIME_SECONDS',
+        366 * 86_400,
+        60,
+        10 * 366 * 86_400,
+      ),
     },
     search: {
       pollMilliseconds: integer(read, 'REFDATA_SEARCH_POLL_MS', 250, 10, 60_000),

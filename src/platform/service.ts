@@ -3,6 +3,7 @@ import type { Command } from './cli/command.js';
 import type { Config, ServiceConfig, ServiceName } from './config.js';
 import type { DatabaseHandle } from './db/connection.js';
 import type { MigrationSet } from './db/migrations.js';
+import type { BodyTextPolicy } from './http/body-parsers.js';
 import type { ErrorRenderer } from './http/errors.js';
 import { registerHealthRoutes } from './http/health.js';
 import {
@@ -37,6 +38,8 @@ export interface ServiceDefinition<Tables = unknown> {
   migrations: MigrationSet;
   /** Builds the renderer once the service's public URL is known. */
   errorRenderer(config: ServiceConfig): ErrorRenderer;
+  /** What it asks of text in request bodies beyond valid Unicode (NFC, no controls). */
+  bodyText?: BodyTextPolicy;
   registerRoutes(app: HttpApp, dependencies: ServiceDependencies<Tables>): Promise<void>;
   /** Admin verbs this service adds to the command line. */
   adminCommands: readonly Command[];
@@ -66,6 +69,7 @@ export async function buildService<Tables>(
     config: options.platform,
     logger: options.logger,
     renderError: definition.errorRenderer(config),
+    ...(definition.bodyText ? { bodyText: definition.bodyText } : {}),
   });
   app.addHook('onClose', async () => options.database.close());
 

@@ -48,6 +48,9 @@ export function refdataService(
     internalError: () => problems(500)[500],
     migrations: refdataMigrations,
     errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
+    // Text ends up in RDF/XML and every other format: no character XML cannot
+    // hold, and one spelling of each name (search already treats NFC and NFD as one).
+    bodyText: { normalizeNfc: true, refuseControlCharacters: true },
     adminCommands: [...authCommands, ...searchCommands],
     async initialize({ platform }) {
       // The first thing a new user needs: how to call the API at all.

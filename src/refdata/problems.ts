@@ -50,6 +50,11 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
     description:
       'Each lifecycle step starts from one state: submit from Draft, approve and reject from Submitted. `detail` says which state the resource is in.',
   },
+  'already-replaced': {
+    title: 'Already replaced',
+    description:
+      'The resource this one replaces was already replaced by another, now its one dcterms:isReplacedBy. A second replacement is not submitted or approved: replace the successor named in `detail`, or change `replaces`.',
+  },
   'moves-with-picklist': {
     title: 'Values move with their picklist',
     description:

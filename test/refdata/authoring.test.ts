@@ -784,6 +784,59 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
     });
   });
 
+  it('gives a picklist an ETag that covers its values, so a value edited on its own is not lost', async () => {
+    const ontology = await createLibrary(service);
+    const picklist = await create(service, '/cfihos/picklist', {
+      name: uniqueName('Seals'),
+      ontology,
+      subClassOf: 'http://x.example/seal',
+      picklistValues: [{ name: 'Lip', description: 'A lip seal' }],
+    });
+    const url = `/cfihos/picklist?${iriQuery(picklist.iri)}`;
+    const path = new URL(picklist.iri).pathname;
+    const first = await service.call('GET', url);
+    const valueIri = first.json().picklistValues[0].id as string;
+    const turtle = await service.call('GET', path, { headers: { accept: 'text/turtle' } });
+    const tags = { json: first.headers.etag as string, turtle: turtle.headers.etag as string };
+
+    // A value changed through its own route.
+    const edited = await service.call('PUT', `/cfihos/picklistvalue?${iriQuery(valueIri)}`, {
+      body: {
+        changeJustification: 'Clearer',
+        name: 'Lip',
+        description: 'A lip seal, spring-loaded',
+        picklist: picklist.iri,
+      },
+    });
+    expect(edited.statusCode).toBe(204);
+    const second = await service.call('GET', url);
+    expect(second.headers.etag).not.toBe(tags.json);
+    expect(second.json().picklistValues[0].description).toBe('A lip seal, spring-loaded');
+    const conditional = await service.call('GET', path, {
+      headers: { accept: 'text/turtle', 'if-none-match': tags.turtle },
+    });
+    expect(conditional.statusCode).toBe(200);
+    expect(conditional.body).toContain('spring-loaded');
+    // A picklist PUT based on what was read before the value's edit is stale.
+    const stale = await service.call('PUT', url, {
+      headers: { 'if-match': tags.json },
+      body: {
+        changeJustification: 'Overwrite',
+        name: first.json().name,
+        description: 'A picklist',
+        ontology,
+        subClassOf: 'http://x.example/seal',
+        picklistValues: [{ id: valueIri, name: 'Lip', description: 'A lip seal' }],
+      },
+    });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.json().type).toMatch(/stale-write$/);
+    // A value added on its own changes the tag as well, and the history says so.
+    await create(service, '/cfihos/picklistvalue', { name: 'Labyrinth', picklist: picklist.iri });
+    const third = await service.call('GET', url);
+    expect(third.headers.etag).not.toBe(second.headers.etag);
+  });
+
   it('answers the unsupported routes with a 404 problem that says so', async () => {
     for (const [method, url] of [
       ['POST', '/rdl/terms/annotationproperty'],

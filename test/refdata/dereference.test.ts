@@ -341,7 +341,17 @@ describe.each(DATABASE_KINDS)('library detail levels on %s', (kind) => {
     const relations = await read('');
     expect(relations.body).toBe((await read('?detailLevel=2')).body);
     const level2 = fromN3(relations.body, 'N-Triples');
-    expect(subjects(relations.body)).toEqual(new Set([library, pump, picklist.iri]));
+    // A picklist's values are terms of the library too: named, typed, with their status.
+    expect(subjects(relations.body)).toEqual(
+      new Set([library, pump, picklist.iri, ...picklist.values]),
+    );
+    for (const value of picklist.values) {
+      const about = level2.filter((q) => q.subject.value === value);
+      expect(about.some((q) => q.predicate.value.endsWith('#prefLabel'))).toBe(true);
+      expect(about.some((q) => q.predicate.value.endsWith('vocab#status'))).toBe(true);
+      expect(about.some((q) => q.object.value === picklist.iri)).toBe(true);
+      expect(about.some((q) => q.predicate.value === DEFINITION)).toBe(false);
+    }
     expect(
       level2.some((q) => q.subject.value === pump && q.predicate.value.endsWith('#subClassOf')),
     ).toBe(true);

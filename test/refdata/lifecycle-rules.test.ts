@@ -408,5 +408,45 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
         `<${replacement.iri}> <http://purl.org/dc/terms/replaces> <${old.iri}> .`,
       );
     });
+
+    it('keeps one successor: a second replacement of what is already replaced is refused', async () => {
+      const ontology = await createLibrary(service);
+      const old = await create(service, '/cfihos/dimension', {
+        name: uniqueName('Luminosity'),
+        ontology,
+        dimensionCode: 'J',
+      });
+      await publish(old.iri);
+      // Two Drafts replace the same Approved resource; the first to be approved wins.
+      const [first, second] = [
+        await create(service, '/cfihos/dimension', {
+          name: uniqueName('Luminous intensity'),
+          ontology,
+          dimensionCode: 'J',
+          replaces: old.iri,
+        }),
+        await create(service, '/cfihos/dimension', {
+          name: uniqueName('Light'),
+          ontology,
+          dimensionCode: 'J',
+          replaces: old.iri,
+        }),
+      ];
+      expect((await service.call('PUT', `/status/submit?${iriQuery(second.iri)}`)).statusCode).toBe(
+        204,
+      );
+      await publish(first.iri);
+      const approval = await service.call('PUT', `/status/approve?${iriQuery(second.iri)}`, {
+        roles: ['Reviewer'],
+        body: { justification: 'Also good' },
+      });
+      expect(approval.statusCode).toBe(409);
+      expect(approval.json().type).toMatch(/already-replaced$/);
+      expect(approval.json().detail).toContain(first.iri);
+      expect((await read('/cfihos/dimension', second.iri)).status).toBe('Submitted');
+      expect((await read('/cfihos/dimension', old.iri)).replacedBy).toBe(first.iri);
+      // It can still be rejected.
+      expect((await decide('reject', second.iri)).statusCode).toBe(204);
+    });
   });
 });

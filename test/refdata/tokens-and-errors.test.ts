@@ -76,6 +76,10 @@ describe.each(DATABASE_KINDS)('refdata tokens and errors on %s', (kind) => {
       [{ roles: { Creator: true } }, 'roles'],
       [{ roles: [1, 2] }, 'roles'],
       [{ iat: Math.floor(Date.now() / 1000) + 3600 }, 'iat'],
+      // A lifetime beyond REFDATA_TOKEN_MAX_LIFETIME_SECONDS (366 days), from iat or from now.
+      [{ exp: Math.floor(Date.now() / 1000) + 10 * 366 * 86_400 }, 'exp'],
+      [{ exp: 1e30 }, 'exp'],
+      [{ iat: undefined, exp: Math.floor(Date.now() / 1000) + 400 * 86_400 }, 'exp'],
     ] as const) {
       it(`refuses ${JSON.stringify(claims).slice(0, 40)} with 401 naming ${named}`, async () => {
         const before = await service.db.selectFrom('resources').select('id').execute();

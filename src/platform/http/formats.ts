@@ -7,12 +7,53 @@
 const LINK_SCHEMES = /^(https?|urn):/i;
 
 /**
- * An absolute IRI a page may turn into a link: http, https or urn, no white
- * space, at most 2048 characters. Stored values are later rendered as `href`s,
- * so `javascript:`, `data:` and relative references are refused on the way in.
+ * The characters RFC 3987 lets an IRI hold: unreserved (letters, digits,
+ * `-._~` and the Unicode `ucschar` ranges), reserved delimiters, and `%`
+ * followed by two hex digits; the private-use ranges (`iprivate`) only in the
+ * query. Space, `<>"{}|\^` and backtick, control characters and the other
+ * ranges are not IRI characters: N-Triples, Turtle and RDF/XML readers refuse
+ * them, so one stored IRI holding one would break every export it is part of.
+ */
+const UCSCHAR =
+  '\u{A0}-\u{D7FF}\u{F900}-\u{FDCF}\u{FDF0}-\u{FFEF}\u{10000}-\u{1FFFD}\u{20000}-\u{2FFFD}' +
+  '\u{30000}-\u{3FFFD}\u{40000}-\u{4FFFD}\u{50000}-\u{5FFFD}\u{60000}-\u{6FFFD}' +
+  '\u{70000}-\u{7FFFD}\u{80000}-\u{8FFFD}\u{90000}-\u{9FFFD}\u{A0000}-\u{AFFFD}' +
+  '\u{B0000}-\u{BFFFD}\u{C0000}-\u{CFFFD}\u{D0000}-\u{DFFFD}\u{E1000}-\u{EFFFD}';
+const IPRIVATE = '\u{E000}-\u{F8FF}\u{F0000}-\u{FFFFD}\u{100000}-\u{10FFFD}';
+const IRI_CHARACTERS = `[A-Za-z0-9\\-._~:/?@!$&'()*+,;=${UCSCHAR}]|%[0-9A-Fa-f]{2}`;
+const IRI_PART = new RegExp(`^(?:${IRI_CHARACTERS})*$`, 'u');
+const IRI_QUERY = new RegExp(`^(?:${IRI_CHARACTERS}|[${IPRIVATE}])*$`, 'u');
+/** `[` and `]` belong to an IP literal in the authority, nowhere else. */
+const IP_LITERAL_AUTHORITY = /^([a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?)\[[0-9a-f:.]+\]/i;
+
+/** Whether every character of `value` is one RFC 3987 allows where it stands. */
+export function hasOnlyIriCharacters(value: string): boolean {
+  const hash = value.indexOf('#');
+  // One fragment at most: a second `#` is not an IRI character.
+  if (hash !== -1 && value.indexOf('#', hash + 1) !== -1) return false;
+  const beforeFragment = hash === -1 ? value : value.slice(0, hash);
+  const fragment = hash === -1 ? '' : value.slice(hash + 1);
+  const question = beforeFragment.indexOf('?');
+  const head = question === -1 ? beforeFragment : beforeFragment.slice(0, question);
+  const query = question === -1 ? '' : beforeFragment.slice(question + 1);
+  return (
+    IRI_PART.test(head.replace(IP_LITERAL_AUTHORITY, '$1')) &&
+    // iprivate belongs to the query alone.
+    IRI_QUERY.test(query) &&
+    IRI_PART.test(fragment)
+  );
+}
+
+/**
+ * An absolute IRI a page may turn into a link: http, https or urn, only the
+ * characters RFC 3987 allows, at most 2048 characters. Stored values are later
+ * rendered as `href`s, so `javascript:`, `data:` and relative references are
+ * refused on the way in.
  */
 export function isLinkIri(value: string): boolean {
-  if (value.length > 2048 || /\s/.test(value) || !LINK_SCHEMES.test(value)) return false;
+  if (value.length > 2048 || !LINK_SCHEMES.test(value) || !hasOnlyIriCharacters(value)) {
+    return false;
+  }
   try {
     const url = new URL(value);
     return url.protocol === 'urn:'
@@ -23,7 +64,8 @@ export function isLinkIri(value: string): boolean {
   }
 }
 
-export const LINK_IRI_DETAIL = 'must be an absolute http, https or urn IRI';
+export const LINK_IRI_DETAIL =
+  'must be an absolute http, https or urn IRI, with only the characters RFC 3987 allows (no spaces, <>"{}|\\^` or control characters)';
 
 export const CUSTOM_FORMATS: Readonly<
   Record<string, { validate: (value: string) => boolean; detail: string }>

@@ -1,5 +1,4 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import formBody from '@fastify/formbody';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
@@ -10,6 +9,7 @@ import Fastify, {
 } from 'fastify';
 import helmet from 'helmet';
 import type { Config } from '../config.js';
+import { type BodyTextPolicy, installBodyParsers, PLAIN_TEXT_POLICY } from './body-parsers.js';
 import { type ErrorRenderer, installErrorHandling } from './errors.js';
 import { CUSTOM_FORMATS } from './formats.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
@@ -29,6 +29,8 @@ export interface HttpServerOptions {
   config: Pick<Config, 'bodyLimitBytes' | 'requestTimeoutMs' | 'trustProxy'>;
   logger: FastifyBaseLogger;
   renderError: ErrorRenderer;
+  /** What the service asks of text in bodies beyond valid Unicode; plain by default. */
+  bodyText?: BodyTextPolicy;
 }
 
 /** Longest path parameter the router accepts; longer ones are 414 URI Too Long. */
@@ -145,10 +147,12 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     // helmet calls back with nothing, or with an error Fastify then answers.
     securityHeaders(request.raw, reply.raw, done as (error?: unknown) => void);
   });
-  await app.register(formBody, { bodyLimit: config.bodyLimitBytes });
   // Bodies are JSON or forms; Fastify's built-in text/plain parser would hand
   // routes a bare string, so that type is unsupported (415) like any other.
-  app.removeContentTypeParser('text/plain');
+  installBodyParsers(app, {
+    bodyLimit: config.bodyLimitBytes,
+    text: options.bodyText ?? PLAIN_TEXT_POLICY,
+  });
   installErrorHandling(app, options.renderError, routes);
   return app;
 }

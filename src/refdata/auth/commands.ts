@@ -3,15 +3,13 @@ import { ROLES, rolesFrom } from './roles.js';
 import { loadOrCreateSigningKey } from './signing-key.js';
 import { mintToken } from './tokens.js';
 
-const MAX_LIFETIME_SECONDS = 366 * 24 * 60 * 60;
-
 /** refdata's admin verb: an access token from its own key, for the embedded set-up. */
 export const authCommands: readonly Command[] = [
   {
     name: 'refdata-token-mint',
     usage: `refdata-token-mint <subject> --roles=${ROLES.join(',')} [--lifetime=<seconds>]`,
     summary: 'Print an access token for refdata, signed with its own key.',
-    details: `The token is valid for --lifetime seconds (default 3600, at most ${MAX_LIFETIME_SECONDS}). Send it as "Authorization: Bearer <token>". Not available when REFDATA_JWKS_URL names another identity provider: ask that one for a token.`,
+    details: `The token is valid for --lifetime seconds (default 3600, at most REFDATA_TOKEN_MAX_LIFETIME_SECONDS, 366 days unless set). Send it as "Authorization: Bearer <token>". Not available when REFDATA_JWKS_URL names another identity provider: ask that one for a token.`,
     example: 'alice --roles=Creator,Reviewer',
     async run(args, context) {
       const subjects = args.filter((arg) => !arg.startsWith('--'));
@@ -29,12 +27,13 @@ export const authCommands: readonly Command[] = [
       }
       const lifetimeArg = args.find((arg) => arg.startsWith('--lifetime='))?.slice(11) ?? '3600';
       const lifetime = Number(lifetimeArg);
-      if (!Number.isInteger(lifetime) || lifetime < 60 || lifetime > MAX_LIFETIME_SECONDS) {
+      const tokens = context.config().refdata.tokens;
+      // The service refuses tokens that live longer: minting one would be no use.
+      if (!Number.isInteger(lifetime) || lifetime < 60 || lifetime > tokens.maxLifetimeSeconds) {
         throw new UsageError(
-          `--lifetime is a whole number of seconds from 60 to ${MAX_LIFETIME_SECONDS}.`,
+          `--lifetime is a whole number of seconds from 60 to ${tokens.maxLifetimeSeconds}.`,
         );
       }
-      const tokens = context.config().refdata.tokens;
       if (tokens.jwksUrl) {
         context.stderr.write(
           'REFDATA_JWKS_URL is set: refdata accepts tokens from that identity provider only; ask it for a token.\n',

@@ -87,7 +87,7 @@ export class TokenVerifier {
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         requiredClaims: ['exp', 'sub'],
       });
-      const principal = principalFrom(payload, this.config.rolesClaim);
+      const principal = principalFrom(payload, this.config);
       if (this.verified.size >= VERIFIED_TOKENS_KEPT) {
         const oldest = this.verified.keys().next().value;
         if (oldest !== undefined) this.verified.delete(oldest);
@@ -109,7 +109,8 @@ const MAX_SUBJECT_LENGTH = 255;
  * claims' presence and times, not what `sub` or the roles claim hold, nor an `iat`
  * from the future: a subject that is an object or empty would otherwise reach storage.
  */
-function principalFrom(payload: JWTPayload, rolesClaim: string): Principal {
+function principalFrom(payload: JWTPayload, config: RefdataConfig['tokens']): Principal {
+  const rolesClaim = config.rolesClaim;
   const subject = payload.sub as unknown;
   if (typeof subject !== 'string' || subject.trim() === '' || subject.length > MAX_SUBJECT_LENGTH) {
     throw new TokenRefused(
@@ -119,6 +120,14 @@ function principalFrom(payload: JWTPayload, rolesClaim: string): Principal {
   const now = Math.floor(Date.now() / 1000);
   if (typeof payload.iat === 'number' && payload.iat > now + CLOCK_TOLERANCE_SECONDS) {
     throw new TokenRefused("The token's iat claim is in the future.");
+  }
+  // A token that lives for ever cannot be taken back: its lifetime is bounded
+  // here as it is when minted (from iat, or from now when iat is absent).
+  const lifetime = Number(payload.exp) - (typeof payload.iat === 'number' ? payload.iat : now);
+  if (lifetime > config.maxLifetimeSeconds) {
+    throw new TokenRefused(
+      `The token's exp claim is too far ahead: tokens may live at most ${config.maxLifetimeSeconds} seconds after their iat.`,
+    );
   }
   const roles = claimAt(payload, rolesClaim);
   const wellTyped =

@@ -63,9 +63,24 @@ export async function moveResource(
   }
   // Approving a replacement deprecates what it replaces, if that is still in use.
   const replaced =
-    move.action === 'approve' && row.replaces_iri
+    (move.action === 'approve' || move.action === 'submit') && row.replaces_iri
       ? await refdata.store.findByIri(row.replaces_iri)
       : undefined;
+  // One successor each: a resource another replacement already deprecated keeps
+  // that one as its dcterms:isReplacedBy (docs/refdata-model.md).
+  if (replaced && replaced.status !== 'Approved') {
+    const successor = await refdata.store.replacementOf(replaced.iri);
+    if (successor !== undefined && successor !== row.iri) {
+      throw new HttpError(
+        problem(
+          409,
+          'already-replaced',
+          `${replaced.iri} is already replaced by ${successor}; a second replacement cannot be ${move.action === 'approve' ? 'approved' : 'submitted'}. Replace ${successor} instead, or change this Draft's replaces.`,
+          { title: 'Already replaced' },
+        ),
+      );
+    }
+  }
   try {
     return await refdata.store.transition(
       [row, ...values],
@@ -74,7 +89,8 @@ export async function moveResource(
       move.action,
       { actor: move.actor, justification: move.justification },
       {
-        alsoDeprecate: replaced?.status === 'Approved' ? replaced : undefined,
+        alsoDeprecate:
+          move.action === 'approve' && replaced?.status === 'Approved' ? replaced : undefined,
         ...(aggregate ? { values } : {}),
       },
     );

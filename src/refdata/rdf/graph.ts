@@ -8,6 +8,7 @@ import {
 } from 'n3';
 import type { RdlTerm } from './rdl-vocabulary.js';
 import { RDL_NAMESPACE, xsd } from './vocabulary.js';
+import { writableIri, writableText } from './writable-terms.js';
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
 
@@ -36,15 +37,15 @@ export class GraphBuilder {
   }
 
   iri(value: string): NamedNode {
-    return namedNode(value);
+    return namedNode(writableIri(value));
   }
 
   text(value: string): Quad_Object {
-    return literal(value, 'en');
+    return literal(writableText(value), 'en');
   }
 
   plain(value: string): Quad_Object {
-    return literal(value);
+    return literal(writableText(value));
   }
 
   integer(value: number): Quad_Object {
@@ -60,7 +61,7 @@ export class GraphBuilder {
   }
 
   typed(value: string, datatype: NamedNode): Quad_Object {
-    return literal(value, datatype);
+    return literal(writableText(value), datatype);
   }
 
   boolean(value: boolean): Quad_Object {

@@ -18,8 +18,15 @@ const TERMS_PER_CHUNK = 50;
 
 export type DetailLevel = 1 | 2 | 3;
 
-/** At level 2 each term says what it is, its label, library and status, and its links. */
-function summary(quads: readonly Quad[], iri: string, statusPredicate: string): Quad[] {
+/**
+ * At level 2 each term (and each value of a picklist, which is a term of its
+ * library too) says what it is, its label, library and status, and its links.
+ */
+function summary(
+  quads: readonly Quad[],
+  subjects: ReadonlySet<string>,
+  statusPredicate: string,
+): Quad[] {
   const kept = new Set([
     rdf('type').value,
     skos('prefLabel').value,
@@ -28,7 +35,7 @@ function summary(quads: readonly Quad[], iri: string, statusPredicate: string): 
   ]);
   return quads.filter(
     (quad) =>
-      quad.subject.value === iri &&
+      subjects.has(quad.subject.value) &&
       (kept.has(quad.predicate.value) || quad.object.termType === 'NamedNode'),
   );
 }
@@ -51,8 +58,8 @@ async function* termBatches(refdata: Refdata, libraryIri: string): AsyncGenerato
 
 /**
  * A library's RDF at a detail level, as chunks of quads: 1 the ontology alone,
- * 2 also each term's type, label, status and relations, 3 every triple of every
- * term (picklists with their values). Nothing holds more than one batch.
+ * 2 also each term's type, label, status and relations (picklist values
+ * included), 3 every triple of every term. Nothing holds more than one batch.
  */
 export async function* libraryChunks(
   refdata: Refdata,
@@ -66,7 +73,7 @@ export async function* libraryChunks(
   for await (const terms of termBatches(refdata, library.iri)) {
     const picklists = terms.filter((term) => term.family === 'picklist').map((term) => term.iri);
     const values =
-      level === 3 && picklists.length > 0
+      picklists.length > 0
         ? await refdata.store
             .selectWithFacts()
             .where('resource.parent_iri', 'in', picklists)
@@ -79,7 +86,15 @@ export async function* libraryChunks(
       for (const term of terms.slice(start, start + TERMS_PER_CHUNK)) {
         const children = values.filter((value) => value.parent_iri === term.iri);
         const quads = resourceGraph(refdata, term, children, justifications);
-        chunk.push(...(level === 3 ? quads : summary(quads, term.iri, statusPredicate)));
+        chunk.push(
+          ...(level === 3
+            ? quads
+            : summary(
+                quads,
+                new Set([term.iri, ...children.map((value) => value.iri)]),
+                statusPredicate,
+              )),
+        );
       }
       yield chunk;
     }

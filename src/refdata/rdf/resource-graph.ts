@@ -3,6 +3,7 @@ import type { FamilyRegistry } from '../families/registry.js';
 import type { GraphFacts, ResourceRow } from '../resources/store.js';
 import { GraphBuilder } from './graph.js';
 import { dcterms, rdfs, skos } from './vocabulary.js';
+import { writableIri } from './writable-terms.js';
 
 const { namedNode } = DataFactory;
 
@@ -83,7 +84,7 @@ export function resourceGraph(
 ): Quad[] {
   const quads: Quad[] = [];
   for (const resource of [row, ...children]) {
-    const g = new GraphBuilder(iriBase, namedNode(resource.iri));
+    const g = new GraphBuilder(iriBase, namedNode(writableIri(resource.iri)));
     const body = JSON.parse(resource.body) as Record<string, unknown>;
     commonTriples(
       g,

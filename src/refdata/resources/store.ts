@@ -253,6 +253,10 @@ export class ResourceStore {
       const values = owned?.map((value) => ownedEntry(value.iri, value));
       const row = await this.insert(trx, resource, change, values);
       for (const value of owned ?? []) await this.insert(trx, value, change);
+      // A value added on its own changes its aggregate (see `update`).
+      if (owned === undefined && resource.parentIri !== null) {
+        await this.reviseAggregate(trx, resource.parentIri, change);
+      }
       return row;
     });
   }
@@ -281,8 +285,53 @@ export class ResourceStore {
         await this.replace(trx, value.row, value.content, change);
       for (const value of owned?.create ?? []) await this.insert(trx, value, change);
       for (const value of owned?.remove ?? []) await this.remove(trx, value, change);
+      // A value changed on its own changes its aggregate too: the aggregate's
+      // version (and so its ETag, which If-Match and If-None-Match compare) covers
+      // its values, and its revision records them as they now are.
+      if (owned === undefined && basedOn.parent_iri !== null) {
+        await this.reviseAggregate(trx, basedOn.parent_iri, change);
+      }
       return row;
     });
+  }
+
+  private async reviseAggregate(
+    trx: Transaction<RefdataTables>,
+    aggregateIri: string,
+    change: Change,
+  ): Promise<void> {
+    const aggregate = await trx
+      .selectFrom('resources')
+      .selectAll()
+      .where('iri', '=', aggregateIri)
+      .executeTakeFirst();
+    if (!aggregate) return;
+    const values = await trx
+      .selectFrom('resources')
+      .select(['iri', 'name', 'body'])
+      .where('parent_iri', '=', aggregateIri)
+      .orderBy('id')
+      .execute();
+    const row = await trx
+      .updateTable('resources')
+      .set({ version: aggregate.version + 1, updated_by: change.actor, updated_at: this.now() })
+      .where('id', '=', aggregate.id)
+      .where('version', '=', aggregate.version)
+      .returningAll()
+      .executeTakeFirst();
+    if (!row) throw new LifecycleConflict('stale-write', `${aggregateIri} changed meanwhile.`);
+    await this.revise(
+      trx,
+      row,
+      'update',
+      change,
+      values.map((value) =>
+        ownedEntry(value.iri, {
+          name: value.name,
+          body: JSON.parse(value.body) as ResourceContent['body'],
+        }),
+      ),
+    );
   }
 
   /**

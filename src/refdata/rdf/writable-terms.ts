@@ -1,0 +1,37 @@
+import { hasOnlyIriCharacters } from '../../platform/http/formats.js';
+
+/**
+ * The last guard before a writer: every IRI and literal a graph holds is one all
+ * seven formats can carry and their own readers accept. Input is checked on the
+ * way in (IRIs against RFC 3987, text against XML 1.0's characters), so these
+ * change nothing written since; a value stored before those checks would
+ * otherwise make a whole library's Turtle, N-Triples or RDF/XML unreadable.
+ */
+
+/** Characters XML 1.0 cannot hold at all, and lone surrogates. */
+const NOT_XML_CHARACTER =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/** Text as every format can write it: what XML 1.0 forbids becomes U+FFFD. */
+export function writableText(value: string): string {
+  return value.replace(NOT_XML_CHARACTER, '\uFFFD');
+}
+
+/** What N-Triples' IRIREF (and so Turtle and TriG) forbids; XML's limits come on top. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
+const NOT_IN_IRIREF = /[\u0000-\u0020<>"{}|^`\\]/gu;
+
+const percentEncoded = (character: string) =>
+  [...new TextEncoder().encode(character)]
+    .map((byte) => `%${byte.toString(16).toUpperCase().padStart(2, '0')}`)
+    .join('');
+
+/**
+ * An IRI as every format can write it: a character no reader would take inside
+ * an IRI is percent-encoded (its UTF-8 bytes), as a browser would send it.
+ */
+export function writableIri(value: string): string {
+  if (hasOnlyIriCharacters(value)) return value;
+  return writableText(value).replace(NOT_IN_IRIREF, percentEncoded);
+}
