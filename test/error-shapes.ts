@@ -6,8 +6,15 @@ import { refdata } from '../src/refdata/app.js';
 
 export interface ServiceUnderTest {
   definition: ServiceDefinition;
-  /** Asserts the response is this service's error shape for the status; returns the body. */
-  expectError(response: LightMyRequestResponse, status: number): Record<string, unknown>;
+  /**
+   * Asserts the response is this service's error shape for the status; returns the
+   * body. `beforeRequest`: refused before a request line was read, so no address.
+   */
+  expectError(
+    response: LightMyRequestResponse,
+    status: number,
+    options?: { beforeRequest?: boolean },
+  ): Record<string, unknown>;
 }
 
 function commonChecks(response: LightMyRequestResponse, status: number): Record<string, unknown> {
@@ -35,7 +42,7 @@ export const codehostUnderTest: ServiceUnderTest = {
 /** refdata speaks RFC 9457 Problem Details. */
 export const refdataUnderTest: ServiceUnderTest = {
   definition: refdata as ServiceDefinition,
-  expectError(response, status) {
+  expectError(response, status, options = {}) {
     const body = commonChecks(response, status);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(body).toMatchObject({
@@ -43,8 +50,10 @@ export const refdataUnderTest: ServiceUnderTest = {
       title: expect.any(String),
       status,
       traceId: response.headers['x-request-id'],
-      instance: expect.stringMatching(/^\//),
     });
+    // The path asked for; absent only when the request line itself was never read.
+    if (options.beforeRequest) expect(body.instance).toBeUndefined();
+    else expect(body.instance).toEqual(expect.stringMatching(/^\//));
     return body;
   },
 };

@@ -141,7 +141,8 @@ export function problemDetailsRenderer(publicUrl: string): ErrorRenderer {
         status: problem.status,
         ...(problem.detail ? { detail: problem.detail } : {}),
         // The path only: a query string may carry values that do not belong in errors.
-        instance: request.url.split('?')[0],
+        // (None for what was refused before a request line was read.)
+        ...(request.url === '' ? {} : { instance: request.url.split('?')[0] }),
         traceId,
         ...(problem.errors ? { errors: problem.errors.map(problemDetailsError) } : {}),
       },

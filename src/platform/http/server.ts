@@ -1,10 +1,13 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { type IncomingMessage, STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import { Ajv } from 'ajv';
 import formats from 'ajv-formats';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyInstance,
+  type FastifyRequest,
   type RawServerDefault,
 } from 'fastify';
 import helmet from 'helmet';
@@ -12,6 +15,7 @@ import type { Config } from '../config.js';
 import { type BodyTextPolicy, installBodyParsers, PLAIN_TEXT_POLICY } from './body-parsers.js';
 import { type ErrorRenderer, installErrorHandling } from './errors.js';
 import { CUSTOM_FORMATS } from './formats.js';
+import { problem } from './problem.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { OneLinePerRequest } from './request-logging.js';
 import { RouteTable } from './route-table.js';
@@ -65,6 +69,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     // Path parameters may be long (a URL-encoded full path of nested groups);
     // find-my-way's default of 100 characters would answer those 414.
     routerOptions: { maxParamLength: MAX_PATH_PARAMETER_LENGTH },
+    clientErrorHandler: (error, socket) =>
+      answerClientError(error as NodeJS.ErrnoException, socket, options.renderError),
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   // Query strings, path parameters and headers are text, so their values are
@@ -177,3 +183,53 @@ export function schemaValidator(options: { coerceTypes: 'array' | false }): Ajv 
 function hopCountTrust(hops: number): (address: string, hop: number) => boolean {
   return (_address, hop) => hop < hops;
 }
+
+/**
+ * What Node's parser refuses before there is a request to route (a request that
+ * never finished in time, headers over the limit, a malformed request line) is
+ * answered in the service's own error shape, with a request ID, and with
+ * `Connection: close`: the connection is closed after the answer, and a
+ * keep-alive client must know not to send its next request on it.
+ */
+function answerClientError(
+  error: NodeJS.ErrnoException,
+  socket: Duplex,
+  render: ErrorRenderer,
+): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, code, detail] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'request-timeout', 'The request was not received in time; the connection is closed.']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'headers-too-large', 'The request headers are larger than this server accepts.']
+        : [400, 'malformed-request', 'The request could not be parsed as HTTP.'];
+  const traceId = randomUUID();
+  const { contentType, body } = render(problem(status, code, detail), {
+    traceId,
+    request: CONNECTION_LEVEL_REQUEST,
+  });
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\n` +
+        `Content-Type: ${contentType}\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\n` +
+        `${REQUEST_ID_HEADER}: ${traceId}\r\n` +
+        'Cache-Control: no-store\r\n' +
+        'Connection: close\r\n\r\n' +
+        text,
+    );
+  }
+  socket.destroy(error);
+}
+
+/**
+ * The request renderers see for such an answer: there is none yet, so no route,
+ * no headers and no address. Renderers read only these fields.
+ */
+const CONNECTION_LEVEL_REQUEST = {
+  url: '',
+  headers: {},
+  is404: false,
+  routeOptions: { config: {} },
+} as unknown as FastifyRequest;
