@@ -139,6 +139,30 @@ describe.skipIf(!browserAvailable)(
         expect(account).toContain('Creator');
         expect(account).not.toContain('Reviewer');
         expect(await page.locator('#libraries').innerText()).toContain(draftName);
+
+        // Revisions record the provider's stable subject; pages show the person.
+        const person = await refdata.db
+          .selectFrom('people')
+          .selectAll()
+          .where('name', '=', creator.name)
+          .executeTakeFirstOrThrow();
+        expect(person.subject).toBe(`${codehost.url}#${creator.id}`);
+        expect(person.username).toBe(creator.username);
+        const theirs = await createLibrary(refdata, { name: uniqueName('Theirs') });
+        await refdata.db
+          .updateTable('revisions')
+          .set({ actor: person.subject })
+          .where(
+            'resource_id',
+            '=',
+            refdata.db.selectFrom('resources').select('id').where('iri', '=', theirs),
+          )
+          .execute();
+        await page.goto(`${refdataUrl}${theirs.replace(refdata.config.refdata.iriBase, '')}`);
+        const history = await page.locator('#history').innerText();
+        expect(history).toContain(`${creator.name} (${creator.username})`);
+        expect(history).not.toContain(person.subject);
+
         await page.goto(`${refdataUrl}${draftPath}`);
         expect(await page.locator('h1').innerText()).toBe(draftName);
         await page.screenshot({

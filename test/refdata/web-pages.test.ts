@@ -366,6 +366,30 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect(expiresAt).toBeGreaterThan(started + 100_000);
   });
 
+  it('shows people by the name and username their provider gave, not by their subject', async () => {
+    const subject = 'http://localhost:9500#1';
+    await service.db
+      .insertInto('people')
+      .values({ subject, name: 'Ada Lovelace', username: 'ada', updated_at: Date.now() })
+      .execute();
+    const response = await service.app.inject({
+      method: 'POST',
+      url: '/ontologies/domains',
+      headers: { authorization: `Bearer ${await service.token(['Creator'], subject)}` },
+      payload: { changeJustification: 'x', name: uniqueName('Ada’s'), description: 'd' },
+    });
+    expect(response.statusCode).toBe(201);
+    const browser = new Browser(service);
+    await browser.signInWithToken(await service.token(['Reader'], 'grace'));
+    const page = await browser.get(pathOf(response.json().iri));
+    const history = /<ol id="history">(.*?)<\/ol>/s.exec(page.body)?.[1] ?? '';
+    expect(history).toContain('<strong>Ada Lovelace (ada)</strong>');
+    expect(history).not.toContain('localhost:9500');
+    // Someone signed in with a pasted token is shown by their subject, which is their name.
+    const own = await createLibrary(service, { name: uniqueName('Alice’s') });
+    expect((await browser.get(pathOf(own))).body).toMatch(/created by <strong>alice<\/strong>/);
+  });
+
   it('returns only to a path here, however the return_to is disguised, and never answers 500 for one', async () => {
     const token = await service.token(['Reader'], 'frank', 600);
     for (const disguised of [

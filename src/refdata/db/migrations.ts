@@ -300,4 +300,17 @@ export const refdataMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0008_people': {
+    async up(db: MigrationDb) {
+      // Who an actor is, as their identity provider last said: revisions record the
+      // stable subject (`<issuer>#<sub>`), pages show the name and username.
+      await db.schema
+        .createTable('people')
+        .addColumn('subject', 'varchar(1024)', (c) => c.primaryKey())
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('username', 'varchar(255)')
+        .addColumn('updated_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+    },
+  },
 };

@@ -68,6 +68,14 @@ export interface SearchStateTable {
   rebuild_requested_at: number;
 }
 
+/** Who a subject is, as their identity provider last said when they signed in. */
+export interface PeopleTable {
+  subject: string;
+  name: string;
+  username: string | null;
+  updated_at: number;
+}
+
 /** refdata's tables as Kysely sees them; each migration that adds a table adds it here. */
 export interface RefdataTables {
   sessions: SessionsTable;
@@ -76,4 +84,5 @@ export interface RefdataTables {
   removed_resources: RemovedResourcesTable;
   search_changes: SearchChangesTable;
   search_state: SearchStateTable;
+  people: PeopleTable;
 }

@@ -195,14 +195,17 @@ export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn)
         `You signed in to ${oidc.config.name}, but your account holds no refdata role. Ask an administrator to add you to the group that grants one.`,
       );
     }
-    const name = [claims.name, claims.nickname, claims.preferred_username, subject].find(
-      (value): value is string => typeof value === 'string' && value !== '',
-    );
+    const text = (value: unknown): value is string => typeof value === 'string' && value !== '';
+    const username = [claims.preferred_username, claims.nickname].find(text);
+    const name = [claims.name, username, subject].find(text) ?? subject;
+    const actor = `${oidc.config.issuer}#${subject}`;
+    // Revisions record the stable subject; pages show who it is.
+    await pages.people.remember(actor, { name, username: username ?? null });
     return signInAs(
       pages,
       request,
       reply,
-      { subject: `${oidc.config.issuer}#${subject}`, name: name ?? subject, roles, via: 'oidc' },
+      { subject: actor, name, roles, via: 'oidc' },
       { returnTo: pending.returnTo, ...(tokens.id_token ? { idToken: tokens.id_token } : {}) },
     );
   });

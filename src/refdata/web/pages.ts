@@ -8,6 +8,7 @@ import { REVIEW_ROLES, type Role, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUS_STYLE } from '../rdf/html.js';
 import type { OidcSignIn } from './oidc-sign-in.js';
+import { PeopleStore } from './people.js';
 import type { RefdataSession, RefdataSessions, Viewer } from './session.js';
 
 /** How people can sign in to this deployment. */
@@ -75,12 +76,16 @@ ul.dependencies{padding-left:1.2rem}
  */
 export class Pages {
   private readonly loaded = new WeakMap<FastifyRequest, RefdataSession>();
+  /** Who the actors on a page are (names, not subjects). */
+  readonly people: PeopleStore;
 
   constructor(
     readonly refdata: Refdata,
     readonly sessions: RefdataSessions,
     readonly options: { anonymousRead: boolean; signIn: SignInMethods },
-  ) {}
+  ) {
+    this.people = new PeopleStore(refdata.db);
+  }
 
   /**
    * Route options of a page. `open` pages (signing in) are served even when

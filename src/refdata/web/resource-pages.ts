@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { copyable } from '../../platform/web/copy.js';
-import { html, timeTag, trusted } from '../../platform/web/html.js';
+import { html, trusted } from '../../platform/web/html.js';
 import { statementsTable } from '../rdf/html.js';
 import { single } from '../rdf/library-graph.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
@@ -14,7 +14,7 @@ import { factsOf, type RowWithFacts } from '../resources/store.js';
 import { searchFilters } from '../search/routes.js';
 import { completeShacl } from '../shacl/assemble.js';
 import { DONE_NOTICES, doneNotice, resourceActions } from './authoring/resource-actions.js';
-import { ACTION_WORDS } from './home-page.js';
+import { historyList } from './history.js';
 import { statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
 import { SECTIONS } from './sections/registry.js';
@@ -72,9 +72,10 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       ? await refdata.store.childrenWithFacts(row.iri)
       : [];
     const quads = resourceGraph(refdata, row, children, factsOf([row, ...children]));
-    const revisions = await refdata.store.revisions(row.id);
+    const history = await historyList(await refdata.store.revisions(row.id), pages.people, {
+      id: 'history',
+    });
     const body = JSON.parse(row.body) as { name?: string; description?: string };
-    const now = Date.now();
     const path = request.url.split('?')[0] ?? '/';
     const context = {
       pages,
@@ -113,10 +114,7 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
             : html``
         }</ul>
 <h2>History</h2>
-<ol id="history">${revisions.map(
-          (revision) =>
-            html`<li>${ACTION_WORDS[revision.action]} by <strong>${revision.actor}</strong> ${timeTag(Number(revision.created_at), now)}${revision.justification ? html`: <q>${revision.justification}</q>` : html``}</li>`,
-        )}</ol>`,
+${history}`,
       ),
     );
   };

@@ -226,6 +226,7 @@ ${formFields(schema, page.draft, state)}
     );
     const session = await pages.ensureSession(request, reply);
     const editAddress = `/authoring/edit?iri=${encodeURIComponent(iri)}`;
+    const people = await pages.people.lookUp([current.updated_by]);
     return reply
       .status(409)
       .type('text/html')
@@ -237,7 +238,7 @@ ${formFields(schema, page.draft, state)}
             scripts: [AUTHORING_SCRIPT_PATH],
             wide: true,
           },
-          html`<p role="alert">${current.updated_by} saved this Draft (version ${String(current.version)}) after you opened the form. Nothing you typed was saved, and nothing of theirs was overwritten.</p>
+          html`<p role="alert">${people.label(current.updated_by)} saved this Draft (version ${String(current.version)}) after you opened the form. Nothing you typed was saved, and nothing of theirs was overwritten.</p>
 ${changesTable(
   changes,
   { before: 'Saved now', after: 'Yours' },

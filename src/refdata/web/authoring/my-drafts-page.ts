@@ -38,6 +38,7 @@ export function registerMyDraftsPage(app: HttpApp, pages: Pages): void {
       .limit(LISTED)
       .execute();
     const now = Date.now();
+    const people = await pages.people.lookUp(rows.map((row) => row.updated_by));
     const groups = STATUSES.map((status) => ({
       status,
       rows: rows.filter((row) => row.status === status),
@@ -54,7 +55,7 @@ export function registerMyDraftsPage(app: HttpApp, pages: Pages): void {
                 (group) =>
                   html`<h2 id="status-${group.status}">${statusLabel(group.status)} (${String(group.rows.length)})</h2><ul class="cards">${group.rows.map(
                     (row) =>
-                      html`<li><a href="${pageHref(refdata, row.iri) ?? row.iri}"><strong>${row.name}</strong></a> <span class="hint">${refdata.families.labelOf(row.family)}${row.library ? html` in ${row.library}` : html``}, changed by ${row.updated_by} ${timeTag(Number(row.updated_at), now)}</span>${
+                      html`<li><a href="${pageHref(refdata, row.iri) ?? row.iri}"><strong>${row.name}</strong></a> <span class="hint">${refdata.families.labelOf(row.family)}${row.library ? html` in ${row.library}` : html``}, changed by ${people.label(row.updated_by)} ${timeTag(Number(row.updated_at), now)}</span>${
                         row.status === 'Draft'
                           ? html` · <a href="/authoring/edit?iri=${encodeURIComponent(row.iri)}">Edit</a>`
                           : html``

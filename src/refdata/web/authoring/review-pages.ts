@@ -8,7 +8,7 @@ import { REVIEW_ROLES } from '../../auth/roles.js';
 import { checkMovesAlone, moveResource } from '../../lifecycle/steps.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
-import { ACTION_WORDS } from '../home-page.js';
+import { historyList } from '../history.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';
 import { formFieldsOf, viewerWith } from './access.js';
@@ -72,6 +72,7 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
           .execute(),
       ]);
       const now = Date.now();
+      const people = await pages.people.lookUp(waiting.map((entry) => entry.updated_by));
       const option = (value: string, label: string, chosen: string | undefined) =>
         html`<option value="${value}"${value === (chosen ?? '') ? html` selected` : html``}>${label}</option>`;
       return reply.type('text/html').send(
@@ -88,7 +89,7 @@ ${
   waiting.length > 0
     ? html`<table class="stack" id="queue"><thead><tr class="head"><th scope="col">Resource</th><th scope="col">Family</th><th scope="col">Library</th><th scope="col">Submitted</th></tr></thead><tbody>${waiting.map(
         (entry) =>
-          html`<tr><th scope="row"><a href="/review/resource?iri=${encodeURIComponent(entry.iri)}">${entry.name}</a></th><td data-label="Family">${refdata.families.labelOf(entry.family)}</td><td data-label="Library">${entry.library ?? ''}</td><td data-label="Submitted">by ${entry.updated_by} ${timeTag(Number(entry.updated_at), now)}</td></tr>`,
+          html`<tr><th scope="row"><a href="/review/resource?iri=${encodeURIComponent(entry.iri)}">${entry.name}</a></th><td data-label="Family">${refdata.families.labelOf(entry.family)}</td><td data-label="Library">${entry.library ?? ''}</td><td data-label="Submitted">by ${people.label(entry.updated_by)} ${timeTag(Number(entry.updated_at), now)}</td></tr>`,
       )}</tbody></table>`
     : html``
 }`,
@@ -137,9 +138,8 @@ ${
     );
     const dependencies = await dependenciesOf(refdata, row);
     const unsettled = dependencies.filter((dependency) => dependency.status !== 'Approved');
-    const revisions = await refdata.store.revisions(row.id);
+    const history = await historyList(await refdata.store.revisions(row.id), pages.people);
     const session = await pages.ensureSession(request, reply);
-    const now = Date.now();
     return reply
       .status(status)
       .type('text/html')
@@ -175,10 +175,7 @@ ${
       }`
 }
 <h2>History</h2>
-<ol>${revisions.map(
-            (revision) =>
-              html`<li>${ACTION_WORDS[revision.action]} by <strong>${revision.actor}</strong> ${timeTag(Number(revision.created_at), now)}${revision.justification ? html`: <q>${revision.justification}</q>` : html``}</li>`,
-          )}</ol>
+${history}
 <h2>Decision</h2>
 <form method="post" action="/review/resource?iri=${encodeURIComponent(row.iri)}" novalidate>${csrfField(session.data.csrf)}
 <input type="hidden" name="_version" value="${String(row.version)}">
