@@ -240,6 +240,12 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     const attributes = /<ul id="imf-attributes">[\s\S]*?<\/ul>/.exec(structure)?.[0] ?? '';
     expect(attributes).toContain('0..*');
     expect(attributes).toContain('maximumQualifier');
+    // Nested blank nodes (the terminal's qualified shape) are written out, never by label.
+    const statements = /<table id="statements">[\s\S]*?<\/table>/.exec(structure)?.[0] ?? '';
+    expect(statements).toContain('sh:qualifiedValueShape [sh:class');
+    for (const any of [structure, await page(terminal.iri), await page(attribute.iri)]) {
+      expect(any).not.toMatch(/\bn3-\d+\b|_:b?\d+|\bdf_\d+_\d+\b/);
+    }
     // Signed in, the complete SHACL of the block; not for visitors, nor other families.
     expect(structure).toContain('?format=shacl">Complete IMF SHACL');
     const shacl = await reader.get(`${pathOf(block.iri)}?format=shacl`);

@@ -1,4 +1,4 @@
-import type { Quad } from 'n3';
+import type { Quad, Term } from 'n3';
 import { escapeHtml, html, trusted } from '../../platform/web/html.js';
 import { frame } from '../../platform/web/layout.js';
 import type { ResourceRow } from '../resources/store.js';
@@ -50,20 +50,36 @@ export function statementsTable(
         quad.object.termType === 'NamedNode'
           ? link(quad.object.value)
           : quad.object.termType === 'BlankNode'
-            ? `<em>${escapeHtml(
-                quads
-                  .filter((inner) => inner.subject.equals(quad.object))
-                  .map(
-                    (inner) =>
-                      `${compact(inner.predicate.value)} ${inner.object.termType === 'NamedNode' ? compact(inner.object.value) : inner.object.value}`,
-                  )
-                  .join('; '),
-              )}</em>`
+            ? `<em>${escapeHtml(describeBlankNode(quad.object, quads, new Set()))}</em>`
             : escapeHtml(quad.object.value);
       return `<tr><th scope="row">${link(quad.predicate.value)}</th><td>${object}</td></tr>`;
     })
     .join('\n');
   return `<table id="statements">\n${rows}\n</table>`;
+}
+
+/**
+ * A blank node as what it says, Turtle-like: `sh:path imf:hasTerminal;
+ * sh:qualifiedValueShape [sh:class x]`. Nested ones are written inside
+ * brackets, never by their generated labels (`n3-73`), which mean nothing to a
+ * reader and change with every request.
+ */
+function describeBlankNode(node: Term, quads: readonly Quad[], seen: Set<string>): string {
+  if (seen.has(node.value)) return '[…]';
+  seen.add(node.value);
+  return quads
+    .filter((inner) => inner.subject.equals(node))
+    .map((inner) => {
+      const object = inner.object;
+      const value =
+        object.termType === 'NamedNode'
+          ? compact(object.value)
+          : object.termType === 'BlankNode'
+            ? `[${describeBlankNode(object, quads, seen)}]`
+            : object.value;
+      return `${compact(inner.predicate.value)} ${value}`;
+    })
+    .join('; ');
 }
 
 /**
