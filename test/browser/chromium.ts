@@ -43,7 +43,7 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
         axe: { run(context: unknown, options: unknown): Promise<unknown> };
       }
     ).axe.run((globalThis as unknown as { document: unknown }).document, {
-      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa'] },
+      runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa', 'best-practice'] },
     }),
   )) as { violations: { id: string; nodes: { target: string[] }[] }[] };
   return results.violations.flatMap((violation) =>

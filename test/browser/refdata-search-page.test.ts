@@ -64,10 +64,48 @@ describe.skipIf(!browserAvailable)(
       ]);
     }
 
+    it('shows the header search’s whole placeholder at 1280 px, signed in with a name of any length', async () => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await context.newPage();
+      try {
+        // Each length squeezes the header differently, until the account wraps.
+        for (let length = 3; length <= 45; length += 3) {
+          const name = 'Alexandra Konstantinopoulou-Papadimitriou'.padEnd(45, 'x').slice(0, length);
+          await page.goto(`${service.url}/sign-in`);
+          await page.fill('#token', await service.token(['Creator', 'Reviewer'], name));
+          await Promise.all([
+            page.waitForURL((url) => url.pathname !== '/sign-in/token'),
+            page.click('button:has-text("Sign in with token")'),
+          ]);
+          const { needed, room } = (await page.evaluate(`(() => {
+            const input = document.querySelector('#site-search');
+            const style = getComputedStyle(input);
+            const context = document.createElement('canvas').getContext('2d');
+            context.font = style.font;
+            return {
+              needed: context.measureText(input.placeholder).width,
+              room: input.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight),
+            };
+          })()`)) as { needed: number; room: number };
+          if (needed > room) {
+            await page.screenshot({ path: `${OUTPUT}/refdata-header-cut-1280.png` });
+          }
+          expect(needed, name).toBeLessThanOrEqual(room);
+          await Promise.all([
+            page.waitForURL(/done=signed_out/),
+            page.click('header button:has-text("Sign out")'),
+          ]);
+        }
+      } finally {
+        await context.close();
+      }
+    });
+
     for (const [visitor, roles] of [
       ['signed-out', undefined],
       ['reader', ['Reader']],
       ['creator', ['Creator']],
+      ['reviewer', ['Creator', 'Reviewer']],
     ] as const satisfies readonly (readonly [string, readonly Role[] | undefined])[]) {
       it(`shows ${visitor} the hits from the index, accessible at 1280 and 375 px`, async () => {
         // bypassCSP only so the accessibility engine can be injected.

@@ -78,7 +78,7 @@ export function registerHomePage(app: HttpApp, pages: Pages): void {
           notice:
             done === 'signed_out' ? { kind: 'ok', text: 'You have been signed out.' } : undefined,
         },
-        html`<form role="search" method="get" action="/search" class="home-search">
+        html`<form role="search" aria-label="Search every library" method="get" action="/search" class="home-search">
   <label for="home-q">Search every library</label>
   <input type="search" id="home-q" name="q" maxlength="200" placeholder="pump, pressure, kilogram…">
   <button type="submit">Search</button>

@@ -32,7 +32,7 @@ export const SCRIPT_PATH = '/assets/refdata.js';
 /** refdata's own styles, after the shared ones. */
 const STYLE = `
 header form.search{margin:0;flex:1 1 12rem;display:flex;gap:.3rem;max-width:28rem}
-header form.search input{flex:1;min-width:0;padding:.3rem;font:inherit}
+header form.search input{flex:1;min-width:8rem;padding:.3rem;font:inherit}
 header .account{margin-left:auto;display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
 header .account form{margin:0}
 .iri{font-family:ui-monospace,monospace;overflow-wrap:anywhere}.copy{margin-left:.4rem;font-size:.85em;padding:.1rem .5rem}
@@ -153,9 +153,9 @@ export class Pages {
     }${viewer ? html` <a href="/authoring/mine">My drafts</a>` : html``}${
       this.holds(request, REVIEW_ROLES) ? html` <a href="/review">Review</a>` : html``
     }</nav>
-<form class="search" role="search" method="get" action="/search">
+<form class="search" role="search" aria-label="Site search" method="get" action="/search">
   <label class="visually-hidden" for="site-search">Search reference data</label>
-  <input type="search" id="site-search" name="q" value="${typeof query === 'string' ? query : ''}" placeholder="Search classes, properties, units…" maxlength="200">
+  <input type="search" id="site-search" name="q" value="${typeof query === 'string' ? query : ''}" placeholder="Search terms…" maxlength="200">
   <button type="submit">Search</button>
 </form>
 <div class="account">${

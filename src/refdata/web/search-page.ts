@@ -150,7 +150,7 @@ ${snippet(description) ? html`<p>${snippet(description)}</p>` : html``}</li>`;
         pages.render(
           request,
           { title, wide: true },
-          html`<form class="search-page" method="get" action="/search" role="search">
+          html`<form class="search-page" method="get" action="/search" role="search" aria-label="Search with filters">
   <label for="q">Words to find</label>
   <div class="search-row"><input type="search" id="q" name="q" value="${query.q ?? ''}" maxlength="200"><button type="submit">Search</button></div>
   <div class="facets">
