@@ -15,11 +15,14 @@ import { PassThrough } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PasswordHasher } from '../src/codehost/accounts/passwords.js';
 import { UserStore } from '../src/codehost/accounts/users.js';
+import { createCodehost } from '../src/codehost/context.js';
 import type { CodehostTables } from '../src/codehost/db/tables.js';
-import { loadConfig } from '../src/platform/config.js';
+import { userFacts } from '../src/codehost/oidc/claims.js';
+import { DEFAULT_ROLE_MAP, loadConfig, roleMap } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
 import { allCommands, runProgram } from '../src/program.js';
 import type { RefdataTables } from '../src/refdata/db/tables.js';
+import { rolesFromClaims } from '../src/refdata/web/oidc-sign-in.js';
 
 function captured() {
   const stream = new PassThrough();
@@ -559,5 +562,50 @@ describe('build before a command', () => {
     writeFileSync(join(directory, 'src', 'main.ts'), 'export const answer: number = "no";\n');
     expect((await build(directory)).status).not.toBe(0);
     expect((await build(directory)).stderr).toContain('Compiling src/');
+  });
+});
+
+describe('the Reviewer-role recipe in docs/web.md', () => {
+  it('gives the roles it says, through the groups claim codehost releases', async () => {
+    const docs = readFileSync(new URL('../docs/web.md', import.meta.url), 'utf8');
+    const block = /<!-- reviewer-role-recipe -->\s*```sh\n([\s\S]*?)```/.exec(docs)?.[1];
+    expect(block, 'the recipe block in docs/web.md').toBeDefined();
+    const env = {
+      DATA_DIR: temporaryDataDir(),
+      PASSWORD_HASH_MEMORY_KIB: '64',
+      PASSWORD_HASH_ITERATIONS: '1',
+    };
+    for (const name of ['root', 'bob', 'carol', 'dave']) {
+      const made = await run(['codehost-user-create', name, `${name}@example.com`], env);
+      expect(made.status, made.stderr).toBe(0);
+    }
+    for (const line of (block ?? '').split('\n').map((text) => text.trim())) {
+      if (line === '') continue;
+      const argv = line.replace(/^npm run cli -- /, '').split(/\s+/);
+      const result = await run(argv, env);
+      expect(result.status, `${line}: ${result.stderr}`).toBe(0);
+    }
+    // Someone added to refdata itself, against the advice: both roles.
+    expect(
+      (await run(['codehost-member-add', 'group', 'refdata', 'dave', 'guest'], env)).status,
+    ).toBe(0);
+    const config = loadConfig(env);
+    const database = openDatabase<CodehostTables>(config.services.codehost.database);
+    try {
+      const codehost = createCodehost(database.db, config.services.codehost, config);
+      const gitlab = { rolesClaim: 'groups', roleMap: roleMap(DEFAULT_ROLE_MAP) };
+      const rolesOf = async (username: string) => {
+        const user = await codehost.users.findByUsername(username);
+        if (!user) throw new Error(`no ${username}`);
+        return rolesFromClaims({ groups: (await userFacts(codehost, user)).groups }, gitlab);
+      };
+      expect(await rolesOf('bob')).toEqual(['Reader', 'Reviewer']);
+      expect(await rolesOf('carol')).toEqual(['Reader', 'Creator']);
+      expect(await rolesOf('dave')).toEqual(['Reader', 'Creator', 'Reviewer']);
+      // The owner named in --owner is a member of what it owns: both roles too.
+      expect(await rolesOf('root')).toEqual(['Reader', 'Creator', 'Reviewer']);
+    } finally {
+      await database.close();
+    }
   });
 });
