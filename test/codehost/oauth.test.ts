@@ -676,6 +676,28 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect((await userWith(one.access_token)).statusCode).toBe(401);
     });
 
+    it('allows one retry within the grace window: a second reuse is theft and revokes the chain', async () => {
+      const { app, code } = await codeFor();
+      const client = { client_id: app.clientId, client_secret: app.secret };
+      const refresh = (token: string) =>
+        tokenRequest(service, { grant_type: 'refresh_token', refresh_token: token, ...client });
+      const first = await exchange(app, code);
+      const rotated = await refresh(first.refresh_token);
+      expect(rotated.statusCode).toBe(200);
+      // A retry (the response was lost): its own pair, once.
+      const retry = await refresh(first.refresh_token);
+      expect(retry.statusCode).toBe(200);
+      // A third use within the window: not a retry any more.
+      const again = await refresh(first.refresh_token);
+      expect(again.statusCode).toBe(400);
+      expect(again.json().error).toBe('invalid_grant');
+      // Every branch of the chain is gone: no pair a thief could have kept works.
+      for (const pair of [rotated.json(), retry.json()]) {
+        expect((await userWith(pair.access_token)).statusCode).toBe(401);
+        expect((await refresh(pair.refresh_token)).json().error).toBe('invalid_grant');
+      }
+    });
+
     it('gives no grace to a refresh token its client revoked, or once its chain was revoked', async () => {
       const { app, code } = await codeFor();
       const client = { client_id: app.clientId, client_secret: app.secret };

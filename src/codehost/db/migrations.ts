@@ -364,6 +364,16 @@ export const codehostMigrations: MigrationSet = {
       }
     },
   },
+  '0009_refresh_retry': {
+    async up(db: MigrationDb) {
+      // A rotated refresh token may be retried once within the grace window; this
+      // says it was, so a second reuse is known for what it is.
+      await db.schema
+        .alterTable('oauth_access_tokens')
+        .addColumn('retried_at', TIMESTAMP)
+        .execute();
+    },
+  },
 };
 
 /**

@@ -120,6 +120,8 @@ export interface OauthAccessTokensTable {
   revoked_at: number | null;
   /** Set with revoked_at when a refresh rotated this token away. */
   rotated_at: number | null;
+  /** When this rotated refresh token was used again within the grace window (once only). */
+  retried_at: number | null;
   created_at: number;
 }
 

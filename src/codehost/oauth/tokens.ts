@@ -196,7 +196,8 @@ export class TokenStore {
    * transaction, so a failure between the two never leaves the client holding a
    * spent token whose retry would look like theft. A second use of the same
    * token (a retry after a lost response, or the loser of two concurrent
-   * refreshes) within the grace window gets a pair of its own; later, it is reuse.
+   * refreshes) within the grace window gets a pair of its own, once; a second
+   * reuse, or one after the window, revokes the whole chain.
    */
   async rotate(previous: AccessTokenRow, scopes: readonly string[]): Promise<IssuedToken> {
     const issued = await this.db.transaction().execute(async (trx) => {
@@ -214,6 +215,15 @@ export class TokenStore {
           .where('id', '=', previous.id)
           .executeTakeFirst();
         if (!current || !(await this.withinGrace(current, trx))) return undefined;
+        // One retry only, marked atomically: a second reuse (a thief's, or a third
+        // concurrent refresh) finds the mark and is treated as theft.
+        const marked = await trx
+          .updateTable('oauth_access_tokens')
+          .set({ retried_at: now })
+          .where('id', '=', previous.id)
+          .where('retried_at', 'is', null)
+          .executeTakeFirst();
+        if (marked.numUpdatedRows === 0n) return undefined;
       }
       return new TokenStore(trx, { now: this.now }).issueToken({
         userId: previous.resource_owner_id,
@@ -231,10 +241,13 @@ export class TokenStore {
   }
 
   /**
-   * A spent refresh token may be used again for a short while: it was rotated
-   * (not revoked by its owner or as stolen) within the grace window, and its
-   * chain still has a live token. The client then gets a fresh pair; whichever
-   * pair it keeps works, and the other simply expires.
+   * A spent refresh token may be used again once, for a short while: it was
+   * rotated (not revoked by its owner or as stolen) within the grace window, it
+   * was not retried before, and its chain still has a live token. The client
+   * then gets a fresh pair; whichever pair it keeps works, and the other simply
+   * expires. So at most two branches live, and a thief's use of a stolen token
+   * either is that one retry (and the owner's next retry exposes it) or revokes
+   * everything.
    */
   private async withinGrace(
     row: AccessTokenRow,
@@ -242,6 +255,7 @@ export class TokenStore {
   ): Promise<boolean> {
     if (
       row.rotated_at === null ||
+      row.retried_at !== null ||
       Number(row.revoked_at) !== Number(row.rotated_at) ||
       row.grant_id === null
     )
