@@ -13,6 +13,7 @@ import { codehostApiSecurity } from './api/openapi-security.js';
 import { registerProjectRoutes } from './api/project-routes.js';
 import { registerUserRoutes } from './api/user-routes.js';
 import { createCodehost } from './context.js';
+import { registerCors } from './cors.js';
 import { codehostMigrations } from './db/migrations.js';
 import type { CodehostTables } from './db/tables.js';
 import { renderCodehostError } from './errors.js';
@@ -71,6 +72,7 @@ export const codehost: ServiceDefinition<CodehostTables> = {
   async registerRoutes(app, { database, config, platform }) {
     const context = createCodehost(database.db, config, platform);
     await app.register(cookie);
+    await registerCors(app);
     app.decorateRequest('session', undefined);
     await registerRateLimiting(app, context.counters);
 

@@ -25,7 +25,8 @@ export class RouteTable {
   /** Records every route registered on the server from now on, in every plugin. */
   track(app: FastifyInstance): void {
     app.addHook('onRoute', (route) => {
-      if (route.config?.catchAll) return;
+      // `*` (a CORS plugin's route that lets preflights through) is a catch-all too.
+      if (route.config?.catchAll || route.url === '*' || route.url === '/*') return;
       const methods = (
         Array.isArray(route.method) ? route.method : [route.method]
       ) as HTTPMethods[];
