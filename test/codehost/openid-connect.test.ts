@@ -258,6 +258,44 @@ describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
     expect(repeated.body).toContain('nonce is repeated');
   });
 
+  it('gives discovery and the key set validators, answers a client that holds them 304, and advertises only claims it sends', async () => {
+    for (const url of [
+      '/.well-known/openid-configuration',
+      '/.well-known/oauth-authorization-server',
+      '/oauth/discovery/keys',
+    ]) {
+      const first = await service.app.inject({ url });
+      expect(first.statusCode, url).toBe(200);
+      const etag = first.headers.etag as string;
+      const lastModified = first.headers['last-modified'] as string;
+      expect(etag, url).toMatch(/^"[A-Za-z0-9_-]{27}"$/);
+      expect(Date.parse(lastModified), url).not.toBeNaN();
+      const same = await service.app.inject({ url, headers: { 'if-none-match': etag } });
+      expect(same.statusCode, url).toBe(304);
+      expect(same.body).toBe('');
+      const dated = await service.app.inject({
+        url,
+        headers: { 'if-modified-since': lastModified },
+      });
+      expect(dated.statusCode, url).toBe(304);
+      const other = await service.app.inject({ url, headers: { 'if-none-match': '"other"' } });
+      expect(other.statusCode, url).toBe(200);
+    }
+    const before = await service.app.inject({ url: '/oauth/discovery/keys' });
+    await new SigningKeyStore(service.db).rotate('ES256', 600_000);
+    const after = await service.app.inject({
+      url: '/oauth/discovery/keys',
+      headers: { 'if-none-match': before.headers.etag as string },
+    });
+    expect(after.statusCode).toBe(200);
+    expect(after.json().keys).toHaveLength(before.json().keys.length + 1);
+    // Every claim discovery names is one a token or userinfo can carry.
+    const discovery = (
+      await service.app.inject({ url: '/.well-known/openid-configuration' })
+    ).json();
+    expect(discovery.claims_supported).not.toContain('picture');
+  });
+
   describe('prompt, max_age and login_hint', () => {
     /** A signed-in browser and an application it has or has not authorized. */
     async function browserWith(authorized: boolean) {

@@ -50,4 +50,36 @@ describe.each(DATABASE_KINDS)('OpenID Connect signing keys on %s', (kind) => {
     // Every published key is public only.
     for (const key of (await keys.published()).keys) expect(key).not.toHaveProperty('d');
   });
+
+  it('never shows a key a newer rotation overtook as about to sign, nor publishes it', async () => {
+    const db = await fresh();
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const keys = new SigningKeyStore(db, () => now);
+    await keys.ensureKey();
+    const first = await keys.signingKey();
+    // Two rotations in a row; the second takes over sooner than the first would have.
+    const slow = await keys.rotate('RS256', 3_600_000);
+    const fast = await keys.rotate('ES256', 600_000);
+    const states = async () =>
+      Object.fromEntries((await keys.states()).map((key) => [key.row.kid, key.state]));
+    expect(await states()).toEqual({
+      [fast.kid]: 'upcoming',
+      [slow.kid]: 'superseded',
+      [first.kid]: 'signing',
+    });
+    expect((await keys.published()).keys.map((key) => key.kid)).toEqual([fast.kid, first.kid]);
+    const before = await keys.publishedSince();
+    now += 600_000;
+    expect((await keys.signingKey()).kid).toBe(fast.kid);
+    expect(await states()).toEqual({
+      [fast.kid]: 'signing',
+      [slow.kid]: 'superseded',
+      [first.kid]: 'retired',
+    });
+    // The set's date moves when the retired key leaves it, not before.
+    expect(await keys.publishedSince()).toBe(before);
+    now += RETIRED_KEY_PUBLISHED_MS;
+    expect((await keys.published()).keys.map((key) => key.kid)).toEqual([fast.kid]);
+    expect(await keys.publishedSince()).toBe(now);
+  });
 });

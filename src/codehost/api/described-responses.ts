@@ -258,6 +258,12 @@ export const ServerMetadata = Type.Object({
 });
 
 /** A JSON Web Key Set (RFC 7517). */
+/** A cacheable document the client already holds (If-None-Match, If-Modified-Since). */
+export const NOT_MODIFIED = {
+  description: 'Not modified: the ETag or date the client sent is current',
+  type: 'null',
+};
+
 export const KeySet = Type.Object({
   keys: Type.Array(Type.Object({ kty: Type.String(), kid: Type.Optional(Type.String()) })),
 });

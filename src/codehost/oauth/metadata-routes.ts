@@ -1,5 +1,6 @@
+import { sendWithValidators } from '../../platform/http/conditional.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { ServerMetadata } from '../api/described-responses.js';
+import { NOT_MODIFIED, ServerMetadata } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { SCOPE_NAMES } from './scopes.js';
 
@@ -36,14 +37,23 @@ export function authorizationServerMetadata(codehost: Codehost) {
 
 /** RFC 8414 authorization server metadata, so clients can configure themselves. */
 export function registerMetadataRoutes(app: HttpApp, codehost: Codehost): void {
-  const metadata = authorizationServerMetadata(codehost);
+  // Fixed for the life of the process: written once, dated from when it was.
+  const metadataText = JSON.stringify(authorizationServerMetadata(codehost));
+  const builtAt = Date.now();
   app.get('/.well-known/oauth-authorization-server', {
     schema: {
       summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
       tags: ['oauth'],
-      response: { 200: { ...ServerMetadata, description: 'Where and how to ask for tokens' } },
+      response: {
+        200: { ...ServerMetadata, description: 'Where and how to ask for tokens' },
+        304: NOT_MODIFIED,
+      },
     },
-    handler: async (_request, reply) =>
-      reply.header('cache-control', 'public, max-age=3600').send(metadata),
+    handler: async (request, reply) =>
+      sendWithValidators(request, reply.header('cache-control', 'public, max-age=3600'), {
+        body: metadataText,
+        contentType: 'application/json; charset=utf-8',
+        lastModified: builtAt,
+      }),
   });
 }

@@ -57,13 +57,13 @@ export const CLAIMS: Readonly<Record<string, ClaimDefinition>> = {
     userinfo: true,
     value: (user) => (user.website_url === '' ? undefined : user.website_url),
   },
+  // GitLab's `picture` (the avatar URL) is not here: no avatars are stored, and a
+  // claim that is never sent must not be advertised in claims_supported either.
   profile: {
     idToken: true,
     userinfo: true,
     value: (user, facts) => `${facts.publicUrl}/${user.username}`,
   },
-  // No avatars are stored; the claim is left out rather than invented.
-  picture: { idToken: true, userinfo: true, value: () => undefined },
   groups: { idToken: false, userinfo: true, value: (_user, facts) => facts.groups },
   groups_direct: {
     idToken: true,

@@ -51,19 +51,15 @@ export const oidcCommands: readonly Command[] = [
       positional(args, 0);
       refuseUnknownOptions(args, []);
       return withKeys(context, async (store) => {
-        await store.ensureKey();
-        const signing = await store.signingKey();
-        const published = new Set((await store.published()).keys.map((key) => key.kid));
-        for (const row of await store.all()) {
-          const state =
-            row.kid === signing.kid
-              ? 'signing'
-              : Number(row.signs_from) > Date.now()
-                ? `published, signs from ${iso(Number(row.signs_from))}`
-                : published.has(row.kid)
-                  ? 'retired, still published'
-                  : 'retired, no longer published';
-          context.stdout.write(`${row.kid}  ${row.alg}  generation ${row.generation}  ${state}\n`);
+        // Every state read at one moment, so a key never shows as two things at once.
+        for (const { row, state, published, signsFrom } of await store.states()) {
+          const said = {
+            signing: 'signing',
+            upcoming: `published, signs from ${iso(signsFrom)}`,
+            retired: published ? 'retired, still published' : 'retired, no longer published',
+            superseded: 'superseded before it signed (a newer key took over first), not published',
+          }[state];
+          context.stdout.write(`${row.kid}  ${row.alg}  generation ${row.generation}  ${said}\n`);
         }
         return 0;
       });

@@ -1,7 +1,8 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { sendWithValidators } from '../../platform/http/conditional.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { KeySet, oauthErrors, ServerMetadata } from '../api/described-responses.js';
+import { KeySet, NOT_MODIFIED, oauthErrors, ServerMetadata } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { scopesOf } from '../oauth/applications.js';
 import { bearerChallenge, oauthError } from '../oauth/errors.js';
@@ -39,6 +40,9 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
       ...Object.keys(CLAIMS),
     ],
   };
+  // Fixed for the life of the process: written once, dated from when it was.
+  const configurationText = JSON.stringify(configuration);
+  const builtAt = Date.now();
 
   app.get('/.well-known/openid-configuration', {
     schema: {
@@ -57,10 +61,15 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
           ]),
           description: 'The provider configuration',
         },
+        304: NOT_MODIFIED,
       },
     },
-    handler: async (_request, reply) =>
-      reply.header('cache-control', 'public, max-age=3600').send(configuration),
+    handler: async (request, reply) =>
+      sendWithValidators(request, reply.header('cache-control', 'public, max-age=3600'), {
+        body: configurationText,
+        contentType: 'application/json; charset=utf-8',
+        lastModified: builtAt,
+      }),
   });
 
   app.get('/oauth/discovery/keys', {
@@ -73,13 +82,19 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
           // jose types a key's every member as optional; the set is checked by the schema.
           content: { 'application/jwk-set+json': { schema: Type.Unsafe<object>(KeySet) } },
         },
+        304: NOT_MODIFIED,
       },
     },
-    handler: async (_request, reply) =>
-      reply
-        .header('cache-control', `public, max-age=${KEY_SET_MAX_AGE_SECONDS}`)
-        .type('application/jwk-set+json')
-        .send(await codehost.signingKeys.published()),
+    handler: async (request, reply) =>
+      sendWithValidators(
+        request,
+        reply.header('cache-control', `public, max-age=${KEY_SET_MAX_AGE_SECONDS}`),
+        {
+          body: JSON.stringify(await codehost.signingKeys.published()),
+          contentType: 'application/jwk-set+json',
+          lastModified: await codehost.signingKeys.publishedSince(),
+        },
+      ),
   });
 
   const userinfo = async (request: FastifyRequest, reply: FastifyReply) => {

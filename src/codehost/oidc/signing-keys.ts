@@ -17,6 +17,16 @@ export type SigningKeyRow = Selectable<OidcSigningKeysTable>;
 export const RETIRED_KEY_PUBLISHED_MS = 24 * 60 * 60 * 1000;
 
 /** A key as the key set publishes it: the public half, never `d` and friends. */
+/** A key at one moment: whether it will sign, signs, signed, or never will. */
+export interface KeyState {
+  row: SigningKeyRow;
+  state: 'upcoming' | 'signing' | 'retired' | 'superseded';
+  published: boolean;
+  signsFrom: number;
+  /** When a newer generation takes over (infinity for the newest). */
+  endsAt: number;
+}
+
 function publicJwk(row: SigningKeyRow): JWK {
   return { ...(JSON.parse(row.public_jwk) as JWK), kid: row.kid, alg: row.alg, use: 'sig' };
 }
@@ -113,28 +123,58 @@ export class SigningKeyStore {
   }
 
   /**
-   * The published key set: upcoming keys, the signing key, and keys superseded
-   * less than `RETIRED_KEY_PUBLISHED_MS` ago.
+   * Where each key stands at one moment, newest generation first. A key signs
+   * from its `signs_from` until a newer generation starts signing; a newer one
+   * that starts no later than it does supersedes it before it ever signs (two
+   * rotations in a row), and such a key is neither upcoming nor published.
    */
-  async published(): Promise<{ keys: JWK[] }> {
+  async states(): Promise<KeyState[]> {
     let rows = await this.all();
     if (rows.length === 0) {
       await this.ensureKey();
       rows = await this.all();
     }
     const now = this.now();
-    const keys: JWK[] = [];
-    // Newest first: each key stopped signing when the next newer one started.
-    let newerSignsFrom: number | undefined;
+    const states: KeyState[] = [];
+    // The earliest moment any newer generation signs from: this key's end.
+    let endsAt = Number.POSITIVE_INFINITY;
     for (const row of rows) {
-      const upcomingOrSigning =
-        Number(row.signs_from) > now || newerSignsFrom === undefined || newerSignsFrom > now;
-      const recentlyRetired =
-        newerSignsFrom !== undefined && now - newerSignsFrom < RETIRED_KEY_PUBLISHED_MS;
-      if (upcomingOrSigning || recentlyRetired) keys.push(publicJwk(row));
-      newerSignsFrom = Number(row.signs_from);
+      const signsFrom = Number(row.signs_from);
+      let state: KeyState['state'];
+      if (endsAt <= signsFrom) state = 'superseded';
+      else if (signsFrom > now) state = 'upcoming';
+      else if (endsAt > now) state = 'signing';
+      else state = 'retired';
+      const published =
+        state === 'upcoming' ||
+        state === 'signing' ||
+        (state === 'retired' && now - endsAt < RETIRED_KEY_PUBLISHED_MS);
+      states.push({ row, state, published, signsFrom, endsAt });
+      endsAt = Math.min(endsAt, signsFrom);
     }
-    return { keys };
+    return states;
+  }
+
+  /**
+   * The published key set: upcoming keys, the signing key, and keys superseded
+   * less than `RETIRED_KEY_PUBLISHED_MS` ago.
+   */
+  async published(): Promise<{ keys: JWK[] }> {
+    const states = await this.states();
+    return { keys: states.filter((key) => key.published).map((key) => publicJwk(key.row)) };
+  }
+
+  /** When the published set last changed (a key published, or one dropped out of it). */
+  async publishedSince(): Promise<number> {
+    const now = this.now();
+    let changed = 0;
+    for (const key of await this.states()) {
+      changed = Math.max(changed, Number(key.row.created_at));
+      // A retired key leaves the set when its time is up.
+      const leaves = key.endsAt + RETIRED_KEY_PUBLISHED_MS;
+      if (Number.isFinite(leaves) && leaves <= now) changed = Math.max(changed, leaves);
+    }
+    return changed;
   }
 
   private async add(

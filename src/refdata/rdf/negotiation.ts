@@ -57,9 +57,4 @@ export function negotiate<T extends string>(
   return best?.mediaType;
 }
 
-/** A weak comparison of `If-None-Match` with a representation's tag (RFC 9110 section 13.1.2). */
-export function matchesIfNoneMatch(header: string | undefined, etag: string): boolean {
-  if (header === undefined) return false;
-  if (header.trim() === '*') return true;
-  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
-}
+export { matchesIfNoneMatch } from '../../platform/http/conditional.js';
