@@ -150,6 +150,68 @@ describe.skipIf(!browserAvailable)(
       }
     });
 
+    it('offers, on turning two-factor on, to end the sessions that signed in with the password alone', async () => {
+      const user = await createUser(service);
+      const laptop = await context();
+      const phone = await context(375);
+      try {
+        const here = await laptop.newPage();
+        const there = await phone.newPage();
+        await signIn(there, service.url, user.username, user.password);
+        await signIn(here, service.url, user.username, user.password);
+        await here.goto(`${service.url}/profile/two_factor_auth`);
+        const secret = (await here.locator('#otp-secret').getAttribute('data-copy-text')) ?? '';
+        await here.fill('#current_password', user.password);
+        await here.fill('#pin_code', currentCode(secret));
+        await press(here, 'button:has-text("Register")');
+        const offer = here.locator('#password-only-sessions');
+        expect(await offer.innerText()).toContain(
+          'One other session is still signed in with your password alone',
+        );
+        await here.screenshot({
+          path: `${OUTPUT}/codehost-two-factor-on-offer.png`,
+          fullPage: true,
+        });
+        expect(await accessibilityViolations(here)).toEqual([]);
+        await press(here, '#password-only-sessions button');
+        expect(await here.locator('.notice.ok').innerText()).toMatch(/other sessions/i);
+        // The phone's session, signed in with the password alone, is over.
+        await there.goto(`${service.url}/profile`);
+        expect(new URL(there.url()).pathname).toBe('/users/sign_in');
+        await here.goto(`${service.url}/profile`);
+        expect(new URL(here.url()).pathname).toBe('/profile');
+      } finally {
+        await laptop.close();
+        await phone.close();
+      }
+    });
+
+    it('goes on to the profile after a password change someone else required', async () => {
+      const user = await createUser(service);
+      await service.db
+        .updateTable('users')
+        .set({ password_change_required: 1 })
+        .where('id', '=', user.id)
+        .execute();
+      const browserContext = await context();
+      const page = await browserContext.newPage();
+      try {
+        await signIn(page, service.url, user.username, user.password);
+        expect(new URL(page.url()).pathname).toBe('/profile/password/edit');
+        await page.fill('#current_password', user.password);
+        await page.fill('#new_password', 'a brand new passphrase 42');
+        await page.fill('#password_confirmation', 'a brand new passphrase 42');
+        await press(page, 'button[type="submit"]:has-text("password")');
+        expect(new URL(page.url()).pathname).toBe('/profile');
+        expect(await page.locator('.notice.ok').innerText()).toContain(
+          'Your password was changed.',
+        );
+        expect(await accessibilityViolations(page)).toEqual([]);
+      } finally {
+        await browserContext.close();
+      }
+    });
+
     it('sets custom events on a project, as the API then reads them', async () => {
       const user = await createUser(service);
       const group = await createGroup(service, user.id, { name: 'Docs team' });

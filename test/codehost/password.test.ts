@@ -55,6 +55,30 @@ describe.each(DATABASE_KINDS)('changing a password on %s', (kind) => {
     expect((await elsewhere.get('/profile')).headers.location).toBe('/users/sign_in');
   });
 
+  it('goes on to the profile after a change someone else required, when it interrupted nothing', async () => {
+    const user = await createUser(service);
+    await service.db
+      .updateTable('users')
+      .set({ password_change_required: 1 })
+      .where('id', '=', user.id)
+      .execute();
+    const browser = new WebClient(service);
+    expect((await browser.signIn(user.username, user.password)).headers.location).toBe(
+      '/profile/password/edit',
+    );
+    await browser.get('/profile/password/edit');
+    const changed = await browser.post('/profile/password', {
+      current_password: user.password,
+      new_password: 'a chosen passphrase',
+      password_confirmation: 'a chosen passphrase',
+    });
+    expect(changed.statusCode).toBe(303);
+    expect(changed.headers.location).toBe('/profile?done=password_changed');
+    const profile = await browser.get('/profile?done=password_changed');
+    expect(profile.statusCode).toBe(200);
+    expect(profile.body).toContain('Your password was changed.');
+  });
+
   it.each([
     [{ current_password: 'wrong password' }, 'The current password is not correct.'],
     [{ new_password: 'short', password_confirmation: 'short' }, 'is too short'],

@@ -112,6 +112,37 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
   });
 
   describe('two-factor authentication', () => {
+    it('offers, once on, to end the sessions that signed in with the password alone', async () => {
+      const user = await createUser(service);
+      const [here, laptop, phone] = [1, 2, 3].map(() => new WebClient(service));
+      for (const client of [phone, laptop, here]) await client.signIn(user.username, user.password);
+      const setup = await here.get('/profile/two_factor_auth');
+      const enabled = await here.post('/profile/two_factor_auth', {
+        current_password: user.password,
+        pin_code: currentCode(copyableValue(setup.body, 'otp-secret') ?? ''),
+      });
+      expect(enabled.statusCode).toBe(200);
+      expect(enabled.body).toContain(
+        '2 other sessions are still signed in with your password alone',
+      );
+      const ended = await here.post('/profile/active_sessions/revoke_others', {});
+      expect(ended.statusCode).toBe(303);
+      for (const other of [laptop, phone]) {
+        expect((await other.get('/profile')).headers.location).toBe('/users/sign_in');
+      }
+      expect((await here.get('/profile')).statusCode).toBe(200);
+      // With no other session, nothing is offered.
+      const alone = await createUser(service);
+      const only = new WebClient(service);
+      await only.signIn(alone.username, alone.password);
+      const page = await only.get('/profile/two_factor_auth');
+      const on = await only.post('/profile/two_factor_auth', {
+        current_password: alone.password,
+        pin_code: currentCode(copyableValue(page.body, 'otp-secret') ?? ''),
+      });
+      expect(on.body).not.toContain('password-only-sessions');
+    });
+
     it('enables with a valid code, asks for a code at sign-in, accepts a recovery code once, disables with the password', async () => {
       const user = await createUser(service);
       const client = new WebClient(service);

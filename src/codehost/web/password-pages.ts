@@ -98,8 +98,12 @@ export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
       const returnTo = safeReturnPath(session.data.returnTo);
       await codehost.users.setPassword(user.id, next);
       const fresh = await codehost.sessions.start(reply, { userId: user.id });
-      // Where a required change interrupted the user, they go on now.
+      // Where a required change interrupted the user, they go on now; one that
+      // interrupted nothing (signing in here directly) goes on to the profile.
       if (returnTo) return reply.redirect(returnTo, 302);
+      if (user.password_change_required === 1) {
+        return reply.redirect('/profile?done=password_changed', 303);
+      }
       return reply.type('text/html').send(
         passwordPage(user, fresh, {
           kind: 'ok',

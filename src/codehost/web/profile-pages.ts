@@ -14,7 +14,7 @@ import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, signedInUser, webRoute } from './web-context.js';
+import { doneNotice, field, signedInUser, webRoute } from './web-context.js';
 
 const SETTINGS_PATH = '/profile';
 
@@ -29,7 +29,7 @@ export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
     user: UserRow,
     session: Session,
     values: ProfileInput,
-    options: { errors?: FieldErrors; saved?: boolean } = {},
+    options: { errors?: FieldErrors; saved?: boolean; notice?: { kind: 'ok'; text: string } } = {},
   ) => {
     const errors = options.errors ?? {};
     const summary = errorSummary(errors);
@@ -61,7 +61,7 @@ export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
               ? { kind: 'error', text: summary }
               : options.saved
                 ? { kind: 'ok', text: 'Profile was successfully updated.' }
-                : undefined,
+                : options.notice,
           },
           html`<p>This information appears on <a href="/${user.username}">your public page</a> and in the API. Your username is <strong>${user.username}</strong>.</p>
 <form method="post" action="${SETTINGS_PATH}" novalidate>
@@ -93,7 +93,13 @@ export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
     const user = await signedInUser(codehost, request, reply);
     if (!user) return reply;
     const saved = (request.query as Record<string, unknown>).saved === '1';
-    return profilePage(reply, user, request.session as Session, profileOf(user), { saved });
+    const notice = doneNotice(request, {
+      password_changed: 'Your password was changed. Your other sessions have been signed out.',
+    });
+    return profilePage(reply, user, request.session as Session, profileOf(user), {
+      saved,
+      ...(notice ? { notice } : {}),
+    });
   });
 
   app.post(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {

@@ -82,6 +82,7 @@ export function registerTwoFactorPages(app: HttpApp, codehost: Codehost): void {
     session: Session,
     codes: string[],
     news: string,
+    otherSessions = 0,
   ) => {
     const file = `data:text/plain;charset=utf-8,${encodeURIComponent(`${codes.join('\n')}\n`)}`;
     return send(
@@ -96,6 +97,15 @@ export function registerTwoFactorPages(app: HttpApp, codehost: Codehost): void {
 <ul id="recovery-codes">${codes.map((code) => html`<li><code>${code}</code></li>`)}</ul>
 <p><a id="download-codes" href="${file}" download="codehost-recovery-codes.txt">Download codes (text file)</a>
 ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy codes' })}</p>
+${
+  otherSessions > 0
+    ? html`<section id="password-only-sessions" aria-labelledby="password-only-heading">
+<h2 id="password-only-heading">Other sessions</h2>
+<p>${otherSessions === 1 ? 'One other session is' : `${String(otherSessions)} other sessions are`} still signed in with your password alone, from before two-factor authentication was on. If the password was ever known to someone else, end ${otherSessions === 1 ? 'it' : 'them'}: signing in again then needs a code.</p>
+<form method="post" action="/profile/active_sessions/revoke_others">${csrfField(session.data.csrf)}<p><button type="submit" class="danger">End ${otherSessions === 1 ? 'the other session' : `the ${String(otherSessions)} other sessions`}</button> <a href="/profile/active_sessions">See them first</a></p></form>
+</section>`
+    : html``
+}
 <p><a href="${SETTINGS_PATH}">Done</a></p>`,
     );
   };
@@ -170,7 +180,16 @@ ${copyable('recovery-codes-text', codes.join('\n'), { hidden: true, label: 'Copy
     }
     delete session.data.otpSetupSecret;
     await codehost.sessions.save(session);
-    return codesPage(reply, user, session, codes, 'Two-factor authentication is now enabled.');
+    // Every other session signed in before two-factor was on: with the password alone.
+    const others = (await codehost.sessions.activeFor(user.id)).length - 1;
+    return codesPage(
+      reply,
+      user,
+      session,
+      codes,
+      'Two-factor authentication is now enabled.',
+      others,
+    );
   });
 
   /** An action on two-factor that is on: it asks for the current password first. */
