@@ -114,7 +114,9 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
   describe('two-factor authentication', () => {
     it('offers, once on, to end the sessions that signed in with the password alone', async () => {
       const user = await createUser(service);
-      const [here, laptop, phone] = [1, 2, 3].map(() => new WebClient(service));
+      const here = new WebClient(service);
+      const laptop = new WebClient(service);
+      const phone = new WebClient(service);
       for (const client of [phone, laptop, here]) await client.signIn(user.username, user.password);
       const setup = await here.get('/profile/two_factor_auth');
       const enabled = await here.post('/profile/two_factor_auth', {

@@ -114,11 +114,12 @@ describe('docs/getting-started.md, run as written', () => {
       DATA_DIR: join(root, 'data'),
       CODEHOST_PORT: String(ports.codehost),
       REFDATA_PORT: String(ports.refdata),
-      CODEHOST_PUBLIC_URL: `http://localhost:${ports.codehost}`,
-      REFDATA_PUBLIC_URL: `http://localhost:${ports.refdata}`,
+      // Only the ports, as the README and the guide tell a reader to choose them: the
+      // public addresses (and so the IRIs) follow by default.
     };
     // `npm start`, in its own process group so that stopping it stops the server too.
-    server = spawn('npm', ['start', '--silent'], { env, detached: true, stdio: 'pipe' });
+    // As the reader types it: npm's own lines and the build's are part of what the guide shows.
+    server = spawn('npm', ['start'], { env, detached: true, stdio: 'pipe' });
     server.stdout?.on('data', (chunk: Buffer) => {
       serverOutput += chunk.toString();
     });
@@ -146,15 +147,25 @@ describe('docs/getting-started.md, run as written', () => {
     for (const step of steps) {
       const expected = step.expected === undefined ? undefined : onThesePorts(step.expected);
       if (step.command.trim() === 'npm install && npm start') {
-        // Started above; the start-up lines, each as shown (data/ is this run's data directory).
-        const shown = (expected ?? '').replaceAll(' data/', ` ${join(root, 'data')}/`);
-        for (const line of shown.split('\n')) {
-          const printed = serverOutput
-            .split('\n')
-            .find((candidate) => matchOutput(line, candidate, known));
-          expect(printed, `start-up line: ${line}\nprinted:\n${serverOutput}`).toBeDefined();
+        // Started above; the start-up lines as shown, in order. The build's line is
+        // printed only when a source changed since the last build (always on a fresh clone).
+        const printedLines = serverOutput.split('\n').filter((line) => line.trim() !== '');
+        let at = 0;
+        for (const line of (expected ?? '').split('\n')) {
+          const found = printedLines.findIndex(
+            (candidate, index) => index >= at && matchOutput(line, candidate, known),
+          );
+          if (found === -1 && line.startsWith('Compiling src/ into dist/')) continue;
+          expect(found, `start-up line: ${line}\nprinted:\n${serverOutput}`).toBeGreaterThanOrEqual(
+            0,
+          );
+          at = found + 1;
         }
         continue;
+      }
+      // Every command reaches the services through $CODEHOST and $REFDATA, set once.
+      if (!/^CODEHOST=\S+ REFDATA=\S+$/.test(step.command.trim())) {
+        expect(step.command, 'a command that names a port').not.toMatch(/808[01]/);
       }
       if (step.section.startsWith('2.') && !passwordChosen) {
         // The reader signs in as root with the generated password and chooses one.
