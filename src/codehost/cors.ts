@@ -49,6 +49,12 @@ const RULES: readonly { matches: (path: string) => boolean; options: FastifyCors
 ];
 
 function optionsFor(request: FastifyRequest): FastifyCorsOptions {
+  // An OPTIONS that is not a preflight (no Origin, or no method asked about) is an
+  // ordinary request: 405 in GitLab's shape as before, not the plugin's plain-text 400.
+  const preflightHeaders =
+    request.headers.origin !== undefined &&
+    request.headers['access-control-request-method'] !== undefined;
+  if (request.method === 'OPTIONS' && !preflightHeaders) return { origin: false };
   const path = request.url.split('?')[0] ?? '';
   const rule = RULES.find((candidate) => candidate.matches(path));
   // Two hours: Chromium's ceiling for a cached preflight.

@@ -86,6 +86,13 @@ describe.each(DATABASE_KINDS)('codehost CORS on %s', (kind) => {
       expect(answer.headers['access-control-allow-origin'], url).toBeUndefined();
       expect(answer.statusCode, url).toBeGreaterThanOrEqual(400);
     }
+    // An OPTIONS that is no preflight is answered as before: 405 naming what is allowed.
+    for (const headers of [{}, { origin: ORIGIN }, { 'access-control-request-method': 'POST' }]) {
+      const plain = await service.app.inject({ method: 'OPTIONS', url: '/oauth/token', headers });
+      expect(plain.statusCode, JSON.stringify(headers)).toBe(405);
+      expect(plain.headers.allow).toBe('POST');
+      expect(plain.headers['content-type']).toMatch(/^application\/json/);
+    }
     const page = await service.app.inject({ url: '/users/sign_in', headers: { origin: ORIGIN } });
     expect(page.headers['access-control-allow-origin']).toBeUndefined();
   });
