@@ -1,4 +1,4 @@
-import { sendWithValidators } from '../../platform/http/conditional.js';
+import { fixedJsonDocument } from '../../platform/http/conditional.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { NOT_MODIFIED, ServerMetadata } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
@@ -37,9 +37,6 @@ export function authorizationServerMetadata(codehost: Codehost) {
 
 /** RFC 8414 authorization server metadata, so clients can configure themselves. */
 export function registerMetadataRoutes(app: HttpApp, codehost: Codehost): void {
-  // Fixed for the life of the process: written once, dated from when it was.
-  const metadataText = JSON.stringify(authorizationServerMetadata(codehost));
-  const builtAt = Date.now();
   app.get('/.well-known/oauth-authorization-server', {
     schema: {
       summary: 'OAuth 2.0 authorization server metadata (RFC 8414)',
@@ -49,11 +46,6 @@ export function registerMetadataRoutes(app: HttpApp, codehost: Codehost): void {
         304: NOT_MODIFIED,
       },
     },
-    handler: async (request, reply) =>
-      sendWithValidators(request, reply.header('cache-control', 'public, max-age=3600'), {
-        body: metadataText,
-        contentType: 'application/json; charset=utf-8',
-        lastModified: builtAt,
-      }),
+    handler: fixedJsonDocument(authorizationServerMetadata(codehost), 3600),
   });
 }

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { sendWithValidators } from '../../platform/http/conditional.js';
+import { fixedJsonDocument, sendWithValidators } from '../../platform/http/conditional.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { KeySet, NOT_MODIFIED, oauthErrors, ServerMetadata } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
@@ -40,9 +40,6 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
       ...Object.keys(CLAIMS),
     ],
   };
-  // Fixed for the life of the process: written once, dated from when it was.
-  const configurationText = JSON.stringify(configuration);
-  const builtAt = Date.now();
 
   app.get('/.well-known/openid-configuration', {
     schema: {
@@ -64,12 +61,7 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
         304: NOT_MODIFIED,
       },
     },
-    handler: async (request, reply) =>
-      sendWithValidators(request, reply.header('cache-control', 'public, max-age=3600'), {
-        body: configurationText,
-        contentType: 'application/json; charset=utf-8',
-        lastModified: builtAt,
-      }),
+    handler: fixedJsonDocument(configuration, 3600),
   });
 
   app.get('/oauth/discovery/keys', {

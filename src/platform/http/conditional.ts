@@ -39,3 +39,18 @@ export function sendWithValidators(
   if (fresh) return reply.status(304).send();
   return reply.type(options.contentType).send(options.body);
 }
+
+/**
+ * A handler for a JSON document fixed for the life of the process (a discovery
+ * document): written once, dated from when it was, cacheable for `maxAgeSeconds`.
+ */
+export function fixedJsonDocument(value: unknown, maxAgeSeconds: number) {
+  const body = JSON.stringify(value);
+  const builtAt = Date.now();
+  return async (request: FastifyRequest, reply: FastifyReply) =>
+    sendWithValidators(request, reply.header('cache-control', `public, max-age=${maxAgeSeconds}`), {
+      body,
+      contentType: 'application/json; charset=utf-8',
+      lastModified: builtAt,
+    });
+}
