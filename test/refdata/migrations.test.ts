@@ -78,6 +78,7 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       '0005_fill_in_derived_fields',
       '0006_browser_sessions',
       '0007_search_change_log',
+      '0008_people',
     ]);
     const bodies = new Map(
       (await handle.db.selectFrom('resources').select(['iri', 'body']).execute()).map((r) => [
