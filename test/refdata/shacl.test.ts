@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Parser, Store } from 'n3';
 import SHACLValidator from 'rdf-validate-shacl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -106,6 +107,24 @@ describe.each(DATABASE_KINDS)('complete IMF SHACL on %s', (kind) => {
     expect((await shacl(route, 'application/ld+json')).statusCode).toBe(200);
     expect((await shacl(route, 'application/trig')).statusCode).toBe(200);
     expect((await shacl(route, 'application/rdf+xml')).statusCode).toBe(406);
+  });
+
+  it('limits the aspect and the direction to one value, and docs/shacl.md says so', async () => {
+    const store = parseTurtle(
+      (await shacl(`/api/blocks/complete-imf-shacl?blockId=${guidOf(block)}`)).body,
+    );
+    const limited = new Set<string>();
+    for (const path of [`${IMF}hasAspect`, `${IMF}direction`]) {
+      for (const quad of store.getQuads(null, `${SH}path`, path, null)) {
+        const max = store.getObjects(quad.subject, `${SH}maxCount`, null)[0]?.value;
+        if (max === '1') limited.add(path);
+      }
+    }
+    expect(limited).toEqual(new Set([`${IMF}hasAspect`, `${IMF}direction`]));
+    const docs = readFileSync(new URL('../../docs/shacl.md', import.meta.url), 'utf8');
+    expect(docs).toMatch(/sh:path imf:hasAspect; sh:hasValue \.\.\.; sh:maxCount 1;/);
+    expect(docs).toMatch(/sh:path imf:direction;\s+sh:hasValue [^\]]*sh:maxCount 1;/);
+    expect(docs).toContain('**One value only.**');
   });
 
   it('sends an ETag per content and representation, and answers If-None-Match with 304', async () => {
