@@ -1,5 +1,3 @@
-import { hasOnlyIriCharacters } from '../../platform/http/formats.js';
-
 /**
  * The last guard before a writer: every IRI and literal a graph holds is one all
  * seven formats can carry and their own readers accept. Input is checked on the
@@ -9,18 +7,23 @@ import { hasOnlyIriCharacters } from '../../platform/http/formats.js';
  */
 
 /** Characters XML 1.0 cannot hold at all, and lone surrogates. */
-const NOT_XML_CHARACTER =
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
-  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+const NOT_XML_CHARACTER_SOURCE =
+  '[\\u0000-\\u0008\\u000B\\u000C\\u000E-\\u001F\\uFFFE\\uFFFF]|[\\uD800-\\uDBFF](?![\\uDC00-\\uDFFF])|(?<![\\uD800-\\uDBFF])[\\uDC00-\\uDFFF]';
+const NOT_XML_CHARACTER = new RegExp(NOT_XML_CHARACTER_SOURCE, 'g');
+const HAS_NOT_XML_CHARACTER = new RegExp(NOT_XML_CHARACTER_SOURCE);
 
-/** Text as every format can write it: what XML 1.0 forbids becomes U+FFFD. */
+/**
+ * Text as every format can write it: what XML 1.0 forbids becomes U+FFFD. This
+ * runs for every literal of every export, so the common case is one test.
+ */
 export function writableText(value: string): string {
-  return value.replace(NOT_XML_CHARACTER, '\uFFFD');
+  return HAS_NOT_XML_CHARACTER.test(value) ? value.replace(NOT_XML_CHARACTER, '\uFFFD') : value;
 }
 
 /** What N-Triples' IRIREF (and so Turtle and TriG) forbids; XML's limits come on top. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
-const NOT_IN_IRIREF = /[\u0000-\u0020<>"{}|^`\\]/gu;
+const NOT_IN_IRIREF_SOURCE = '[\\u0000-\\u0020<>"{}|^`\\\\]';
+const NOT_IN_IRIREF = new RegExp(NOT_IN_IRIREF_SOURCE, 'g');
+const HAS_NOT_IN_IRIREF = new RegExp(NOT_IN_IRIREF_SOURCE);
 
 const percentEncoded = (character: string) =>
   [...new TextEncoder().encode(character)]
@@ -32,6 +35,6 @@ const percentEncoded = (character: string) =>
  * an IRI is percent-encoded (its UTF-8 bytes), as a browser would send it.
  */
 export function writableIri(value: string): string {
-  if (hasOnlyIriCharacters(value)) return value;
+  if (!HAS_NOT_IN_IRIREF.test(value) && !HAS_NOT_XML_CHARACTER.test(value)) return value;
   return writableText(value).replace(NOT_IN_IRIREF, percentEncoded);
 }
