@@ -25,9 +25,10 @@ const API_EXPOSED = [
 const RULES: readonly { matches: (path: string) => boolean; options: FastifyCorsOptions }[] = [
   {
     matches: (path) => path.startsWith('/api/'),
+    // Any request header, as GitLab's `headers: :any` (Sudo, Job-Token, ...): left
+    // unset, the plugin allows the headers the preflight asks for.
     options: {
       methods: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH'],
-      allowedHeaders: ['Authorization', 'Content-Type', 'Private-Token'],
       exposedHeaders: API_EXPOSED,
     },
   },

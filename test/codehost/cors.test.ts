@@ -48,6 +48,14 @@ describe.each(DATABASE_KINDS)('codehost CORS on %s', (kind) => {
     expect(
       String((await preflight('/oauth/token', 'POST')).headers['access-control-allow-headers']),
     ).toMatch(/Content-Type/i);
+    // The API allows whatever headers a client asks for, as GitLab's `headers: :any`.
+    expect(
+      String(
+        (await preflight('/api/v4/user', 'GET', 'sudo,x-requested-with')).headers[
+          'access-control-allow-headers'
+        ],
+      ),
+    ).toBe('sudo,x-requested-with');
   });
 
   it('marks the answers themselves for other origins, without credentials', async () => {

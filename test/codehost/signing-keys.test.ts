@@ -68,7 +68,6 @@ describe.each(DATABASE_KINDS)('OpenID Connect signing keys on %s', (kind) => {
       [first.kid]: 'signing',
     });
     expect((await keys.published()).keys.map((key) => key.kid)).toEqual([fast.kid, first.kid]);
-    const before = await keys.publishedSince();
     now += 600_000;
     expect((await keys.signingKey()).kid).toBe(fast.kid);
     expect(await states()).toEqual({
@@ -76,10 +75,7 @@ describe.each(DATABASE_KINDS)('OpenID Connect signing keys on %s', (kind) => {
       [slow.kid]: 'superseded',
       [first.kid]: 'retired',
     });
-    // The set's date moves when the retired key leaves it, not before.
-    expect(await keys.publishedSince()).toBe(before);
     now += RETIRED_KEY_PUBLISHED_MS;
     expect((await keys.published()).keys.map((key) => key.kid)).toEqual([fast.kid]);
-    expect(await keys.publishedSince()).toBe(now);
   });
 });

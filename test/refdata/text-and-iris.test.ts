@@ -16,7 +16,24 @@ import {
 } from './helpers.js';
 import { READERS, sameGraphInEveryFormat } from './rdf-readers.js';
 
-const NOT_IRI_CHARACTERS = ['<', '>', '"', '{', '}', '|', '\\', '^', '`', ' ', '\u0001', '[x]'];
+const NOT_IRI_CHARACTERS = [
+  '<',
+  '>',
+  '"',
+  '{',
+  '}',
+  '|',
+  '\\',
+  '^',
+  '`',
+  ' ',
+  '\u0001',
+  '[x]',
+  // Bidirectional formatting (RFC 3987 section 4.1): a link that reads as another address.
+  '\u202E',
+  '\u200F',
+  '\u2066',
+];
 /** Characters XML 1.0 forbids (and the C0 controls besides tab, LF and CR). */
 const NOT_TEXT_CHARACTERS = [
   '\u0001',

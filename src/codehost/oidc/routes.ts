@@ -84,7 +84,8 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
         {
           body: JSON.stringify(await codehost.signingKeys.published()),
           contentType: 'application/jwk-set+json',
-          lastModified: await codehost.signingKeys.publishedSince(),
+          // No Last-Modified: a removed key leaves no row to date its removal by, and
+          // a date that did not move would let If-Modified-Since keep a withdrawn key.
         },
       ),
   });

@@ -164,19 +164,6 @@ export class SigningKeyStore {
     return { keys: states.filter((key) => key.published).map((key) => publicJwk(key.row)) };
   }
 
-  /** When the published set last changed (a key published, or one dropped out of it). */
-  async publishedSince(): Promise<number> {
-    const now = this.now();
-    let changed = 0;
-    for (const key of await this.states()) {
-      changed = Math.max(changed, Number(key.row.created_at));
-      // A retired key leaves the set when its time is up.
-      const leaves = key.endsAt + RETIRED_KEY_PUBLISHED_MS;
-      if (Number.isFinite(leaves) && leaves <= now) changed = Math.max(changed, leaves);
-    }
-    return changed;
-  }
-
   private async add(
     algorithm: SigningAlgorithm,
     generation: number,

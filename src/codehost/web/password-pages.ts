@@ -95,7 +95,9 @@ export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
       if (next !== field(request.body, 'password_confirmation')) {
         return refuse('The confirmation does not match the new password.');
       }
-      const returnTo = safeReturnPath(session.data.returnTo);
+      // Only a change someone else required interrupted where the user was going.
+      const returnTo =
+        user.password_change_required === 1 ? safeReturnPath(session.data.returnTo) : undefined;
       await codehost.users.setPassword(user.id, next);
       const fresh = await codehost.sessions.start(reply, { userId: user.id });
       // Where a required change interrupted the user, they go on now; one that

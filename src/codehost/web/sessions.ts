@@ -17,10 +17,12 @@ export interface SessionData {
   /** Where to go once signed in (a path on this service). */
   returnTo?: string;
   /**
-   * The signed-in user was asked to sign in again (`prompt=login`, `max_age`): the
-   * sign-in page shows its form, and the session is replaced only when it succeeds.
+   * Until when the signed-in user, asked to sign in again (`prompt=login`,
+   * `max_age`), may do so: the sign-in page shows its form, and the session is
+   * replaced only when it succeeds. Once past, the request is forgotten with its
+   * `returnTo`, so an abandoned one leaves nothing behind.
    */
-  reauthenticate?: boolean;
+  reauthenticateUntil?: number;
   /** A relying party's guess at the login (OpenID Connect `login_hint`), to fill in. */
   loginHint?: string;
   /** The synchronizer token every form posts back. */

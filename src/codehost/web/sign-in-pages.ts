@@ -56,7 +56,7 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
 
   app.get('/users/sign_in', webRoute(codehost), async (request, reply) => {
     const signedIn = request.session?.data.userId;
-    if (signedIn !== undefined && !request.session?.data.reauthenticate) {
+    if (signedIn !== undefined && request.session?.data.reauthenticateUntil === undefined) {
       return reply.redirect(safeReturnPath(request.session?.data.returnTo) ?? '/profile', 302);
     }
     const session = await ensureSession(codehost, request, reply);
@@ -126,8 +126,11 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
             pendingSince: Date.now(),
             ...(returnTo ? { returnTo } : {}),
             // Signing in again: still signed in as before until the code is given.
-            ...(session.data.reauthenticate && session.data.userId !== undefined
-              ? { userId: session.data.userId, reauthenticate: true }
+            ...(session.data.reauthenticateUntil !== undefined && session.data.userId !== undefined
+              ? {
+                  userId: session.data.userId,
+                  reauthenticateUntil: session.data.reauthenticateUntil,
+                }
               : {}),
           },
           session,

@@ -54,6 +54,7 @@ export function webRoute(
     onRequest: async (request, reply) => {
       reply.header('cache-control', 'no-store');
       request.session = await codehost.sessions.load(request);
+      await forgetAbandonedReauthentication(codehost, request.session);
     },
     preHandler: async (request, reply) => {
       const data = request.session?.data;
@@ -61,6 +62,23 @@ export function webRoute(
       allowFormRedirectToWaitingClient(reply, data?.returnTo);
     },
   };
+}
+
+/** How long a signed-in user asked to sign in again has to do it. */
+const REAUTHENTICATE_WITHIN_MS = 15 * 60 * 1000;
+
+/**
+ * A request to sign in again that the user walked away from is forgotten, with
+ * where it would have returned to: no page keeps allowing that client's address
+ * as a form target, and no later form (a voluntary password change) leads there.
+ */
+async function forgetAbandonedReauthentication(codehost: Codehost, session: Session | undefined) {
+  const until = session?.data.reauthenticateUntil;
+  if (!session || until === undefined || until > Date.now()) return;
+  delete session.data.reauthenticateUntil;
+  delete session.data.returnTo;
+  delete session.data.loginHint;
+  await codehost.sessions.save(session);
 }
 
 /**
@@ -145,7 +163,7 @@ export async function sendToSignIn(
     // a signed-in user asked to sign in again is signed in until they have.
     Object.assign(session.data, extra);
     if (options.reauthenticate && session.data.userId !== undefined) {
-      session.data.reauthenticate = true;
+      session.data.reauthenticateUntil = Date.now() + REAUTHENTICATE_WITHIN_MS;
     }
     await codehost.sessions.save(session);
   } else {

@@ -26,8 +26,16 @@ const IRI_QUERY = new RegExp(`^(?:${IRI_CHARACTERS}|[${IPRIVATE}])*$`, 'u');
 /** `[` and `]` belong to an IP literal in the authority, nowhere else. */
 const IP_LITERAL_AUTHORITY = /^([a-z][a-z0-9+.-]*:\/\/(?:[^/?#@]*@)?)\[[0-9a-f:.]+\]/i;
 
+/**
+ * Bidirectional formatting characters (LRM, RLM, LRE to RLO, PDF, and the
+ * isolates LRI to PDI): inside `ucschar`, yet RFC 3987 section 4.1 says IRIs
+ * MUST NOT contain them, since they make a link read as another address.
+ */
+const BIDI_FORMATTING = /[\u200E\u200F\u202A-\u202E\u2066-\u2069]/;
+
 /** Whether every character of `value` is one RFC 3987 allows where it stands. */
 export function hasOnlyIriCharacters(value: string): boolean {
+  if (BIDI_FORMATTING.test(value)) return false;
   const hash = value.indexOf('#');
   // One fragment at most: a second `#` is not an IRI character.
   if (hash !== -1 && value.indexOf('#', hash + 1) !== -1) return false;
