@@ -13,6 +13,8 @@ import { MemberStore } from './namespaces/members.js';
 import { ProjectStore } from './namespaces/projects.js';
 import { NotificationSettingStore } from './notifications/settings.js';
 import { ApplicationStore } from './oauth/applications.js';
+import type { Grant } from './oauth/grants/grant.js';
+import { GRANTS } from './oauth/grants/index.js';
 import { TokenStore } from './oauth/tokens.js';
 import { SigningKeyStore } from './oidc/signing-keys.js';
 import { codehostSessions, type SessionStore } from './web/sessions.js';
@@ -31,6 +33,8 @@ export interface Codehost {
   applications: ApplicationStore;
   tokens: TokenStore;
   signingKeys: SigningKeyStore;
+  /** The token endpoint's grants, by `grant_type`. */
+  grants: ReadonlyMap<string, Grant>;
   personalAccessTokens: PersonalAccessTokenStore;
   groups: GroupStore;
   projects: ProjectStore;
@@ -43,6 +47,7 @@ export function createCodehost(
   db: Kysely<CodehostTables>,
   config: ServiceConfig,
   platform: Config,
+  grants: ReadonlyMap<string, Grant> = GRANTS,
 ): Codehost {
   const counters = new CounterStore(db);
   const hasher = new PasswordHasher(platform.security.passwordHash);
@@ -67,6 +72,7 @@ export function createCodehost(
       refreshReuseGraceMs: platform.security.refreshReuseGraceSeconds * 1000,
     }),
     signingKeys: new SigningKeyStore(db),
+    grants,
     personalAccessTokens: new PersonalAccessTokenStore(db),
     groups,
     projects: new ProjectStore(db),

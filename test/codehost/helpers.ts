@@ -4,11 +4,12 @@ import type { Kysely } from 'kysely';
 import { PasswordHasher } from '../../src/codehost/accounts/passwords.js';
 import { PersonalAccessTokenStore } from '../../src/codehost/accounts/personal-access-tokens.js';
 import { type UserRow, UserStore } from '../../src/codehost/accounts/users.js';
-import { codehost } from '../../src/codehost/app.js';
+import { codehost, codehostService } from '../../src/codehost/app.js';
 import type { CodehostTables, VisibilityLevel } from '../../src/codehost/db/tables.js';
 import { GroupStore, type NamespaceRow } from '../../src/codehost/namespaces/groups.js';
 import { type ProjectRow, ProjectStore } from '../../src/codehost/namespaces/projects.js';
 import { ApplicationStore } from '../../src/codehost/oauth/applications.js';
+import type { Grant } from '../../src/codehost/oauth/grants/grant.js';
 import type { Scope } from '../../src/codehost/oauth/scopes.js';
 import { secretHash } from '../../src/platform/security/secrets.js';
 import type { ServiceDefinition } from '../../src/platform/service.js';
@@ -41,11 +42,12 @@ export interface Codehost extends TestService {
 
 export async function startCodehost(
   kind: DatabaseKind,
-  options: { env?: Record<string, string>; listen?: boolean } = {},
+  options: { env?: Record<string, string>; listen?: boolean; grants?: readonly Grant[] } = {},
 ): Promise<Codehost> {
   const port = options.listen ? await freePort() : 8080;
   const url = `http://127.0.0.1:${port}`;
-  const service = await startTestService(codehost as ServiceDefinition, kind, {
+  const definition = options.grants ? codehostService({ grants: options.grants }) : codehost;
+  const service = await startTestService(definition as ServiceDefinition, kind, {
     env: { ...FAST_HASHING, CODEHOST_PUBLIC_URL: url, CODEHOST_PORT: String(port), ...options.env },
   });
   if (options.listen) await service.app.listen({ host: '127.0.0.1', port });

@@ -198,6 +198,52 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(good.statusCode).toBe(200);
     });
 
+    it('spends a code and issues its token together: a refused exchange stores nothing', async () => {
+      const { app, code, user } = await codeFor();
+      await service.db
+        .updateTable('users')
+        .set({ state: 'blocked' })
+        .where('id', '=', user.id)
+        .execute();
+      const refused = await tokenRequest(service, {
+        grant_type: 'authorization_code',
+        code,
+        redirect_uri: app.redirectUri,
+        client_id: app.clientId,
+        client_secret: app.secret,
+      });
+      expect(refused.json().error).toBe('invalid_grant');
+      const grants = await service.db
+        .selectFrom('oauth_access_grants')
+        .select(['id', 'used_at'])
+        .where(
+          'application_id',
+          '=',
+          (
+            await service.db
+              .selectFrom('oauth_applications')
+              .select('id')
+              .where('uid', '=', app.clientId)
+              .executeTakeFirstOrThrow()
+          ).id,
+        )
+        .execute();
+      expect(grants.map((grant) => grant.used_at)).toEqual([null]);
+      const tokens = await service.db
+        .selectFrom('oauth_access_tokens')
+        .select('id')
+        .where('resource_owner_id', '=', user.id)
+        .execute();
+      expect(tokens).toEqual([]);
+      // Unblocked within the code's lifetime, the same code still works once.
+      await service.db
+        .updateTable('users')
+        .set({ state: 'active' })
+        .where('id', '=', user.id)
+        .execute();
+      expect((await exchange(app, code)).access_token).toMatch(/^[0-9a-f]{64}$/);
+    });
+
     it('refuses an expired code', async () => {
       const { app, code } = await codeFor();
       await service.db

@@ -23,7 +23,7 @@ import {
   webRoute,
 } from '../web/web-context.js';
 import { type ApplicationRow, isRegisteredRedirectUri, scopesOf } from './applications.js';
-import { issuerOf } from './metadata-routes.js';
+import { issuerOf } from './issuer.js';
 import { coversScopes, DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from './scopes.js';
 import { PKCE_CHALLENGE } from './tokens.js';
 

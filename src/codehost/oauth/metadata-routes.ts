@@ -2,12 +2,8 @@ import { fixedJsonDocument } from '../../platform/http/conditional.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { NOT_MODIFIED, ServerMetadata } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
+import { issuerOf } from './issuer.js';
 import { SCOPE_NAMES } from './scopes.js';
-
-/** The issuer identifier: the metadata's `issuer`, and `iss` in authorization responses. */
-export function issuerOf(codehost: Codehost): string {
-  return codehost.config.publicUrl;
-}
 
 /** RFC 8414 authorization server metadata; OpenID Connect discovery builds on it. */
 export function authorizationServerMetadata(codehost: Codehost) {
@@ -21,7 +17,7 @@ export function authorizationServerMetadata(codehost: Codehost) {
     scopes_supported: SCOPE_NAMES,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],
-    grant_types_supported: ['authorization_code', 'password', 'refresh_token'],
+    grant_types_supported: [...codehost.grants.keys()],
     token_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post', 'none'],
     revocation_endpoint_auth_methods_supported: [
       'client_secret_basic',

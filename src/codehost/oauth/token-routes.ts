@@ -1,15 +1,14 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
-import { isTwoFactorEnabled } from '../accounts/users.js';
 import { oauthErrors } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { signIdToken } from '../oidc/id-token.js';
 import { scopesOf } from './applications.js';
 import { type ClientIdentity, identifyClient, singleValuedParameters } from './client-auth.js';
 import { bearerChallenge, invalidClient, oauthError } from './errors.js';
-import { coversScopes, DEFAULT_SCOPES, parseScopes } from './scopes.js';
-import { ACCESS_TOKEN_LIFETIME_SECONDS, GrantRefused, type IssuedToken } from './tokens.js';
+import { type Granted, invalidRequest } from './grants/grant.js';
+import { ACCESS_TOKEN_LIFETIME_SECONDS, type IssuedToken } from './tokens.js';
 
 /**
  * A form's parameters, each a single string; others are ignored (RFC 6749
@@ -33,18 +32,6 @@ const formBody = (parameters: Record<string, string>) =>
 const CLIENT_PARAMETERS = {
   client_id: 'The Application ID (or HTTP Basic authentication)',
   client_secret: 'The secret of a confidential client (or HTTP Basic authentication)',
-};
-
-const TOKEN_PARAMETERS = {
-  grant_type: 'authorization_code, password or refresh_token',
-  code: 'authorization_code: the code from /oauth/authorize',
-  redirect_uri: 'authorization_code: the redirect URI the code was sent to',
-  code_verifier: 'authorization_code: the PKCE verifier (RFC 7636)',
-  username: "password: the user's username or e-mail address",
-  password: "password: the user's password",
-  refresh_token: 'refresh_token: the refresh token',
-  scope: 'password and refresh_token: the scopes wanted, space-separated',
-  ...CLIENT_PARAMETERS,
 };
 
 const TOKEN_LOOKUP_PARAMETERS = {
@@ -87,6 +74,13 @@ const OAUTH_ERRORS = oauthErrors({
 
 /** Token, revocation, introspection and token-info endpoints. */
 export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
+  const grants = codehost.grants;
+  /** Every grant's parameters, for the description; each grant reads its own. */
+  const tokenParameters = {
+    grant_type: [...grants.keys()].join(', '),
+    ...Object.assign({}, ...[...grants.values()].map((grant) => grant.parameters)),
+    ...CLIENT_PARAMETERS,
+  };
   const rateLimit = {
     max: codehost.platform.security.credentialRequestsPerMinute,
     timeWindow: 60_000,
@@ -116,7 +110,7 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   app.post('/oauth/token', {
     ...formRoute(
       'Exchange a code, password or refresh token for an access token',
-      TOKEN_PARAMETERS,
+      tokenParameters,
       TokenResponse,
       'The token (RFC 6749 section 5.1), with an ID token when the grant has openid',
     ),
@@ -124,24 +118,15 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
       const body = singleValuedParameters(request.body);
       const grantType = body.grant_type;
       if (grantType === undefined) throw invalidRequest('grant_type is missing.');
-      switch (grantType) {
-        case 'authorization_code':
-          return withIdToken(
-            codehost,
-            await authorizationCodeGrant(codehost, request, body),
-            'code',
-          );
-        case 'password':
-          return withIdToken(codehost, await passwordGrant(codehost, request, body), 'password');
-        case 'refresh_token':
-          return withIdToken(codehost, await refreshTokenGrant(codehost, request, body), 'refresh');
-        default:
-          throw oauthError(
-            400,
-            'unsupported_grant_type',
-            'grant_type must be authorization_code, password or refresh_token.',
-          );
+      const grant = grants.get(grantType);
+      if (!grant) {
+        throw oauthError(
+          400,
+          'unsupported_grant_type',
+          `grant_type must be ${listed([...grants.keys()])}.`,
+        );
       }
+      return withIdToken(codehost, await grant.grant({ codehost, request, body }));
     },
   });
 
@@ -268,10 +253,6 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   });
 }
 
-function invalidRequest(description: string) {
-  return oauthError(400, 'invalid_request', description);
-}
-
 /** Who may revoke a token: its own client, or anyone for a token issued without one. */
 function mayActOnToken(client: ClientIdentity, applicationId: number | null): boolean {
   if (applicationId === null) return true;
@@ -289,154 +270,29 @@ function tokenResponse(issued: IssuedToken) {
   };
 }
 
+/** "a, b or c". */
+function listed(names: readonly string[]): string {
+  return names.length < 2
+    ? names.join('')
+    : `${names.slice(0, -1).join(', ')} or ${names[names.length - 1]}`;
+}
+
 /**
  * The token response, with an ID token when the grant has `openid` and a
  * client (OpenID Connect Core 3.1.3.3; and 12.2 for refreshes, which repeat the
- * original `auth_time` but carry no `nonce`).
+ * original `auth_time` but carry no `nonce`), made from what the grant handed back.
  */
-async function withIdToken(
-  codehost: Codehost,
-  issued: IssuedToken,
-  grantType: 'code' | 'password' | 'refresh',
-) {
-  const response = tokenResponse(issued);
-  const { row } = issued;
-  if (!scopesOf(row).includes('openid') || row.application_id === null) return response;
-  const [user, application, grant] = await Promise.all([
-    codehost.users.findById(row.resource_owner_id),
-    codehost.applications.findById(row.application_id),
-    row.grant_id === null ? undefined : codehost.tokens.findGrantById(row.grant_id),
-  ]);
-  if (!user || !application) return response;
-  const authTime = grant?.auth_time ?? user.current_sign_in_at;
+async function withIdToken(codehost: Codehost, granted: Granted) {
+  const response = tokenResponse(granted.issued);
+  const scopes = scopesOf(granted.issued.row);
+  if (!scopes.includes('openid') || granted.clientId === undefined) return response;
   const idToken = await signIdToken(codehost, {
-    user,
-    clientId: application.uid,
-    scopes: scopesOf(row),
-    accessToken: issued.accessToken,
-    authTime: authTime === null ? undefined : Math.floor(Number(authTime) / 1000),
-    nonce: grantType === 'code' ? (grant?.nonce ?? undefined) : undefined,
+    user: granted.user,
+    clientId: granted.clientId,
+    scopes,
+    accessToken: granted.issued.accessToken,
+    authTime: granted.authTime,
+    nonce: granted.nonce,
   });
   return { ...response, id_token: idToken };
-}
-
-async function authorizationCodeGrant(
-  codehost: Codehost,
-  request: Parameters<typeof identifyClient>[0],
-  body: Record<string, string>,
-): Promise<IssuedToken> {
-  // The order of checks is the one GitLab's Doorkeeper applies.
-  if (body.redirect_uri === undefined) throw invalidRequest('redirect_uri is missing.');
-  const client = await identifyClient(request, body, codehost.applications);
-  if (client.kind === 'none') throw invalidClient('The client is not identified.');
-  if (body.code === undefined) throw invalidRequest('code is missing.');
-  let grant: Awaited<ReturnType<typeof codehost.tokens.redeemCode>>;
-  try {
-    grant = await codehost.tokens.redeemCode({
-      code: body.code,
-      applicationId: client.application.id,
-      redirectUri: body.redirect_uri,
-      codeVerifier: body.code_verifier,
-    });
-  } catch (error) {
-    if (error instanceof GrantRefused) throw oauthError(400, 'invalid_grant', error.message);
-    throw error;
-  }
-  const user = await codehost.users.findById(grant.resource_owner_id);
-  if (user?.state !== 'active') {
-    throw oauthError(400, 'invalid_grant', 'The user who granted access can no longer sign in.');
-  }
-  return codehost.tokens.issueToken({
-    userId: user.id,
-    applicationId: client.application.id,
-    grantId: grant.id,
-    scopes: scopesOf(grant),
-    withRefreshToken: true,
-  });
-}
-
-async function passwordGrant(
-  codehost: Codehost,
-  request: Parameters<typeof identifyClient>[0],
-  body: Record<string, string>,
-): Promise<IssuedToken> {
-  if (body.username === undefined) throw invalidRequest('username is missing.');
-  if (body.password === undefined) throw invalidRequest('password is missing.');
-  // The spec's password grant names no client; one that is named must be valid.
-  const client = await identifyClient(request, body, codehost.applications);
-  const allowed = client.kind === 'none' ? undefined : scopesOf(client.application);
-  const scopes = body.scope === undefined ? [...DEFAULT_SCOPES] : parseScopes(body.scope);
-  if (!scopes || (allowed && !coversScopes(allowed, scopes))) {
-    throw oauthError(
-      400,
-      'invalid_scope',
-      'The requested scope is invalid, unknown or not allowed.',
-    );
-  }
-  const check = await codehost.signIn.check(body.username, body.password);
-  switch (check.outcome) {
-    case 'invalid':
-      throw oauthError(400, 'invalid_grant', 'Invalid login or password.');
-    case 'locked':
-      throw oauthError(
-        400,
-        'invalid_grant',
-        `Too many failed sign-in attempts; try again in ${check.retryAfterSeconds} seconds.`,
-        { 'retry-after': String(check.retryAfterSeconds) },
-      );
-    case 'blocked':
-      throw oauthError(400, 'invalid_grant', 'This account is blocked.');
-  }
-  if (isTwoFactorEnabled(check.user)) {
-    throw oauthError(
-      400,
-      'invalid_grant',
-      'Two-factor authentication is enabled for this account; use a personal access token instead.',
-    );
-  }
-  // A password someone else chose is only good for choosing one's own, on the web.
-  if (check.user.password_change_required === 1) {
-    throw oauthError(
-      400,
-      'invalid_grant',
-      'This password was set by an administrator and must be changed first: sign in on the web to choose your own.',
-    );
-  }
-  return codehost.tokens.issueToken({
-    userId: check.user.id,
-    applicationId: client.kind === 'none' ? null : client.application.id,
-    grantId: null,
-    scopes,
-    withRefreshToken: false,
-  });
-}
-
-async function refreshTokenGrant(
-  codehost: Codehost,
-  request: Parameters<typeof identifyClient>[0],
-  body: Record<string, string>,
-): Promise<IssuedToken> {
-  if (body.refresh_token === undefined) throw invalidRequest('refresh_token is missing.');
-  const client = await identifyClient(request, body, codehost.applications);
-  if (client.kind === 'none') throw invalidClient('The client is not identified.');
-  const requested = body.scope === undefined ? undefined : parseScopes(body.scope);
-  if (body.scope !== undefined && !requested) {
-    throw oauthError(400, 'invalid_scope', 'The requested scope is invalid or unknown.');
-  }
-  try {
-    const previous = await codehost.tokens.refreshable(body.refresh_token, client.application.id);
-    // RFC 6749 section 6: a refresh may narrow the scope, never widen it. Refused
-    // requests leave the refresh token usable.
-    if (requested && !coversScopes(scopesOf(previous), requested)) {
-      throw oauthError(400, 'invalid_scope', 'The requested scope exceeds the original grant.');
-    }
-    const user = await codehost.users.findById(previous.resource_owner_id);
-    if (user?.state !== 'active') {
-      throw oauthError(400, 'invalid_grant', 'The user who granted access can no longer sign in.');
-    }
-    return await codehost.tokens.rotate(previous, requested ?? scopesOf(previous));
-  } catch (error) {
-    if (error instanceof GrantRefused) throw oauthError(400, 'invalid_grant', error.message);
-    throw error;
-  }
 }

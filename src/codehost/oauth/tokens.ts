@@ -6,6 +6,7 @@ import type {
   OauthAccessGrantsTable,
   OauthAccessTokensTable,
 } from '../db/tables.js';
+import { scopesOf } from './applications.js';
 import { formatScopes } from './scopes.js';
 
 /** The spec's `expires_in`. */
@@ -80,17 +81,22 @@ export class TokenStore {
   }
 
   /**
-   * Spends a code for the client that presents it, checking what RFC 6749 section
-   * 4.1.3 and RFC 7636 ask, and returns the grant. A code presented a second time
-   * revokes every token issued from it (section 4.1.2), since one of the two
-   * presenters is an attacker.
+   * Exchanges an authorization code for a token: the code is checked (its
+   * client, expiry, redirect URI and PKCE verifier), then spent and the token
+   * issued in one transaction, so neither happens without the other. `accept`
+   * runs in between with the code's row (the user may no longer sign in, say)
+   * and may refuse by throwing; nothing is stored then. A code used twice is a
+   * replay: the tokens it gave are revoked (RFC 6749 section 4.1.2).
    */
-  async redeemCode(input: {
-    code: string;
-    applicationId: number;
-    redirectUri: string;
-    codeVerifier: string | undefined;
-  }): Promise<GrantRow> {
+  async exchangeCode<Accepted extends { userId: number }>(
+    input: {
+      code: string;
+      applicationId: number;
+      redirectUri: string;
+      codeVerifier: string | undefined;
+    },
+    accept: (grant: GrantRow) => Promise<Accepted>,
+  ): Promise<{ grant: GrantRow; issued: IssuedToken; accepted: Accepted }> {
     const grant = await this.db
       .selectFrom('oauth_access_grants')
       .selectAll()
@@ -123,18 +129,29 @@ export class TokenStore {
     ) {
       throw new GrantRefused('The code_verifier does not match the code_challenge.');
     }
-    const spent = await this.db
-      .updateTable('oauth_access_grants')
-      .set({ used_at: this.now() })
-      .where('id', '=', grant.id)
-      .where('used_at', 'is', null)
-      .executeTakeFirst();
-    if (spent.numUpdatedRows === 0n) {
-      // Another request spent it a moment ago: the same replay.
+    const accepted = await accept(grant);
+    const issued = await this.db.transaction().execute(async (trx) => {
+      const spent = await trx
+        .updateTable('oauth_access_grants')
+        .set({ used_at: this.now() })
+        .where('id', '=', grant.id)
+        .where('used_at', 'is', null)
+        .executeTakeFirst();
+      // Another request spent it a moment ago: the same replay, handled below.
+      if (spent.numUpdatedRows === 0n) return undefined;
+      return new TokenStore(trx, { now: this.now }).issueToken({
+        userId: accepted.userId,
+        applicationId: grant.application_id,
+        grantId: grant.id,
+        scopes: scopesOf(grant),
+        withRefreshToken: true,
+      });
+    });
+    if (!issued) {
       await this.revokeChain(grant.id);
       throw new GrantRefused('The authorization code has already been used.');
     }
-    return grant;
+    return { grant, issued, accepted };
   }
 
   /** The authorization a token chain started from (its code), for what the ID token repeats. */

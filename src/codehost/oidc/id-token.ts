@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
-import { issuerOf } from '../oauth/metadata-routes.js';
+import { issuerOf } from '../oauth/issuer.js';
 import { claimsFor, userFacts } from './claims.js';
 
 /** How long an ID token is valid: GitLab's (doorkeeper-openid_connect's) 120 s. */

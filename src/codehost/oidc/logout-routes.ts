@@ -6,7 +6,7 @@ import { html } from '../../platform/web/html.js';
 import { browserAnswers } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { type ApplicationRow, isRegisteredPostLogoutUri } from '../oauth/applications.js';
-import { issuerOf } from '../oauth/metadata-routes.js';
+import { issuerOf } from '../oauth/issuer.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
 import { allowFormRedirectTo, currentUser, webRoute } from '../web/web-context.js';

@@ -1,0 +1,48 @@
+import type { FastifyRequest } from 'fastify';
+import type { UserRow } from '../../accounts/users.js';
+import type { Codehost } from '../../context.js';
+import { oauthError } from '../errors.js';
+import type { IssuedToken } from '../tokens.js';
+
+/** What a grant is given: the request (for client authentication) and its single-valued form. */
+export interface GrantInput {
+  codehost: Codehost;
+  request: FastifyRequest;
+  body: Record<string, string>;
+}
+
+/**
+ * What a grant hands back: the token it issued and, with it in hand, what an ID
+ * token needs, so nothing is read again to make one.
+ */
+export interface Granted {
+  issued: IssuedToken;
+  user: UserRow;
+  /** The client's Application ID; without one (a password grant naming no client), no ID token. */
+  clientId: string | undefined;
+  /** When the user signed in (seconds): the original sign-in on a refresh. */
+  authTime: number | undefined;
+  /** The authorization request's nonce, on the code exchange only. */
+  nonce: string | undefined;
+}
+
+/**
+ * One grant type of the token endpoint (as node-oidc-provider models them): the
+ * parameters it reads, for the API description, and how it issues a token.
+ * Adding a grant is a file in this folder and a line in `index.ts`.
+ */
+export interface Grant {
+  type: string;
+  /** Its parameters beyond the client's, each with what it is. */
+  parameters: Readonly<Record<string, string>>;
+  grant(input: GrantInput): Promise<Granted>;
+}
+
+export function invalidRequest(description: string) {
+  return oauthError(400, 'invalid_request', description);
+}
+
+/** A time column (ms) as OpenID Connect's seconds, if there is one. */
+export function secondsOf(time: number | string | null | undefined): number | undefined {
+  return time === null || time === undefined ? undefined : Math.floor(Number(time) / 1000);
+}
