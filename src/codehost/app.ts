@@ -82,7 +82,7 @@ export function codehostService(
     async registerRoutes(app, { database, config, platform }) {
       const context = createCodehost(database.db, config, platform, grants);
       await app.register(cookie);
-      await registerCors(app);
+      registerCors(app);
       app.decorateRequest('session', undefined);
       await registerRateLimiting(app, context.counters);
 

@@ -25,8 +25,7 @@ export class RouteTable {
   /** Records every route registered on the server from now on, in every plugin. */
   track(app: FastifyInstance): void {
     app.addHook('onRoute', (route) => {
-      // `*` (a CORS plugin's route that lets preflights through) is a catch-all too.
-      if (route.config?.catchAll || route.url === '*' || route.url === '/*') return;
+      if (route.config?.catchAll) return;
       const methods = (
         Array.isArray(route.method) ? route.method : [route.method]
       ) as HTTPMethods[];
