@@ -123,6 +123,34 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         expect(form.json()).toEqual({ received: { name: 'gear', count: 2 }, limit: null });
       });
 
+      it('reads form bodies strictly: spaces, repeats, escapes that are not UTF-8, a too large one', async () => {
+        const postForm = (payload: string | Buffer) =>
+          service.app.inject({
+            method: 'POST',
+            url: '/test/echo',
+            payload,
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          });
+        const read = await postForm('name=gear+box%21&count=2&tags=a&tags=%C3%A9');
+        expect(read.statusCode).toBe(200);
+        expect(read.json().received).toEqual({ name: 'gear box!', count: 2, tags: ['a', 'é'] });
+        // %-escapes that do not spell UTF-8, an incomplete one, raw bytes that are not UTF-8.
+        for (const payload of [
+          'name=%FF&count=1',
+          'name=%ED%A0%80&count=1',
+          'name=100%&count=1',
+          Buffer.from([
+            0x6e, 0x61, 0x6d, 0x65, 0x3d, 0xff, 0x26, 0x63, 0x6f, 0x75, 0x6e, 0x74, 0x3d, 0x31,
+          ]),
+        ]) {
+          expectError(await postForm(payload), 400);
+        }
+        // __proto__ is a field like any other: unknown here, and never a prototype.
+        const proto = await postForm('name=x&count=1&__proto__=y');
+        expect(JSON.stringify(expectError(proto, 400))).toMatch(/__proto__/);
+        expectError(await postForm(`name=x&count=1&tags=${'a'.repeat(BODY_LIMIT)}`), 413);
+      });
+
       it('takes JSON types as they are, but coerces text from forms and query strings', async () => {
         // A number where the schema wants a string is the client's error in JSON...
         const json = await postJson('/test/echo', JSON.stringify({ name: 42, count: '2' }));

@@ -1,6 +1,7 @@
 import type { FastifyReply } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html } from '../../platform/web/html.js';
+import { safeReturnPath } from '../../platform/web/return-path.js';
 import {
   PASSWORD_MAX_LENGTH,
   PASSWORD_MIN_LENGTH,
@@ -10,7 +11,7 @@ import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, safeReturnPath, signedInUser, webRoute } from './web-context.js';
+import { field, signedInUser, webRoute } from './web-context.js';
 
 function passwordPage(
   user: UserRow,

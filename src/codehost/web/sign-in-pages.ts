@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html } from '../../platform/web/html.js';
+import { safeReturnPath } from '../../platform/web/return-path.js';
 import { isTwoFactorEnabled, type UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { doneNotice, ensureSession, field, safeReturnPath, webRoute } from './web-context.js';
+import { doneNotice, ensureSession, field, webRoute } from './web-context.js';
 
 /** How long a correct password waits for its two-factor code. */
 const PENDING_TWO_FACTOR_MS = 5 * 60 * 1000;

@@ -32,8 +32,6 @@ export function fieldValues(body: unknown, name: string): string[] {
   return typeof value === 'string' ? [value] : [];
 }
 
-export { safeReturnPath };
-
 /**
  * Route options every web page shares: errors as HTML pages, the session loaded,
  * pages never cached (they show personal data and one-time secrets), and on

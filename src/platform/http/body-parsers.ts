@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { type FieldError, HttpError, problem } from './problem.js';
+import { type FieldError, HttpError, problem, validationProblem } from './problem.js';
 
 /**
  * What a service asks of the text in request bodies, beyond valid Unicode
@@ -96,19 +96,7 @@ export function checkBodyText(body: unknown, policy: BodyTextPolicy): unknown {
     return value;
   };
   const checked = visit(body, []);
-  if (errors.length > 0) {
-    throw new HttpError(
-      problem(
-        400,
-        'validation',
-        errors.map((error) => `${error.field} ${error.detail}`).join('; '),
-        {
-          title: 'Invalid request',
-          errors,
-        },
-      ),
-    );
-  }
+  if (errors.length > 0) throw new HttpError(validationProblem(errors));
   return checked;
 }
 

@@ -9,6 +9,7 @@ import {
   HttpError,
   type Problem,
   problem,
+  validationProblem,
 } from './problem.js';
 import type { RouteTable } from './route-table.js';
 
@@ -62,10 +63,7 @@ export function problemFromError(error: unknown): Problem {
   if (Array.isArray(fastifyError.validation)) {
     const location = VALIDATION_LOCATIONS[fastifyError.validationContext ?? 'body'] ?? 'body';
     const errors = fieldErrorsOf(fastifyError.validation, location);
-    return problem(400, 'validation', summarize(errors), {
-      title: 'Invalid request',
-      errors,
-    });
+    return validationProblem(errors);
   }
   switch (fastifyError.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -162,10 +160,6 @@ function fieldError(location: FieldLocation, issue: AjvIssue): FieldError {
         ? 'is required'
         : (format?.detail ?? issue.message ?? 'is invalid');
   return { in: location, field, detail };
-}
-
-function summarize(errors: FieldError[]): string {
-  return errors.map((error) => `${error.field || error.in} ${error.detail}`).join('; ');
 }
 
 export function sendProblem(

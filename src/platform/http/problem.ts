@@ -43,6 +43,16 @@ export function problem(
   };
 }
 
+/** 400 listing every invalid field, each in plain words. */
+export function validationProblem(errors: FieldError[]): Problem {
+  return problem(
+    400,
+    'validation',
+    errors.map((error) => `${error.field || error.in} ${error.detail}`).join('; '),
+    { title: 'Invalid request', errors },
+  );
+}
+
 /** Thrown by route code to answer with a problem; the error handler renders it. */
 export class HttpError extends Error {
   override readonly name = 'HttpError';

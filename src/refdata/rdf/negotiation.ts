@@ -56,5 +56,3 @@ export function negotiate<T extends string>(
   }
   return best?.mediaType;
 }
-
-export { matchesIfNoneMatch } from '../../platform/http/conditional.js';

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
@@ -17,7 +18,7 @@ import { factsOf, type RowWithFacts } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';
 import { resourcePage } from './html.js';
 import { type DetailLevel, libraryChunks } from './library-graph.js';
-import { matchesIfNoneMatch, negotiate } from './negotiation.js';
+import { negotiate } from './negotiation.js';
 import { resourceGraph } from './resource-graph.js';
 import {
   RDF_MEDIA_TYPES,

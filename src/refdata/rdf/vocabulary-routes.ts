@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { Refdata } from '../context.js';
 import { HEADERS, JsonLdDocument, noContent, problems } from '../described-responses.js';
 import { escapeHtml, refdataPage } from './html.js';
 import { single } from './library-graph.js';
-import { matchesIfNoneMatch, negotiate } from './negotiation.js';
+import { negotiate } from './negotiation.js';
 import { RDL_ONTOLOGY, rdlTermList, rdlVocabularyGraph } from './rdl-vocabulary.js';
 import { RDF_MEDIA_TYPES, type RdfMediaType, serializeStream } from './serialize.js';
 import { RDL_NAMESPACE } from './vocabulary.js';

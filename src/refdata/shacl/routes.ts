@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { type Quad, termToId } from 'n3';
+import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
@@ -8,7 +9,7 @@ import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { HEADERS, JsonLdDocument, noContent, problems } from '../described-responses.js';
 import { single } from '../rdf/library-graph.js';
-import { matchesIfNoneMatch, negotiate } from '../rdf/negotiation.js';
+import { negotiate } from '../rdf/negotiation.js';
 import { type RdfMediaType, serializeStream } from '../rdf/serialize.js';
 import { completeShacl } from './assemble.js';
 
