@@ -1,5 +1,8 @@
 import cookie from '@fastify/cookie';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { registerRateLimiting } from '../platform/http/rate-limit.js';
+import type { HttpApp } from '../platform/http/server.js';
+import { registerSurface } from '../platform/http/surface.js';
 import type { ServiceDefinition } from '../platform/service.js';
 import { accountCommands } from './accounts/commands.js';
 import { createInitialAdmin } from './accounts/initial-admin.js';
@@ -12,11 +15,11 @@ import { registerNotificationRoutes } from './api/notification-routes.js';
 import { codehostApiSecurity } from './api/openapi-security.js';
 import { registerProjectRoutes } from './api/project-routes.js';
 import { registerUserRoutes } from './api/user-routes.js';
-import { createCodehost } from './context.js';
+import { type Codehost, createCodehost } from './context.js';
 import { registerCors } from './cors.js';
 import { codehostMigrations } from './db/migrations.js';
 import type { CodehostTables } from './db/tables.js';
-import { renderCodehostError } from './errors.js';
+import { renderApiError, renderMachineError, renderOAuthError, renderPageError } from './errors.js';
 import { namespaceCommands } from './namespaces/commands.js';
 import { registerAuthorizeRoutes } from './oauth/authorize-routes.js';
 import type { Grant } from './oauth/grants/grant.js';
@@ -27,6 +30,7 @@ import { oidcCommands } from './oidc/commands.js';
 import { registerLogoutRoutes } from './oidc/logout-routes.js';
 import { registerOidcRoutes } from './oidc/routes.js';
 import { SigningKeyStore } from './oidc/signing-keys.js';
+import { registerUserinfoRoute } from './oidc/userinfo-route.js';
 import { registerActiveSessionPages } from './web/active-session-pages.js';
 import { registerApplicationPages } from './web/application-pages.js';
 import { registerScript } from './web/copy.js';
@@ -36,6 +40,7 @@ import { registerNotificationPages } from './web/notification-pages.js';
 import { registerPasswordPages } from './web/password-pages.js';
 import { registerProfilePages } from './web/profile-pages.js';
 import { registerSignInPages } from './web/sign-in-pages.js';
+import { installPageHooks } from './web/surface.js';
 import { registerTokenPages } from './web/token-pages.js';
 import { registerTwoFactorPages } from './web/two-factor-pages.js';
 
@@ -71,7 +76,7 @@ export function codehostService(
     migrations: codehostMigrations,
     apiSecurity: (config) => codehostApiSecurity(config.publicUrl),
     internalError: internalErrorOf,
-    errorRenderer: () => renderCodehostError,
+    errorRenderer: () => renderMachineError,
     adminCommands: [...accountCommands, ...namespaceCommands, ...oidcCommands],
     async initialize({ database, platform }) {
       const users = new UserStore(database.db, new PasswordHasher(platform.security.passwordHash));
@@ -81,45 +86,57 @@ export function codehostService(
     },
     async registerRoutes(app, { database, config, platform }) {
       const context = createCodehost(database.db, config, platform, grants);
-      await app.register(cookie);
       registerCors(app);
-      app.decorateRequest('session', undefined);
       await registerRateLimiting(app, context.counters);
-
-      registerSignInPages(app, context);
       registerScript(app);
-      registerProfilePages(app, context);
-      registerEmailPages(app, context);
-      registerPasswordPages(app, context);
-      registerTwoFactorPages(app, context);
-      registerActiveSessionPages(app, context);
-      registerApplicationPages(app, context);
-      registerTokenPages(app, context);
-      registerNotificationPages(app, context);
-      registerNamespacePages(app, context);
-      registerAuthorizeRoutes(app, context);
-      registerTokenRoutes(app, context);
-      registerMetadataRoutes(app, context);
-      registerOidcRoutes(app, context);
-      registerLogoutRoutes(app, context);
-      registerUserRoutes(app, context);
-      registerGroupRoutes(app, context);
-      registerProjectRoutes(app, context);
-      registerMemberRoutes(app, context);
-      registerNotificationRoutes(app, context);
-      app.addHook('onSend', async (request, reply, payload) => {
-        // GitLab's API says `Content-Type: application/json`, without a charset (JSON
-        // is UTF-8 by definition); older clients parse a body only when it is exactly that.
-        const type = reply.getHeader('content-type');
-        if (
-          request.url.startsWith('/api/') &&
-          typeof type === 'string' &&
-          type.startsWith('application/json')
-        ) {
-          reply.header('content-type', 'application/json');
-        }
-        return payload;
-      });
+
+      // Each surface is a scoped plugin with its own error shape and hooks; a new
+      // route module is a line in its surface's list.
+      await registerSurface(
+        app,
+        // Every address no other surface claims is a page a person may be reading.
+        { name: 'web', renderError: renderPageError, claims: ['/*'], ownsItsPaths: true },
+        async (web) => {
+          await web.register(cookie);
+          installPageHooks(web, context);
+          for (const register of WEB_PAGES) register(web, context);
+        },
+      );
+      await registerSurface(
+        app,
+        { name: 'api', renderError: renderApiError, claims: ['/api/*'], ownsItsPaths: true },
+        (api) => {
+          api.addHook('onSend', plainJsonType);
+          for (const register of API_ROUTES) register(api, context);
+        },
+      );
+      await registerSurface(
+        app,
+        { name: 'oauth', renderError: renderOAuthError, ownsItsPaths: true },
+        (oauth) => {
+          // RFC 6749 section 5.1: token responses must not be cached; nor claims.
+          oauth.addHook('onRequest', async (_request, reply) => {
+            reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
+          });
+          registerTokenRoutes(oauth, context);
+          registerUserinfoRoute(oauth, context);
+        },
+      );
+      // The documents programs read to find the rest, and every other address
+      // below the prefixes programs call, answer as the API does.
+      await registerSurface(
+        app,
+        {
+          name: 'discovery',
+          renderError: renderMachineError,
+          claims: ['/oauth/*', '/.well-known/*', '/-/*', '/openapi.json'],
+          ownsItsPaths: true,
+        },
+        (discovery) => {
+          registerMetadataRoutes(discovery, context);
+          registerOidcRoutes(discovery, context);
+        },
+      );
 
       const sweep = setInterval(() => {
         Promise.all([
@@ -131,6 +148,43 @@ export function codehostService(
       app.addHook('onClose', async () => clearInterval(sweep));
     },
   };
+}
+
+/** The web surface's pages: a new page module is a line here. */
+const WEB_PAGES: readonly ((web: HttpApp, codehost: Codehost) => void)[] = [
+  registerSignInPages,
+  registerProfilePages,
+  registerEmailPages,
+  registerPasswordPages,
+  registerTwoFactorPages,
+  registerActiveSessionPages,
+  registerApplicationPages,
+  registerTokenPages,
+  registerNotificationPages,
+  registerNamespacePages,
+  registerAuthorizeRoutes,
+  registerLogoutRoutes,
+];
+
+/** The API's route modules (GitLab v3 and its v4 alias). */
+const API_ROUTES: readonly ((api: HttpApp, codehost: Codehost) => void)[] = [
+  registerUserRoutes,
+  registerGroupRoutes,
+  registerProjectRoutes,
+  registerMemberRoutes,
+  registerNotificationRoutes,
+];
+
+/**
+ * GitLab's API says `Content-Type: application/json`, without a charset (JSON
+ * is UTF-8 by definition); older clients parse a body only when it is exactly that.
+ */
+async function plainJsonType(_request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+  const type = reply.getHeader('content-type');
+  if (typeof type === 'string' && type.startsWith('application/json')) {
+    reply.header('content-type', 'application/json');
+  }
+  return payload;
 }
 
 export const codehost = codehostService();

@@ -1,68 +1,49 @@
-import type { FastifyRequest } from 'fastify';
 import type { ErrorRenderer } from '../platform/http/errors.js';
 import type { Problem } from '../platform/http/problem.js';
 import { OAUTH_ERROR_CODES } from './oauth/errors.js';
 import { errorPage } from './web/layout.js';
 
-/**
- * How a route's failures are put on the wire; set in the route's `config`.
- * `by-path` is for a route that answers paths of every surface (the project
- * pages, named by paths of any depth): its failures take the shape of the
- * surface the path belongs to, as an unknown address does.
- */
-export type ErrorShape = 'gitlab' | 'oauth' | 'html' | 'by-path';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    errorShape?: ErrorShape;
-  }
-}
-
-/**
- * codehost's errors come in three shapes, chosen by the route:
- * - the API: GitLab's `{"message": "404 Not Found"}`;
- * - the OAuth endpoints (and refused tokens anywhere): RFC 6749's
- *   `{"error", "error_description"}`;
+/*
+ * codehost's errors come in three shapes, one per surface (see app.ts):
+ * - the API, and the addresses programs call: GitLab's `{"message": "404 Not Found"}`;
+ * - the OAuth endpoints: RFC 6749's `{"error", "error_description"}`;
  * - web pages: an HTML page.
- * An unknown address answers as its surface does: JSON under the machine
- * prefixes (the API, OAuth's endpoints, discovery, health), a page anywhere
- * else, where a person may be reading.
  */
-export const renderCodehostError: ErrorRenderer = (problem, { traceId, request }) => {
-  const shape = shapeFor(request, problem);
-  if (shape === 'html') {
-    return { contentType: 'text/html; charset=utf-8', body: errorPage(problem, traceId) };
-  }
-  if (shape === 'oauth') {
-    return {
-      contentType: 'application/json; charset=utf-8',
-      body: {
-        error: oauthCode(problem),
-        error_description: problem.detail ?? problem.title,
-        ...(problem.status >= 500 ? { traceId } : {}),
-      },
-    };
-  }
-  return renderGitlabError(problem, { traceId, request });
-};
 
-/** Paths where programs, not people, are the callers. */
-const MACHINE_PREFIXES = ['/api/', '/oauth/', '/.well-known/', '/-/', '/openapi.json'];
+/** The web pages' errors: a page, where a person is reading. */
+export const renderPageError: ErrorRenderer = (problem, { traceId }) => ({
+  contentType: 'text/html; charset=utf-8',
+  body: errorPage(problem, traceId),
+});
 
-function isMachinePath(url: string): boolean {
-  return MACHINE_PREFIXES.some((prefix) => url.startsWith(prefix));
-}
+/** The OAuth endpoints' errors (RFC 6749 section 5.2). */
+export const renderOAuthError: ErrorRenderer = (problem, { traceId }) => ({
+  contentType: 'application/json; charset=utf-8',
+  body: {
+    error: oauthCode(problem),
+    error_description: problem.detail ?? problem.title,
+    ...(problem.status >= 500 ? { traceId } : {}),
+  },
+});
 
-function shapeFor(request: FastifyRequest, problem: Problem): ErrorShape {
-  const routeShape = request.routeOptions.config?.errorShape;
-  if (routeShape === 'html' || routeShape === 'oauth') return routeShape;
-  // Refused tokens on the API speak OAuth (RFC 6750), as GitLab's API guard does.
-  if (OAUTH_ERROR_CODES.has(problem.code)) return 'oauth';
-  if (request.is404 || routeShape === 'by-path') {
-    return isMachinePath(request.url) ? 'gitlab' : 'html';
-  }
-  return 'gitlab';
-}
+/**
+ * What programs are answered at codehost's other addresses (discovery, health,
+ * the API description, an address nobody serves): GitLab's shape, except that
+ * refused tokens speak OAuth (RFC 6750), as GitLab's API guard does.
+ */
+export const renderMachineError: ErrorRenderer = (problem, context) =>
+  OAUTH_ERROR_CODES.has(problem.code)
+    ? renderOAuthError(problem, context)
+    : renderGitlabError(problem, context);
+
+/**
+ * The API's errors: as at the other machine addresses, said as GitLab's API says
+ * every answer, `Content-Type: application/json` without a charset.
+ */
+export const renderApiError: ErrorRenderer = (problem, context) => ({
+  ...renderMachineError(problem, context),
+  contentType: 'application/json',
+});
 
 function oauthCode(problem: Problem): string {
   if (OAUTH_ERROR_CODES.has(problem.code)) return problem.code;

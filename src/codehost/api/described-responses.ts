@@ -269,17 +269,17 @@ export const KeySet = Type.Object({
 });
 
 /**
- * What a route answers when it fails unforeseen (500), in the shape its errors
- * take (see `renderCodehostError`): OAuth's `server_error` at the OAuth
+ * What a route answers when it fails unforeseen (500), in the shape of its
+ * surface's errors (see `errors.ts`): OAuth's `server_error` at the OAuth
  * endpoints, a page where a browser is sent, GitLab's `{"message"}` elsewhere.
  */
 export function internalErrorOf(route: RouteOptions): unknown {
-  switch (route.config?.errorShape) {
+  switch (route.config?.surface) {
     case 'oauth':
       return oauthErrors({
         500: 'server_error: an unforeseen failure, with the traceId to quote',
       })[500];
-    case 'html':
+    case 'web':
       return browserAnswers(500)[500];
     default:
       return apiErrors(500)[500];

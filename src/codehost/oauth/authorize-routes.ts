@@ -13,14 +13,13 @@ import {
 } from '../oidc/interaction.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
+import { accountOf } from '../web/surface.js';
 import {
   allowFormRedirectTo,
   currentUser,
   detourForPasswordChange,
   field,
   sendToSignIn,
-  signedInUser,
-  webRoute,
 } from '../web/web-context.js';
 import { type ApplicationRow, isRegisteredRedirectUri, scopesOf } from './applications.js';
 import { issuerOf } from './issuer.js';
@@ -246,7 +245,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
 
   app.get(
     '/oauth/authorize',
-    webRoute(codehost, {
+    {
       schema: {
         summary: 'Ask the signed-in user to authorize a client (authorization code flow)',
         tags: ['oauth'],
@@ -254,7 +253,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
         hide: false,
         response: browserAnswers(200, 302, 400),
       },
-    }),
+    },
     async (request, reply) => {
       let authorization: AuthorizationRequest;
       try {
@@ -307,17 +306,17 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
 
   app.post(
     '/oauth/authorize',
-    webRoute(codehost, {
+    {
       schema: {
         summary: "The consent form's answer: approve or deny",
         tags: ['oauth'],
         hide: false,
         response: browserAnswers(302, 303, 400, 403, 422),
       },
-    }),
+      config: { signedIn: true },
+    },
     async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+      const user = accountOf(request);
       let authorization: AuthorizationRequest;
       try {
         authorization = await validate(codehost, request.body);

@@ -1,5 +1,4 @@
 import { type TSchema, Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
 import { oauthErrors } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
@@ -85,19 +84,14 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
     max: codehost.platform.security.credentialRequestsPerMinute,
     timeWindow: 60_000,
   };
-  const noStore = async (_request: unknown, reply: FastifyReply) => {
-    // RFC 6749 section 5.1: token responses must not be cached.
-    reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
-  };
-  /** What the three form-posting endpoints share: OAuth errors, rate limit, no caching. */
+  /** What the three form-posting endpoints share: the rate limit and form bodies. */
   const formRoute = <T extends TSchema>(
     summary: string,
     parameters: Record<string, string>,
     success: T,
     description: string,
   ) => ({
-    config: { errorShape: 'oauth' as const, rateLimit },
-    onRequest: noStore,
+    config: { rateLimit },
     schema: {
       summary,
       tags: ['oauth'],
@@ -201,8 +195,6 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   });
 
   app.get('/oauth/token/info', {
-    config: { errorShape: 'oauth' },
-    onRequest: noStore,
     schema: {
       summary: "Describe the bearer token the request carries (Doorkeeper's token info)",
       tags: ['oauth'],

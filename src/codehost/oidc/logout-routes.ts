@@ -9,7 +9,7 @@ import { type ApplicationRow, isRegisteredPostLogoutUri } from '../oauth/applica
 import { issuerOf } from '../oauth/issuer.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
-import { allowFormRedirectTo, currentUser, webRoute } from '../web/web-context.js';
+import { allowFormRedirectTo, currentUser } from '../web/web-context.js';
 
 const PARAMETERS = ['id_token_hint', 'client_id', 'post_logout_redirect_uri', 'state'] as const;
 type Parameter = (typeof PARAMETERS)[number];
@@ -143,33 +143,22 @@ export function registerLogoutRoutes(app: HttpApp, codehost: Codehost): void {
     hide: false,
     response: browserAnswers(200, 302, 303, 400),
   };
-  app.get('/oauth/logout', webRoute(codehost, { schema }), (request, reply) =>
-    ask(request, reply, request.query),
-  );
+  app.get('/oauth/logout', { schema }, (request, reply) => ask(request, reply, request.query));
   // A relying party may post the request from its own page: no form token of ours
   // can be expected, and nothing changes before the user confirms.
-  app.post(
-    '/oauth/logout',
-    {
-      schema,
-      config: { errorShape: 'html' },
-      onRequest: async (request, reply) => {
-        reply.header('cache-control', 'no-store');
-        request.session = await codehost.sessions.load(request);
-      },
-    },
-    (request, reply) => ask(request, reply, request.body),
+  app.post('/oauth/logout', { schema, config: { crossSiteForm: true } }, (request, reply) =>
+    ask(request, reply, request.body),
   );
   app.post(
     '/oauth/logout/confirm',
-    webRoute(codehost, {
+    {
       schema: {
         summary: 'Confirm signing out',
         tags: ['oauth'],
         hide: false,
         response: browserAnswers(302, 303, 400, 403, 422),
       },
-    }),
+    },
     async (request, reply) => {
       const logout = await validate(codehost, request.body);
       await codehost.sessions.end(reply, request.session);

@@ -7,7 +7,8 @@ import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { doneNotice, field, signedInUser, webRoute } from './web-context.js';
+import { accountOf } from './surface.js';
+import { doneNotice, field } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/active_sessions';
 
@@ -70,9 +71,8 @@ ${
     );
   };
 
-  app.get(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.get(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const done = doneNotice(request, {
       ended: 'The session was ended.',
       others: 'Your other sessions were ended.',
@@ -80,9 +80,8 @@ ${
     return sessionsPage(reply, user, request.session as Session, done?.text);
   });
 
-  app.post(`${SETTINGS_PATH}/revoke`, webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.post(`${SETTINGS_PATH}/revoke`, { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const target = field(request.body, 'session');
     // This browser's own session ends through Sign out, which also clears its cookie.
     if (
@@ -97,10 +96,13 @@ ${
     return reply.redirect(`${SETTINGS_PATH}?done=ended`, 303);
   });
 
-  app.post(`${SETTINGS_PATH}/revoke_others`, webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
-    await codehost.sessions.revokeOthers(user.id, request.session as Session);
-    return reply.redirect(`${SETTINGS_PATH}?done=others`, 303);
-  });
+  app.post(
+    `${SETTINGS_PATH}/revoke_others`,
+    { config: { signedIn: true } },
+    async (request, reply) => {
+      const user = accountOf(request);
+      await codehost.sessions.revokeOthers(user.id, request.session as Session);
+      return reply.redirect(`${SETTINGS_PATH}?done=others`, 303);
+    },
+  );
 }

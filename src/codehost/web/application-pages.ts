@@ -18,14 +18,8 @@ import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { keepToShowOnce, takeShownOnce } from './shown-once.js';
-import {
-  doneNotice,
-  field,
-  fieldValues,
-  ID_PARAMS,
-  signedInUser,
-  webRoute,
-} from './web-context.js';
+import { accountOf } from './surface.js';
+import { doneNotice, field, fieldValues, ID_PARAMS } from './web-context.js';
 
 function applicationForm(
   csrf: string,
@@ -221,9 +215,8 @@ ${authorized.map(
     return application;
   };
 
-  app.get('/profile/applications', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.get('/profile/applications', { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     return listPage(reply, user, request.session as Session, {
       done: doneNotice(request, {
         destroyed: 'The application was destroyed.',
@@ -232,9 +225,8 @@ ${authorized.map(
     });
   });
 
-  app.post('/profile/applications', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.post('/profile/applications', { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const session = request.session as Session;
     let input: ApplicationInput | undefined;
     try {
@@ -257,10 +249,9 @@ ${authorized.map(
 
   app.get(
     '/profile/applications/:id',
-    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+      const user = accountOf(request);
       const { id } = request.params as { id: number };
       const session = request.session as Session;
       const application = await owned(user, id);
@@ -271,10 +262,9 @@ ${authorized.map(
 
   app.get(
     '/profile/applications/:id/edit',
-    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+      const user = accountOf(request);
       const session = request.session as Session;
       const { id } = request.params as { id: number };
       return editPage(reply, user, session, await owned(user, id));
@@ -283,10 +273,9 @@ ${authorized.map(
 
   app.post(
     '/profile/applications/:id',
-    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+      const user = accountOf(request);
       const session = request.session as Session;
       const { id } = request.params as { id: number };
       const application = await owned(user, id);
@@ -307,10 +296,9 @@ ${authorized.map(
 
   app.post(
     '/profile/applications/:id/delete',
-    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+      const user = accountOf(request);
       const { id } = request.params as { id: number };
       if (!(await codehost.applications.delete(user.id, id))) {
         throw new HttpError(problem(404, 'not-found', 'No such application.'));
@@ -321,10 +309,9 @@ ${authorized.map(
 
   app.post(
     '/profile/applications/:id/renew_secret',
-    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+      const user = accountOf(request);
       const { id } = request.params as { id: number };
       const application = await owned(user, id);
       const secret = await codehost.applications.renewSecret(user.id, application.id);
@@ -341,17 +328,16 @@ ${authorized.map(
 
   app.post(
     '/profile/applications/authorized/:id/revoke',
-    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+      const user = accountOf(request);
       const { id } = request.params as { id: number };
       await codehost.tokens.revokeAuthorization(user.id, id);
       return reply.redirect('/profile/applications?done=revoked', 302);
     },
   );
 
-  registerConfirmation(app, codehost, '/profile/applications/:id/delete', async (user, id) => {
+  registerConfirmation(app, '/profile/applications/:id/delete', async (user, id) => {
     const application = await codehost.applications.findOwned(user.id, id);
     return application
       ? {
@@ -364,7 +350,7 @@ ${authorized.map(
   });
   registerConfirmation(
     app,
-    codehost,
+
     '/profile/applications/:id/renew_secret',
     async (user, id) => {
       const application = await codehost.applications.findOwned(user.id, id);
@@ -380,7 +366,7 @@ ${authorized.map(
   );
   registerConfirmation(
     app,
-    codehost,
+
     '/profile/applications/authorized/:id/revoke',
     async (user, id) => {
       const entry = (await codehost.tokens.authorizedApplications(user.id)).find(

@@ -3,10 +3,10 @@ import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import type { UserRow } from '../accounts/users.js';
-import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { ID_PARAMS, signedInUser, webRoute } from './web-context.js';
+import { accountOf } from './surface.js';
+import { ID_PARAMS } from './web-context.js';
 
 /** What a confirmation page asks, for one stored thing the user owns. */
 export interface Confirmation {
@@ -27,36 +27,38 @@ export interface Confirmation {
  */
 export function registerConfirmation(
   app: HttpApp,
-  codehost: Codehost,
   path: string,
   describe: (user: UserRow, id: number) => Promise<Confirmation | undefined>,
 ): void {
-  app.get(path, webRoute(codehost, { schema: { params: ID_PARAMS } }), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
-    const { id } = request.params as { id: number };
-    const confirmation = await describe(user, id);
-    if (!confirmation) {
-      throw new HttpError(
-        problem(
-          404,
-          'not-found',
-          'There is nothing to confirm here: it does not exist or is not yours.',
-        ),
-      );
-    }
-    const session = request.session as Session;
-    return reply.type('text/html').send(
-      page(
-        { title: confirmation.title, user, csrf: session.data.csrf },
-        html`<p>${confirmation.consequence}</p>
+  app.get(
+    path,
+    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+    async (request, reply) => {
+      const user = accountOf(request);
+      const { id } = request.params as { id: number };
+      const confirmation = await describe(user, id);
+      if (!confirmation) {
+        throw new HttpError(
+          problem(
+            404,
+            'not-found',
+            'There is nothing to confirm here: it does not exist or is not yours.',
+          ),
+        );
+      }
+      const session = request.session as Session;
+      return reply.type('text/html').send(
+        page(
+          { title: confirmation.title, user, csrf: session.data.csrf },
+          html`<p>${confirmation.consequence}</p>
 <form method="post" action="${actionOf(request)}">
   ${csrfField(session.data.csrf)}
   <p><button type="submit" class="danger">${confirmation.button}</button> <a href="${confirmation.back}">Cancel</a></p>
 </form>`,
-      ),
-    );
-  });
+        ),
+      );
+    },
+  );
 }
 
 /** The path the page was asked for, without its query: the form posts back there. */

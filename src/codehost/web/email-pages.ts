@@ -7,7 +7,8 @@ import { AccountError, normalizeEmail, type UserRow, validEmail } from '../accou
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, ID_PARAMS, signedInUser, webRoute } from './web-context.js';
+import { accountOf } from './surface.js';
+import { field, ID_PARAMS } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/emails';
 
@@ -79,9 +80,8 @@ ${secondary.map(
       );
   };
 
-  app.get(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.get(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const query = request.query as Record<string, unknown>;
     const notice =
       query.added === '1'
@@ -92,9 +92,8 @@ ${secondary.map(
     return emailsPage(reply, user, request.session as Session, notice ? { notice } : {});
   });
 
-  app.post(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.post(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const typed = field(request.body, 'email').trim();
     const refuse = (error: string) =>
       emailsPage(reply, user, request.session as Session, { typed, error, status: 422 });
@@ -110,10 +109,9 @@ ${secondary.map(
 
   app.post(
     `${SETTINGS_PATH}/:id/delete`,
-    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+      const user = accountOf(request);
       const { id } = request.params as { id: number };
       const row = (await codehost.users.secondaryEmails(user)).find((email) => email.id === id);
       if (!row) throw new HttpError(problem(404, 'not-found', REFUSALS.unknown));

@@ -18,7 +18,8 @@ import {
 } from '../notifications/settings.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, fieldValues, ID_PARAMS, signedInUser, webRoute } from './web-context.js';
+import { accountOf } from './surface.js';
+import { field, fieldValues, ID_PARAMS } from './web-context.js';
 
 /** How GitLab's notifications page names the levels. */
 const LEVEL_LABELS: Record<NotificationLevel, string> = {
@@ -185,9 +186,8 @@ ${
       );
   };
 
-  app.get('/profile/notifications', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.get('/profile/notifications', { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const saved = (request.query as Record<string, unknown>).saved === '1';
     return render(
       reply,
@@ -197,9 +197,8 @@ ${
     );
   });
 
-  app.post('/profile/notifications', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.post('/profile/notifications', { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const level = field(request.body, 'level');
     const wanted = field(request.body, 'notification_email');
     const owned = (await codehost.users.emailsOf(user)).find(
@@ -252,10 +251,9 @@ ${
   for (const type of ['group', 'project'] as const) {
     app.post(
       `/profile/notifications/${type}s/:id`,
-      webRoute(codehost, { schema: { params: ID_PARAMS } }),
+      { schema: { params: ID_PARAMS }, config: { signedIn: true } },
       async (request, reply) => {
-        const user = await signedInUser(codehost, request, reply);
-        if (!user) return reply;
+        const user = accountOf(request);
         const { id } = request.params as { id: number };
         if (!(await sourceOf(user, type, id))) {
           throw new HttpError(problem(404, 'not-found', `No such ${type}.`));
@@ -326,9 +324,8 @@ ${
       if (!found) throw new HttpError(problem(404, 'not-found', 'No such group or project.'));
       return found;
     };
-    app.get(path, webRoute(codehost, { schema }), async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+    app.get(path, { schema, config: { signedIn: true } }, async (request, reply) => {
+      const user = accountOf(request);
       const { source, name } = await target(request, user);
       const setting =
         source.type === 'global'
@@ -336,9 +333,8 @@ ${
           : ((await codehost.notificationSettings.find(user.id, source)) ?? NO_EVENTS);
       return customPage(reply, user, request.session as Session, source, name, setting);
     });
-    app.post(path, webRoute(codehost, { schema }), async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+    app.post(path, { schema, config: { signedIn: true } }, async (request, reply) => {
+      const user = accountOf(request);
       const { source } = await target(request, user);
       const chosen = fieldValues(request.body, 'events');
       const unknown = chosen.find(

@@ -11,7 +11,8 @@ import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { field, signedInUser, webRoute } from './web-context.js';
+import { accountOf } from './surface.js';
+import { field } from './web-context.js';
 
 function passwordPage(
   user: UserRow,
@@ -46,18 +47,21 @@ function passwordPage(
  * in under a fresh session ID.
  */
 export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
-  app.get('/profile/password/edit', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
-    const notice =
-      user.password_change_required === 1
-        ? {
-            kind: 'error' as const,
-            text: 'Your password was set for you. Choose one of your own to continue.',
-          }
-        : undefined;
-    return reply.type('text/html').send(passwordPage(user, request.session as Session, notice));
-  });
+  app.get(
+    '/profile/password/edit',
+    { config: { signedIn: 'password-change' } },
+    async (request, reply) => {
+      const user = accountOf(request);
+      const notice =
+        user.password_change_required === 1
+          ? {
+              kind: 'error' as const,
+              text: 'Your password was set for you. Choose one of your own to continue.',
+            }
+          : undefined;
+      return reply.type('text/html').send(passwordPage(user, request.session as Session, notice));
+    },
+  );
 
   // Guessing the current password from a stolen session is limited like signing in.
   const rateLimit = {
@@ -66,10 +70,9 @@ export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
   };
   app.post(
     '/profile/password',
-    webRoute(codehost, { config: { rateLimit } }),
+    { config: { signedIn: 'password-change', rateLimit } },
     async (request, reply: FastifyReply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+      const user = accountOf(request);
       const session = request.session as Session;
       const refuse = (text: string) =>
         reply

@@ -14,7 +14,8 @@ import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { doneNotice, field, signedInUser, webRoute } from './web-context.js';
+import { accountOf } from './surface.js';
+import { doneNotice, field } from './web-context.js';
 
 const SETTINGS_PATH = '/profile';
 
@@ -89,9 +90,8 @@ export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
       );
   };
 
-  app.get(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.get(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const saved = (request.query as Record<string, unknown>).saved === '1';
     const notice = doneNotice(request, {
       password_changed: 'Your password was changed. Your other sessions have been signed out.',
@@ -102,9 +102,8 @@ export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
     });
   });
 
-  app.post(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.post(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const values = Object.fromEntries(
       PROFILE_FIELDS.map((name) => [name, field(request.body, name).trim()]),
     ) as unknown as ProfileInput;

@@ -6,7 +6,7 @@ import { isTwoFactorEnabled, type UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { doneNotice, ensureSession, field, webRoute } from './web-context.js';
+import { doneNotice, ensureSession, field } from './web-context.js';
 
 /** How long a correct password waits for its two-factor code. */
 const PENDING_TWO_FACTOR_MS = 5 * 60 * 1000;
@@ -51,11 +51,11 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
     timeWindow: 60_000,
   };
 
-  app.get('/', webRoute(codehost), async (request, reply) =>
+  app.get('/', async (request, reply) =>
     reply.redirect(request.session?.data.userId === undefined ? '/users/sign_in' : '/profile', 302),
   );
 
-  app.get('/users/sign_in', webRoute(codehost), async (request, reply) => {
+  app.get('/users/sign_in', async (request, reply) => {
     const signedIn = request.session?.data.userId;
     if (signedIn !== undefined && request.session?.data.reauthenticateUntil === undefined) {
       return reply.redirect(safeReturnPath(request.session?.data.returnTo) ?? '/profile', 302);
@@ -77,111 +77,103 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
     );
   });
 
-  app.post(
-    '/users/sign_in',
-    webRoute(codehost, { config: { rateLimit } }),
-    async (request, reply) => {
-      const session = request.session as Session;
-      const login = field(request.body, 'login');
-      const password = field(request.body, 'password');
-      if (!login || !password) {
-        return reply
-          .status(422)
-          .type('text/html')
-          .send(
-            signInForm(session.data.csrf, 'Enter your username or email and your password.', login),
-          );
-      }
-      const check = await codehost.signIn.check(login, password);
-      if (check.outcome === 'invalid') {
-        return reply
-          .status(422)
-          .type('text/html')
-          .send(signInForm(session.data.csrf, 'Invalid login or password.', login));
-      }
-      if (check.outcome === 'locked') {
-        return reply
-          .status(429)
-          .header('retry-after', String(check.retryAfterSeconds))
-          .type('text/html')
-          .send(
-            signInForm(
-              session.data.csrf,
-              `Too many failed sign-in attempts. Try again in ${Math.ceil(check.retryAfterSeconds / 60)} minutes.`,
-              login,
-            ),
-          );
-      }
-      if (check.outcome === 'blocked') {
-        return reply
-          .status(403)
-          .type('text/html')
-          .send(signInForm(session.data.csrf, 'Your account has been blocked.'));
-      }
-      const returnTo = session.data.returnTo;
-      if (isTwoFactorEnabled(check.user)) {
-        const pending = await codehost.sessions.start(
-          reply,
-          {
-            pendingUserId: check.user.id,
-            pendingSince: Date.now(),
-            ...(returnTo ? { returnTo } : {}),
-            // Signing in again: still signed in as before until the code is given.
-            ...(session.data.reauthenticateUntil !== undefined && session.data.userId !== undefined
-              ? {
-                  userId: session.data.userId,
-                  reauthenticateUntil: session.data.reauthenticateUntil,
-                }
-              : {}),
-          },
-          session,
+  app.post('/users/sign_in', { config: { rateLimit } }, async (request, reply) => {
+    const session = request.session as Session;
+    const login = field(request.body, 'login');
+    const password = field(request.body, 'password');
+    if (!login || !password) {
+      return reply
+        .status(422)
+        .type('text/html')
+        .send(
+          signInForm(session.data.csrf, 'Enter your username or email and your password.', login),
         );
-        return reply.type('text/html').send(twoFactorForm(pending.data.csrf));
-      }
-      return completeSignIn(codehost, request, reply, check.user);
-    },
-  );
+    }
+    const check = await codehost.signIn.check(login, password);
+    if (check.outcome === 'invalid') {
+      return reply
+        .status(422)
+        .type('text/html')
+        .send(signInForm(session.data.csrf, 'Invalid login or password.', login));
+    }
+    if (check.outcome === 'locked') {
+      return reply
+        .status(429)
+        .header('retry-after', String(check.retryAfterSeconds))
+        .type('text/html')
+        .send(
+          signInForm(
+            session.data.csrf,
+            `Too many failed sign-in attempts. Try again in ${Math.ceil(check.retryAfterSeconds / 60)} minutes.`,
+            login,
+          ),
+        );
+    }
+    if (check.outcome === 'blocked') {
+      return reply
+        .status(403)
+        .type('text/html')
+        .send(signInForm(session.data.csrf, 'Your account has been blocked.'));
+    }
+    const returnTo = session.data.returnTo;
+    if (isTwoFactorEnabled(check.user)) {
+      const pending = await codehost.sessions.start(
+        reply,
+        {
+          pendingUserId: check.user.id,
+          pendingSince: Date.now(),
+          ...(returnTo ? { returnTo } : {}),
+          // Signing in again: still signed in as before until the code is given.
+          ...(session.data.reauthenticateUntil !== undefined && session.data.userId !== undefined
+            ? {
+                userId: session.data.userId,
+                reauthenticateUntil: session.data.reauthenticateUntil,
+              }
+            : {}),
+        },
+        session,
+      );
+      return reply.type('text/html').send(twoFactorForm(pending.data.csrf));
+    }
+    return completeSignIn(codehost, request, reply, check.user);
+  });
 
-  app.post(
-    '/users/sign_in/two_factor',
-    webRoute(codehost, { config: { rateLimit } }),
-    async (request, reply) => {
-      const session = request.session as Session;
-      const { pendingUserId, pendingSince } = session.data;
-      if (
-        pendingUserId === undefined ||
-        pendingSince === undefined ||
-        Date.now() - pendingSince > PENDING_TWO_FACTOR_MS
-      ) {
-        return reply.redirect('/users/sign_in', 302);
-      }
-      const user = await codehost.users.findById(pendingUserId);
-      if (user?.state !== 'active' || !isTwoFactorEnabled(user)) {
-        return reply.redirect('/users/sign_in', 302);
-      }
-      const key = `otp-failures:${user.id}`;
-      const windowMs = codehost.platform.security.signInFailureWindowSeconds * 1000;
-      const failures = await codehost.counters.peek(key, windowMs);
-      if (failures.count >= codehost.platform.security.signInFailuresPerAccount) {
-        return reply
-          .status(429)
-          .header('retry-after', String(Math.ceil(failures.resetsInMs / 1000)))
-          .type('text/html')
-          .send(twoFactorForm(session.data.csrf, 'Too many wrong codes. Try again later.'));
-      }
-      if (!(await codehost.twoFactor.verify(user, field(request.body, 'otp_attempt')))) {
-        await codehost.counters.hit(key, windowMs);
-        return reply
-          .status(422)
-          .type('text/html')
-          .send(twoFactorForm(session.data.csrf, 'Invalid two-factor code.'));
-      }
-      await codehost.counters.reset(key);
-      return completeSignIn(codehost, request, reply, user);
-    },
-  );
+  app.post('/users/sign_in/two_factor', { config: { rateLimit } }, async (request, reply) => {
+    const session = request.session as Session;
+    const { pendingUserId, pendingSince } = session.data;
+    if (
+      pendingUserId === undefined ||
+      pendingSince === undefined ||
+      Date.now() - pendingSince > PENDING_TWO_FACTOR_MS
+    ) {
+      return reply.redirect('/users/sign_in', 302);
+    }
+    const user = await codehost.users.findById(pendingUserId);
+    if (user?.state !== 'active' || !isTwoFactorEnabled(user)) {
+      return reply.redirect('/users/sign_in', 302);
+    }
+    const key = `otp-failures:${user.id}`;
+    const windowMs = codehost.platform.security.signInFailureWindowSeconds * 1000;
+    const failures = await codehost.counters.peek(key, windowMs);
+    if (failures.count >= codehost.platform.security.signInFailuresPerAccount) {
+      return reply
+        .status(429)
+        .header('retry-after', String(Math.ceil(failures.resetsInMs / 1000)))
+        .type('text/html')
+        .send(twoFactorForm(session.data.csrf, 'Too many wrong codes. Try again later.'));
+    }
+    if (!(await codehost.twoFactor.verify(user, field(request.body, 'otp_attempt')))) {
+      await codehost.counters.hit(key, windowMs);
+      return reply
+        .status(422)
+        .type('text/html')
+        .send(twoFactorForm(session.data.csrf, 'Invalid two-factor code.'));
+    }
+    await codehost.counters.reset(key);
+    return completeSignIn(codehost, request, reply, user);
+  });
 
-  app.post('/users/sign_out', webRoute(codehost), async (request, reply) => {
+  app.post('/users/sign_out', async (request, reply) => {
     await codehost.sessions.end(reply, request.session);
     return reply.redirect('/users/sign_in?done=signed_out', 302);
   });

@@ -11,14 +11,8 @@ import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { keepToShowOnce, takeShownOnce } from './shown-once.js';
-import {
-  doneNotice,
-  field,
-  fieldValues,
-  ID_PARAMS,
-  signedInUser,
-  webRoute,
-} from './web-context.js';
+import { accountOf } from './surface.js';
+import { doneNotice, field, fieldValues, ID_PARAMS } from './web-context.js';
 
 /** The token form as typed, to show again when it is refused. */
 interface TokenForm {
@@ -109,47 +103,52 @@ ${inactive.map(
       );
   };
 
-  app.get('/profile/personal_access_tokens', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
-    const session = request.session as Session;
-    const created = await takeShownOnce(codehost, session, TOKEN_PURPOSE);
-    const done = doneNotice(request, { revoked: 'The token was revoked.' });
-    return tokensPage(reply, user, session, created ? { created } : done ? { done } : {});
-  });
+  app.get(
+    '/profile/personal_access_tokens',
+    { config: { signedIn: true } },
+    async (request, reply) => {
+      const user = accountOf(request);
+      const session = request.session as Session;
+      const created = await takeShownOnce(codehost, session, TOKEN_PURPOSE);
+      const done = doneNotice(request, { revoked: 'The token was revoked.' });
+      return tokensPage(reply, user, session, created ? { created } : done ? { done } : {});
+    },
+  );
 
-  app.post('/profile/personal_access_tokens', webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
-    const session = request.session as Session;
-    const typed: TokenForm = {
-      name: field(request.body, 'name'),
-      expiresAt: field(request.body, 'expires_at'),
-      scopes: fieldValues(request.body, 'scopes'),
-    };
-    try {
-      const scopes = fieldValues(request.body, 'scopes');
-      if (!scopes.every(isScope)) throw new PersonalAccessTokenError('scopes', 'Unknown scope');
-      const expiry = field(request.body, 'expires_at');
-      const { token } = await codehost.personalAccessTokens.create(user.id, {
+  app.post(
+    '/profile/personal_access_tokens',
+    { config: { signedIn: true } },
+    async (request, reply) => {
+      const user = accountOf(request);
+      const session = request.session as Session;
+      const typed: TokenForm = {
         name: field(request.body, 'name'),
-        scopes: scopes as Scope[],
-        expiresAt: expiry ? parseExpiryDate(expiry, Date.now()) : null,
-      });
-      await keepToShowOnce(codehost, session, { purpose: TOKEN_PURPOSE, value: token });
-      return reply.redirect('/profile/personal_access_tokens', 303);
-    } catch (error) {
-      if (!(error instanceof PersonalAccessTokenError)) throw error;
-      return tokensPage(reply, user, session, { error: error.message, status: 422, typed });
-    }
-  });
+        expiresAt: field(request.body, 'expires_at'),
+        scopes: fieldValues(request.body, 'scopes'),
+      };
+      try {
+        const scopes = fieldValues(request.body, 'scopes');
+        if (!scopes.every(isScope)) throw new PersonalAccessTokenError('scopes', 'Unknown scope');
+        const expiry = field(request.body, 'expires_at');
+        const { token } = await codehost.personalAccessTokens.create(user.id, {
+          name: field(request.body, 'name'),
+          scopes: scopes as Scope[],
+          expiresAt: expiry ? parseExpiryDate(expiry, Date.now()) : null,
+        });
+        await keepToShowOnce(codehost, session, { purpose: TOKEN_PURPOSE, value: token });
+        return reply.redirect('/profile/personal_access_tokens', 303);
+      } catch (error) {
+        if (!(error instanceof PersonalAccessTokenError)) throw error;
+        return tokensPage(reply, user, session, { error: error.message, status: 422, typed });
+      }
+    },
+  );
 
   app.post(
     '/profile/personal_access_tokens/:id/revoke',
-    webRoute(codehost, { schema: { params: ID_PARAMS } }),
+    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+      const user = accountOf(request);
       const { id } = request.params as { id: number };
       if (!(await codehost.personalAccessTokens.revoke(user.id, id))) {
         throw new HttpError(problem(404, 'not-found', 'No such active token.'));
@@ -160,7 +159,7 @@ ${inactive.map(
 
   registerConfirmation(
     app,
-    codehost,
+
     '/profile/personal_access_tokens/:id/revoke',
     async (user, id) => {
       const token = (await codehost.personalAccessTokens.listFor(user.id)).find(

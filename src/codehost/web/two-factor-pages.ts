@@ -7,7 +7,8 @@ import type { Codehost } from '../context.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { doneNotice, field, signedInUser, webRoute } from './web-context.js';
+import { accountOf } from './surface.js';
+import { doneNotice, field } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/two_factor_auth';
 const TITLE = 'Two-factor authentication';
@@ -140,9 +141,8 @@ ${
   const passwordAccepted = async (user: UserRow, body: unknown) =>
     (await codehost.signIn.check(user.username, field(body, 'current_password'))).outcome === 'ok';
 
-  app.get(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.get(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const session = request.session as Session;
     if (isTwoFactorEnabled(user)) return enabledPage(reply, user, session);
     // The secret on offer is kept in the session until a code proves the app has it.
@@ -156,9 +156,8 @@ ${
     );
   });
 
-  app.post(SETTINGS_PATH, webRoute(codehost), async (request, reply) => {
-    const user = await signedInUser(codehost, request, reply);
-    if (!user) return reply;
+  app.post(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
+    const user = accountOf(request);
     const session = request.session as Session;
     const secret = session.data.otpSetupSecret;
     if (isTwoFactorEnabled(user) || secret === undefined) {
@@ -197,9 +196,8 @@ ${
     path: string,
     act: (user: UserRow, session: Session, reply: FastifyReply) => Promise<FastifyReply>,
   ) =>
-    app.post(path, webRoute(codehost), async (request, reply) => {
-      const user = await signedInUser(codehost, request, reply);
-      if (!user) return reply;
+    app.post(path, { config: { signedIn: true } }, async (request, reply) => {
+      const user = accountOf(request);
       const session = request.session as Session;
       if (!isTwoFactorEnabled(user)) return reply.redirect(SETTINGS_PATH, 302);
       if (!(await passwordAccepted(user, request.body))) {

@@ -1,17 +1,10 @@
-import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { allowFormRedirectTo } from '../../platform/web/csp.js';
-import { checkPageRequest, formField } from '../../platform/web/page-checks.js';
+import { formField } from '../../platform/web/page-checks.js';
 import { safeReturnPath } from '../../platform/web/return-path.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import type { Session } from './sessions.js';
-
-declare module 'fastify' {
-  interface FastifyRequest {
-    /** The browser session the request carried, when it is valid. */
-    session: Session | undefined;
-  }
-}
 
 /** The path parameter of pages about one stored row (an application, a token). */
 export const ID_PARAMS = {
@@ -32,67 +25,8 @@ export function fieldValues(body: unknown, name: string): string[] {
   return typeof value === 'string' ? [value] : [];
 }
 
-/**
- * Route options every web page shares: errors as HTML pages, the session loaded,
- * pages never cached (they show personal data and one-time secrets), and on
- * POST the form token checked against the session's (synchronizer token).
- */
-export function webRoute(
-  codehost: Codehost,
-  extra: RouteShorthandOptions = {},
-): RouteShorthandOptions {
-  return {
-    ...extra,
-    // Pages are for people; the API description is for programs.
-    schema: { hide: true, ...(extra.schema ?? {}) },
-    // A malformed ID in a page's address is a page that is not there (404), not
-    // a lesson in schema validation; checked in preHandler below.
-    attachValidation: true,
-    config: { errorShape: 'html', ...(extra.config ?? {}) },
-    onRequest: async (request, reply) => {
-      reply.header('cache-control', 'no-store');
-      request.session = await codehost.sessions.load(request);
-      await forgetAbandonedReauthentication(codehost, request.session);
-    },
-    preHandler: async (request, reply) => {
-      const data = request.session?.data;
-      checkPageRequest(request, data && { csrf: data.csrf, signedIn: data.userId !== undefined });
-      allowFormRedirectToWaitingClient(reply, data?.returnTo);
-    },
-  };
-}
-
 /** How long a signed-in user asked to sign in again has to do it. */
 const REAUTHENTICATE_WITHIN_MS = 15 * 60 * 1000;
-
-/**
- * A request to sign in again that the user walked away from is forgotten, with
- * where it would have returned to: no page keeps allowing that client's address
- * as a form target, and no later form (a voluntary password change) leads there.
- */
-async function forgetAbandonedReauthentication(codehost: Codehost, session: Session | undefined) {
-  const until = session?.data.reauthenticateUntil;
-  if (!session || until === undefined || until > Date.now()) return;
-  delete session.data.reauthenticateUntil;
-  delete session.data.returnTo;
-  delete session.data.loginHint;
-  await codehost.sessions.save(session);
-}
-
-/**
- * While an authorization request waits for the user to sign in (or to replace
- * their password), the last form they submit is answered with a redirect to
- * `/oauth/authorize`, and from there, once they have consented before, straight
- * on to the client. Browsers apply form-action to that whole chain, so each page
- * on the way allows the client's redirect URI. It was checked against the
- * client's registered URIs before it was kept as `returnTo`.
- */
-function allowFormRedirectToWaitingClient(reply: FastifyReply, returnTo: string | undefined) {
-  if (!returnTo?.startsWith('/oauth/authorize?')) return;
-  const redirectUri = new URL(returnTo, 'http://codehost.invalid').searchParams.get('redirect_uri');
-  if (!redirectUri || !URL.canParse(redirectUri)) return;
-  allowFormRedirectTo(reply, redirectUri);
-}
 
 /** The active user the request's session is signed in as, whatever their password. */
 async function sessionUser(
@@ -171,20 +105,19 @@ export async function sendToSignIn(
   return reply.redirect('/users/sign_in', 302);
 }
 
-/** The one page a user whose password someone else chose may use, and how they leave. */
-const WHILE_PASSWORD_CHANGE_REQUIRED = new Set(['/profile/password/edit', '/profile/password']);
-
 /**
  * The signed-in user, or undefined after answering with a redirect: to sign in,
  * or, while the password is one someone else chose, to the page that replaces it
- * (every other settings page waits until then).
+ * (every other settings page waits until then; `duringPasswordChange`: this is
+ * that page, or how the user leaves it).
  */
 export async function signedInUser(
   codehost: Codehost,
   request: FastifyRequest,
   reply: FastifyReply,
+  options: { duringPasswordChange: boolean },
 ): Promise<UserRow | undefined> {
-  if (WHILE_PASSWORD_CHANGE_REQUIRED.has(request.url.split('?')[0] ?? '')) {
+  if (options.duringPasswordChange) {
     const user = await sessionUser(codehost, request);
     if (user) return user;
   } else {

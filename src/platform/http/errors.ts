@@ -195,11 +195,13 @@ function routeProblem(routes: RouteTable, request: FastifyRequest): Problem {
 
 /**
  * An error handler rendering with `render`: the service's, or a surface's own
- * (a scoped plugin of web pages sets one for its routes).
+ * (a scoped plugin sets one for its routes). A request no route serves is
+ * answered by the surface owning its address (see `RouteTable.ownerOf`).
  */
 export function errorHandler(render: ErrorRenderer, routes?: RouteTable) {
   return (error: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const value = request.is404 && routes ? routeProblem(routes, request) : problemFromError(error);
+    const unrouted = request.is404 && routes !== undefined;
+    const value = unrouted ? routeProblem(routes, request) : problemFromError(error);
     if (value.status >= 500) {
       // A deliberate 5xx (search marked down, 503 while closing) is an expected
       // state: one line at warn. Anything else is a fault, logged with its stack.
@@ -209,7 +211,8 @@ export function errorHandler(render: ErrorRenderer, routes?: RouteTable) {
         request.log.error({ err: error }, 'request failed');
       }
     }
-    return sendProblem(reply, request, render, value);
+    const renderer = unrouted ? (routes.ownerOf(request.url) ?? render) : render;
+    return sendProblem(reply, request, renderer, value);
   };
 }
 
@@ -221,6 +224,11 @@ export function installErrorHandling(
 ): void {
   app.setErrorHandler(errorHandler(render, routes));
   app.setNotFoundHandler((request, reply) =>
-    sendProblem(reply, request, render, routeProblem(routes, request)),
+    sendProblem(
+      reply,
+      request,
+      routes.ownerOf(request.url) ?? render,
+      routeProblem(routes, request),
+    ),
   );
 }

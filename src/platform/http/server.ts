@@ -20,6 +20,13 @@ import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { OneLinePerRequest } from './request-logging.js';
 import { RouteTable } from './route-table.js';
 
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** Every route's path and methods, and which surface owns each address. */
+    routeTable: RouteTable;
+  }
+}
+
 /** The Fastify instance type every route module of both services works with. */
 export type HttpApp = FastifyInstance<
   RawServerDefault,
@@ -105,6 +112,7 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
 
   const routes = new RouteTable();
   routes.track(app);
+  app.decorate('routeTable', routes);
 
   app.addHook('onRequest', async (request, reply) => {
     reply.header(REQUEST_ID_HEADER, request.id);

@@ -29,7 +29,7 @@ const RECENT = 10;
  */
 export function registerHomePage(app: HttpApp, pages: Pages): void {
   const { refdata } = pages;
-  app.get('/', pages.route(), async (request, reply) => {
+  app.get('/', async (request, reply) => {
     const statuses = visibleStatuses(pages.viewerOf(request) !== undefined);
     const libraries = await refdata.db
       .selectFrom('resources')

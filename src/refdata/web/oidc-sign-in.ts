@@ -96,7 +96,7 @@ function providerProblem(status: number, detail: string): HttpError {
 
 /** `POST /sign-in/oidc` (to the provider) and the callback that comes back from it. */
 export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn): void {
-  app.post('/sign-in/oidc', pages.route({ open: true }), async (request, reply) => {
+  app.post('/sign-in/oidc', { config: { open: true } }, async (request, reply) => {
     let configuration: client.Configuration;
     try {
       configuration = await oidc.discover();
@@ -136,7 +136,7 @@ export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn)
     return reply.redirect(target.href, 303);
   });
 
-  app.get(CALLBACK_PATH, pages.route({ open: true }), async (request, reply) => {
+  app.get(CALLBACK_PATH, { config: { open: true } }, async (request, reply) => {
     const session = pages.sessionOf(request);
     const pending = session?.data.signIn;
     const query = request.query as Record<string, unknown>;

@@ -1,4 +1,5 @@
-import type { FastifyReply, FastifyRequest, RouteShorthandOptions } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { HttpApp } from '../../platform/http/server.js';
 import { allowFormRedirectTo } from '../../platform/web/csp.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import { csrfField, frame, type Notice } from '../../platform/web/layout.js';
@@ -10,6 +11,13 @@ import { STATUS_STYLE } from '../rdf/html.js';
 import type { OidcSignIn } from './oidc-sign-in.js';
 import { PeopleStore } from './people.js';
 import type { RefdataSession, RefdataSessions, Viewer } from './session.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A page served even when anonymous reading is off (signing in). */
+    open?: boolean;
+  }
+}
 
 /** How people can sign in to this deployment. */
 export interface SignInMethods {
@@ -88,32 +96,35 @@ export class Pages {
   }
 
   /**
-   * Route options of a page. `open` pages (signing in) are served even when
-   * anonymous reading is off; every other page then asks to sign in first.
+   * What every page gets, as hooks of the web surface: never cached, the
+   * session loaded, anonymous reading enforced (pages declared `open`, such as
+   * signing in, are served even when it is off; every other page then asks to
+   * sign in first), and the checks every page request gets.
    */
-  route(extra: RouteShorthandOptions & { open?: boolean } = {}): RouteShorthandOptions {
-    const { open, ...rest } = extra;
-    return {
-      ...rest,
-      attachValidation: true,
-      schema: { hide: true, ...(rest.schema ?? {}) },
-      onRequest: async (request, reply) => {
-        reply.header('cache-control', 'no-store');
-        // Signing in and out through the provider ends in a redirect there.
-        const provider = this.options.signIn.provider;
-        if (provider) allowFormRedirectTo(reply, provider.config.issuer);
-        const session = await this.sessions.load(request);
-        if (session) this.loaded.set(request, session);
-        if (!open && !this.options.anonymousRead && !session?.data.viewer) {
-          return reply.redirect(signInAddress(request.url), 302);
-        }
-        return undefined;
-      },
-      preHandler: async (request) => {
-        const data = this.sessionOf(request)?.data;
-        checkPageRequest(request, data && { csrf: data.csrf, signedIn: Boolean(data.viewer) });
-      },
-    };
+  installHooks(web: HttpApp): void {
+    web.addHook('onRoute', (route) => {
+      // Pages are for people; the API description is for programs.
+      route.schema = { hide: true, ...route.schema };
+      // A malformed part of a page's address is checked in the preHandler.
+      route.attachValidation = true;
+    });
+    web.addHook('onRequest', async (request, reply) => {
+      reply.header('cache-control', 'no-store');
+      // Signing in and out through the provider ends in a redirect there.
+      const provider = this.options.signIn.provider;
+      if (provider) allowFormRedirectTo(reply, provider.config.issuer);
+      const session = await this.sessions.load(request);
+      if (session) this.loaded.set(request, session);
+      const open = request.routeOptions.config.open === true;
+      if (!open && !this.options.anonymousRead && !session?.data.viewer) {
+        return reply.redirect(signInAddress(request.url), 302);
+      }
+      return undefined;
+    });
+    web.addHook('preHandler', async (request) => {
+      const data = this.sessionOf(request)?.data;
+      checkPageRequest(request, data && { csrf: data.csrf, signedIn: Boolean(data.viewer) });
+    });
   }
 
   sessionOf(request: FastifyRequest): RefdataSession | undefined {

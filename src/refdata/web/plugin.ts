@@ -1,7 +1,7 @@
 import cookie from '@fastify/cookie';
 import type { Config } from '../../platform/config.js';
-import { errorHandler } from '../../platform/http/errors.js';
 import type { HttpApp } from '../../platform/http/server.js';
+import { registerSurface } from '../../platform/http/surface.js';
 import { registerPageScript } from '../../platform/web/copy.js';
 import { errorContent } from '../../platform/web/layout.js';
 import type { Refdata } from '../context.js';
@@ -61,26 +61,32 @@ export async function registerWebSurface(
     anonymousRead: platform.refdata.web.anonymousRead,
     signIn: { provider: oidc },
   });
-  await app.register(async (web) => {
-    web.setErrorHandler(
-      errorHandler((problem, { traceId, request }) => {
+  // The pages' scripts are assets, served without a session to anyone.
+  registerPageScript(app, SCRIPT_PATH);
+  app.get(AUTHORING_SCRIPT_PATH, { schema: { hide: true } }, async (_request, reply) =>
+    reply
+      .type('text/javascript')
+      .header('cache-control', 'public, max-age=3600')
+      .send(AUTHORING_SCRIPT),
+  );
+  await registerSurface(
+    app,
+    {
+      name: 'web',
+      renderError: (problem, { traceId, request }) => {
         const { title, body } = errorContent(problem, traceId);
         return {
           contentType: 'text/html; charset=utf-8',
           body: pages.render(request, { title }, body),
         };
-      }),
-    );
-    registerPageScript(web as HttpApp, SCRIPT_PATH);
-    web.get(AUTHORING_SCRIPT_PATH, { schema: { hide: true } }, async (_request, reply) =>
-      reply
-        .type('text/javascript')
-        .header('cache-control', 'public, max-age=3600')
-        .send(AUTHORING_SCRIPT),
-    );
-    for (const register of PAGE_MODULES) register(web as HttpApp, pages);
-    if (oidc) registerOidcSignIn(web as HttpApp, pages, oidc);
-  });
+      },
+    },
+    (web) => {
+      pages.installHooks(web);
+      for (const register of PAGE_MODULES) register(web, pages);
+      if (oidc) registerOidcSignIn(web, pages, oidc);
+    },
+  );
   const sweep = setInterval(() => {
     sessions
       .purgeExpired()

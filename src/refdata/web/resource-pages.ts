@@ -134,7 +134,7 @@ ${history}`,
     { additionalProperties: false },
   );
   for (const path of pages.refdata.families.iriPaths) {
-    const options = { ...pages.route({ schema: { querystring } }), ...PAGE_CONSTRAINT };
+    const options = { schema: { querystring }, ...PAGE_CONSTRAINT };
     app.get(path, options, async (request, reply) => {
       const row = await visibleRow(request);
       const format = (request.query as Record<string, unknown>).format;

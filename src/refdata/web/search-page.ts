@@ -58,7 +58,7 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
   const { refdata } = pages;
   app.get(
     '/search',
-    pages.route({ schema: { querystring: searchPageQuery(pages.refdata.families) } }),
+    { schema: { querystring: searchPageQuery(pages.refdata.families) } },
     async (request, reply) => {
       const query = request.query as SearchQuery;
       const words = query.q?.trim() ? query.q.trim() : undefined;

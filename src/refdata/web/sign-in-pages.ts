@@ -78,7 +78,7 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
       );
   };
 
-  app.get(SIGN_IN_PATH, pages.route({ open: true }), async (request, reply) => {
+  app.get(SIGN_IN_PATH, { config: { open: true } }, async (request, reply) => {
     // The provider sends the browser back to the public address: signing in
     // starts there too, or the session it comes back to would be another's
     // (a page opened at 127.0.0.1 when the public address says localhost).
@@ -95,7 +95,7 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
     return signInPage(request, reply);
   });
 
-  app.post('/sign-in/token', pages.route({ open: true }), async (request, reply) => {
+  app.post('/sign-in/token', { config: { open: true } }, async (request, reply) => {
     const token = formField(request.body, 'token').trim();
     const refuse = (text: string) =>
       signInPage(request, reply, { notice: { kind: 'error', text }, status: 422 });
@@ -119,7 +119,7 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
     );
   });
 
-  app.post('/sign-out', pages.route({ open: true }), async (request, reply) => {
+  app.post('/sign-out', { config: { open: true } }, async (request, reply) => {
     const session = pages.sessionOf(request);
     await pages.sessions.end(reply, session);
     pages.remember(request, undefined);

@@ -16,7 +16,7 @@ export function registerSymbolGallery(app: HttpApp, pages: Pages): void {
     { page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })) },
     { additionalProperties: false },
   );
-  app.get('/symbols', pages.route({ schema: { querystring } }), async (request, reply) => {
+  app.get('/symbols', { schema: { querystring } }, async (request, reply) => {
     const page = (request.query as { page?: number }).page ?? 1;
     const visible = visibleStatuses(pages.viewerOf(request) !== undefined);
     const base = refdata.db

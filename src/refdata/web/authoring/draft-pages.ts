@@ -270,35 +270,31 @@ ${changesTable(
     return family;
   };
 
-  app.get(
-    '/authoring/new',
-    pages.route({ schema: { querystring: PREFILL_QUERY } }),
-    async (request, reply) => {
-      if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
-      // What the form is to start with (a library's page says which library) goes along.
-      const prefill = new URLSearchParams(request.query as Record<string, string>).toString();
-      const library = (request.query as { ontology?: string }).ontology;
-      const libraryName = library
-        ? (await pickedResources(refdata, [library])).get(library)?.name
-        : undefined;
-      return reply
-        .type('text/html')
-        .send(
-          pages.render(
-            request,
-            { title: 'New Draft' },
-            html`<p>What are you writing${libraryName ? html` in ${libraryName}` : html``}?</p><ul class="cards" id="families">${refdata.families.all.map(
-              (family) =>
-                html`<li><a href="/authoring/new/${family.key}${prefill ? `?${prefill}` : ''}"><strong>${humanize(family.label)}</strong></a><p class="hint">${family.schema.description ?? ''}</p></li>`,
-            )}</ul>`,
-          ),
-        );
-    },
-  );
+  app.get('/authoring/new', { schema: { querystring: PREFILL_QUERY } }, async (request, reply) => {
+    if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
+    // What the form is to start with (a library's page says which library) goes along.
+    const prefill = new URLSearchParams(request.query as Record<string, string>).toString();
+    const library = (request.query as { ontology?: string }).ontology;
+    const libraryName = library
+      ? (await pickedResources(refdata, [library])).get(library)?.name
+      : undefined;
+    return reply
+      .type('text/html')
+      .send(
+        pages.render(
+          request,
+          { title: 'New Draft' },
+          html`<p>What are you writing${libraryName ? html` in ${libraryName}` : html``}?</p><ul class="cards" id="families">${refdata.families.all.map(
+            (family) =>
+              html`<li><a href="/authoring/new/${family.key}${prefill ? `?${prefill}` : ''}"><strong>${humanize(family.label)}</strong></a><p class="hint">${family.schema.description ?? ''}</p></li>`,
+          )}</ul>`,
+        ),
+      );
+  });
 
   app.get(
     '/authoring/new/:family',
-    pages.route({ schema: { params: FAMILY_PARAMS, querystring: PREFILL_QUERY } }),
+    { schema: { params: FAMILY_PARAMS, querystring: PREFILL_QUERY } },
     async (request, reply) => {
       if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
       const family = familyFrom((request.params as { family: string }).family);
@@ -321,7 +317,7 @@ ${changesTable(
 
   app.post(
     '/authoring/new/:family',
-    pages.route({ schema: { params: FAMILY_PARAMS } }),
+    { schema: { params: FAMILY_PARAMS } },
     async (request, reply) => {
       const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts');
       if (!viewer) return reply;
@@ -375,31 +371,27 @@ ${changesTable(
     return draftOf(family.schema as FieldSchema, body);
   };
 
-  app.get(
-    '/authoring/edit',
-    pages.route({ schema: { querystring: IRI_QUERY } }),
-    async (request, reply) => {
-      if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts')) return reply;
-      const { row, family } = await editable((request.query as { iri: string }).iri);
-      return renderForm(request, reply, 200, {
-        ...editPage(row, family),
-        family,
-        version: row.version,
-        draft: await storedDraft(row, family),
-      });
-    },
-  );
+  app.get('/authoring/edit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
+    if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts')) return reply;
+    const { row, family } = await editable((request.query as { iri: string }).iri);
+    return renderForm(request, reply, 200, {
+      ...editPage(row, family),
+      family,
+      version: row.version,
+      draft: await storedDraft(row, family),
+    });
+  });
 
   app.post(
     '/authoring/edit',
-    pages.route({
+    {
       schema: {
         querystring: Type.Object(
           { iri: IRI_QUERY.properties.iri, resume: Type.Optional(Type.Literal('1')) },
           { additionalProperties: false },
         ),
       },
-    }),
+    },
     async (request, reply) => {
       const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts');
       if (!viewer) return reply;

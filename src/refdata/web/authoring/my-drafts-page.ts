@@ -14,7 +14,7 @@ const LISTED = 500;
  */
 export function registerMyDraftsPage(app: HttpApp, pages: Pages): void {
   const refdata = pages.refdata;
-  app.get('/authoring/mine', pages.route(), async (request, reply) => {
+  app.get('/authoring/mine', async (request, reply) => {
     const viewer = pages.viewerOf(request);
     if (!viewer) return reply.redirect(signInAddress(request.url), 302);
     const rows = await refdata.db

@@ -34,52 +34,49 @@ const QUEUE_LENGTH = 200;
 export function registerReviewPages(app: HttpApp, pages: Pages): void {
   const refdata = pages.refdata;
 
-  app.get(
-    '/review',
-    pages.route({ schema: { querystring: QUEUE_QUERY } }),
-    async (request, reply) => {
-      if (!viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing')) return reply;
-      const query = request.query as { library?: string; family?: string };
-      const library = query.library || undefined;
-      const family = query.family || undefined;
-      const [waiting, libraries] = await Promise.all([
-        refdata.db
-          .selectFrom('resources as r')
-          .leftJoin('resources as library', 'library.iri', 'r.library_key')
-          .select([
-            'r.iri',
-            'r.name',
-            'r.family',
-            'r.updated_by',
-            'r.updated_at',
-            'library.name as library',
-          ])
-          .where('r.status', '=', 'Submitted')
-          .where('r.parent_iri', 'is', null)
-          .$if(library !== undefined, (select) =>
-            select.where('r.library_key', '=', library as string),
-          )
-          .$if(family !== undefined, (select) => select.where('r.family', '=', family as string))
-          .orderBy('r.updated_at')
-          .orderBy('r.id')
-          .limit(QUEUE_LENGTH)
-          .execute(),
-        refdata.db
-          .selectFrom('resources')
-          .select(['iri', 'name'])
-          .where('family', '=', 'library')
-          .orderBy('name_normalized')
-          .execute(),
-      ]);
-      const now = Date.now();
-      const people = await pages.people.lookUp(waiting.map((entry) => entry.updated_by));
-      const option = (value: string, label: string, chosen: string | undefined) =>
-        html`<option value="${value}"${value === (chosen ?? '') ? html` selected` : html``}>${label}</option>`;
-      return reply.type('text/html').send(
-        pages.render(
-          request,
-          { title: 'Review', wide: true },
-          html`<form method="get" action="/review" class="facets">
+  app.get('/review', { schema: { querystring: QUEUE_QUERY } }, async (request, reply) => {
+    if (!viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing')) return reply;
+    const query = request.query as { library?: string; family?: string };
+    const library = query.library || undefined;
+    const family = query.family || undefined;
+    const [waiting, libraries] = await Promise.all([
+      refdata.db
+        .selectFrom('resources as r')
+        .leftJoin('resources as library', 'library.iri', 'r.library_key')
+        .select([
+          'r.iri',
+          'r.name',
+          'r.family',
+          'r.updated_by',
+          'r.updated_at',
+          'library.name as library',
+        ])
+        .where('r.status', '=', 'Submitted')
+        .where('r.parent_iri', 'is', null)
+        .$if(library !== undefined, (select) =>
+          select.where('r.library_key', '=', library as string),
+        )
+        .$if(family !== undefined, (select) => select.where('r.family', '=', family as string))
+        .orderBy('r.updated_at')
+        .orderBy('r.id')
+        .limit(QUEUE_LENGTH)
+        .execute(),
+      refdata.db
+        .selectFrom('resources')
+        .select(['iri', 'name'])
+        .where('family', '=', 'library')
+        .orderBy('name_normalized')
+        .execute(),
+    ]);
+    const now = Date.now();
+    const people = await pages.people.lookUp(waiting.map((entry) => entry.updated_by));
+    const option = (value: string, label: string, chosen: string | undefined) =>
+      html`<option value="${value}"${value === (chosen ?? '') ? html` selected` : html``}>${label}</option>`;
+    return reply.type('text/html').send(
+      pages.render(
+        request,
+        { title: 'Review', wide: true },
+        html`<form method="get" action="/review" class="facets">
 <div><label for="queue-library">Library</label><select id="queue-library" name="library">${option('', 'Every library', library)}${libraries.map((entry) => option(entry.iri, entry.name, library))}</select></div>
 <div><label for="queue-family">Family</label><select id="queue-family" name="family">${option('', 'Every family', family)}${refdata.families.all.map((entry) => option(entry.key, entry.label, family))}</select></div>
 <p><button type="submit">Show</button></p>
@@ -93,10 +90,9 @@ ${
       )}</tbody></table>`
     : html``
 }`,
-        ),
-      );
-    },
-  );
+      ),
+    );
+  });
 
   const submitted = async (iri: string): Promise<ResourceRow> => {
     const row = await refdata.store.findByIri(iri);
@@ -189,58 +185,45 @@ ${refused ? html`<p class="field-error" id="justification-error">${refused.error
       );
   };
 
-  app.get(
-    '/review/resource',
-    pages.route({ schema: { querystring: IRI_QUERY } }),
-    async (request, reply) => {
-      if (!viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing')) return reply;
-      return reviewPage(
-        request,
-        reply,
-        await submitted((request.query as { iri: string }).iri),
-        200,
-      );
-    },
-  );
+  app.get('/review/resource', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
+    if (!viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing')) return reply;
+    return reviewPage(request, reply, await submitted((request.query as { iri: string }).iri), 200);
+  });
 
-  app.post(
-    '/review/resource',
-    pages.route({ schema: { querystring: IRI_QUERY } }),
-    async (request, reply) => {
-      const viewer = viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing');
-      if (!viewer) return reply;
-      const row = await submitted((request.query as { iri: string }).iri);
-      const fields = formFieldsOf(request.body);
-      const justification = (fields.get('justification') ?? '').trim();
-      const decision = fields.get('decision');
-      if (decision !== 'approve' && decision !== 'reject')
-        throw new HttpError(problem(400, 'validation', 'Choose Approve or Reject.'));
-      if (justification === '' || justification.length > 2000) {
-        return reviewPage(request, reply, row, 422, {
-          justification: fields.get('justification') ?? '',
-          error:
-            justification === ''
-              ? 'Justification is required: say why.'
-              : 'Justification must be at most 2,000 characters.',
-        });
-      }
-      if (fields.get('_version') !== String(row.version)) {
-        return reviewPage(request, reply, row, 409, {
-          justification,
-          error: 'It changed since this page was opened; look again before deciding.',
-        });
-      }
-      await moveResource(refdata, row, {
-        from: 'Submitted',
-        to: decision === 'approve' ? 'Approved' : 'Rejected',
-        action: decision,
-        actor: viewer.subject,
-        justification,
+  app.post('/review/resource', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
+    const viewer = viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing');
+    if (!viewer) return reply;
+    const row = await submitted((request.query as { iri: string }).iri);
+    const fields = formFieldsOf(request.body);
+    const justification = (fields.get('justification') ?? '').trim();
+    const decision = fields.get('decision');
+    if (decision !== 'approve' && decision !== 'reject')
+      throw new HttpError(problem(400, 'validation', 'Choose Approve or Reject.'));
+    if (justification === '' || justification.length > 2000) {
+      return reviewPage(request, reply, row, 422, {
+        justification: fields.get('justification') ?? '',
+        error:
+          justification === ''
+            ? 'Justification is required: say why.'
+            : 'Justification must be at most 2,000 characters.',
       });
-      return reply.redirect(
-        `${pageHref(refdata, row.iri) ?? '/'}?done=${decision === 'approve' ? 'approved' : 'rejected'}`,
-        303,
-      );
-    },
-  );
+    }
+    if (fields.get('_version') !== String(row.version)) {
+      return reviewPage(request, reply, row, 409, {
+        justification,
+        error: 'It changed since this page was opened; look again before deciding.',
+      });
+    }
+    await moveResource(refdata, row, {
+      from: 'Submitted',
+      to: decision === 'approve' ? 'Approved' : 'Rejected',
+      action: decision,
+      actor: viewer.subject,
+      justification,
+    });
+    return reply.redirect(
+      `${pageHref(refdata, row.iri) ?? '/'}?done=${decision === 'approve' ? 'approved' : 'rejected'}`,
+      303,
+    );
+  });
 }

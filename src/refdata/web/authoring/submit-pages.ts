@@ -86,55 +86,47 @@ ${
       );
   };
 
-  app.get(
-    '/authoring/submit',
-    pages.route({ schema: { querystring: IRI_QUERY } }),
-    async (request, reply) => {
-      if (!viewerWith(pages, request, reply, SUBMIT_ROLES, 'Submitting')) return reply;
-      const row = await submittable((request.query as { iri: string }).iri);
-      return confirmation(request, reply, row, 200);
-    },
-  );
+  app.get('/authoring/submit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
+    if (!viewerWith(pages, request, reply, SUBMIT_ROLES, 'Submitting')) return reply;
+    const row = await submittable((request.query as { iri: string }).iri);
+    return confirmation(request, reply, row, 200);
+  });
 
-  app.post(
-    '/authoring/submit',
-    pages.route({ schema: { querystring: IRI_QUERY } }),
-    async (request, reply) => {
-      const viewer = viewerWith(pages, request, reply, SUBMIT_ROLES, 'Submitting');
-      if (!viewer) return reply;
-      const row = await submittable((request.query as { iri: string }).iri);
-      const body = (request.body ?? {}) as Record<string, unknown>;
-      if (String(body._version) !== String(row.version)) {
-        return confirmation(
-          request,
-          reply,
-          row,
-          409,
-          `${row.name} changed since this page was opened; check it again before submitting.`,
-        );
-      }
-      const also = new Set(
-        (Array.isArray(body.also) ? body.also : [body.also]).filter(
-          (value) => typeof value === 'string',
-        ),
+  app.post('/authoring/submit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
+    const viewer = viewerWith(pages, request, reply, SUBMIT_ROLES, 'Submitting');
+    if (!viewer) return reply;
+    const row = await submittable((request.query as { iri: string }).iri);
+    const body = (request.body ?? {}) as Record<string, unknown>;
+    if (String(body._version) !== String(row.version)) {
+      return confirmation(
+        request,
+        reply,
+        row,
+        409,
+        `${row.name} changed since this page was opened; check it again before submitting.`,
       );
-      // Only Drafts this resource names can come along, whatever the form says.
-      const drafts = draftsAmong(await dependenciesOf(refdata, row)).filter((dependency) =>
-        also.has(dependency.iri),
-      );
-      const move = {
-        from: 'Draft',
-        to: 'Submitted',
-        action: 'submit',
-        actor: viewer.subject,
-        justification: 'Submitted for review',
-      } as const;
-      for (const dependency of drafts) {
-        const dependencyRow = await refdata.store.findByIri(dependency.iri);
-        if (dependencyRow?.status === 'Draft') await moveResource(refdata, dependencyRow, move);
-      }
-      await moveResource(refdata, row, move);
-      return reply.redirect(`${pageHref(refdata, row.iri) ?? '/'}?done=submitted`, 303);
-    },
-  );
+    }
+    const also = new Set(
+      (Array.isArray(body.also) ? body.also : [body.also]).filter(
+        (value) => typeof value === 'string',
+      ),
+    );
+    // Only Drafts this resource names can come along, whatever the form says.
+    const drafts = draftsAmong(await dependenciesOf(refdata, row)).filter((dependency) =>
+      also.has(dependency.iri),
+    );
+    const move = {
+      from: 'Draft',
+      to: 'Submitted',
+      action: 'submit',
+      actor: viewer.subject,
+      justification: 'Submitted for review',
+    } as const;
+    for (const dependency of drafts) {
+      const dependencyRow = await refdata.store.findByIri(dependency.iri);
+      if (dependencyRow?.status === 'Draft') await moveResource(refdata, dependencyRow, move);
+    }
+    await moveResource(refdata, row, move);
+    return reply.redirect(`${pageHref(refdata, row.iri) ?? '/'}?done=submitted`, 303);
+  });
 }
