@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
+import { partValue } from '../../platform/http/request-parts.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { bearerChallenge, oauthError } from '../oauth/errors.js';
@@ -43,13 +44,12 @@ export async function authenticateApiRequest(
 ): Promise<ApiCaller> {
   const acceptedScopes = request.routeOptions.config.apiScopes;
   if (!acceptedScopes) throw new Error(`${request.routeOptions.url} declares no apiScopes.`);
-  const query = request.query as Record<string, unknown>;
   const authorization = request.headers.authorization;
   const bearer =
     authorization !== undefined && /^bearer\s+/i.test(authorization)
       ? authorization.replace(/^bearer\s+/i, '').trim()
       : undefined;
-  const accessTokenParameter = query.access_token;
+  const accessTokenParameter = partValue(request.query, 'access_token');
   if (bearer !== undefined && accessTokenParameter !== undefined) {
     throw oauthError(
       400,
@@ -59,7 +59,8 @@ export async function authenticateApiRequest(
   }
 
   const privateToken =
-    singleString(query.private_token) ?? singleString(request.headers['private-token']);
+    singleString(partValue(request.query, 'private_token')) ??
+    singleString(request.headers['private-token']);
   const caller =
     privateToken !== undefined
       ? await personalAccessTokenCaller(codehost, privateToken)

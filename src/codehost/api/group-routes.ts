@@ -203,7 +203,7 @@ export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
       config: { apiScopes: ['api'] },
       handler: async (request) => {
         const { user } = await authenticateApiRequest(request, codehost);
-        const group = await readableGroup(codehost, user, (request.params as { id: string }).id);
+        const group = await readableGroup(codehost, user, request.params.id);
         return {
           ...groupEntity(group, publicUrl),
           projects: await projectEntities(

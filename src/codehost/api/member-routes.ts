@@ -66,12 +66,7 @@ export function registerMemberRoutes(app: HttpApp, codehost: Codehost): void {
         config: { apiScopes: ['api'] },
         handler: async (request) => {
           const { user } = await authenticateApiRequest(request, codehost);
-          const source = await sourceFor(
-            codehost,
-            type,
-            user,
-            (request.params as { id: string }).id,
-          );
+          const source = await sourceFor(codehost, type, user, request.params.id);
           const members = await codehost.members.list(type, source.id);
           return members.map((member) => memberEntity(member.user, member.access_level, publicUrl));
         },
@@ -91,12 +86,7 @@ export function registerMemberRoutes(app: HttpApp, codehost: Codehost): void {
         config: { apiScopes: ['api'] },
         handler: async (request, reply) => {
           const { user } = await authenticateApiRequest(request, codehost);
-          const source = await sourceFor(
-            codehost,
-            type,
-            user,
-            (request.params as { id: string }).id,
-          );
+          const source = await sourceFor(codehost, type, user, request.params.id);
           const parameters = requestParameters(request);
           const userId = requiredInteger(parameters, 'user_id');
           const accessLevel = requiredInteger(parameters, 'access_level');

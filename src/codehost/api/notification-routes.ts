@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
 import { normalizeEmail, type UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
@@ -150,12 +149,10 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
 
     for (const type of ['group', 'project'] as const satisfies readonly SourceType[]) {
       const path = `${prefix}/${type}s/:id/notification_settings`;
-      const sourceId = async (request: FastifyRequest, user: UserRow) => {
-        const { id } = request.params as { id: string };
-        return type === 'group'
+      const sourceId = async (id: string, user: UserRow) =>
+        type === 'group'
           ? (await readableGroup(codehost, user, id)).id
           : (await readableProject(codehost, user, id)).project.id;
-      };
 
       app.get(path, {
         schema: {
@@ -171,7 +168,7 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
         config: { apiScopes: ['api'] },
         handler: async (request) => {
           const { user } = await authenticateApiRequest(request, codehost);
-          const id = await sourceId(request, user);
+          const id = await sourceId(request.params.id, user);
           const setting = await codehost.notificationSettings.find(user.id, { type, id });
           return setting ? settingShape(setting) : { level: 'global' as const };
         },
@@ -192,7 +189,7 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
         config: { apiScopes: ['api'] },
         handler: async (request) => {
           const { user } = await authenticateApiRequest(request, codehost);
-          const id = await sourceId(request, user);
+          const id = await sourceId(request.params.id, user);
           const changes = notificationChanges(requestParameters(request));
           return settingShape(
             await codehost.notificationSettings.update(user.id, { type, id }, changes),

@@ -248,11 +248,7 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
       config: { apiScopes: ['api'] },
       handler: async (request) => {
         const { user } = await authenticateApiRequest(request, codehost);
-        const { project, namespace } = await readableProject(
-          codehost,
-          user,
-          (request.params as { id: string }).id,
-        );
+        const { project, namespace } = await readableProject(codehost, user, request.params.id);
         const [entity] = await projectEntities(codehost, [project]);
         if (!entity) throw notFound('Project');
         const direct = await codehost.members.highestAccess(user.id, 'project', [project.id]);

@@ -1,4 +1,5 @@
 import { type TSchema, Type } from '@sinclair/typebox';
+import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { oauthErrors } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
@@ -217,12 +218,12 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
     },
     handler: async (request, reply) => {
       const header = request.headers.authorization;
-      const query = request.query as Record<string, unknown>;
+      const parameter = partValue(request.query, 'access_token');
       const token =
         header && /^bearer\s/i.test(header)
           ? header.slice(7).trim()
-          : typeof query.access_token === 'string'
-            ? query.access_token
+          : typeof parameter === 'string'
+            ? parameter
             : undefined;
       const row = token ? await codehost.tokens.findByAccessToken(token) : undefined;
       if (!row || !codehost.tokens.isActive(row)) {

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { oauthErrors } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
@@ -55,8 +56,8 @@ async function userinfoCaller(codehost: Codehost, request: FastifyRequest) {
   const header = request.headers.authorization;
   const fromHeader =
     header && /^bearer\s+/i.test(header) ? header.replace(/^bearer\s+/i, '').trim() : undefined;
-  const body = request.body as Record<string, unknown> | undefined;
-  const fromBody = typeof body?.access_token === 'string' ? body.access_token : undefined;
+  const parameter = partValue(request.body, 'access_token');
+  const fromBody = typeof parameter === 'string' ? parameter : undefined;
   if (fromHeader !== undefined && fromBody !== undefined) {
     throw oauthError(
       400,

@@ -252,7 +252,7 @@ ${authorized.map(
     { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const { id } = request.params as { id: number };
+      const { id } = request.params;
       const session = request.session as Session;
       const application = await owned(user, id);
       const secret = await takeShownOnce(codehost, session, secretPurpose(application));
@@ -266,7 +266,7 @@ ${authorized.map(
     async (request, reply) => {
       const user = accountOf(request);
       const session = request.session as Session;
-      const { id } = request.params as { id: number };
+      const { id } = request.params;
       return editPage(reply, user, session, await owned(user, id));
     },
   );
@@ -277,7 +277,7 @@ ${authorized.map(
     async (request, reply) => {
       const user = accountOf(request);
       const session = request.session as Session;
-      const { id } = request.params as { id: number };
+      const { id } = request.params;
       const application = await owned(user, id);
       let input: ApplicationInput | undefined;
       try {
@@ -299,7 +299,7 @@ ${authorized.map(
     { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const { id } = request.params as { id: number };
+      const { id } = request.params;
       if (!(await codehost.applications.delete(user.id, id))) {
         throw new HttpError(problem(404, 'not-found', 'No such application.'));
       }
@@ -312,7 +312,7 @@ ${authorized.map(
     { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const { id } = request.params as { id: number };
+      const { id } = request.params;
       const application = await owned(user, id);
       const secret = await codehost.applications.renewSecret(user.id, application.id);
       // Destroyed between the lookup and now.
@@ -331,7 +331,7 @@ ${authorized.map(
     { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const { id } = request.params as { id: number };
+      const { id } = request.params;
       await codehost.tokens.revokeAuthorization(user.id, id);
       return reply.redirect('/profile/applications?done=revoked', 302);
     },

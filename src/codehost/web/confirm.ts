@@ -35,7 +35,7 @@ export function registerConfirmation(
     { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const { id } = request.params as { id: number };
+      const { id } = request.params;
       const confirmation = await describe(user, id);
       if (!confirmation) {
         throw new HttpError(

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
+import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { textField } from '../../platform/web/forms.js';
 import { html } from '../../platform/web/html.js';
@@ -82,11 +83,10 @@ ${secondary.map(
 
   app.get(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
-    const query = request.query as Record<string, unknown>;
     const notice =
-      query.added === '1'
+      partValue(request.query, 'added') === '1'
         ? 'The address was added.'
-        : query.removed === '1'
+        : partValue(request.query, 'removed') === '1'
           ? 'The address was removed.'
           : undefined;
     return emailsPage(reply, user, request.session as Session, notice ? { notice } : {});
@@ -112,7 +112,7 @@ ${secondary.map(
     { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const { id } = request.params as { id: number };
+      const { id } = request.params;
       const row = (await codehost.users.secondaryEmails(user)).find((email) => email.id === id);
       if (!row) throw new HttpError(problem(404, 'not-found', REFUSALS.unknown));
       const outcome = await codehost.users.removeEmail(user, row.email);

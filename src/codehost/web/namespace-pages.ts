@@ -1,3 +1,4 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
@@ -10,6 +11,11 @@ import { ACCESS_LEVELS, VISIBILITY_LEVELS, visibilityName } from '../namespaces/
 import type { ProjectRow } from '../namespaces/projects.js';
 import { page } from './layout.js';
 import { currentUser } from './web-context.js';
+
+const USERNAME_PARAMS = Type.Object({ username: Type.String() });
+/** The rest of a path below a wildcard (`/groups/*`). */
+const REST_PARAMS = Type.Object({ '*': Type.String() });
+const NAMESPACE_REST_PARAMS = Type.Object({ namespace: Type.String(), '*': Type.String() });
 
 /** GitLab 8's names of the access levels. */
 const ACCESS_NAMES = new Map<number, string>([
@@ -99,8 +105,8 @@ export function registerNamespacePages(app: HttpApp, codehost: Codehost): void {
     body: Markup,
   ) => page({ title, user: viewer, csrf: request.session?.data.csrf }, body);
 
-  app.get('/:username', async (request, reply) => {
-    const { username } = request.params as { username: string };
+  app.get('/:username', { schema: { params: USERNAME_PARAMS } }, async (request, reply) => {
+    const { username } = request.params;
     const viewer = await currentUser(codehost, request);
     const user = await codehost.users.findByUsername(username);
     if (user?.state !== 'active') {
@@ -152,8 +158,8 @@ ${projectList(projects)}`,
     );
   });
 
-  app.get('/groups/*', async (request, reply) => {
-    const path = (request.params as { '*': string })['*'].replace(/\/+$/, '');
+  app.get('/groups/*', { schema: { params: REST_PARAMS } }, async (request, reply) => {
+    const path = request.params['*'].replace(/\/+$/, '');
     const viewer = await currentUser(codehost, request);
     const group = await codehost.groups.findByFullPath(path);
     if (!group || !(await canSeeGroup(viewer, group))) {
@@ -197,39 +203,43 @@ ${await membersList('group', group.id)}`,
   // Any other path of two or more segments may be a project: `/:namespace/*`
   // is the last route the router tries. What it does not find goes to the
   // not-found handler, so it answers as any unknown address does.
-  app.get('/:namespace/*', { config: { catchAll: true } }, async (request, reply) => {
-    const params = request.params as { namespace: string; '*': string };
-    const fullPath = `${params.namespace}/${params['*']}`.replace(/\/+$/, '');
-    const viewer = await currentUser(codehost, request);
-    const project = await codehost.projects.findByFullPath(fullPath);
-    const namespace = project
-      ? await codehost.groups.findNamespace(project.namespace_id)
-      : undefined;
-    if (!project || !namespace || !(await canSeeProject(viewer, project, namespace))) {
-      // The not-found handler answers as for any unknown address: 405 where the
-      // path serves other methods, in the shape of the path's surface.
-      return reply.callNotFound();
-    }
-    const owner =
-      namespace.kind === 'user' && namespace.owner_id !== null
-        ? await codehost.users.findById(namespace.owner_id)
+  app.get(
+    '/:namespace/*',
+    { schema: { params: NAMESPACE_REST_PARAMS }, config: { catchAll: true } },
+    async (request, reply) => {
+      const { params } = request;
+      const fullPath = `${params.namespace}/${params['*']}`.replace(/\/+$/, '');
+      const viewer = await currentUser(codehost, request);
+      const project = await codehost.projects.findByFullPath(fullPath);
+      const namespace = project
+        ? await codehost.groups.findNamespace(project.namespace_id)
         : undefined;
-    const namespaceLink =
-      namespace.kind === 'group'
-        ? html`<a href="/groups/${namespace.full_path}">${namespace.full_name}</a>`
-        : html`<a href="/${owner?.username ?? namespace.path}">${owner?.name ?? namespace.name}</a>`;
-    return reply.type('text/html').send(
-      send(
-        request,
-        viewer,
-        project.name,
-        html`<p><span class="badge">${visibilityName(project.visibility_level)} project</span> in ${namespaceLink} · <code>${project.full_path}</code></p>
+      if (!project || !namespace || !(await canSeeProject(viewer, project, namespace))) {
+        // The not-found handler answers as for any unknown address: 405 where the
+        // path serves other methods, in the shape of the path's surface.
+        return reply.callNotFound();
+      }
+      const owner =
+        namespace.kind === 'user' && namespace.owner_id !== null
+          ? await codehost.users.findById(namespace.owner_id)
+          : undefined;
+      const namespaceLink =
+        namespace.kind === 'group'
+          ? html`<a href="/groups/${namespace.full_path}">${namespace.full_name}</a>`
+          : html`<a href="/${owner?.username ?? namespace.path}">${owner?.name ?? namespace.name}</a>`;
+      return reply.type('text/html').send(
+        send(
+          request,
+          viewer,
+          project.name,
+          html`<p><span class="badge">${visibilityName(project.visibility_level)} project</span> in ${namespaceLink} · <code>${project.full_path}</code></p>
 ${project.description ? html`<p id="description">${project.description}</p>` : html``}
 <p class="hint">Created ${timeTag(project.created_at, Date.now())}.</p>
 <h2>Members</h2>
 ${await membersList('project', project.id)}
 ${namespace.kind === 'group' ? html`<p class="hint">Members of <a href="/groups/${namespace.full_path}">${namespace.full_name}</a> and the groups above it have access too.</p>` : html``}`,
-      ),
-    );
-  });
+        ),
+      );
+    },
+  );
 }

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, problem } from '../../platform/http/problem.js';
+import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import { normalizeEmail, type UserRow } from '../accounts/users.js';
@@ -188,7 +189,7 @@ ${
 
   app.get('/profile/notifications', { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
-    const saved = (request.query as Record<string, unknown>).saved === '1';
+    const saved = partValue(request.query, 'saved') === '1';
     return render(
       reply,
       user,
@@ -254,7 +255,7 @@ ${
       { schema: { params: ID_PARAMS }, config: { signedIn: true } },
       async (request, reply) => {
         const user = accountOf(request);
-        const { id } = request.params as { id: number };
+        const { id } = request.params;
         if (!(await sourceOf(user, type, id))) {
           throw new HttpError(problem(404, 'not-found', `No such ${type}.`));
         }

@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { errorSummary, type FieldErrors, textField } from '../../platform/web/forms.js';
 import { html } from '../../platform/web/html.js';
@@ -92,7 +93,7 @@ export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
 
   app.get(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
-    const saved = (request.query as Record<string, unknown>).saved === '1';
+    const saved = partValue(request.query, 'saved') === '1';
     const notice = doneNotice(request, {
       password_changed: 'Your password was changed. Your other sessions have been signed out.',
     });

@@ -149,7 +149,7 @@ ${inactive.map(
     { schema: { params: ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const { id } = request.params as { id: number };
+      const { id } = request.params;
       if (!(await codehost.personalAccessTokens.revoke(user.id, id))) {
         throw new HttpError(problem(404, 'not-found', 'No such active token.'));
       }

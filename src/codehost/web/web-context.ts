@@ -1,4 +1,6 @@
+import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { partValue } from '../../platform/http/request-parts.js';
 import { allowFormRedirectTo } from '../../platform/web/csp.js';
 import { formField } from '../../platform/web/page-checks.js';
 import { safeReturnPath } from '../../platform/web/return-path.js';
@@ -7,11 +9,7 @@ import type { Codehost } from '../context.js';
 import type { Session } from './sessions.js';
 
 /** The path parameter of pages about one stored row (an application, a token). */
-export const ID_PARAMS = {
-  type: 'object',
-  properties: { id: { type: 'integer', minimum: 1, maximum: 2147483647 } },
-  required: ['id'],
-} as const;
+export const ID_PARAMS = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 
 export type FormBody = Record<string, string | string[] | undefined>;
 
@@ -153,7 +151,7 @@ export function doneNotice(
   request: FastifyRequest,
   texts: Record<string, string>,
 ): { kind: 'ok'; text: string } | undefined {
-  const done = (request.query as Record<string, unknown> | undefined)?.done;
+  const done = partValue(request.query, 'done');
   const text = typeof done === 'string' && Object.hasOwn(texts, done) ? texts[done] : undefined;
   return text === undefined ? undefined : { kind: 'ok', text };
 }

@@ -56,7 +56,7 @@ export function registerAncestorRoutes(app: HttpApp, refdata: Refdata): void {
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request) => {
-      const { cfihosUri } = request.query as { cfihosUri: string };
+      const { cfihosUri } = request.query;
       const start = await refdata.store.findByIri(cfihosUri);
       if (!start) throw notFound(cfihosUri);
       if (start.family !== 'cfihos-entity') {

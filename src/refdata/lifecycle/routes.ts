@@ -66,7 +66,7 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     },
     onRequest: authorize(refdata.verifier, SUBMIT_ROLES),
     handler: async (request, reply) => {
-      const row = await existing((request.query as { iri: string }).iri);
+      const row = await existing(request.query.iri);
       const moved = await step(request, row, {
         from: 'Draft',
         to: 'Submitted',
@@ -95,11 +95,8 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
       },
       onRequest: authorize(refdata.verifier, REVIEW_ROLES),
       handler: async (request, reply) => {
-        const justification = requiredText(
-          (request.body as { justification: string }).justification,
-          '/justification',
-        );
-        const row = await existing((request.query as { iri: string }).iri);
+        const justification = requiredText(request.body.justification, '/justification');
+        const row = await existing(request.query.iri);
         const moved = await step(request, row, {
           from: 'Submitted',
           to,
@@ -123,7 +120,7 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request) => {
-      const { iri } = request.query as { iri: string };
+      const { iri } = request.query;
       // A removed value's history outlives it, ending with its `remove` revision.
       const id =
         (await refdata.store.findByIri(iri))?.id ??

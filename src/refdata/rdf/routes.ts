@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
 import { HttpError, problem } from '../../platform/http/problem.js';
+import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
@@ -76,7 +77,9 @@ export async function answerResource(
       }),
     );
   }
-  const level = ((request.query as { detailLevel?: number }).detailLevel ?? 2) as DetailLevel;
+  const detailLevel = partValue(request.query, 'detailLevel');
+  // Each route offering levels declares and checks `detailLevel` (1 to 3).
+  const level = (typeof detailLevel === 'number' ? detailLevel : 2) as DetailLevel;
   // A library's representation depends on the detail level and on its terms.
   const etag =
     row.family === 'library'

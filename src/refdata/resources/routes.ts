@@ -34,7 +34,8 @@ function registerFamilyRoutes<S extends TObject>(
     },
     onRequest: authorize(refdata.verifier, WRITE_ROLES),
     handler: async (request, reply) => {
-      // The body passed `family.schema` on its way in.
+      // The body passed `family.schema` on its way in; for a schema generic in S the
+      // type provider's inferred type cannot be shown to be Static<S>, so it is said.
       const body = request.body as Static<S>;
       const row = await createDraft(refdata, family, body, principalOf(request).subject);
       return reply
@@ -62,7 +63,7 @@ function registerFamilyRoutes<S extends TObject>(
     },
     onRequest: authorize(refdata.verifier, WRITE_ROLES),
     handler: async (request, reply: FastifyReply) => {
-      const { iri } = request.query as { iri: string };
+      const { iri } = request.query;
       const row = await readRow(refdata, family, iri);
       if (row.status !== 'Draft') {
         throw new HttpError(
@@ -70,6 +71,7 @@ function registerFamilyRoutes<S extends TObject>(
         );
       }
       checkIfMatch(request, row);
+      // As on create: checked against `family.schema`, said to be its Static type.
       const body = request.body as Static<S>;
       const updated = await updateDraft(refdata, family, row, body, principalOf(request).subject);
       return reply.status(204).header('etag', etagOf(updated)).send();
@@ -89,7 +91,7 @@ function registerFamilyRoutes<S extends TObject>(
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request, reply) => {
-      const { iri } = request.query as { iri: string };
+      const { iri } = request.query;
       const row = await readRow(refdata, family, iri);
       return reply
         .header('etag', etagOf(row))

@@ -130,14 +130,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
           ),
         );
       }
-      const query = request.query as {
-        q?: string;
-        family?: string[];
-        library?: string[];
-        status?: Status[];
-        limit?: number;
-        cursor?: string;
-      };
+      const query = request.query;
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       if (query.cursor !== undefined && !after) {
         throw new HttpError(

@@ -72,7 +72,7 @@ export function registerShaclRoutes(app: HttpApp, refdata: Refdata): void {
             ),
           );
         }
-        const guid = (request.query as Record<string, string>)[parameter] as string;
+        const guid = request.query[parameter] as string;
         const iri = `${refdata.iriBase}/imf/${segment}/${guid}`;
         const row = await refdata.store.findByIri(iri);
         if (row?.family !== family) {

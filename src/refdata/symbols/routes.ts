@@ -71,12 +71,7 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
     },
     onRequest: authorize(refdata.verifier, READ_ROLES),
     handler: async (request, reply) => {
-      const query = request.query as {
-        iri?: string;
-        status?: Status;
-        page?: number;
-        per_page?: number;
-      };
+      const query = request.query;
       if (query.iri !== undefined) {
         const row = await readRow(refdata, symbol as unknown as Family, query.iri);
         return reply.header('etag', etagOf(row)).send(representation(refdata, row));

@@ -5,6 +5,7 @@ import type { RevisionsTable, Status } from '../db/tables.js';
 
 type RevisionAction = RevisionsTable['action'];
 
+import { partValue } from '../../platform/http/request-parts.js';
 import { pageHref, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
 
@@ -68,7 +69,7 @@ export function registerHomePage(app: HttpApp, pages: Pages): void {
       .limit(RECENT)
       .execute();
     const now = Date.now();
-    const done = (request.query as Record<string, unknown>).done;
+    const done = partValue(request.query, 'done');
     return reply.type('text/html').send(
       pages.render(
         request,

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
 import type { OidcSignInConfig } from '../../platform/config.js';
 import { HttpError, problem } from '../../platform/http/problem.js';
+import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { formField } from '../../platform/web/page-checks.js';
 import { ROLES, type Role } from '../auth/roles.js';
@@ -139,7 +140,6 @@ export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn)
   app.get(CALLBACK_PATH, { config: { open: true } }, async (request, reply) => {
     const session = pages.sessionOf(request);
     const pending = session?.data.signIn;
-    const query = request.query as Record<string, unknown>;
     if (!session || !pending || Date.now() - pending.startedAt > SIGN_IN_WINDOW_MS) {
       throw providerProblem(
         400,
@@ -149,12 +149,13 @@ export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn)
     // Used once, whatever happens next.
     delete session.data.signIn;
     await pages.sessions.save(session);
-    if (typeof query.error === 'string') {
+    const error = partValue(request.query, 'error');
+    if (typeof error === 'string') {
       throw providerProblem(
-        query.error === 'access_denied' ? 403 : 400,
-        query.error === 'access_denied'
+        error === 'access_denied' ? 403 : 400,
+        error === 'access_denied'
           ? `${oidc.config.name} did not let you sign in (you may have cancelled). Start again from the sign-in page.`
-          : `${oidc.config.name} refused the sign-in (${query.error}). Start again from the sign-in page.`,
+          : `${oidc.config.name} refused the sign-in (${error}). Start again from the sign-in page.`,
       );
     }
     const configuration = await oidc.discover();

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { allowFormRedirectTo } from '../../platform/web/csp.js';
 import { html, type Markup } from '../../platform/web/html.js';
@@ -158,7 +159,7 @@ export class Pages {
   render(request: FastifyRequest, options: PageOptions, content: Markup): string {
     const session = this.sessionOf(request);
     const viewer = session?.data.viewer;
-    const query = (request.query as Record<string, unknown> | undefined)?.q;
+    const query = partValue(request.query, 'q');
     const header = html`<nav aria-label="Site" class="site"><a href="/">Libraries</a> <a href="/symbols">Symbols</a>${
       this.holds(request, WRITE_ROLES) ? html` <a href="/authoring/new">New</a>` : html``
     }${viewer ? html` <a href="/authoring/mine">My drafts</a>` : html``}${

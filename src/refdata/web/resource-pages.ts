@@ -18,6 +18,7 @@ import { historyList } from './history.js';
 import { statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
 import { SECTIONS } from './sections/registry.js';
+import type { PageQuery } from './sections/section.js';
 import { PAGE_CONSTRAINT } from './surface.js';
 
 /** What a page offers to download, by the `format` a link names. */
@@ -67,7 +68,12 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
     return row;
   };
 
-  const page = async (request: FastifyRequest, reply: FastifyReply, row: RowWithFacts) => {
+  const page = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    row: RowWithFacts,
+    query: PageQuery,
+  ) => {
     const children = pages.refdata.families.byKey(row.family)?.aggregate
       ? await refdata.store.childrenWithFacts(row.iri)
       : [];
@@ -82,6 +88,7 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       request,
       row,
       body: body as Record<string, unknown>,
+      query,
       visible: visibleStatuses(pages.viewerOf(request) !== undefined),
     };
     const sections = await Promise.all(
@@ -95,7 +102,7 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
         {
           title: body.name ?? row.iri,
           wide: true,
-          notice: doneNotice((request.query as { done?: unknown }).done),
+          notice: doneNotice(query.done),
         },
         html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${pages.refdata.families.labelOf(row.family)}</span></p>
 <p>IRI: ${copyable('iri', row.iri, { className: 'iri', label: 'Copy IRI' })}</p>
@@ -137,8 +144,8 @@ ${history}`,
     const options = { schema: { querystring }, ...PAGE_CONSTRAINT };
     app.get(path, options, async (request, reply) => {
       const row = await visibleRow(request);
-      const format = (request.query as Record<string, unknown>).format;
-      if (format === undefined) return page(request, reply, row);
+      const format = request.query.format;
+      if (format === undefined) return page(request, reply, row, request.query);
       const name = (row.iri.slice(row.iri.lastIndexOf('/') + 1) || 'resource').replace(
         /[^A-Za-z0-9._-]/g,
         '_',

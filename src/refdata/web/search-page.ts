@@ -60,7 +60,7 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
     '/search',
     { schema: { querystring: searchPageQuery(pages.refdata.families) } },
     async (request, reply) => {
-      const query = request.query as SearchQuery;
+      const query = request.query;
       const words = query.q?.trim() ? query.q.trim() : undefined;
       const visible = visibleStatuses(pages.viewerOf(request) !== undefined);
       const chosenStatuses = query.status ?? [];

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html } from '../../platform/web/html.js';
 import { csrfField, type Notice } from '../../platform/web/layout.js';
@@ -45,8 +46,7 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
   ) => {
     const session = await pages.ensureSession(request, reply);
     const returnTo = returnPathOrHome(
-      (request.query as Record<string, unknown> | undefined)?.return_to ??
-        formField(request.body, 'return_to'),
+      partValue(request.query, 'return_to') ?? formField(request.body, 'return_to'),
     );
     const provider = pages.options.signIn.provider?.config.name;
     return reply
@@ -87,10 +87,7 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
       return reply.redirect(`${pages.refdata.publicUrl}${request.url}`, 302);
     }
     if (pages.viewerOf(request)) {
-      return reply.redirect(
-        returnPathOrHome((request.query as Record<string, unknown>).return_to),
-        302,
-      );
+      return reply.redirect(returnPathOrHome(partValue(request.query, 'return_to')), 302);
     }
     return signInPage(request, reply);
   });

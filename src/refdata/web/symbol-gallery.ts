@@ -17,7 +17,7 @@ export function registerSymbolGallery(app: HttpApp, pages: Pages): void {
     { additionalProperties: false },
   );
   app.get('/symbols', { schema: { querystring } }, async (request, reply) => {
-    const page = (request.query as { page?: number }).page ?? 1;
+    const page = request.query.page ?? 1;
     const visible = visibleStatuses(pages.viewerOf(request) !== undefined);
     const base = refdata.db
       .selectFrom('resources')

@@ -273,8 +273,8 @@ ${changesTable(
   app.get('/authoring/new', { schema: { querystring: PREFILL_QUERY } }, async (request, reply) => {
     if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
     // What the form is to start with (a library's page says which library) goes along.
-    const prefill = new URLSearchParams(request.query as Record<string, string>).toString();
-    const library = (request.query as { ontology?: string }).ontology;
+    const prefill = new URLSearchParams(request.query).toString();
+    const library = request.query.ontology;
     const libraryName = library
       ? (await pickedResources(refdata, [library])).get(library)?.name
       : undefined;
@@ -297,10 +297,10 @@ ${changesTable(
     { schema: { params: FAMILY_PARAMS, querystring: PREFILL_QUERY } },
     async (request, reply) => {
       if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
-      const family = familyFrom((request.params as { family: string }).family);
+      const family = familyFrom(request.params.family);
       const schema = family.schema as FieldSchema;
       const draft = emptyDraft(schema) as Record<string, Draft>;
-      for (const [name, value] of Object.entries(request.query as Record<string, string>)) {
+      for (const [name, value] of Object.entries(request.query)) {
         const field = schema.properties?.[name];
         if (field && typeof draft[name] === 'string' && kindOf(field) !== 'hidden')
           draft[name] = value;
@@ -321,7 +321,7 @@ ${changesTable(
     async (request, reply) => {
       const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts');
       if (!viewer) return reply;
-      const family = familyFrom((request.params as { family: string }).family);
+      const family = familyFrom(request.params.family);
       return post(
         request,
         reply,
@@ -373,7 +373,7 @@ ${changesTable(
 
   app.get('/authoring/edit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
     if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts')) return reply;
-    const { row, family } = await editable((request.query as { iri: string }).iri);
+    const { row, family } = await editable(request.query.iri);
     return renderForm(request, reply, 200, {
       ...editPage(row, family),
       family,
@@ -395,7 +395,7 @@ ${changesTable(
     async (request, reply) => {
       const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts');
       if (!viewer) return reply;
-      const { iri, resume } = request.query as { iri: string; resume?: '1' };
+      const { iri, resume } = request.query;
       const { row, family } = await editable(iri);
       const fields = formFieldsOf(request.body);
       if (resume) {

@@ -20,7 +20,7 @@ export function registerPickRoute(app: HttpApp, pages: Pages): void {
   const refdata = pages.refdata;
   app.get('/authoring/pick', { schema: { querystring: PICK_QUERY } }, async (request, reply) => {
     if (!pages.viewerOf(request)) return reply.status(401).send({ results: [] });
-    const { families, q } = request.query as { families: string; q: string };
+    const { families, q } = request.query;
     const known = families.split(',').filter((key) => refdata.families.byKey(key) !== undefined);
     const found = known.length > 0 ? await suggestions(refdata, known, q) : [];
     return reply.send({

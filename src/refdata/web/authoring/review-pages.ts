@@ -36,7 +36,7 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
 
   app.get('/review', { schema: { querystring: QUEUE_QUERY } }, async (request, reply) => {
     if (!viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing')) return reply;
-    const query = request.query as { library?: string; family?: string };
+    const query = request.query;
     const library = query.library || undefined;
     const family = query.family || undefined;
     const [waiting, libraries] = await Promise.all([
@@ -187,13 +187,13 @@ ${refused ? html`<p class="field-error" id="justification-error">${refused.error
 
   app.get('/review/resource', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
     if (!viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing')) return reply;
-    return reviewPage(request, reply, await submitted((request.query as { iri: string }).iri), 200);
+    return reviewPage(request, reply, await submitted(request.query.iri), 200);
   });
 
   app.post('/review/resource', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
     const viewer = viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing');
     if (!viewer) return reply;
-    const row = await submitted((request.query as { iri: string }).iri);
+    const row = await submitted(request.query.iri);
     const fields = formFieldsOf(request.body);
     const justification = (fields.get('justification') ?? '').trim();
     const decision = fields.get('decision');

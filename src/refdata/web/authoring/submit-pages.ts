@@ -88,14 +88,14 @@ ${
 
   app.get('/authoring/submit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
     if (!viewerWith(pages, request, reply, SUBMIT_ROLES, 'Submitting')) return reply;
-    const row = await submittable((request.query as { iri: string }).iri);
+    const row = await submittable(request.query.iri);
     return confirmation(request, reply, row, 200);
   });
 
   app.post('/authoring/submit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
     const viewer = viewerWith(pages, request, reply, SUBMIT_ROLES, 'Submitting');
     if (!viewer) return reply;
-    const row = await submittable((request.query as { iri: string }).iri);
+    const row = await submittable(request.query.iri);
     const body = (request.body ?? {}) as Record<string, unknown>;
     if (String(body._version) !== String(row.version)) {
       return confirmation(

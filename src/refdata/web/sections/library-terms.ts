@@ -3,19 +3,13 @@ import { html, type Markup } from '../../../platform/web/html.js';
 import type { Status } from '../../db/tables.js';
 import type { FamilyKey } from '../../families/family.js';
 import { pageHref, statusLabel } from '../links.js';
-import type { PageSection, SectionContext } from './section.js';
+import type { PageQuery, PageSection, SectionContext } from './section.js';
 
 const PAGE_SIZE = 50;
 /** Above this many classes a library's hierarchy is not drawn as one tree. */
 const TREE_LIMIT = 1500;
 
-interface TermQuery {
-  family?: string[];
-  status?: string[];
-  page?: number;
-}
-
-function address(path: string, query: TermQuery): string {
+function address(path: string, query: PageQuery): string {
   const params = new URLSearchParams();
   for (const family of query.family ?? []) params.append('family', family);
   for (const status of query.status ?? []) params.append('status', status);
@@ -27,9 +21,8 @@ function address(path: string, query: TermQuery): string {
 /** A library's terms, paged and filtered, and its class hierarchy as a tree to open. */
 export const libraryTerms: PageSection = {
   families: ['library'],
-  async render({ pages, request, row, visible }: SectionContext): Promise<Markup> {
+  async render({ pages, request, row, visible, query }: SectionContext): Promise<Markup> {
     const { refdata } = pages;
-    const query = request.query as TermQuery;
     const page = query.page ?? 1;
     const base = refdata.db
       .selectFrom('resources as r')

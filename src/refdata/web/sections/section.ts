@@ -3,12 +3,22 @@ import type { Markup } from '../../../platform/web/html.js';
 import type { ResourceRow } from '../../resources/store.js';
 import type { Pages } from '../pages.js';
 
+/** The parts of a resource page's (declared, checked) query that sections read. */
+export interface PageQuery {
+  family?: string[];
+  status?: string[];
+  page?: number;
+  done?: string;
+}
+
 /** What a section of a resource page is given. */
 export interface SectionContext {
   pages: Pages;
   request: FastifyRequest;
   row: ResourceRow;
   body: Record<string, unknown>;
+  /** The page's query: which of a library's terms, and which page of them. */
+  query: PageQuery;
   /** Which statuses the viewer may see (undefined: all, they are signed in). */
   visible: readonly string[] | undefined;
 }
