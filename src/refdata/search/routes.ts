@@ -5,7 +5,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { STATUSES, type Status } from '../db/tables.js';
+import { STATUSES } from '../db/tables.js';
 import { answer, problems, StatusSchema } from '../described-responses.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { OFFERED } from '../rdf/routes.js';

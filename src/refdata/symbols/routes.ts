@@ -4,7 +4,6 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import type { Status } from '../db/tables.js';
 import {
   HEADERS,
   JsonLdDocument,
