@@ -1,6 +1,6 @@
 import { type Kysely, sql } from 'kysely';
-import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
+import { loadProgramConfig } from '../src/program.js';
 import type { RefdataTables, Status } from '../src/refdata/db/tables.js';
 import { normalizedName } from '../src/refdata/resources/store.js';
 import type { RefdataBenchServer } from './refdata-server.js';
@@ -28,7 +28,9 @@ export async function seedResources(
   server: RefdataBenchServer,
   resources: Iterable<SeedResource>,
 ): Promise<void> {
-  const database = openDatabase<RefdataTables>(loadConfig(server.env).services.refdata.database);
+  const database = openDatabase<RefdataTables>(
+    loadProgramConfig(server.env).services.refdata.database,
+  );
   try {
     await seedInto(database.db, resources);
     // As a running database's autovacuum would: the planner needs the new rows' statistics.

@@ -15,9 +15,9 @@ import { GroupStore } from '../src/codehost/namespaces/groups.js';
 import { ProjectStore } from '../src/codehost/namespaces/projects.js';
 import { ApplicationStore } from '../src/codehost/oauth/applications.js';
 import { TokenStore } from '../src/codehost/oauth/tokens.js';
-import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
 import { migrateToLatest } from '../src/platform/db/migrations.js';
+import { loadProgramConfig } from '../src/program.js';
 import { freePort } from '../test/codehost/helpers.js';
 import { createPostgresDatabase, startProgram } from './processes.js';
 
@@ -61,7 +61,7 @@ export async function startBenchServer(options: {
   };
 
   // Seed through the service's own stores, before the server opens the database.
-  const config = loadConfig(env);
+  const config = loadProgramConfig(env);
   const database = openDatabase<CodehostTables>(config.services.codehost.database);
   const seeded = await (async () => {
     await migrateToLatest(database, codehost.migrations);

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { loadConfig } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
+import { loadProgramConfig } from '../src/program.js';
 import type { RefdataTables } from '../src/refdata/db/tables.js';
 import { FamilyRegistry } from '../src/refdata/families/registry.js';
 import { searchFields } from '../src/refdata/search/documents.js';
@@ -33,7 +33,7 @@ export async function buildFtsAnchor(env: Record<string, string>): Promise<FtsAn
     'insert into f (rowid, label, identifier, mappings, description) values (?, ?, ?, ?, ?)',
   );
   const families = new FamilyRegistry();
-  const database = openDatabase<RefdataTables>(loadConfig(env).services.refdata.database);
+  const database = openDatabase<RefdataTables>(loadProgramConfig(env).services.refdata.database);
   try {
     let after = 0;
     for (;;) {

@@ -6,8 +6,9 @@
  * costs beyond the bare route and the page's rows, and it stands next to raw
  * FTS5 as engine against engine.
  */
-import { loadConfig } from '../src/platform/config.js';
+
 import { openDatabase } from '../src/platform/db/connection.js';
+import { loadProgramConfig } from '../src/program.js';
 import type { RefdataTables } from '../src/refdata/db/tables.js';
 import { FamilyRegistry } from '../src/refdata/families/registry.js';
 import { indexedDocument, selectIndexRows } from '../src/refdata/search/documents.js';
@@ -23,7 +24,7 @@ export interface IndexAlone {
 export async function buildIndexAlone(env: Record<string, string>): Promise<IndexAlone> {
   const families = new FamilyRegistry();
   const index = new MemoryIndex();
-  const database = openDatabase<RefdataTables>(loadConfig(env).services.refdata.database);
+  const database = openDatabase<RefdataTables>(loadProgramConfig(env).services.refdata.database);
   try {
     let after = 0;
     for (;;) {

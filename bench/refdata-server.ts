@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/platform/config.js';
+import { loadProgramConfig } from '../src/program.js';
 import { loadOrCreateSigningKey } from '../src/refdata/auth/signing-key.js';
 import { mintToken } from '../src/refdata/auth/tokens.js';
 import { freePort } from '../test/codehost/helpers.js';
@@ -57,7 +57,7 @@ export async function startRefdataBenchServer(options: {
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
   };
   let program = await startProgram('refdata', url, dataDir, env);
-  const tokens = loadConfig(env).refdata.tokens;
+  const tokens = loadProgramConfig(env).settings.refdata.tokens;
   const key = await loadOrCreateSigningKey(tokens.signingKeyFile);
   const token = await mintToken(key, tokens, {
     subject: 'bench',

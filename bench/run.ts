@@ -15,7 +15,7 @@ import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
-import { loadConfig } from '../src/platform/config.js';
+import { loadProgramConfig } from '../src/program.js';
 import { basicAuth } from '../test/codehost/helpers.js';
 import { type BenchServer, type DatabaseKind, startBenchServer } from './codehost-server.js';
 import { type LoadFigures, runLoad } from './load.js';
@@ -226,7 +226,7 @@ out('- Load generator (autocannon) on the same machine, sharing its cores with t
 out('');
 
 process.stderr.write('Measuring argon2id\n');
-const defaults = loadConfig({}).security.passwordHash;
+const defaults = loadProgramConfig({}).security.passwordHash;
 const hashing: HashingFigures[] = [];
 for (const cost of [
   defaults,

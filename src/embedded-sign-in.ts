@@ -1,36 +1,45 @@
 import type { Kysely } from 'kysely';
 import type { CodehostTables } from './codehost/db/tables.js';
 import { ensureTrustedClient } from './codehost/oauth/trusted-clients.js';
-import { type Config, DEFAULT_ROLE_MAP, roleMap } from './platform/config.js';
+import {
+  type Config,
+  serviceSection,
+  serviceSettings,
+  withServiceSettings,
+} from './platform/config.js';
 import { openDatabase } from './platform/db/connection.js';
 import type { RunningService, StartHooks } from './platform/runner.js';
+import { DEFAULT_ROLE_MAP, type RefdataSettings, roleMap } from './refdata/config.js';
 
 /**
  * The embedded default: when refdata starts beside codehost and no identity
  * provider is configured, refdata signs people in through that codehost. It is
  * registered there as an OAuth application (as an administrator would do on the
- * Applications page) with a fresh secret each start, and configured as any
- * relying party would be. The services still meet only over OpenID Connect:
- * this module, like program.ts, is where the two are put side by side.
+ * Applications page) with a fresh secret each start, and refdata starts with a
+ * configuration naming it, as any relying party would be configured. The
+ * services still meet only over OpenID Connect: this module, like program.ts,
+ * is where the two are put side by side.
  */
-export function embeddedSignIn(config: Config): StartHooks {
+export function embeddedSignIn(): StartHooks {
   return {
-    async beforeStart(definition, running: readonly RunningService[]) {
-      if (definition.name !== 'refdata' || config.refdata.web.oidc) return;
+    async beforeStart(definition, config: Config, running: readonly RunningService[]) {
+      if (definition.name !== 'refdata') return undefined;
+      const section = serviceSection(config, 'refdata');
+      const settings = serviceSettings<RefdataSettings>(config, 'refdata');
+      if (settings.web.oidc) return undefined;
       const codehost = running.find((service) => service.name === 'codehost');
-      if (!codehost) return;
-      const refdataUrl = config.services.refdata.publicUrl;
-      const database = openDatabase(config.services.codehost.database);
+      if (!codehost) return undefined;
+      const database = openDatabase(codehost.config.database);
       try {
         const client = await ensureTrustedClient(database.db as Kysely<CodehostTables>, {
           name: 'refdata',
-          redirectUri: `${refdataUrl}/sign-in/callback`,
-          postLogoutRedirectUri: `${refdataUrl}/`,
+          redirectUri: `${section.publicUrl}/sign-in/callback`,
+          postLogoutRedirectUri: `${section.publicUrl}/`,
           scopes: ['openid', 'profile', 'email', 'read_user'],
         });
-        if (!client) return;
-        config.refdata.web.oidc = {
-          issuer: config.services.codehost.publicUrl,
+        if (!client) return undefined;
+        const oidc = {
+          issuer: codehost.config.publicUrl,
           clientId: client.clientId,
           clientSecret: client.clientSecret,
           name: 'codehost',
@@ -39,6 +48,10 @@ export function embeddedSignIn(config: Config): StartHooks {
           // codehost's administrators hold every refdata role.
           gitlabAdmins: true,
         };
+        return withServiceSettings(config, 'refdata', {
+          ...settings,
+          web: { ...settings.web, oidc },
+        });
       } finally {
         await database.close();
       }

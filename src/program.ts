@@ -4,10 +4,18 @@ import { embeddedSignIn } from './embedded-sign-in.js';
 import { type Command, type CommandContext, UsageError } from './platform/cli/command.js';
 import { commandHelp, commandList, usageReminder } from './platform/cli/help.js';
 import { serviceCommands } from './platform/cli/service-commands.js';
-import { type Config, ConfigError, describeDatabase, loadConfig } from './platform/config.js';
+import {
+  type Config,
+  ConfigError,
+  describeDatabase,
+  loadConfig,
+  type ServiceConfig,
+  serviceSection,
+} from './platform/config.js';
 import { environmentWithEnvFile } from './platform/env-file.js';
 import type { ServiceDefinition } from './platform/service.js';
 import { refdata } from './refdata/app.js';
+import type { RefdataSettings } from './refdata/config.js';
 
 /** Both services, in the order they start. This is the one place that knows both. */
 export const SERVICES: readonly ServiceDefinition[] = [
@@ -17,9 +25,24 @@ export const SERVICES: readonly ServiceDefinition[] = [
 
 export const PROGRAM = 'codehost-refdata';
 
+/** The configuration with both services' sections, typed: what the program and its tests read. */
+export type ProgramConfig = Config & {
+  services: { codehost: ServiceConfig; refdata: ServiceConfig };
+  settings: { codehost: undefined; refdata: RefdataSettings };
+};
+
+/** Reads the configuration of both services, each section by its service's own reader. */
+export function loadProgramConfig(
+  env: Readonly<Record<string, string | undefined>>,
+  cwd: string = process.cwd(),
+): ProgramConfig {
+  // loadConfig gives each of SERVICES its section, read by the service's own reader.
+  return loadConfig(env, SERVICES, cwd) as ProgramConfig;
+}
+
 export function allCommands(): Command[] {
   return [
-    ...serviceCommands(SERVICES, embeddedSignIn),
+    ...serviceCommands(SERVICES, embeddedSignIn()),
     ...SERVICES.flatMap((service) => service.adminCommands),
   ];
 }
@@ -63,7 +86,7 @@ export async function runProgram(argv: string[], io: ProgramIo): Promise<number 
   const context: CommandContext = {
     config: () => {
       const env = io.envFile ? environmentWithEnvFile(io.env, io.envFile) : io.env;
-      config ??= loadConfig(env);
+      config ??= loadProgramConfig(env);
       return config;
     },
     stdout: io.stdout,
@@ -76,7 +99,7 @@ export async function runProgram(argv: string[], io: ProgramIo): Promise<number 
     if (owner) {
       const config = context.config();
       io.stderr.write(
-        `${owner.name}: data directory ${config.dataDir}; database ${describeDatabase(config.services[owner.name].database)}\n`,
+        `${owner.name}: data directory ${config.dataDir}; database ${describeDatabase(serviceSection(config, owner.name).database)}\n`,
       );
     }
     return await command.run(args, context);

@@ -18,9 +18,9 @@ import { UserStore } from '../src/codehost/accounts/users.js';
 import { createCodehost } from '../src/codehost/context.js';
 import type { CodehostTables } from '../src/codehost/db/tables.js';
 import { userFacts } from '../src/codehost/oidc/claims.js';
-import { DEFAULT_ROLE_MAP, loadConfig, roleMap } from '../src/platform/config.js';
 import { openDatabase } from '../src/platform/db/connection.js';
-import { allCommands, runProgram } from '../src/program.js';
+import { allCommands, loadProgramConfig, runProgram } from '../src/program.js';
+import { DEFAULT_ROLE_MAP, roleMap } from '../src/refdata/config.js';
 import type { RefdataTables } from '../src/refdata/db/tables.js';
 import { rolesFromClaims } from '../src/refdata/web/oidc-sign-in.js';
 
@@ -333,7 +333,9 @@ describe('codehost account commands', () => {
     expect((await run(['codehost-user-create', 'bob'], env)).status).toBe(2);
 
     // The stored state is what the commands said: check it through the database.
-    const database = openDatabase<CodehostTables>(loadConfig(env).services.codehost.database);
+    const database = openDatabase<CodehostTables>(
+      loadProgramConfig(env).services.codehost.database,
+    );
     try {
       const users = new UserStore(
         database.db,
@@ -413,7 +415,9 @@ describe('codehost group, project and member commands', () => {
         .status,
     ).toBe(0);
 
-    const database = openDatabase<CodehostTables>(loadConfig(env).services.codehost.database);
+    const database = openDatabase<CodehostTables>(
+      loadProgramConfig(env).services.codehost.database,
+    );
     try {
       const members = await database.db
         .selectFrom('members')
@@ -438,7 +442,7 @@ describe('refdata search commands', () => {
   it('marks search down and up, and rebuilds the index', async () => {
     const env = { DATA_DIR: temporaryDataDir() };
     expect((await run(['refdata-search-down'], env)).stdout).toBe('Search is down.\n');
-    const database = openDatabase<RefdataTables>(loadConfig(env).services.refdata.database);
+    const database = openDatabase<RefdataTables>(loadProgramConfig(env).services.refdata.database);
     try {
       const state = await database.db
         .selectFrom('search_state')
@@ -453,7 +457,7 @@ describe('refdata search commands', () => {
     expect((await run(['refdata-search-rebuild'], env)).stdout).toBe(
       'Asked every running instance to rebuild its search index; each does so within a second.\n',
     );
-    const reopened = openDatabase<RefdataTables>(loadConfig(env).services.refdata.database);
+    const reopened = openDatabase<RefdataTables>(loadProgramConfig(env).services.refdata.database);
     try {
       const state = await reopened.db
         .selectFrom('search_state')
@@ -589,7 +593,7 @@ describe('the Reviewer-role recipe in docs/web.md', () => {
     expect(
       (await run(['codehost-member-add', 'group', 'refdata', 'dave', 'guest'], env)).status,
     ).toBe(0);
-    const config = loadConfig(env);
+    const config = loadProgramConfig(env);
     const database = openDatabase<CodehostTables>(config.services.codehost.database);
     try {
       const codehost = createCodehost(database.db, config.services.codehost, config);

@@ -5,18 +5,20 @@ import { codehost } from '../src/codehost/app.js';
 import { codehostMigrations } from '../src/codehost/db/migrations.js';
 import type { CodehostTables } from '../src/codehost/db/tables.js';
 import { embeddedSignIn } from '../src/embedded-sign-in.js';
-import { type Config, loadConfig } from '../src/platform/config.js';
 import { type DatabaseHandle, openDatabase } from '../src/platform/db/connection.js';
 import { migrateToLatest } from '../src/platform/db/migrations.js';
 import type { RunningService } from '../src/platform/runner.js';
 import { matchesSecretHash } from '../src/platform/security/secrets.js';
 import type { ServiceDefinition } from '../src/platform/service.js';
+import { loadProgramConfig, type ProgramConfig } from '../src/program.js';
 import { refdata } from '../src/refdata/app.js';
 import { FAST_HASHING } from './codehost/helpers.js';
-import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from './harness.js';
+import { createTestDatabase, DATABASE_KINDS, type TestDatabase, withDatabase } from './harness.js';
 
 /** What the start-up hook sees when codehost is already running. */
-const CODEHOST_RUNNING = [{ name: 'codehost' } as RunningService];
+const codehostRunning = (config: ProgramConfig) => [
+  { name: 'codehost', config: config.services.codehost } as RunningService,
+];
 
 describe.each(DATABASE_KINDS)(
   'npm start: refdata signs in through the codehost beside it, on %s',
@@ -32,11 +34,12 @@ describe.each(DATABASE_KINDS)(
       database = await createTestDatabase(kind, 'embedded');
       handle = openDatabase<CodehostTables>(database.config);
       await migrateToLatest(handle, codehostMigrations);
-      const config = (): Config => {
-        const loaded = loadConfig({ ...FAST_HASHING, REFDATA_PORT: '9381', ...env });
-        loaded.services.codehost.database = database.config;
-        return loaded;
-      };
+      const config = (): ProgramConfig =>
+        withDatabase(
+          loadProgramConfig({ ...FAST_HASHING, REFDATA_PORT: '9381', ...env }),
+          'codehost',
+          database.config,
+        );
       const admin = async () =>
         new UserStore(handle.db, new PasswordHasher(config().security.passwordHash)).create({
           username: 'root',
@@ -48,15 +51,20 @@ describe.each(DATABASE_KINDS)(
       return { config, admin };
     }
 
-    const start = (config: Config, definition: ServiceDefinition, running = CODEHOST_RUNNING) =>
-      embeddedSignIn(config).beforeStart?.(definition, running);
+    /** The configuration the service starts with, after the hook. */
+    const start = async (
+      config: ProgramConfig,
+      definition: ServiceDefinition,
+      running = codehostRunning(config),
+    ) =>
+      ((await embeddedSignIn().beforeStart?.(definition, config, running)) ??
+        config) as ProgramConfig;
 
     it('registers refdata as an application of codehost’s administrator, with a new secret each start', async () => {
       const { config, admin } = await setUp();
       const root = await admin();
-      const first = config();
-      await start(first, refdata as ServiceDefinition);
-      const oidc = first.refdata.web.oidc;
+      const first = await start(config(), refdata as ServiceDefinition);
+      const oidc = first.settings.refdata.web.oidc;
       expect(oidc).toMatchObject({
         issuer: first.services.codehost.publicUrl,
         name: 'codehost',
@@ -87,14 +95,16 @@ describe.each(DATABASE_KINDS)(
       expect(matchesSecretHash(oidc?.clientSecret ?? '', registered?.secret_hash ?? '')).toBe(true);
 
       // The next start keeps the application and replaces its secret.
-      const second = config();
-      await start(second, refdata as ServiceDefinition);
+      const second = await start(config(), refdata as ServiceDefinition);
       const after = await applications();
       expect(after).toHaveLength(1);
-      expect(second.refdata.web.oidc?.clientId).toBe(oidc?.clientId);
+      expect(second.settings.refdata.web.oidc?.clientId).toBe(oidc?.clientId);
       expect(matchesSecretHash(oidc?.clientSecret ?? '', after[0]?.secret_hash ?? '')).toBe(false);
       expect(
-        matchesSecretHash(second.refdata.web.oidc?.clientSecret ?? '', after[0]?.secret_hash ?? ''),
+        matchesSecretHash(
+          second.settings.refdata.web.oidc?.clientSecret ?? '',
+          after[0]?.secret_hash ?? '',
+        ),
       ).toBe(true);
     });
 
@@ -104,25 +114,28 @@ describe.each(DATABASE_KINDS)(
         REFDATA_OIDC_CLIENT_ID: 'refdata',
         REFDATA_OIDC_CLIENT_SECRET: 'secret',
       });
-      const configured = config();
       await admin();
-      await start(configured, refdata as ServiceDefinition);
-      expect(configured.refdata.web.oidc?.issuer).toBe('https://keycloak.example/realms/plant');
+      const configured = await start(config(), refdata as ServiceDefinition);
+      expect(configured.settings.refdata.web.oidc?.issuer).toBe(
+        'https://keycloak.example/realms/plant',
+      );
 
-      const alone = loadConfig({ ...FAST_HASHING });
-      alone.services.codehost.database = database.config;
-      await start(alone, refdata as ServiceDefinition, []);
-      expect(alone.refdata.web.oidc).toBeUndefined();
-      await start(alone, codehost as ServiceDefinition);
-      expect(alone.refdata.web.oidc).toBeUndefined();
+      const alone = withDatabase(
+        loadProgramConfig({ ...FAST_HASHING }),
+        'codehost',
+        database.config,
+      );
+      const aloneStarted = await start(alone, refdata as ServiceDefinition, []);
+      expect(aloneStarted.settings.refdata.web.oidc).toBeUndefined();
+      const codehostStarted = await start(alone, codehost as ServiceDefinition);
+      expect(codehostStarted.settings.refdata.web.oidc).toBeUndefined();
       expect(await handle.db.selectFrom('oauth_applications').select('id').execute()).toEqual([]);
     });
 
     it('registers nothing while codehost has no administrator', async () => {
       const { config } = await setUp();
-      const fresh = config();
-      await start(fresh, refdata as ServiceDefinition);
-      expect(fresh.refdata.web.oidc).toBeUndefined();
+      const fresh = await start(config(), refdata as ServiceDefinition);
+      expect(fresh.settings.refdata.web.oidc).toBeUndefined();
     });
   },
 );

@@ -3,12 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
-import { type Config, type DatabaseConfig, loadConfig } from '../src/platform/config.js';
+import { type DatabaseConfig, serviceSection, withServiceSection } from '../src/platform/config.js';
 import { type DatabaseHandle, openDatabase } from '../src/platform/db/connection.js';
 import { migrateToLatest } from '../src/platform/db/migrations.js';
 import { createLogger } from '../src/platform/http/logging.js';
 import type { HttpApp } from '../src/platform/http/server.js';
 import { buildService, type ServiceDefinition } from '../src/platform/service.js';
+import { loadProgramConfig, type ProgramConfig } from '../src/program.js';
 import { recordResponses } from './contract/recorder.js';
 
 export type DatabaseKind = 'sqlite' | 'postgres';
@@ -56,7 +57,7 @@ export async function createTestDatabase(kind: DatabaseKind, label = 'db'): Prom
 
 export interface TestService {
   app: HttpApp;
-  config: Config;
+  config: ProgramConfig;
   database: DatabaseHandle<unknown>;
   /** Every JSON log line the service wrote, parsed. */
   logLines(): Record<string, unknown>[];
@@ -72,6 +73,16 @@ export interface TestServiceOptions {
   listen?: boolean;
 }
 
+/** The configuration with one service's database replaced (a test's own). */
+export function withDatabase(
+  config: ProgramConfig,
+  name: string,
+  database: DatabaseConfig,
+): ProgramConfig {
+  const section = { ...serviceSection(config, name), database };
+  return withServiceSection(config, name, section) as ProgramConfig;
+}
+
 /** Starts a service in-process on a fresh database of the chosen kind. */
 export async function startTestService(
   definition: ServiceDefinition,
@@ -81,8 +92,8 @@ export async function startTestService(
   const testDatabase = await createTestDatabase(kind, definition.name);
   // Local state (refdata's signing key, codehost's first password) stays out of the tree.
   const dataDir = mkdtempSync(join(tmpdir(), 'chrd-data-'));
-  const config = loadConfig({ LOG_LEVEL: 'info', DATA_DIR: dataDir, ...options.env });
-  config.services[definition.name].database = testDatabase.config;
+  const loaded = loadProgramConfig({ LOG_LEVEL: 'info', DATA_DIR: dataDir, ...options.env });
+  const config = withDatabase(loaded, definition.name, testDatabase.config);
 
   const chunks: string[] = [];
   const logger = createLogger(definition.name, config.logLevel, {

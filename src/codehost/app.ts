@@ -57,6 +57,7 @@ export function codehostService(
   const grants = grantsByType(options.grants ?? BUILT_IN_GRANTS);
   return {
     name: 'codehost',
+    defaultPort: 8080,
     title: 'codehost',
     description:
       'OAuth 2.0 authorization server and notification-settings API of a code-hosting service, wire-compatible with GitLab (`/oauth/*`, `/api/v3`, `/api/v4`). API errors use GitLab\'s `{"message": ...}` shape; OAuth errors RFC 6749\'s `{"error", "error_description"}`.',

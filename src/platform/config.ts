@@ -13,59 +13,10 @@ export interface Config {
   trustProxy: TrustProxy;
   dataDir: string;
   security: SecurityConfig;
-  services: Record<ServiceName, ServiceConfig>;
-  refdata: RefdataConfig;
-}
-
-/** refdata's identifiers and how it checks bearer tokens; see docs/authentication.md. */
-export interface RefdataConfig {
-  /** Base of the IRIs refdata mints, without a trailing slash. */
-  iriBase: string;
-  /** Where the ETIM and UNSPSC catalogue files are read from. */
-  cataloguesDir: string;
-  tokens: {
-    /** An identity provider's key set; unset means refdata signs its own tokens. */
-    jwksUrl: string | undefined;
-    issuer: string;
-    audience: string;
-    /** Claim holding the roles; a dotted path reaches into objects (`realm_access.roles`). */
-    rolesClaim: string;
-    /** refdata's own signing key (a private JWK), created on first start. */
-    signingKeyFile: string;
-    /** Longest a token may live (`exp` after `iat`); longer ones are refused, and not minted. */
-    maxLifetimeSeconds: number;
-  };
-  /** Each instance's in-memory search index; see docs/search.md. */
-  search: {
-    /** How often the change log is read for what other instances wrote. */
-    pollMilliseconds: number;
-    /** How long start-up waits for the index before serving (503 on search until it is built). */
-    startWaitMilliseconds: number;
-    /** The bound of the answers kept for searches asked again, in bytes (0: none kept). */
-    answerCacheBytes: number;
-  };
-  /** The web pages; see docs/web.md. */
-  web: {
-    /** Libraries, search and approved content are open to visitors who are not signed in. */
-    anonymousRead: boolean;
-    /** Signing in through an OpenID Connect provider; unset offers token sign-in only. */
-    oidc: OidcSignInConfig | undefined;
-  };
-}
-
-/** A relying party's settings (refdata signing people in through a provider). */
-export interface OidcSignInConfig {
-  issuer: string;
-  clientId: string;
-  clientSecret: string;
-  /** What the sign-in button calls the provider. */
-  name: string;
-  /** Claim holding group or role names; a dotted path reaches into objects. */
-  rolesClaim: string;
-  /** Each refdata role and the claim values that grant it (`*`: everyone who signs in). */
-  roleMap: Record<string, string[]>;
-  /** A GitLab-compatible provider's administrators hold every role (read from its API). */
-  gitlabAdmins: boolean;
+  /** Each service's address and database, by its name. */
+  services: Readonly<Record<string, ServiceConfig>>;
+  /** What each service's own reader read (`ServiceSettingsReader`), by its name. */
+  settings: Readonly<Record<string, unknown>>;
 }
 
 /** Costs and limits that guard credentials; see docs/configuration.md. */
@@ -84,14 +35,29 @@ export interface SecurityConfig {
   refreshReuseGraceSeconds: number;
 }
 
-export type ServiceName = 'codehost' | 'refdata';
-export const SERVICE_NAMES: readonly ServiceName[] = ['codehost', 'refdata'];
-
 export interface ServiceConfig {
   port: number;
   /** The URL clients use to reach the service, without a trailing slash. */
   publicUrl: string;
   database: DatabaseConfig;
+}
+
+/** Where a service's own settings are read from and resolved against. */
+export interface SettingsContext {
+  publicUrl: string;
+  dataDir: string;
+  cwd: string;
+}
+
+/**
+ * What the platform needs to read a service's section: its name (the prefix of
+ * its variables, `NAME_PORT`, `NAME_PUBLIC_URL`, `NAME_DATABASE_URL`), its port,
+ * and a reader of the settings only it knows.
+ */
+export interface ServiceSettingsReader<Settings = unknown> {
+  name: string;
+  defaultPort: number;
+  readSettings?(read: Reader, context: SettingsContext): Settings;
 }
 
 export type DatabaseConfig =
@@ -120,9 +86,15 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const DEFAULT_PORTS: Record<ServiceName, number> = { codehost: 8080, refdata: 8081 };
-
-export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
+/**
+ * Reads the process's settings and each service's section. The result is
+ * frozen: a setting changes by reading the environment again, never in place.
+ */
+export function loadConfig(
+  env: Env,
+  services: readonly ServiceSettingsReader[],
+  cwd: string = process.cwd(),
+): Config {
   const read = (name: string): string | undefined => {
     const value = env[name];
     return value === undefined || value.trim() === '' ? undefined : value.trim();
@@ -133,14 +105,16 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
   const poolMax = integer(read, 'DATABASE_POOL_MAX', 10, 1, 1000);
 
-  const services = {} as Record<ServiceName, ServiceConfig>;
-  for (const name of SERVICE_NAMES) {
+  const sections: Record<string, ServiceConfig> = {};
+  const settings: Record<string, unknown> = {};
+  for (const service of services) {
+    const name = service.name;
     const prefix = name.toUpperCase();
-    const port = integer(read, `${prefix}_PORT`, DEFAULT_PORTS[name], 0, 65535);
+    const port = integer(read, `${prefix}_PORT`, service.defaultPort, 0, 65535);
     const publicUrl = httpUrl(
       read,
       `${prefix}_PUBLIC_URL`,
-      `http://localhost:${port === 0 ? DEFAULT_PORTS[name] : port}`,
+      `http://localhost:${port === 0 ? service.defaultPort : port}`,
     );
     const databaseUrlVariable = read(`${prefix}_DATABASE_URL`)
       ? `${prefix}_DATABASE_URL`
@@ -154,10 +128,11 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
           poolMax,
         }
       : { kind: 'sqlite', file: join(dataDir, `${name}.sqlite`) };
-    services[name] = { port, publicUrl, database };
+    sections[name] = { port, publicUrl, database };
+    settings[name] = service.readSettings?.(read, { publicUrl, dataDir, cwd });
   }
 
-  return {
+  return deepFreeze({
     host,
     logLevel: oneOf(read, 'LOG_LEVEL', 'info', LOG_LEVELS),
     bodyLimitBytes: integer(read, 'HTTP_BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
@@ -184,121 +159,29 @@ export function loadConfig(env: Env, cwd: string = process.cwd()): Config {
       sessionLifetimeSeconds: integer(read, 'SESSION_LIFETIME_SECONDS', 604_800, 60, 31_536_000),
       refreshReuseGraceSeconds: integer(read, 'OAUTH_REFRESH_REUSE_GRACE_SECONDS', 10, 0, 300),
     },
-    services,
-    refdata: refdataConfig(read, services.refdata.publicUrl, dataDir, cwd),
-  };
+    services: sections,
+    settings,
+  });
 }
 
-/** `iss` and `aud` of tokens from refdata's own key, unless configured otherwise. */
-export const EMBEDDED_TOKEN_ISSUER = 'urn:refdata:embedded';
-export const EMBEDDED_TOKEN_AUDIENCE = 'urn:refdata';
-
-function refdataConfig(
-  read: Reader,
-  publicUrl: string,
-  dataDir: string,
-  cwd: string,
-): RefdataConfig {
-  const jwksUrl =
-    read('REFDATA_JWKS_URL') === undefined ? undefined : httpUrl(read, 'REFDATA_JWKS_URL', '');
-  const issuer = read('REFDATA_TOKEN_ISSUER');
-  if (jwksUrl && issuer === undefined) {
-    throw new ConfigError(
-      'REFDATA_TOKEN_ISSUER',
-      '',
-      "it is required with REFDATA_JWKS_URL: the issuer (iss) of the identity provider's tokens",
-    );
-  }
-  const rolesClaim = claimPath(read, 'REFDATA_ROLES_CLAIM', 'roles');
-  const keyFile = read('REFDATA_SIGNING_KEY_FILE');
-  return {
-    iriBase: httpUrl(read, 'REFDATA_IRI_BASE', publicUrl),
-    cataloguesDir: resolve(cwd, read('REFDATA_CATALOGUES_DIR') ?? join(dataDir, 'catalogues')),
-    tokens: {
-      jwksUrl,
-      // Fixed defaults rather than the public URL: a token minted from the command line
-      // must be accepted by the service whatever port either was started with.
-      issuer: issuer ?? EMBEDDED_TOKEN_ISSUER,
-      audience: read('REFDATA_TOKEN_AUDIENCE') ?? EMBEDDED_TOKEN_AUDIENCE,
-      rolesClaim,
-      // Relative to the working directory, like DATA_DIR.
-      signingKeyFile: keyFile ? resolve(cwd, keyFile) : join(dataDir, 'refdata-signing-key.json'),
-      maxLifetimeSeconds: integer(
-        read,
-        'REFDATA_TOKEN_MAX_LIFETIME_SECONDS',
-        366 * 86_400,
-        60,
-        10 * 366 * 86_400,
-      ),
-    },
-    search: {
-      pollMilliseconds: integer(read, 'REFDATA_SEARCH_POLL_MS', 250, 10, 60_000),
-      startWaitMilliseconds: integer(read, 'REFDATA_SEARCH_START_WAIT_MS', 2000, 0, 600_000),
-      answerCacheBytes: integer(read, 'REFDATA_SEARCH_CACHE_MIB', 16, 0, 4096) * 1024 * 1024,
-    },
-    web: {
-      // Open by default, as on PCA's platform.
-      anonymousRead: oneOf(read, 'REFDATA_ANONYMOUS_READ', 'true', ['true', 'false']) === 'true',
-      oidc: oidcSignInConfig(read),
-    },
-  };
-}
-
-/** Group names as GitLab's `groups` claim carries them: `refdata/creators`. */
-export const DEFAULT_ROLE_MAP = 'Reader=*,Creator=refdata/creators,Reviewer=refdata/reviewers';
-
-function oidcSignInConfig(read: Reader): OidcSignInConfig | undefined {
-  if (read('REFDATA_OIDC_ISSUER') === undefined) return undefined;
-  const issuer = httpUrl(read, 'REFDATA_OIDC_ISSUER', '');
-  const required = (name: string) => {
-    const value = read(name);
-    if (!value) throw new ConfigError(name, '', 'it is required with REFDATA_OIDC_ISSUER');
-    return value;
-  };
-  const rolesClaim = claimPath(read, 'REFDATA_OIDC_ROLES_CLAIM', 'groups');
-  return {
-    issuer,
-    clientId: required('REFDATA_OIDC_CLIENT_ID'),
-    clientSecret: required('REFDATA_OIDC_CLIENT_SECRET'),
-    name: read('REFDATA_OIDC_NAME') ?? new URL(issuer).host,
-    rolesClaim,
-    roleMap: roleMap(read('REFDATA_OIDC_ROLE_MAP') ?? DEFAULT_ROLE_MAP),
-    gitlabAdmins: oneOf(read, 'REFDATA_OIDC_GITLAB_ADMINS', 'false', ['true', 'false']) === 'true',
-  };
-}
-
-/** `Role=value|value,Role=value`: which claim values grant which role. */
-export function roleMap(raw: string): Record<string, string[]> {
-  const map: Record<string, string[]> = {};
-  for (const entry of raw
-    .split(',')
-    .map((part) => part.trim())
-    .filter(Boolean)) {
-    const match = /^([A-Za-z]+)=(.+)$/.exec(entry);
-    if (!match?.[1] || !match[2]) {
-      throw new ConfigError(
-        'REFDATA_OIDC_ROLE_MAP',
-        raw,
-        'it accepts Role=value entries separated by commas, values separated by |, such as Creator=refdata/creators|editors',
-      );
-    }
-    map[match[1]] = [...(map[match[1]] ?? []), ...match[2].split('|').map((value) => value.trim())];
-  }
-  return map;
-}
-
-type Reader = (name: string) => string | undefined;
-
-/** A claim's name, or a dotted path to one inside objects (`realm_access.roles`). */
-function claimPath(read: Reader, name: string, fallback: string): string {
-  const value = read(name) ?? fallback;
-  if (!/^[A-Za-z0-9_:/.-]{1,200}$/.test(value)) {
-    throw new ConfigError(name, value, 'it accepts a claim name, or a dotted path to one');
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const member of Object.values(value)) deepFreeze(member);
   }
   return value;
 }
 
-function integer(read: Reader, name: string, fallback: number, min: number, max: number): number {
+/** One variable's trimmed value; undefined when unset or blank. */
+export type Reader = (name: string) => string | undefined;
+
+export function integer(
+  read: Reader,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
   const raw = read(name);
   if (raw === undefined) return fallback;
   const value = /^\d+$/.test(raw) ? Number(raw) : Number.NaN;
@@ -308,7 +191,7 @@ function integer(read: Reader, name: string, fallback: number, min: number, max:
   return value;
 }
 
-function oneOf<T extends string>(
+export function oneOf<T extends string>(
   read: Reader,
   name: string,
   fallback: T,
@@ -321,7 +204,7 @@ function oneOf<T extends string>(
   return match;
 }
 
-function httpUrl(read: Reader, name: string, fallback: string): string {
+export function httpUrl(read: Reader, name: string, fallback: string): string {
   const raw = read(name);
   if (raw === undefined) return fallback;
   const accepts = 'it accepts an absolute http:// or https:// URL without query or fragment';
@@ -381,4 +264,30 @@ export function describeDatabase(database: DatabaseConfig, cwd: string = process
     return `SQLite ${relative}`;
   }
   return `PostgreSQL ${redactUrlPassword(database.url)} (schema ${database.schema})`;
+}
+
+/** A service's section of the configuration; a name that has none is a programming error. */
+export function serviceSection(config: Config, name: string): ServiceConfig {
+  const section = Object.hasOwn(config.services, name) ? config.services[name] : undefined;
+  if (!section) throw new Error(`The configuration has no section for the service "${name}".`);
+  return section;
+}
+
+/**
+ * What a service's own reader read. Its type is the service's to know: the
+ * definition that read them says it (ServiceDefinition<Tables, Settings>).
+ */
+export function serviceSettings<Settings>(config: Config, name: string): Settings {
+  serviceSection(config, name);
+  return config.settings[name] as Settings;
+}
+
+/** The configuration with one service's section replaced (frozen, as loaded). */
+export function withServiceSection(config: Config, name: string, section: ServiceConfig): Config {
+  return deepFreeze({ ...config, services: { ...config.services, [name]: section } });
+}
+
+/** The configuration with one service's settings replaced (frozen, as loaded). */
+export function withServiceSettings(config: Config, name: string, settings: unknown): Config {
+  return deepFreeze({ ...config, settings: { ...config.settings, [name]: settings } });
 }

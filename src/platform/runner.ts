@@ -1,6 +1,12 @@
 import type { AddressInfo } from 'node:net';
 import type { Writable } from 'node:stream';
-import { type Config, describeDatabase, type ServiceName } from './config.js';
+import {
+  type Config,
+  describeDatabase,
+  type ServiceConfig,
+  serviceSection,
+  serviceSettings,
+} from './config.js';
 import { openDatabase } from './db/connection.js';
 import { migrateToLatest } from './db/migrations.js';
 import { createLogger } from './http/logging.js';
@@ -9,7 +15,9 @@ import type { HttpApp } from './http/server.js';
 import { buildService, type ServiceDefinition } from './service.js';
 
 export interface RunningService {
-  name: ServiceName;
+  name: string;
+  /** The service's section of the configuration it started with. */
+  config: ServiceConfig;
   app: HttpApp;
   url: string;
   /** What the service's first-start initialization wants the operator to know. */
@@ -19,12 +27,15 @@ export interface RunningService {
 export interface StartHooks {
   /**
    * Runs before each service starts, knowing those already running: where the
-   * program wires one service to another (over their public interfaces).
+   * program wires one service to another (over their public interfaces). It
+   * may answer the configuration to start with instead (the configuration is
+   * frozen: a changed one is a new one).
    */
   beforeStart?: (
     definition: ServiceDefinition,
+    config: Config,
     running: readonly RunningService[],
-  ) => Promise<void>;
+  ) => Promise<Config | undefined>;
 }
 
 /**
@@ -39,8 +50,8 @@ export async function startServices(
   const running: RunningService[] = [];
   try {
     for (const definition of definitions) {
-      await hooks.beforeStart?.(definition, running);
-      running.push(await startService(definition, config));
+      const adjusted = (await hooks.beforeStart?.(definition, config, running)) ?? config;
+      running.push(await startService(definition, adjusted));
     }
   } catch (error) {
     await closeServices(running);
@@ -55,13 +66,9 @@ export async function startServices(
  * Callers print these only once the services can be stopped cleanly, since a
  * supervisor may signal as soon as it reads them.
  */
-export function announceServices(
-  running: readonly RunningService[],
-  config: Config,
-  stdout: Writable,
-): void {
+export function announceServices(running: readonly RunningService[], stdout: Writable): void {
   for (const service of running) {
-    const database = describeDatabase(config.services[service.name].database);
+    const database = describeDatabase(service.config.database);
     stdout.write(
       `${service.name} listening on ${service.url}, API docs at ${service.url}${DOCS_PATH}, database ${database}\n`,
     );
@@ -75,14 +82,19 @@ async function startService(
   definition: ServiceDefinition,
   config: Config,
 ): Promise<RunningService> {
-  const serviceConfig = config.services[definition.name];
+  const serviceConfig = serviceSection(config, definition.name);
   const logger = createLogger(definition.name, config.logLevel);
   const database = openDatabase(serviceConfig.database);
   let app: HttpApp | undefined;
   let notice: string | undefined;
   try {
     await migrateToLatest(database, definition.migrations);
-    notice = await definition.initialize?.({ database, config: serviceConfig, platform: config });
+    notice = await definition.initialize?.({
+      database,
+      config: serviceConfig,
+      settings: serviceSettings(config, definition.name),
+      platform: config,
+    });
     app = await buildService(definition, { platform: config, database, logger });
     // Fastify logs every listen address on its own; the start-up lines printed
     // afterwards say the same more usefully, so that log line is held back.
@@ -100,6 +112,7 @@ async function startService(
   }
   return {
     name: definition.name,
+    config: serviceConfig,
     app,
     url: displayUrl(app.server.address() as AddressInfo),
     ...(notice ? { notice } : {}),

@@ -1,6 +1,12 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Command } from './cli/command.js';
-import type { Config, ServiceConfig, ServiceName } from './config.js';
+import {
+  type Config,
+  type ServiceConfig,
+  type ServiceSettingsReader,
+  serviceSection,
+  serviceSettings,
+} from './config.js';
 import type { DatabaseHandle } from './db/connection.js';
 import type { MigrationSet } from './db/migrations.js';
 import type { BodyTextPolicy } from './http/body-parsers.js';
@@ -15,9 +21,12 @@ import {
 import { createHttpServer, type HttpApp } from './http/server.js';
 import { PACKAGE_VERSION } from './version.js';
 
-export interface ServiceDependencies<Tables> {
+export interface ServiceDependencies<Tables, Settings = unknown> {
   database: DatabaseHandle<Tables>;
+  /** The service's own section: its address and database. */
   config: ServiceConfig;
+  /** What its own settings reader read. */
+  settings: Settings;
   platform: Config;
 }
 
@@ -26,13 +35,13 @@ export interface ServiceDependencies<Tables> {
  * the database connection and the lifecycle; the service owns its routes, tables
  * and error shape. Services never import each other.
  */
-export interface ServiceDefinition<Tables = unknown> {
-  name: ServiceName;
+export interface ServiceDefinition<Tables = unknown, Settings = unknown>
+  extends ServiceSettingsReader<Settings> {
   title: string;
   description: string;
   apiTags?: ApiDescription['tags'];
   /** How its operations authenticate, for the description and the docs' Authorize. */
-  apiSecurity?(config: ServiceConfig, platform: Config): ApiSecurity;
+  apiSecurity?(config: ServiceConfig, settings: Settings): ApiSecurity;
   /** What a route's unforeseen failure (500) looks like, for the description. */
   internalError?: ApiDescription['internalError'];
   migrations: MigrationSet;
@@ -40,7 +49,7 @@ export interface ServiceDefinition<Tables = unknown> {
   errorRenderer(config: ServiceConfig): ErrorRenderer;
   /** What it asks of text in request bodies beyond valid Unicode (NFC, no controls). */
   bodyText?: BodyTextPolicy;
-  registerRoutes(app: HttpApp, dependencies: ServiceDependencies<Tables>): Promise<void>;
+  registerRoutes(app: HttpApp, dependencies: ServiceDependencies<Tables, Settings>): Promise<void>;
   /** Admin verbs this service adds to the command line. */
   adminCommands: readonly Command[];
   /**
@@ -48,7 +57,7 @@ export interface ServiceDefinition<Tables = unknown> {
    * (not in tests that build the server directly); returns a line to print,
    * such as where a first administrator's password was written.
    */
-  initialize?(dependencies: ServiceDependencies<Tables>): Promise<string | undefined>;
+  initialize?(dependencies: ServiceDependencies<Tables, Settings>): Promise<string | undefined>;
 }
 
 export interface BuildOptions<Tables> {
@@ -60,11 +69,12 @@ export interface BuildOptions<Tables> {
 }
 
 /** Assembles a service's server; it owns the database from here and closes it on close. */
-export async function buildService<Tables>(
-  definition: ServiceDefinition<Tables>,
+export async function buildService<Tables, Settings>(
+  definition: ServiceDefinition<Tables, Settings>,
   options: BuildOptions<Tables>,
 ): Promise<HttpApp> {
-  const config = options.platform.services[definition.name];
+  const config = serviceSection(options.platform, definition.name);
+  const settings = serviceSettings<Settings>(options.platform, definition.name);
   const app = await createHttpServer({
     config: options.platform,
     logger: options.logger,
@@ -79,15 +89,14 @@ export async function buildService<Tables>(
     version: PACKAGE_VERSION,
     publicUrl: config.publicUrl,
     ...(definition.apiTags ? { tags: definition.apiTags } : {}),
-    ...(definition.apiSecurity
-      ? { security: definition.apiSecurity(config, options.platform) }
-      : {}),
+    ...(definition.apiSecurity ? { security: definition.apiSecurity(config, settings) } : {}),
     ...(definition.internalError ? { internalError: definition.internalError } : {}),
   });
   registerHealthRoutes(app, () => options.database.ping());
   await definition.registerRoutes(app, {
     database: options.database,
     config,
+    settings,
     platform: options.platform,
   });
   await options.extend?.(app);

@@ -5,6 +5,7 @@ import { registerKeySetRoute } from './auth/routes.js';
 import { loadOrCreateSigningKey } from './auth/signing-key.js';
 import { Catalogues } from './catalogues/catalogues.js';
 import { registerAncestorRoutes } from './cfihos/ancestors.js';
+import { type RefdataSettings, readRefdataSettings } from './config.js';
 import { createRefdata } from './context.js';
 import { refdataMigrations } from './db/migrations.js';
 import type { RefdataTables } from './db/tables.js';
@@ -28,9 +29,11 @@ import { registerWebSurface } from './web/plugin.js';
  */
 export function refdataService(
   families: FamilyRegistry = new FamilyRegistry(),
-): ServiceDefinition<RefdataTables> {
+): ServiceDefinition<RefdataTables, RefdataSettings> {
   return {
     name: 'refdata',
+    defaultPort: 8081,
+    readSettings: readRefdataSettings,
     title: 'refdata',
     description:
       'Reference-data authoring service: Draft and Submitted resources of twelve families, dereferencing in JSON and RDF, search, and complete IMF SHACL. Requests carry `Authorization: Bearer` JWT access tokens with the roles Reader, Creator or Reviewer. Errors are RFC 9457 Problem Details (`application/problem+json`) with a `traceId`.',
@@ -43,7 +46,7 @@ export function refdataService(
       { name: 'authentication', description: "refdata's own token keys" },
       { name: 'problems', description: 'Problem types used in error responses' },
     ],
-    apiSecurity: (_config, platform) => refdataApiSecurity(platform),
+    apiSecurity: (_config, settings) => refdataApiSecurity(settings),
     // Every operation answers an unforeseen failure as it answers any problem.
     internalError: () => problems(500)[500],
     migrations: refdataMigrations,
@@ -52,39 +55,32 @@ export function refdataService(
     // hold, and one spelling of each name (search already treats NFC and NFD as one).
     bodyText: { normalizeNfc: true, refuseControlCharacters: true },
     adminCommands: [...authCommands, ...searchCommands],
-    async initialize({ platform }) {
+    async initialize({ settings }) {
       // The first thing a new user needs: how to call the API at all.
-      const tokens = platform.refdata.tokens.jwksUrl
-        ? `refdata accepts access tokens issued by ${platform.refdata.tokens.issuer}.`
+      const tokens = settings.tokens.jwksUrl
+        ? `refdata accepts access tokens issued by ${settings.tokens.issuer}.`
         : 'refdata API token: npm run cli -- refdata-token-mint <you> --roles=Creator,Reviewer.';
       return `${tokens} A first walk through both services: docs/getting-started.md.`;
     },
-    async registerRoutes(app, { database, config, platform }) {
+    async registerRoutes(app, { database, config, settings, platform }) {
       // Without an identity provider, refdata signs its own tokens and publishes the key.
-      const signingKey = platform.refdata.tokens.jwksUrl
+      const signingKey = settings.tokens.jwksUrl
         ? undefined
-        : await loadOrCreateSigningKey(platform.refdata.tokens.signingKeyFile);
-      const catalogues = await Catalogues.load(platform.refdata.cataloguesDir);
+        : await loadOrCreateSigningKey(settings.tokens.signingKeyFile);
+      const catalogues = await Catalogues.load(settings.cataloguesDir);
       const context = createRefdata(
         database.db,
         config,
-        platform,
+        settings,
         signingKey,
         catalogues,
         families,
         app.log,
       );
       // Built at start, waited for a little so a small database is searchable at once.
-      app.addHook('onReady', () =>
-        context.search.start(platform.refdata.search.startWaitMilliseconds),
-      );
+      app.addHook('onReady', () => context.search.start(settings.search.startWaitMilliseconds));
       app.addHook('onClose', () => context.search.close());
-      // A write answered here is in this instance's index before its next search.
-      app.addHook('onResponse', async (request, reply) => {
-        if (!SAFE_METHODS.has(request.method) && reply.statusCode < 400)
-          context.search.noteLocalWrite();
-      });
-      await registerWebSurface(app, context, platform);
+      await registerWebSurface(app, context, platform, settings.web);
       registerProblemTypeRoutes(app, config.publicUrl);
       if (signingKey) registerKeySetRoute(app, signingKey);
       registerResourceRoutes(app, context);
@@ -98,8 +94,5 @@ export function refdataService(
     },
   };
 }
-
-/** Methods that change nothing: no need for the search index to read the log after them. */
-const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export const refdata = refdataService();

@@ -1,8 +1,9 @@
 import type { Kysely } from 'kysely';
-import type { Config, ServiceConfig } from '../platform/config.js';
+import type { ServiceConfig } from '../platform/config.js';
 import type { SigningKey } from './auth/signing-key.js';
 import { TokenVerifier } from './auth/tokens.js';
 import type { Catalogues } from './catalogues/catalogues.js';
+import type { RefdataSettings } from './config.js';
 import type { RefdataTables } from './db/tables.js';
 import type { FamilyRegistry } from './families/registry.js';
 import { ResourceStore } from './resources/store.js';
@@ -27,21 +28,25 @@ export interface Refdata {
 export function createRefdata(
   db: Kysely<RefdataTables>,
   config: ServiceConfig,
-  platform: Config,
+  settings: RefdataSettings,
   signingKey: SigningKey | undefined,
   catalogues: Catalogues,
   families: FamilyRegistry,
   log: ConstructorParameters<typeof SearchService>[3],
 ): Refdata {
+  const store = new ResourceStore(db);
+  const search = new SearchService(db, families, settings.search, log);
+  // A write committed here is in this instance's index before its next search.
+  store.onCommitted(() => search.noteLocalWrite());
   return {
     db,
     publicUrl: config.publicUrl,
-    iriBase: platform.refdata.iriBase,
-    store: new ResourceStore(db),
-    verifier: new TokenVerifier(platform.refdata.tokens, signingKey),
+    iriBase: settings.iriBase,
+    store,
+    verifier: new TokenVerifier(settings.tokens, signingKey),
     signingKey,
     catalogues,
     families,
-    search: new SearchService(db, families, platform.refdata.search, log),
+    search,
   };
 }

@@ -80,7 +80,7 @@ describe.skipIf(!browserAvailable)(
 
     const save = async (page: Page) => {
       await Promise.all([page.waitForURL(/\?done=(created|saved)$/), page.click('button.primary')]);
-      return `${service.config.refdata.iriBase}${new URL(page.url()).pathname}`;
+      return `${service.config.settings.refdata.iriBase}${new URL(page.url()).pathname}`;
     };
 
     /** Types into a reference field and takes the suggestion with the keyboard. */

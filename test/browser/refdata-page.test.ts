@@ -57,7 +57,7 @@ describe.skipIf(!browserAvailable)(
       try {
         // A browser asks for text/html first, as every browser does.
         const response = await page.goto(
-          `${url}${pump.iri.slice(service.config.refdata.iriBase.length)}`,
+          `${url}${pump.iri.slice(service.config.settings.refdata.iriBase.length)}`,
         );
         expect(response?.headers()['content-type']).toMatch(/^text\/html/);
         expect(await page.locator('h1').innerText()).toBe(pump.name);
@@ -68,11 +68,13 @@ describe.skipIf(!browserAvailable)(
           links.push(await anchor.getAttribute('href'));
         }
         expect(links).toContain('http://example.org/Equipment');
-        expect(links).toContain(`${url}${ontology.slice(service.config.refdata.iriBase.length)}`);
+        expect(links).toContain(
+          `${url}${ontology.slice(service.config.settings.refdata.iriBase.length)}`,
+        );
         // The name was text, not markup: no script ran.
         expect(await page.locator('script').count()).toBe(0);
         await page.click(
-          `#statements a[href="${url}${ontology.slice(service.config.refdata.iriBase.length)}"]`,
+          `#statements a[href="${url}${ontology.slice(service.config.settings.refdata.iriBase.length)}"]`,
         );
         expect(await page.locator('#status').innerText()).toBe('Draft');
         expect(problems).toEqual([]);
@@ -100,7 +102,7 @@ describe.skipIf(!browserAvailable)(
         await context.setExtraHTTPHeaders({
           authorization: `Bearer ${await service.token(['Reader'])}`,
         });
-        await page.goto(`${url}${library.slice(service.config.refdata.iriBase.length)}`);
+        await page.goto(`${url}${library.slice(service.config.settings.refdata.iriBase.length)}`);
         expect(await accessibilityViolations(page)).toEqual([]);
         await page.click(`#statements a[href="${url}/vocab#status"]`);
         expect(new URL(page.url()).hash).toBe('#status');

@@ -100,7 +100,7 @@ describe.skipIf(!browserAvailable)(
       await approve(refdata, approved, 'Reviewed');
       const draftName = uniqueName('Work in progress');
       const draft = await createLibrary(refdata, { name: draftName });
-      const draftPath = draft.replace(refdata.config.refdata.iriBase, '');
+      const draftPath = draft.replace(refdata.config.settings.refdata.iriBase, '');
 
       // bypassCSP only so the accessibility engine can be injected.
       const context = await browser.newContext({
@@ -158,7 +158,9 @@ describe.skipIf(!browserAvailable)(
             refdata.db.selectFrom('resources').select('id').where('iri', '=', theirs),
           )
           .execute();
-        await page.goto(`${refdataUrl}${theirs.replace(refdata.config.refdata.iriBase, '')}`);
+        await page.goto(
+          `${refdataUrl}${theirs.replace(refdata.config.settings.refdata.iriBase, '')}`,
+        );
         const history = await page.locator('#history').innerText();
         expect(history).toContain(`${creator.name} (${creator.username})`);
         expect(history).not.toContain(person.subject);

@@ -2,12 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, describeDatabase, loadConfig } from '../../src/platform/config.js';
+import { ConfigError, describeDatabase } from '../../src/platform/config.js';
 import { environmentWithEnvFile } from '../../src/platform/env-file.js';
+import { loadProgramConfig } from '../../src/program.js';
 
 describe('loadConfig', () => {
   it('gives every variable its documented default', () => {
-    const config = loadConfig({}, '/srv/app');
+    const config = loadProgramConfig({}, '/srv/app');
     expect(config.host).toBe('127.0.0.1');
     expect(config.logLevel).toBe('info');
     expect(config.bodyLimitBytes).toBe(1_048_576);
@@ -28,7 +29,7 @@ describe('loadConfig', () => {
   });
 
   it('reads good values', () => {
-    const config = loadConfig(
+    const config = loadProgramConfig(
       {
         HOST: '0.0.0.0',
         CODEHOST_PORT: '9000',
@@ -56,13 +57,13 @@ describe('loadConfig', () => {
   });
 
   it('accepts a proxy hop count and the booleans for TRUST_PROXY', () => {
-    expect(loadConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
-    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
-    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadProgramConfig({ TRUST_PROXY: '2' }).trustProxy).toBe(2);
+    expect(loadProgramConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadProgramConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
   });
 
   it('puts each service in its own schema of DATABASE_URL, unless the service has its own URL', () => {
-    const config = loadConfig({
+    const config = loadProgramConfig({
       DATABASE_URL: 'postgres://app:pw@db:5432/main',
       REFDATA_DATABASE_URL: 'postgresql://rdl@db2/rdl',
       DATABASE_POOL_MAX: '3',
@@ -102,7 +103,7 @@ describe('loadConfig', () => {
   it.each(badValues)('stops on %s=%s with one line naming the variable', (name, value, accepts) => {
     let caught: unknown;
     try {
-      loadConfig({ [name]: value });
+      loadProgramConfig({ [name]: value });
     } catch (error) {
       caught = error;
     }
@@ -114,16 +115,18 @@ describe('loadConfig', () => {
   });
 
   it('never repeats a database password in its message', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'mysql://app:hunter2@db/main' })).toThrow(
+    expect(() => loadProgramConfig({ DATABASE_URL: 'mysql://app:hunter2@db/main' })).toThrow(
       /mysql:\/\/app:\*\*\*@db\/main/,
     );
-    expect(() => loadConfig({ DATABASE_URL: 'mysql://app:hunter2@db/main' })).not.toThrow(
+    expect(() => loadProgramConfig({ DATABASE_URL: 'mysql://app:hunter2@db/main' })).not.toThrow(
       /hunter2/,
     );
   });
 
   it('treats empty values as unset', () => {
-    expect(loadConfig({ CODEHOST_PORT: '', DATABASE_URL: '  ' }).services.codehost).toMatchObject({
+    expect(
+      loadProgramConfig({ CODEHOST_PORT: '', DATABASE_URL: '  ' }).services.codehost,
+    ).toMatchObject({
       port: 8080,
       database: { kind: 'sqlite' },
     });

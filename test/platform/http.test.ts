@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serviceSection } from '../../src/platform/config.js';
 import { SERVICES_UNDER_TEST } from '../error-shapes.js';
 import { addFixtureRoutes, SECRET_IN_ERROR } from '../fixtures/routes.js';
 import { DATABASE_KINDS, startTestService, type TestService } from '../harness.js';
@@ -280,7 +281,7 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         // page was opened at; then the configured public address.
         expect(document.servers.map((server) => server.url)).toEqual([
           '/',
-          service.config.services[definition.name].publicUrl,
+          serviceSection(service.config, definition.name).publicUrl,
         ]);
         expect(document.paths).toHaveProperty(['/-/health', 'get']);
         expect(document.paths).toHaveProperty(['/-/ready', 'get', 'responses', '503']);

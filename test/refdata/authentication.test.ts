@@ -27,7 +27,7 @@ describe.each(DATABASE_KINDS)('refdata bearer tokens and roles on %s', (kind) =>
   });
 
   it('answers 401 with a challenge for missing, malformed, expired, foreign and wrongly aimed tokens', async () => {
-    const tokens = service.config.refdata.tokens;
+    const tokens = service.config.settings.refdata.tokens;
     const { privateKey } = await generateKeyPair('ES256');
     const now = Math.floor(Date.now() / 1000);
     const foreign = await new SignJWT({ roles: ['Creator'] })
@@ -135,7 +135,7 @@ describe.each(DATABASE_KINDS)('refdata bearer tokens and roles on %s', (kind) =>
   it('reads roles from a nested claim when configured, in any letter case', async () => {
     const nested = await startRefdata(kind, { REFDATA_ROLES_CLAIM: 'realm_access.roles' });
     try {
-      const tokens = nested.config.refdata.tokens;
+      const tokens = nested.config.settings.refdata.tokens;
       const { loadOrCreateSigningKey } = await import('../../src/refdata/auth/signing-key.js');
       const key = await loadOrCreateSigningKey(tokens.signingKeyFile);
       const now = Math.floor(Date.now() / 1000);

@@ -19,7 +19,7 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
   let service: Refdata;
   let creator: Browser;
   let reviewer: Browser;
-  const iriBase = () => service.config.refdata.iriBase;
+  const iriBase = () => service.config.settings.refdata.iriBase;
 
   beforeAll(async () => {
     service = await startRefdata(kind, {}, { extraFamilies: [glossaryTerm] });

@@ -132,7 +132,7 @@ describe.each(DATABASE_KINDS)('dereferencing on %s', (kind) => {
   });
   afterAll(async () => service?.close());
 
-  const pathOf = (iri: string) => iri.slice(service.config.refdata.iriBase.length);
+  const pathOf = (iri: string) => iri.slice(service.config.settings.refdata.iriBase.length);
   const get = (iri: string, accept?: string, headers: Record<string, string> = {}) =>
     service.call('GET', pathOf(iri), {
       roles: ['Reader'],
@@ -228,7 +228,7 @@ describe.each(DATABASE_KINDS)('dereferencing: negotiation, caching, status on %s
     headers: Record<string, string> = {},
     roles: ('Reader' | 'Creator')[] = ['Reader'],
   ) =>
-    service.call('GET', iri.slice(service.config.refdata.iriBase.length), {
+    service.call('GET', iri.slice(service.config.settings.refdata.iriBase.length), {
       roles,
       headers: { ...(accept ? { accept } : {}), ...headers },
     });
@@ -278,7 +278,7 @@ describe.each(DATABASE_KINDS)('dereferencing: negotiation, caching, status on %s
 
   it('needs a token and answers unknown IRIs with 404', async () => {
     const anonymous = await service.app.inject({
-      url: iri.slice(service.config.refdata.iriBase.length),
+      url: iri.slice(service.config.settings.refdata.iriBase.length),
     });
     expect(anonymous.statusCode).toBe(401);
     const missing = await service.call(
@@ -322,7 +322,7 @@ describe.each(DATABASE_KINDS)('library detail levels on %s', (kind) => {
   const read = async (query: string, accept = 'application/n-triples') => {
     const response = await service.call(
       'GET',
-      `${library.slice(service.config.refdata.iriBase.length)}${query}`,
+      `${library.slice(service.config.settings.refdata.iriBase.length)}${query}`,
       {
         roles: ['Reader'],
         headers: { accept },

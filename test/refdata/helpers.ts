@@ -32,7 +32,7 @@ export async function startRefdata(
     new FamilyRegistry([...FAMILIES, ...(options.extraFamilies ?? [])]),
   );
   const service = await startTestService(definition as ServiceDefinition, kind, { env });
-  const tokens = service.config.refdata.tokens;
+  const tokens = service.config.settings.refdata.tokens;
   const key = await loadOrCreateSigningKey(tokens.signingKeyFile);
   const token = (roles: Role[], subject = 'alice', lifetimeSeconds = 600) =>
     mintToken(key, tokens, { subject, roles, lifetimeSeconds });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_ROLE_MAP, roleMap } from '../../src/platform/config.js';
+import { DEFAULT_ROLE_MAP, roleMap } from '../../src/refdata/config.js';
 import { rolesFromClaims } from '../../src/refdata/web/oidc-sign-in.js';
 
 describe('refdata roles from an identity provider’s claims', () => {

@@ -8,15 +8,15 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedInto } from '../../bench/bulk.js';
 import { exportCorpus } from '../../bench/refdata-export.js';
-import { loadConfig } from '../../src/platform/config.js';
 import { openDatabase } from '../../src/platform/db/connection.js';
 import { createLogger } from '../../src/platform/http/logging.js';
 import type { HttpApp } from '../../src/platform/http/server.js';
 import { buildService, type ServiceDefinition } from '../../src/platform/service.js';
+import { loadProgramConfig } from '../../src/program.js';
 import { refdataService } from '../../src/refdata/app.js';
 import { ChangeFollower } from '../../src/refdata/search/change-log.js';
 import { encodeCursor } from '../../src/refdata/search/search.js';
-import { DATABASE_KINDS } from '../harness.js';
+import { DATABASE_KINDS, withDatabase } from '../harness.js';
 import { create, createLibrary, type Refdata, startRefdata } from './helpers.js';
 
 interface Answer {
@@ -35,8 +35,11 @@ interface Answer {
 
 /** Another instance of refdata on the same database, as behind a load balancer. */
 async function secondInstance(service: Refdata, env: Record<string, string> = {}) {
-  const config = loadConfig({ LOG_LEVEL: 'info', DATA_DIR: service.config.dataDir, ...env });
-  config.services.refdata.database = service.config.services.refdata.database;
+  const config = withDatabase(
+    loadProgramConfig({ LOG_LEVEL: 'info', DATA_DIR: service.config.dataDir, ...env }),
+    'refdata',
+    service.config.services.refdata.database,
+  );
   const database = openDatabase(config.services.refdata.database);
   const app: HttpApp = await buildService(refdataService() as ServiceDefinition, {
     platform: config,

@@ -89,7 +89,7 @@ describe.each(DATABASE_KINDS)(
     });
 
     it('draws a symbol as SVG with its connection points marked', async () => {
-      const path = (symbols[0] as string).slice(service.config.refdata.iriBase.length);
+      const path = (symbols[0] as string).slice(service.config.settings.refdata.iriBase.length);
       const response = await service.call('GET', path, {
         roles: ['Reader'],
         headers: { accept: 'image/svg+xml' },
@@ -107,7 +107,7 @@ describe.each(DATABASE_KINDS)(
       const library = await createLibrary(service);
       const other = await service.call(
         'GET',
-        library.slice(service.config.refdata.iriBase.length),
+        library.slice(service.config.settings.refdata.iriBase.length),
         { roles: ['Reader'], headers: { accept: 'image/svg+xml' } },
       );
       expect(other.statusCode).toBe(406);

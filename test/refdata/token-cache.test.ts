@@ -14,7 +14,7 @@ describe('verified tokens, remembered until they expire', () => {
   });
 
   it('answers a token again without its signature, and refuses it once it has expired', async () => {
-    const tokens = service.config.refdata.tokens;
+    const tokens = service.config.settings.refdata.tokens;
     const verifier = new TokenVerifier(tokens, await loadOrCreateSigningKey(tokens.signingKeyFile));
     const token = await service.token(['Creator'], 'casey', 60);
     const first = await verifier.verify(token);
@@ -27,7 +27,7 @@ describe('verified tokens, remembered until they expire', () => {
   });
 
   it('remembers no refusal: a token refused once is refused again, and a tampered one too', async () => {
-    const tokens = service.config.refdata.tokens;
+    const tokens = service.config.settings.refdata.tokens;
     const verifier = new TokenVerifier(tokens, await loadOrCreateSigningKey(tokens.signingKeyFile));
     const token = await service.token(['Reader'], 'robin', 60);
     await verifier.verify(token);

@@ -51,8 +51,10 @@ describe.each(DATABASE_KINDS)('refdata tokens and errors on %s', (kind) => {
 
   describe('12: claims of the wrong type or empty', () => {
     const signed = async (claims: Record<string, unknown>) => {
-      const key = await loadOrCreateSigningKey(service.config.refdata.tokens.signingKeyFile);
-      const tokens = service.config.refdata.tokens;
+      const key = await loadOrCreateSigningKey(
+        service.config.settings.refdata.tokens.signingKeyFile,
+      );
+      const tokens = service.config.settings.refdata.tokens;
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({
         sub: 'alice',
@@ -148,7 +150,7 @@ describe.each(DATABASE_KINDS)('refdata tokens and errors on %s', (kind) => {
         env: {
           DATA_DIR: dataDir,
           REFDATA_PORT: '18101',
-          REFDATA_SIGNING_KEY_FILE: service.config.refdata.tokens.signingKeyFile,
+          REFDATA_SIGNING_KEY_FILE: service.config.settings.refdata.tokens.signingKeyFile,
         },
         stdout,
         stderr,
@@ -156,7 +158,7 @@ describe.each(DATABASE_KINDS)('refdata tokens and errors on %s', (kind) => {
       expect(status, said).toBe(0);
       expect(said).toContain(`refdata: data directory ${dataDir}; database SQLite`);
       expect(said).toContain(join(dataDir, 'refdata.sqlite'));
-      expect(said).toContain(`iss ${service.config.refdata.tokens.issuer}`);
+      expect(said).toContain(`iss ${service.config.settings.refdata.tokens.issuer}`);
       const response = await service.call('GET', '/search/search-index', {
         roles: [],
         headers: { authorization: `Bearer ${token.trim()}` },

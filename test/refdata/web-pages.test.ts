@@ -14,7 +14,7 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
   let service: Refdata;
   let approved: string;
   let draft: string;
-  const pathOf = (iri: string) => iri.replace(service.config.refdata.iriBase, '');
+  const pathOf = (iri: string) => iri.replace(service.config.settings.refdata.iriBase, '');
   beforeAll(async () => {
     service = await startRefdata(kind);
     approved = await createLibrary(service, { name: uniqueName('Approved library') });
@@ -439,7 +439,7 @@ describe('refdata web pages with anonymous reading off', () => {
 
   it('asks every visitor to sign in first, then lets them in', async () => {
     const library = await createLibrary(service);
-    const path = library.replace(service.config.refdata.iriBase, '');
+    const path = library.replace(service.config.settings.refdata.iriBase, '');
     const browser = new Browser(service);
     const home = await browser.get('/');
     expect(home.statusCode).toBe(302);

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CommandContext } from '../../platform/cli/command.js';
+import { serviceSection } from '../../platform/config.js';
 import { openDatabase } from '../../platform/db/connection.js';
 import { migrateToLatest } from '../../platform/db/migrations.js';
 import { codehostMigrations } from './migrations.js';
@@ -15,7 +16,9 @@ export async function withCodehostDatabase(
   explain: (error: unknown) => string | undefined,
   action: (db: Kysely<CodehostTables>) => Promise<number>,
 ): Promise<number> {
-  const database = openDatabase<CodehostTables>(context.config().services.codehost.database);
+  const database = openDatabase<CodehostTables>(
+    serviceSection(context.config(), 'codehost').database,
+  );
   try {
     await migrateToLatest(database, codehostMigrations);
     return await action(database.db);

@@ -1,5 +1,4 @@
-import type { Config } from '../config.js';
-import { describeDatabase, SERVICE_NAMES } from '../config.js';
+import { describeDatabase, serviceSection } from '../config.js';
 import { openDatabase } from '../db/connection.js';
 import { migrateToLatest } from '../db/migrations.js';
 import { announceServices, closeOnSignals, type StartHooks, startServices } from '../runner.js';
@@ -16,19 +15,19 @@ function chooseServices(
   for (const arg of args) {
     const definition = definitions.find((candidate) => candidate.name === arg);
     if (!definition) {
-      throw new UsageError(`Unknown service "${arg}"; choose from ${SERVICE_NAMES.join(', ')}.`);
+      const names = definitions.map((candidate) => candidate.name).join(', ');
+      throw new UsageError(`Unknown service "${arg}"; choose from ${names}.`);
     }
     if (!chosen.includes(definition)) chosen.push(definition);
   }
   return chosen;
 }
 
-const serviceList = `[${SERVICE_NAMES.join('|')} ...]`;
-
 export function serviceCommands(
   definitions: readonly ServiceDefinition[],
-  hooks: (config: Config) => StartHooks = () => ({}),
+  hooks: StartHooks = {},
 ): Command[] {
+  const serviceList = `[${definitions.map((definition) => definition.name).join('|')} ...]`;
   return [
     {
       name: 'start',
@@ -36,16 +35,16 @@ export function serviceCommands(
       summary: 'Migrate and start the services (all by default) until SIGINT or SIGTERM.',
       details:
         'Each service says where it listens, where its API documentation is and which database it uses. Settings come from the environment and a .env file (docs/configuration.md).',
-      example: 'refdata',
+      example: definitions.at(-1)?.name ?? '',
       async run(args, context) {
         const chosen = chooseServices(args, definitions);
         const config = context.config();
-        const running = await startServices(chosen, config, hooks(config));
+        const running = await startServices(chosen, config, hooks);
         // Signals are handled before the services say they are listening: a
         // signal that arrived in between would otherwise kill the process
         // without closing anything.
         closeOnSignals(running, config.shutdownTimeoutMs, context.stderr);
-        announceServices(running, config, context.stdout);
+        announceServices(running, context.stdout);
         return 'running';
       },
     },
@@ -55,12 +54,12 @@ export function serviceCommands(
       summary: 'Apply pending database migrations and exit.',
       details:
         'start applies them too; this is for deployments that migrate in a step of their own.',
-      example: 'codehost',
+      example: definitions[0]?.name ?? '',
       async run(args, context) {
         const chosen = chooseServices(args, definitions);
         const config = context.config();
         for (const definition of chosen) {
-          const database = openDatabase(config.services[definition.name].database);
+          const database = openDatabase(serviceSection(config, definition.name).database);
           try {
             const applied = await migrateToLatest(database, definition.migrations);
             context.stdout.write(

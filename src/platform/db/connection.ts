@@ -113,7 +113,8 @@ function postgresDialect(config: Extract<DatabaseConfig, { kind: 'postgres' }>):
     max: config.poolMax,
     // Each service lives in its own schema, so its queries name tables unqualified.
     options: `-c search_path=${config.schema}`,
-    application_name: `codehost-refdata/${config.schema}`,
+    // The service's name (its schema), as pg_stat_activity shows each connection.
+    application_name: config.schema,
     types: {
       // Counts and bigint keys as numbers, matching what SQLite returns.
       getTypeParser: ((oid: number, format?: 'text' | 'binary') =>

@@ -12,7 +12,7 @@ export interface FieldError {
 
 /**
  * A service-neutral description of a failed request. Each service renders it in
- * its own wire shape (GitLab messages for codehost, RFC 9457 for refdata).
+ * its own wire shape (GitLab-style messages, RFC 9457 Problem Details, ...).
  */
 export interface Problem {
   status: number;

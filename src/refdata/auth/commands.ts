@@ -1,4 +1,6 @@
 import { type Command, UsageError } from '../../platform/cli/command.js';
+import { serviceSettings } from '../../platform/config.js';
+import type { RefdataSettings } from '../config.js';
 import { ROLES, rolesFrom } from './roles.js';
 import { loadOrCreateSigningKey } from './signing-key.js';
 import { mintToken } from './tokens.js';
@@ -27,7 +29,7 @@ export const authCommands: readonly Command[] = [
       }
       const lifetimeArg = args.find((arg) => arg.startsWith('--lifetime='))?.slice(11) ?? '3600';
       const lifetime = Number(lifetimeArg);
-      const tokens = context.config().refdata.tokens;
+      const tokens = serviceSettings<RefdataSettings>(context.config(), 'refdata').tokens;
       // The service refuses tokens that live longer: minting one would be no use.
       if (!Number.isInteger(lifetime) || lifetime < 60 || lifetime > tokens.maxLifetimeSeconds) {
         throw new UsageError(

@@ -1,10 +1,10 @@
 import type { RouteOptions } from 'fastify';
-import type { Config } from '../../platform/config.js';
 import {
   type ApiSecurity,
   routeHooks,
   type SecurityRequirement,
 } from '../../platform/http/openapi.js';
+import type { RefdataSettings } from '../config.js';
 import { isAuthorizeHook } from './authenticate.js';
 
 /**
@@ -13,8 +13,8 @@ import { isAuthorizeHook } from './authenticate.js';
  * follows the code). With REFDATA_JWKS_URL the tokens come from another identity
  * provider, which is then described as the OpenID Connect scheme it is.
  */
-export function refdataApiSecurity(platform: Config): ApiSecurity {
-  const tokens = platform.refdata.tokens;
+export function refdataApiSecurity(settings: RefdataSettings): ApiSecurity {
+  const tokens = settings.tokens;
   const provider = tokens.jwksUrl ? tokens.issuer.replace(/\/+$/, '') : undefined;
   return {
     schemes: {

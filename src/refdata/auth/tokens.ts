@@ -7,8 +7,8 @@ import {
   jwtVerify,
   SignJWT,
 } from 'jose';
-import type { RefdataConfig } from '../../platform/config.js';
 import { ownEntry } from '../../platform/own.js';
+import type { RefdataSettings } from '../config.js';
 import { type Role, rolesFrom } from './roles.js';
 import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
 
@@ -55,7 +55,7 @@ export class TokenVerifier {
     | ReturnType<typeof createRemoteJWKSet>;
 
   constructor(
-    private readonly config: RefdataConfig['tokens'],
+    private readonly config: RefdataSettings['tokens'],
     localKey: SigningKey | undefined,
   ) {
     if (config.jwksUrl) {
@@ -109,7 +109,7 @@ const MAX_SUBJECT_LENGTH = 255;
  * claims' presence and times, not what `sub` or the roles claim hold, nor an `iat`
  * from the future: a subject that is an object or empty would otherwise reach storage.
  */
-function principalFrom(payload: JWTPayload, config: RefdataConfig['tokens']): Principal {
+function principalFrom(payload: JWTPayload, config: RefdataSettings['tokens']): Principal {
   const rolesClaim = config.rolesClaim;
   const subject = payload.sub as unknown;
   if (typeof subject !== 'string' || subject.trim() === '' || subject.length > MAX_SUBJECT_LENGTH) {
@@ -143,7 +143,7 @@ function principalFrom(payload: JWTPayload, config: RefdataConfig['tokens']): Pr
   return { subject, roles: rolesFrom(roles), expiresAt: Number(payload.exp) * 1000 };
 }
 
-function describe(error: unknown, config: RefdataConfig['tokens']): string {
+function describe(error: unknown, config: RefdataSettings['tokens']): string {
   if (error instanceof errors.JWTExpired) return 'The token has expired.';
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'iss')
@@ -176,7 +176,7 @@ function describe(error: unknown, config: RefdataConfig['tokens']): string {
 /** A token from refdata's own key, for the embedded set-up (admin command, tests). */
 export async function mintToken(
   key: SigningKey,
-  config: RefdataConfig['tokens'],
+  config: RefdataSettings['tokens'],
   input: { subject: string; roles: readonly Role[]; lifetimeSeconds: number; now?: number },
 ): Promise<string> {
   const now = Math.floor((input.now ?? Date.now()) / 1000);

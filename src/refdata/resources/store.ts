@@ -103,16 +103,28 @@ export function etagOf(row: Pick<ResourceRow, 'version'>): string {
   return `"${row.version}"`;
 }
 
+/** Told after each write this instance committed (search; later SPARQL and the change feed). */
+export type CommittedListener = () => void;
+
 /**
  * Resources of every family, their lifecycle and their revisions. Every write is
  * one transaction, guarded by the version it was based on, and leaves a revision
- * (who, when, why, and the body) behind.
+ * (who, when, why, and the body) behind. Whoever follows the resources hears of
+ * each committed write here; the database's change log (written by the same
+ * transaction) stays the truth across instances, this only says "read it now".
  */
 export class ResourceStore {
+  private readonly followers: CommittedListener[] = [];
+
   constructor(
     private readonly db: Kysely<RefdataTables>,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /** Calls `listener` after every write this store commits. */
+  onCommitted(listener: CommittedListener): void {
+    this.followers.push(listener);
+  }
 
   async findByIri(iri: string): Promise<ResourceRow | undefined> {
     if (!storable(iri)) return undefined;
@@ -416,7 +428,9 @@ export class ResourceStore {
 
   private async write<T>(work: (trx: Transaction<RefdataTables>) => Promise<T>): Promise<T> {
     try {
-      return await this.db.transaction().execute(work);
+      const result = await this.db.transaction().execute(work);
+      for (const follower of this.followers) follower();
+      return result;
     } catch (error) {
       if (error instanceof ConstraintViolationError && error.kind === 'unique') {
         throw new DuplicateResource(

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import { type Command, type CommandContext, UsageError } from '../../platform/cli/command.js';
+import { serviceSection } from '../../platform/config.js';
 import { openDatabase } from '../../platform/db/connection.js';
 import { migrateToLatest } from '../../platform/db/migrations.js';
 import { refdataMigrations } from '../db/migrations.js';
@@ -9,7 +10,9 @@ async function withDatabase(
   context: CommandContext,
   action: (db: Kysely<RefdataTables>) => Promise<number>,
 ) {
-  const database = openDatabase<RefdataTables>(context.config().services.refdata.database);
+  const database = openDatabase<RefdataTables>(
+    serviceSection(context.config(), 'refdata').database,
+  );
   try {
     await migrateToLatest(database, refdataMigrations);
     return await action(database.db);

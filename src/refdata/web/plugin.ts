@@ -4,6 +4,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { registerSurface } from '../../platform/http/surface.js';
 import { registerPageScript } from '../../platform/web/copy.js';
 import { errorContent } from '../../platform/web/layout.js';
+import type { RefdataSettings } from '../config.js';
 import type { Refdata } from '../context.js';
 import { registerDraftPages } from './authoring/draft-pages.js';
 import { registerMyDraftsPage } from './authoring/my-drafts-page.js';
@@ -48,6 +49,7 @@ export async function registerWebSurface(
   app: HttpApp,
   refdata: Refdata,
   platform: Config,
+  settings: RefdataSettings['web'],
 ): Promise<Pages> {
   app.addConstraintStrategy(surfaceStrategy);
   await app.register(cookie);
@@ -55,10 +57,10 @@ export async function registerWebSurface(
     lifetimeMs: platform.security.sessionLifetimeSeconds * 1000,
     secureCookie: refdata.publicUrl.startsWith('https:'),
   });
-  const oidcConfig = platform.refdata.web.oidc;
+  const oidcConfig = settings.oidc;
   const oidc = oidcConfig ? new OidcSignIn(oidcConfig, refdata.publicUrl) : undefined;
   const pages = new Pages(refdata, sessions, {
-    anonymousRead: platform.refdata.web.anonymousRead,
+    anonymousRead: settings.anonymousRead,
     signIn: { provider: oidc },
   });
   // The pages' scripts are assets, served without a session to anyone.

@@ -1,0 +1,166 @@
+import { join, resolve } from 'node:path';
+import {
+  ConfigError,
+  httpUrl,
+  integer,
+  oneOf,
+  type Reader,
+  type SettingsContext,
+} from '../platform/config.js';
+
+/** refdata's identifiers and how it checks bearer tokens; see docs/authentication.md. */
+export interface RefdataSettings {
+  /** Base of the IRIs refdata mints, without a trailing slash. */
+  iriBase: string;
+  /** Where the ETIM and UNSPSC catalogue files are read from. */
+  cataloguesDir: string;
+  tokens: {
+    /** An identity provider's key set; unset means refdata signs its own tokens. */
+    jwksUrl: string | undefined;
+    issuer: string;
+    audience: string;
+    /** Claim holding the roles; a dotted path reaches into objects (`realm_access.roles`). */
+    rolesClaim: string;
+    /** refdata's own signing key (a private JWK), created on first start. */
+    signingKeyFile: string;
+    /** Longest a token may live (`exp` after `iat`); longer ones are refused, and not minted. */
+    maxLifetimeSeconds: number;
+  };
+  /** Each instance's in-memory search index; see docs/search.md. */
+  search: {
+    /** How often the change log is read for what other instances wrote. */
+    pollMilliseconds: number;
+    /** How long start-up waits for the index before serving (503 on search until it is built). */
+    startWaitMilliseconds: number;
+    /** The bound of the answers kept for searches asked again, in bytes (0: none kept). */
+    answerCacheBytes: number;
+  };
+  /** The web pages; see docs/web.md. */
+  web: {
+    /** Libraries, search and approved content are open to visitors who are not signed in. */
+    anonymousRead: boolean;
+    /** Signing in through an OpenID Connect provider; unset offers token sign-in only. */
+    oidc: OidcSignInConfig | undefined;
+  };
+}
+
+/** A relying party's settings (refdata signing people in through a provider). */
+export interface OidcSignInConfig {
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** What the sign-in button calls the provider. */
+  name: string;
+  /** Claim holding group or role names; a dotted path reaches into objects. */
+  rolesClaim: string;
+  /** Each refdata role and the claim values that grant it (`*`: everyone who signs in). */
+  roleMap: Record<string, string[]>;
+  /** A GitLab-compatible provider's administrators hold every role (read from its API). */
+  gitlabAdmins: boolean;
+}
+
+/** `iss` and `aud` of tokens from refdata's own key, unless configured otherwise. */
+export const EMBEDDED_TOKEN_ISSUER = 'urn:refdata:embedded';
+export const EMBEDDED_TOKEN_AUDIENCE = 'urn:refdata';
+
+/** refdata's settings, the `REFDATA_*` variables (docs/configuration.md). */
+export function readRefdataSettings(
+  read: Reader,
+  { publicUrl, dataDir, cwd }: SettingsContext,
+): RefdataSettings {
+  const jwksUrl =
+    read('REFDATA_JWKS_URL') === undefined ? undefined : httpUrl(read, 'REFDATA_JWKS_URL', '');
+  const issuer = read('REFDATA_TOKEN_ISSUER');
+  if (jwksUrl && issuer === undefined) {
+    throw new ConfigError(
+      'REFDATA_TOKEN_ISSUER',
+      '',
+      "it is required with REFDATA_JWKS_URL: the issuer (iss) of the identity provider's tokens",
+    );
+  }
+  const rolesClaim = claimPath(read, 'REFDATA_ROLES_CLAIM', 'roles');
+  const keyFile = read('REFDATA_SIGNING_KEY_FILE');
+  return {
+    iriBase: httpUrl(read, 'REFDATA_IRI_BASE', publicUrl),
+    cataloguesDir: resolve(cwd, read('REFDATA_CATALOGUES_DIR') ?? join(dataDir, 'catalogues')),
+    tokens: {
+      jwksUrl,
+      // Fixed defaults rather than the public URL: a token minted from the command line
+      // must be accepted by the service whatever port either was started with.
+      issuer: issuer ?? EMBEDDED_TOKEN_ISSUER,
+      audience: read('REFDATA_TOKEN_AUDIENCE') ?? EMBEDDED_TOKEN_AUDIENCE,
+      rolesClaim,
+      // Relative to the working directory, like DATA_DIR.
+      signingKeyFile: keyFile ? resolve(cwd, keyFile) : join(dataDir, 'refdata-signing-key.json'),
+      maxLifetimeSeconds: integer(
+        read,
+        'REFDATA_TOKEN_MAX_LIFETIME_SECONDS',
+        366 * 86_400,
+        60,
+        10 * 366 * 86_400,
+      ),
+    },
+    search: {
+      pollMilliseconds: integer(read, 'REFDATA_SEARCH_POLL_MS', 250, 10, 60_000),
+      startWaitMilliseconds: integer(read, 'REFDATA_SEARCH_START_WAIT_MS', 2000, 0, 600_000),
+      answerCacheBytes: integer(read, 'REFDATA_SEARCH_CACHE_MIB', 16, 0, 4096) * 1024 * 1024,
+    },
+    web: {
+      // Open by default, as on PCA's platform.
+      anonymousRead: oneOf(read, 'REFDATA_ANONYMOUS_READ', 'true', ['true', 'false']) === 'true',
+      oidc: oidcSignInConfig(read),
+    },
+  };
+}
+
+/** Group names as GitLab's `groups` claim carries them: `refdata/creators`. */
+export const DEFAULT_ROLE_MAP = 'Reader=*,Creator=refdata/creators,Reviewer=refdata/reviewers';
+
+function oidcSignInConfig(read: Reader): OidcSignInConfig | undefined {
+  if (read('REFDATA_OIDC_ISSUER') === undefined) return undefined;
+  const issuer = httpUrl(read, 'REFDATA_OIDC_ISSUER', '');
+  const required = (name: string) => {
+    const value = read(name);
+    if (!value) throw new ConfigError(name, '', 'it is required with REFDATA_OIDC_ISSUER');
+    return value;
+  };
+  const rolesClaim = claimPath(read, 'REFDATA_OIDC_ROLES_CLAIM', 'groups');
+  return {
+    issuer,
+    clientId: required('REFDATA_OIDC_CLIENT_ID'),
+    clientSecret: required('REFDATA_OIDC_CLIENT_SECRET'),
+    name: read('REFDATA_OIDC_NAME') ?? new URL(issuer).host,
+    rolesClaim,
+    roleMap: roleMap(read('REFDATA_OIDC_ROLE_MAP') ?? DEFAULT_ROLE_MAP),
+    gitlabAdmins: oneOf(read, 'REFDATA_OIDC_GITLAB_ADMINS', 'false', ['true', 'false']) === 'true',
+  };
+}
+
+/** `Role=value|value,Role=value`: which claim values grant which role. */
+export function roleMap(raw: string): Record<string, string[]> {
+  const map: Record<string, string[]> = {};
+  for (const entry of raw
+    .split(',')
+    .map((part) => part.trim())
+    .filter(Boolean)) {
+    const match = /^([A-Za-z]+)=(.+)$/.exec(entry);
+    if (!match?.[1] || !match[2]) {
+      throw new ConfigError(
+        'REFDATA_OIDC_ROLE_MAP',
+        raw,
+        'it accepts Role=value entries separated by commas, values separated by |, such as Creator=refdata/creators|editors',
+      );
+    }
+    map[match[1]] = [...(map[match[1]] ?? []), ...match[2].split('|').map((value) => value.trim())];
+  }
+  return map;
+}
+
+/** A claim's name, or a dotted path to one inside objects (`realm_access.roles`). */
+function claimPath(read: Reader, name: string, fallback: string): string {
+  const value = read(name) ?? fallback;
+  if (!/^[A-Za-z0-9_:/.-]{1,200}$/.test(value)) {
+    throw new ConfigError(name, value, 'it accepts a claim name, or a dotted path to one');
+  }
+  return value;
+}
