@@ -1,6 +1,7 @@
 import type { ErrorRenderer } from '../platform/http/errors.js';
 import type { Problem } from '../platform/http/problem.js';
-import { OAUTH_ERROR_CODES } from './oauth/errors.js';
+import { OAUTH_CODES } from './oauth/errors.js';
+import type { CodehostProblemCode } from './problem-codes.js';
 import { errorPage } from './web/layout.js';
 
 /*
@@ -32,7 +33,7 @@ export const renderOAuthError: ErrorRenderer = (problem, { traceId }) => ({
  * refused tokens speak OAuth (RFC 6750), as GitLab's API guard does.
  */
 export const renderMachineError: ErrorRenderer = (problem, context) =>
-  OAUTH_ERROR_CODES.has(problem.code)
+  OAUTH_CODES.has(problem.code)
     ? renderOAuthError(problem, context)
     : renderGitlabError(problem, context);
 
@@ -46,7 +47,7 @@ export const renderApiError: ErrorRenderer = (problem, context) => ({
 });
 
 function oauthCode(problem: Problem): string {
-  if (OAUTH_ERROR_CODES.has(problem.code)) return problem.code;
+  if (OAUTH_CODES.has(problem.code)) return problem.code;
   if (problem.status >= 500) return 'server_error';
   return 'invalid_request';
 }
@@ -65,9 +66,9 @@ export const renderGitlabError: ErrorRenderer = (problem, { traceId }) => ({
 });
 
 /** A message GitLab words exactly, sent as it is: `{"message": "404 Group Not Found"}`. */
-export const GITLAB_VERBATIM = 'gitlab-verbatim';
+export const GITLAB_VERBATIM = 'gitlab-verbatim' satisfies CodehostProblemCode;
 /** ActiveRecord validation errors: `{"message": {"path": ["has already been taken"]}}`. */
-export const GITLAB_RECORD_INVALID = 'gitlab-record-invalid';
+export const GITLAB_RECORD_INVALID = 'gitlab-record-invalid' satisfies CodehostProblemCode;
 
 const GITLAB_REASONS: Record<number, string> = {
   400: 'Bad request',

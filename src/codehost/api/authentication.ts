@@ -1,10 +1,11 @@
 import type { FastifyRequest } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { bearerChallenge, oauthError } from '../oauth/errors.js';
 import type { Scope } from '../oauth/scopes.js';
+import { problem } from '../problem-codes.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

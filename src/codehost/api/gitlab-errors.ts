@@ -1,5 +1,6 @@
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import { GITLAB_RECORD_INVALID, GITLAB_VERBATIM } from '../errors.js';
+import { problem } from '../problem-codes.js';
 import type { RecordInvalid } from '../record-invalid.js';
 
 /** An API error whose message GitLab words exactly. */

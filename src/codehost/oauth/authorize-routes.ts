@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html } from '../../platform/web/html.js';
 import type { UserRow } from '../accounts/users.js';
@@ -11,6 +11,7 @@ import {
   nextInteraction,
   parseInteraction,
 } from '../oidc/interaction.js';
+import { problem } from '../problem-codes.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
 import { accountOf } from '../web/surface.js';

@@ -1,26 +1,13 @@
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
+import { OAUTH_ERROR_CODES, type OAuthErrorCode, problem } from '../problem-codes.js';
 
-/** RFC 6749 section 5.2 and 4.1.2.1, RFC 6750 section 3.1 and RFC 7009 error codes. */
-export const OAUTH_ERROR_CODES = new Set([
-  'invalid_request',
-  'invalid_client',
-  'invalid_grant',
-  'unauthorized_client',
-  'unsupported_grant_type',
-  'invalid_scope',
-  'access_denied',
-  'unsupported_response_type',
-  'server_error',
-  'temporarily_unavailable',
-  'invalid_token',
-  'insufficient_scope',
-  'unsupported_token_type',
-]);
+/** The OAuth error codes, for telling an OAuth error from the API's own. */
+export const OAUTH_CODES: ReadonlySet<string> = new Set(OAUTH_ERROR_CODES);
 
 /** An OAuth error answered as `{"error", "error_description"}`. */
 export function oauthError(
   status: number,
-  error: string,
+  error: OAuthErrorCode,
   description: string,
   headers?: Record<string, string>,
 ): HttpError {

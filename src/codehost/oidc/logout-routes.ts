@@ -1,12 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { compactVerify, createLocalJWKSet } from 'jose';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html } from '../../platform/web/html.js';
 import { browserAnswers } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { type ApplicationRow, isRegisteredPostLogoutUri } from '../oauth/applications.js';
 import { issuerOf } from '../oauth/issuer.js';
+import { problem } from '../problem-codes.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
 import { allowFormRedirectTo, currentUser } from '../web/web-context.js';

@@ -41,7 +41,12 @@ export function registerUserinfoRoute(app: HttpApp, codehost: Codehost): void {
   }
 }
 
-function refused(status: 401 | 403, error: string, description: string, scope?: string) {
+function refused(
+  status: 401 | 403,
+  error: 'invalid_token' | 'insufficient_scope',
+  description: string,
+  scope?: string,
+) {
   return oauthError(status, error, description, {
     'www-authenticate': bearerChallenge(error, description, scope),
   });

@@ -1,10 +1,11 @@
 import Bowser from 'bowser';
 import type { FastifyReply } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, timeTag } from '../../platform/web/html.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
+import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';

@@ -1,5 +1,5 @@
 import type { FastifyReply } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { fieldError, textField } from '../../platform/web/forms.js';
 import { html, type Markup, timeTag } from '../../platform/web/html.js';
@@ -13,6 +13,7 @@ import {
   redirectUrisOf,
 } from '../oauth/applications.js';
 import { isScope, SCOPE_NAMES, SCOPES } from '../oauth/scopes.js';
+import { problem } from '../problem-codes.js';
 import { confirmLink, registerConfirmation } from './confirm.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';

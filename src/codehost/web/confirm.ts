@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import type { UserRow } from '../accounts/users.js';
+import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';

@@ -1,11 +1,12 @@
 import type { FastifyReply } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { textField } from '../../platform/web/forms.js';
 import { html } from '../../platform/web/html.js';
 import { AccountError, normalizeEmail, type UserRow, validEmail } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
+import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';

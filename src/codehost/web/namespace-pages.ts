@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, type Markup, timeTag } from '../../platform/web/html.js';
 import type { UserRow } from '../accounts/users.js';
@@ -9,6 +9,7 @@ import type { SourceType } from '../db/tables.js';
 import type { NamespaceRow } from '../namespaces/groups.js';
 import { ACCESS_LEVELS, VISIBILITY_LEVELS, visibilityName } from '../namespaces/levels.js';
 import type { ProjectRow } from '../namespaces/projects.js';
+import { problem } from '../problem-codes.js';
 import { page } from './layout.js';
 import { currentUser } from './web-context.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, type Markup } from '../../platform/web/html.js';
@@ -17,6 +17,7 @@ import {
   type NotificationSetting,
   type NotificationSource,
 } from '../notifications/settings.js';
+import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';

@@ -1,11 +1,12 @@
 import type { FastifyReply } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, timeTag } from '../../platform/web/html.js';
 import { PersonalAccessTokenError, parseExpiryDate } from '../accounts/personal-access-tokens.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { isScope, SCOPE_NAMES, SCOPES, type Scope } from '../oauth/scopes.js';
+import { problem } from '../problem-codes.js';
 import { confirmLink, registerConfirmation } from './confirm.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';

@@ -27,11 +27,65 @@ export interface Problem {
   headers?: Record<string, string>;
 }
 
+/** What a problem may say beyond its status, code and detail. */
+export type ProblemExtra = Partial<Omit<Problem, 'status' | 'code' | 'detail'>>;
+
+/** The codes the platform itself raises, in every service (docs/errors.md lists them). */
+export const PLATFORM_PROBLEM_CODES = [
+  'validation',
+  'malformed-body',
+  'payload-too-large',
+  'unsupported-media-type',
+  'bad-request',
+  'internal',
+  'method-not-allowed',
+  'not-found',
+  'unstorable-text',
+  'conflict',
+  'control-character',
+  'invalid-authenticity-token',
+  'rate-limited',
+  'request-timeout',
+  'headers-too-large',
+  'malformed-request',
+] as const;
+export type PlatformProblemCode = (typeof PLATFORM_PROBLEM_CODES)[number];
+
+/**
+ * A service's problem codes: the platform's and its own, declared once, as
+ * Fastify's `createError` list is a catalogue of its errors. The catalogue's
+ * `problem` takes only its codes, so an undeclared code does not compile, and a
+ * test holds docs/errors.md to listing every one.
+ */
+export interface ProblemCatalogue<Code extends string> {
+  readonly codes: readonly Code[];
+  problem(status: number, code: Code, detail?: string, extra?: ProblemExtra): Problem;
+}
+
+export function problemCatalogue<const Own extends string>(
+  own: readonly Own[],
+): ProblemCatalogue<Own | PlatformProblemCode> {
+  return {
+    codes: [...PLATFORM_PROBLEM_CODES, ...own],
+    problem: createProblem,
+  };
+}
+
+/** A problem of the platform's own (services use their catalogue's `problem`). */
 export function problem(
+  status: number,
+  code: PlatformProblemCode,
+  detail?: string,
+  extra: ProblemExtra = {},
+): Problem {
+  return createProblem(status, code, detail, extra);
+}
+
+function createProblem(
   status: number,
   code: string,
   detail?: string,
-  extra: Partial<Omit<Problem, 'status' | 'code' | 'detail'>> = {},
+  extra: ProblemExtra = {},
 ): Problem {
   return {
     status,

@@ -15,7 +15,7 @@ import type { Config } from '../config.js';
 import { type BodyTextPolicy, installBodyParsers, PLAIN_TEXT_POLICY } from './body-parsers.js';
 import { type ErrorRenderer, installErrorHandling } from './errors.js';
 import { CUSTOM_FORMATS } from './formats.js';
-import { problem } from './problem.js';
+import { type PlatformProblemCode, problem } from './problem.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
 import { OneLinePerRequest } from './request-logging.js';
 import { RouteTable } from './route-table.js';
@@ -205,7 +205,7 @@ function answerClientError(
   render: ErrorRenderer,
 ): void {
   if (error.code === 'ECONNRESET' || socket.destroyed) return;
-  const [status, code, detail] =
+  const [status, code, detail]: [number, PlatformProblemCode, string] =
     error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
       ? [408, 'request-timeout', 'The request was not received in time; the connection is closed.']
       : error.code === 'HPE_HEADER_OVERFLOW'

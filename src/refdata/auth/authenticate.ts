@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
+import { problem } from '../problem-codes.js';
 import type { Role } from './roles.js';
 import { type Principal, TokenRefused, type TokenVerifier } from './tokens.js';
 

@@ -1,10 +1,11 @@
 import { Type } from '@sinclair/typebox';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, problems, StatusSchema } from '../described-responses.js';
+import { problem } from '../problem-codes.js';
 import { notFound } from '../resources/lookup.js';
 
 /** A super-entity chain longer than this is taken as broken data, not followed. */

@@ -1,6 +1,7 @@
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { Refdata } from '../context.js';
 import type { Status } from '../db/tables.js';
+import { problem } from '../problem-codes.js';
 import { conflictProblem } from '../resources/lookup.js';
 import type { ResourceRow } from '../resources/store.js';
 

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
@@ -14,6 +14,7 @@ import {
   problems,
   representationSchema,
 } from '../described-responses.js';
+import { problem } from '../problem-codes.js';
 import { missing, representation } from '../resources/lookup.js';
 import { factsOf, type RowWithFacts } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';

@@ -1,7 +1,8 @@
 import type { Static, TObject } from '@sinclair/typebox';
-import { type FieldError, HttpError, problem } from '../../platform/http/problem.js';
+import { type FieldError, HttpError } from '../../platform/http/problem.js';
 import type { Refdata } from '../context.js';
 import type { Family, RuleContext } from '../families/family.js';
+import { problem } from '../problem-codes.js';
 import { conflictProblem, ruleContext } from './lookup.js';
 import type { NewResource, OwnedChanges, ResourceContent, ResourceRow } from './store.js';
 import { cleanBody } from './text.js';

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { Refdata } from '../context.js';
 import type { Family, ReferencedResource, RuleContext } from '../families/family.js';
+import { problem } from '../problem-codes.js';
 import { DuplicateResource, etagOf, LifecycleConflict, type ResourceRow } from './store.js';
 
 /** Finding resources for a request, and the answers when they are not there or moved on. */

@@ -1,12 +1,13 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, noContent, problems, representationSchema } from '../described-responses.js';
 import type { Family } from '../families/family.js';
+import { problem } from '../problem-codes.js';
 import { createDraft, updateDraft } from './authoring.js';
 import { checkIfMatch, IF_MATCH_HEADER, IRI_QUERY, readRow, representation } from './lookup.js';
 import { etagOf } from './store.js';

@@ -1,4 +1,5 @@
-import { type FieldError, HttpError, problem } from '../../platform/http/problem.js';
+import { type FieldError, HttpError } from '../../platform/http/problem.js';
+import { problem } from '../problem-codes.js';
 
 /** Fields people write prose in: stored without surrounding white space. */
 const PROSE_FIELDS = new Set(['name', 'description', 'changeJustification', 'packageName']);

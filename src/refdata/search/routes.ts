@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { cacheStatus, requestCaching } from '../../platform/http/cache-directives.js';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
@@ -8,6 +8,7 @@ import type { Refdata } from '../context.js';
 import { STATUSES } from '../db/tables.js';
 import { answer, problems, StatusSchema } from '../described-responses.js';
 import type { FamilyRegistry } from '../families/registry.js';
+import { problem } from '../problem-codes.js';
 import { OFFERED } from '../rdf/routes.js';
 import { decodeCursor, encodeCursor } from './search.js';
 import type { SearchAnswer } from './service.js';

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
@@ -13,6 +13,7 @@ import {
 } from '../described-responses.js';
 import type { Family } from '../families/family.js';
 import { symbol } from '../families/symbol.js';
+import { problem } from '../problem-codes.js';
 import { single } from '../rdf/library-graph.js';
 import { negotiate } from '../rdf/negotiation.js';
 import { resourceGraph } from '../rdf/resource-graph.js';

@@ -1,12 +1,13 @@
 import type { FastifyRequest } from 'fastify';
 import * as client from 'openid-client';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { formField } from '../../platform/web/page-checks.js';
 import { ROLES, type Role } from '../auth/roles.js';
 import { claimAt } from '../auth/tokens.js';
 import type { OidcSignInConfig } from '../config.js';
+import { problem } from '../problem-codes.js';
 import { type Pages, returnPathOrHome } from './pages.js';
 import { signInAs } from './sign-in-pages.js';
 

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { copyable } from '../../platform/web/copy.js';
 import { html, trusted } from '../../platform/web/html.js';
+import { problem } from '../problem-codes.js';
 import { statementsTable } from '../rdf/html.js';
 import { single } from '../rdf/library-graph.js';
 import { resourceGraph } from '../rdf/resource-graph.js';

@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox';
-import { HttpError, problem } from '../../platform/http/problem.js';
+import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import { STATUSES, type Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
+import { problem } from '../problem-codes.js';
 import { RETRY_AFTER_SECONDS, searchFilters } from '../search/routes.js';
 import { decodeCursor, encodeCursor } from '../search/search.js';
 import { pageHref, statusLabel, visibleStatuses } from './links.js';

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError, problem } from '../../../platform/http/problem.js';
+import { HttpError } from '../../../platform/http/problem.js';
 import type { Role } from '../../auth/roles.js';
+import { problem } from '../../problem-codes.js';
 import type { Pages } from '../pages.js';
 import { signInAddress } from '../pages.js';
 import type { Viewer } from '../session.js';

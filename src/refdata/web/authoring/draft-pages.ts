@@ -1,12 +1,13 @@
 import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { type FieldError, HttpError, problem } from '../../../platform/http/problem.js';
+import { type FieldError, HttpError } from '../../../platform/http/problem.js';
 import type { HttpApp } from '../../../platform/http/server.js';
 import { bodyErrors } from '../../../platform/http/validate.js';
 import { html } from '../../../platform/web/html.js';
 import { csrfField, type Notice } from '../../../platform/web/layout.js';
 import { WRITE_ROLES } from '../../auth/roles.js';
 import type { Family } from '../../families/family.js';
+import { problem } from '../../problem-codes.js';
 import { checkDraft, createDraft, updateDraft } from '../../resources/authoring.js';
 import { IRI_QUERY, notFound, readRow } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';

@@ -1,10 +1,11 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError, problem } from '../../../platform/http/problem.js';
+import { HttpError } from '../../../platform/http/problem.js';
 import type { HttpApp } from '../../../platform/http/server.js';
 import { html } from '../../../platform/web/html.js';
 import { csrfField } from '../../../platform/web/layout.js';
 import { SUBMIT_ROLES } from '../../auth/roles.js';
 import { checkMovesAlone, moveResource } from '../../lifecycle/steps.js';
+import { problem } from '../../problem-codes.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
 import { pageHref } from '../links.js';

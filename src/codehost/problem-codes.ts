@@ -1,0 +1,36 @@
+import { problemCatalogue } from '../platform/http/problem.js';
+
+/** RFC 6749 section 5.2 and 4.1.2.1, RFC 6750 section 3.1 and RFC 7009 error codes. */
+export const OAUTH_ERROR_CODES = [
+  'invalid_request',
+  'invalid_client',
+  'invalid_grant',
+  'unauthorized_client',
+  'unsupported_grant_type',
+  'invalid_scope',
+  'access_denied',
+  'unsupported_response_type',
+  'server_error',
+  'temporarily_unavailable',
+  'invalid_token',
+  'insufficient_scope',
+  'unsupported_token_type',
+] as const;
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
+
+/**
+ * codehost's problem codes beside the platform's: OAuth's error codes, and the
+ * API's (GitLab's messages); docs/errors.md lists every one.
+ */
+export const CODEHOST_PROBLEMS = problemCatalogue([
+  ...OAUTH_ERROR_CODES,
+  'unauthorized',
+  'invalid-parameter',
+  /** A message GitLab words exactly, sent as it is: `{"message": "404 Group Not Found"}`. */
+  'gitlab-verbatim',
+  /** ActiveRecord validation errors: `{"message": {"path": ["has already been taken"]}}`. */
+  'gitlab-record-invalid',
+]);
+
+export type CodehostProblemCode = (typeof CODEHOST_PROBLEMS.codes)[number];
+export const problem = CODEHOST_PROBLEMS.problem;
