@@ -22,12 +22,7 @@ import { resourcePage } from './html.js';
 import { type DetailLevel, libraryChunks } from './library-graph.js';
 import { negotiate } from './negotiation.js';
 import { resourceGraph } from './resource-graph.js';
-import {
-  RDF_MEDIA_TYPES,
-  type RdfMediaType,
-  serializeStream,
-  serializeToString,
-} from './serialize.js';
+import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from './serialize.js';
 
 /** Everything a resource is offered as, in the order the service prefers. */
 export const OFFERED = ['application/json', ...RDF_MEDIA_TYPES, 'text/html'] as const;
@@ -45,12 +40,9 @@ const DETAIL_QUERY = Type.Object(
 /** Each representation's short name (ETags, download links' `format`). */
 export const SHORT_NAMES: Record<Offered, string> = {
   'application/json': 'json',
-  'application/ld+json': 'jsonld',
-  'text/turtle': 'ttl',
-  'application/trig': 'trig',
-  'application/n-triples': 'nt',
-  'application/rdf+xml': 'rdf',
-  'application/n-quads': 'nq',
+  ...(Object.fromEntries(
+    RDF_MEDIA_TYPES.map((mediaType) => [mediaType, RDF_FORMATS[mediaType].shortName]),
+  ) as Record<RdfMediaType, string>),
   'text/html': 'html',
   'image/svg+xml': 'svg',
 };
@@ -113,12 +105,13 @@ export async function answerResource(
       .type('text/html; charset=utf-8')
       .send(resourcePage(row, quads, refdata.iriBase, refdata.publicUrl));
   }
-  const charset = mediaType === 'application/rdf+xml' ? '' : '; charset=utf-8';
-  reply.type(`${mediaType}${charset}`);
+  // What is left is RDF: its format, chosen once.
+  const format = RDF_FORMATS[mediaType];
+  reply.type(format.contentType);
   // A library streams its terms; any other resource is one small document.
   return row.family === 'library'
-    ? reply.send(serializeStream(libraryChunks(refdata, row, level), mediaType as RdfMediaType))
-    : reply.send(await serializeToString(quads, mediaType as RdfMediaType));
+    ? reply.send(format.stream(libraryChunks(refdata, row, level)))
+    : reply.send(await format.write(quads));
 }
 
 /** Every representation a dereferenced resource may come in, for the API description. */
@@ -128,14 +121,10 @@ function representations(refdata: Refdata): Record<string, { schema: unknown }> 
     'application/json': {
       schema: Type.Union(refdata.families.all.map((family) => representationSchema(family))),
     },
-    'application/ld+json': {
-      schema: JsonLdDocument,
-    },
-    'text/turtle': text('Turtle'),
-    'application/trig': text('TriG'),
-    'application/n-triples': text('N-Triples'),
-    'application/n-quads': text('N-Quads'),
-    'application/rdf+xml': text('RDF/XML'),
+    ...Object.fromEntries(
+      RDF_MEDIA_TYPES.map((mediaType) => [mediaType, text(RDF_FORMATS[mediaType].label)]),
+    ),
+    'application/ld+json': { schema: JsonLdDocument },
     'text/html': text("The resource's page"),
     'image/svg+xml': text("A symbol's drawing (symbols only)"),
   };

@@ -6,7 +6,7 @@ import { preparePrefixes, writeAll } from './prefixed-writer.js';
 import { RDF_XML_FOOTER, RDF_XML_HEADER, RdfXmlWriter } from './rdfxml.js';
 import { PREFIXES } from './vocabulary.js';
 
-/** The RDF serializations a resource is offered in, by media type. */
+/** The RDF serializations a resource is offered in, by media type, in the order offered. */
 export const RDF_MEDIA_TYPES = [
   'application/ld+json',
   'text/turtle',
@@ -17,80 +17,126 @@ export const RDF_MEDIA_TYPES = [
 ] as const;
 export type RdfMediaType = (typeof RDF_MEDIA_TYPES)[number];
 
+/**
+ * An RDF serialization, whole: how it is named (media type, the short name of
+ * download links and ETags, a label), the Content-Type it is sent with, and
+ * how it writes: a small graph in one piece (`write`), a graph of any size as it
+ * comes (`stream`, never one string). Chosen once per answer.
+ */
+export interface RdfFormat {
+  mediaType: RdfMediaType;
+  shortName: string;
+  label: string;
+  /** The whole header value; RDF/XML declares its encoding in the document instead. */
+  contentType: string;
+  write(quads: readonly Quad[]): Promise<string>;
+  stream(chunks: AsyncIterable<Quad[]>): Readable;
+}
+
 /** The prefix block and matcher for single documents, built once. */
 const PREPARED_PREFIXES = preparePrefixes(PREFIXES);
 
-const N3_FORMATS: Partial<Record<RdfMediaType, string>> = {
-  'text/turtle': 'Turtle',
-  'application/trig': 'TriG',
-  'application/n-triples': 'N-Triples',
-  'application/n-quads': 'N-Quads',
-};
+/** Text, not objects: a stream then holds at most about this much ahead of the socket. */
+const AS_TEXT = { objectMode: false, highWaterMark: 64 * 1024 };
 
-/**
- * Writes chunks of quads as they come, so a graph of any size is never one string:
- * n3's StreamWriter for Turtle, TriG, N-Triples and N-Quads, and our own writers
- * for JSON-LD and RDF/XML, each chunk placed inside one document.
- */
-export function serializeStream(chunks: AsyncIterable<Quad[]>, mediaType: RdfMediaType): Readable {
-  const n3Format = N3_FORMATS[mediaType];
-  if (n3Format) {
-    const lineBased = n3Format === 'N-Triples' || n3Format === 'N-Quads';
-    const writer = new StreamWriter({
-      format: n3Format,
-      ...(lineBased ? {} : { prefixes: PREFIXES }),
-    });
-    (async () => {
-      for await (const chunk of chunks) {
-        for (const quad of chunk) {
-          if (!writer.write(quad)) await once(writer, 'drain');
+/** Turtle, TriG, N-Triples and N-Quads: n3's writers. */
+function n3Format(
+  mediaType: RdfMediaType,
+  shortName: string,
+  format: 'Turtle' | 'TriG' | 'N-Triples' | 'N-Quads',
+): RdfFormat {
+  const prefixed = format === 'Turtle' || format === 'TriG';
+  return {
+    mediaType,
+    shortName,
+    label: format,
+    contentType: `${mediaType}; charset=utf-8`,
+    write: (quads) =>
+      prefixed ? PREPARED_PREFIXES.write(quads, format) : writeAll(new Writer({ format }), quads),
+    stream(chunks) {
+      const writer = new StreamWriter({ format, ...(prefixed ? { prefixes: PREFIXES } : {}) });
+      (async () => {
+        for await (const chunk of chunks) {
+          for (const quad of chunk) {
+            if (!writer.write(quad)) await once(writer, 'drain');
+          }
         }
-      }
-      writer.end();
-    })().catch((error: unknown) => writer.destroy(error as Error));
-    return writer;
-  }
-  // Text, not objects: the stream then holds at most about this much ahead of
-  // the socket (one chunk's text), however slowly the client reads.
-  const asText = { objectMode: false, highWaterMark: 64 * 1024 };
-  if (mediaType === 'application/rdf+xml') {
-    return Readable.from(
-      (async function* () {
-        const writer = new RdfXmlWriter();
-        yield RDF_XML_HEADER;
-        for await (const chunk of chunks) yield* writer.write(chunk);
-        yield RDF_XML_FOOTER;
-      })(),
-      asText,
-    );
-  }
-  return Readable.from(
-    (async function* () {
-      const writer = new JsonLdWriter(PREFIXES);
-      yield writer.header();
-      for await (const chunk of chunks) yield* writer.write(chunk);
-      yield writer.footer();
-    })(),
-    asText,
-  );
+        writer.end();
+      })().catch((error: unknown) => writer.destroy(error as Error));
+      return writer;
+    },
+  };
 }
 
-/**
- * One resource's quads as a document, in one piece: for a graph this small a
- * stream costs more than the writing.
- */
-export function serializeToString(
-  quads: readonly Quad[],
-  mediaType: RdfMediaType,
-): Promise<string> {
-  const n3Format = N3_FORMATS[mediaType];
-  if (n3Format === 'Turtle' || n3Format === 'TriG') return PREPARED_PREFIXES.write(quads, n3Format);
-  if (n3Format) return writeAll(new Writer({ format: n3Format }), quads);
-  if (mediaType === 'application/rdf+xml') {
-    return Promise.resolve(
-      `${RDF_XML_HEADER}${new RdfXmlWriter().write(quads).join('')}${RDF_XML_FOOTER}`,
-    );
-  }
-  const writer = new JsonLdWriter(PREFIXES);
-  return Promise.resolve(`${writer.header()}${writer.write(quads).join('')}${writer.footer()}`);
+/** A writer of our own that places each chunk inside one document. */
+interface DocumentWriter {
+  header(): string;
+  write(quads: readonly Quad[]): Iterable<string>;
+  footer(): string;
+}
+
+function documentFormat(
+  base: Omit<RdfFormat, 'write' | 'stream'>,
+  writer: () => DocumentWriter,
+): RdfFormat {
+  return {
+    ...base,
+    write(quads) {
+      const document = writer();
+      return Promise.resolve(
+        `${document.header()}${[...document.write(quads)].join('')}${document.footer()}`,
+      );
+    },
+    stream(chunks) {
+      return Readable.from(
+        (async function* () {
+          const document = writer();
+          yield document.header();
+          for await (const chunk of chunks) yield* document.write(chunk);
+          yield document.footer();
+        })(),
+        AS_TEXT,
+      );
+    },
+  };
+}
+
+const rdfXmlDocument = (): DocumentWriter => {
+  const writer = new RdfXmlWriter();
+  return {
+    header: () => RDF_XML_HEADER,
+    write: (quads) => writer.write(quads),
+    footer: () => RDF_XML_FOOTER,
+  };
+};
+
+/** Every RDF format, by media type. */
+export const RDF_FORMATS: Readonly<Record<RdfMediaType, RdfFormat>> = {
+  'application/ld+json': documentFormat(
+    {
+      mediaType: 'application/ld+json',
+      shortName: 'jsonld',
+      label: 'JSON-LD',
+      contentType: 'application/ld+json; charset=utf-8',
+    },
+    () => new JsonLdWriter(PREFIXES),
+  ),
+  'text/turtle': n3Format('text/turtle', 'ttl', 'Turtle'),
+  'application/trig': n3Format('application/trig', 'trig', 'TriG'),
+  'application/n-triples': n3Format('application/n-triples', 'nt', 'N-Triples'),
+  'application/rdf+xml': documentFormat(
+    {
+      mediaType: 'application/rdf+xml',
+      shortName: 'rdf',
+      label: 'RDF/XML',
+      contentType: 'application/rdf+xml',
+    },
+    rdfXmlDocument,
+  ),
+  'application/n-quads': n3Format('application/n-quads', 'nq', 'N-Quads'),
+};
+
+/** A graph of any size, written as it comes (see `RdfFormat.stream`). */
+export function serializeStream(chunks: AsyncIterable<Quad[]>, mediaType: RdfMediaType): Readable {
+  return RDF_FORMATS[mediaType].stream(chunks);
 }

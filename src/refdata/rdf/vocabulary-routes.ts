@@ -10,7 +10,7 @@ import { escapeHtml, refdataPage } from './html.js';
 import { single } from './library-graph.js';
 import { negotiate } from './negotiation.js';
 import { RDL_ONTOLOGY, rdlTermList, rdlVocabularyGraph } from './rdl-vocabulary.js';
-import { RDF_MEDIA_TYPES, type RdfMediaType, serializeStream } from './serialize.js';
+import { RDF_FORMATS, RDF_MEDIA_TYPES } from './serialize.js';
 import { RDL_NAMESPACE } from './vocabulary.js';
 
 // Browsers, and clients that accept anything, get the page; RDF clients name their type.
@@ -89,9 +89,8 @@ export function registerVocabularyRoutes(app: HttpApp, refdata: Refdata): void {
         return reply.type('text/html; charset=utf-8').send(vocabularyPage());
       }
       const graph = rdlVocabularyGraph(`${refdata.publicUrl}/vocab`);
-      return reply
-        .type(mediaType === 'application/rdf+xml' ? mediaType : `${mediaType}; charset=utf-8`)
-        .send(serializeStream(single(graph), mediaType as RdfMediaType));
+      const format = RDF_FORMATS[mediaType];
+      return reply.type(format.contentType).send(format.stream(single(graph)));
     },
   });
 }
