@@ -7,7 +7,7 @@
  * modification time, kept in dist/ beside the output it describes.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
@@ -49,4 +49,11 @@ const result = spawnSync(process.execPath, [compiler, '-p', 'tsconfig.build.json
   stdio: 'inherit',
 });
 if (result.status !== 0) process.exit(result.status ?? 1);
+// Browser scripts and style sheets are files of their own beside the modules
+// that serve them (src/**/assets/); the compiler leaves them, so they are copied.
+for (const entry of readdirSync('src', { withFileTypes: true, recursive: true })) {
+  if (!entry.isDirectory() || entry.name !== 'assets') continue;
+  const from = join(entry.parentPath ?? entry.path, entry.name);
+  cpSync(from, join('dist', from.slice('src/'.length)), { recursive: true });
+}
 writeFileSync(FINGERPRINT, current);

@@ -1,4 +1,5 @@
 import type { Problem } from '../../platform/http/problem.js';
+import { readAsset } from '../../platform/web/assets.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import { csrfField, errorContent, frame, type Notice } from '../../platform/web/layout.js';
 import { SCRIPT_PATH } from './copy.js';
@@ -35,13 +36,7 @@ function settingsMenu(current: string): Markup {
 }
 
 /** codehost's own additions to the shared styles. */
-const STYLE = `
-nav.settings ul{list-style:none;margin:0 0 1rem;padding:0;display:flex;flex-wrap:wrap;gap:.3rem .9rem;border-bottom:1px solid #ddd;padding-bottom:.5rem}
-nav.settings a[aria-current]{font-weight:700;color:#222;text-decoration:none}
-#qr-code{margin:1rem 0;width:min(14rem,100%)}#qr-code svg{display:block;width:100%;height:auto}
-.copy{margin-left:.4rem;font-size:.85em;padding:.1rem .5rem}
-#otp-secret{word-break:normal;overflow-wrap:normal}
-`;
+const STYLE = readAsset(new URL('./assets/codehost.css', import.meta.url));
 
 /** The frame of every page: header with the user and sign-out, then the content. */
 export function page(options: PageOptions, content: Markup): string {

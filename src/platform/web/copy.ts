@@ -1,4 +1,5 @@
 import type { HttpApp } from '../http/server.js';
+import { readAsset } from './assets.js';
 import { html, type Markup } from './html.js';
 
 /**
@@ -6,26 +7,7 @@ import { html, type Markup } from './html.js';
  * a Copy button beside each value marked `data-copy-text`, which says "Copied"
  * (to screen readers too) when the value is on the clipboard.
  */
-const SCRIPT = `'use strict';
-document.querySelectorAll('[data-copy-text]').forEach(function (element) {
-  var button = document.createElement('button');
-  button.type = 'button';
-  button.className = 'copy';
-  var label = element.getAttribute('data-copy-label') || 'Copy';
-  button.textContent = label;
-  var said = document.createElement('span');
-  said.setAttribute('role', 'status');
-  said.className = 'copied';
-  button.addEventListener('click', function () {
-    navigator.clipboard.writeText(element.getAttribute('data-copy-text')).then(function () {
-      said.textContent = ' Copied';
-    }, function () {
-      said.textContent = ' Copying failed: select the text and copy it by hand';
-    });
-  });
-  element.after(button, said);
-});
-`;
+const SCRIPT = readAsset(new URL('./assets/copy.js', import.meta.url));
 
 /**
  * A value people copy (an application ID, a secret, a new token, a key): shown

@@ -1,4 +1,5 @@
 import { GENERIC_NOT_FOUND, type Problem } from '../http/problem.js';
+import { readAsset } from './assets.js';
 import { html, type Markup, trusted } from './html.js';
 
 /**
@@ -29,39 +30,7 @@ export interface Notice {
   text: string;
 }
 
-const STYLE = `
-body{font-family:system-ui,sans-serif;margin:0;color:#222;background:#fafafa}
-header{background:#2e2e5c;color:#fff;padding:.6rem 1.2rem;display:flex;flex-wrap:wrap;gap:.4rem 1rem;align-items:center}
-header a{color:#fff}header form,header .sign-in{margin:0 0 0 auto}
-.skip{position:absolute;left:-999px;top:0;background:#fff;color:#222;padding:.5rem}.skip:focus{left:.5rem;z-index:1}
-main:focus{outline:none}.brand{font-weight:700;text-decoration:none}
-main{max-width:46rem;margin:1.5rem auto;padding:0 1.2rem;overflow-wrap:break-word}
-th[scope=col]{white-space:nowrap}
-.hint{margin:.2rem 0;color:#555;font-size:.9em}.field-error{margin:.2rem 0;color:#a40000;font-weight:600}
-[aria-invalid=true]{border:2px solid #a40000}
-.table-scroll{overflow-x:auto}
-@media (max-width:36rem){table.stack,table.stack tbody,table.stack tr,table.stack td,table.stack th[scope=row]{display:block}
-table.stack tr.head{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
-table.stack tr{border-bottom:1px solid #ddd;padding:.5rem 0}table.stack td,table.stack th[scope=row]{border:0;padding:.15rem 0}
-table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}
-table.stack caption{display:block;text-align:left}}
-dl.facts{display:grid;grid-template-columns:max-content 1fr;gap:.3rem 1rem}dl.facts dt{font-weight:600}dl.facts dd{margin:0;min-width:0;overflow-wrap:anywhere}
-.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
-.danger-link{color:#a40000;font-weight:600}
-button.danger{background:#a40000;color:#fff;border:1px solid #7a0000;border-radius:3px}
-.badge{display:inline-block;padding:0 .4rem;border-radius:3px;background:#e8e8f4;color:#222;font-size:.85em}
-label{display:block;margin:.8rem 0 .2rem;font-weight:600}
-input[type=text],input[type=password],input[type=date],input[type=email],input[type=url],textarea{width:100%;padding:.4rem;box-sizing:border-box;font:inherit}
-button{padding:.4rem .9rem;font:inherit;cursor:pointer}
-table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid #ddd;padding:.4rem;text-align:left;vertical-align:top}
-code,.secret{font-family:ui-monospace,monospace;overflow-wrap:anywhere}.secret{word-break:break-all}
-.secret{display:block;background:#fff;border:1px solid #ccc;padding:.5rem}
-.notice{padding:.6rem;border-radius:4px}.ok{background:#e3f5e1}.error{background:#fbe3e3}
-.inline{display:inline}label.inline{font-weight:normal}
-select{padding:.3rem;font:inherit}
-main.wide{max-width:64rem}
-.status{display:inline-block;padding:.1rem .55rem;border-radius:1rem;font-size:.85rem;font-weight:600;background:#eee}
-`;
+const STYLE = readAsset(new URL('./assets/site.css', import.meta.url));
 
 /** Inline, so browsers do not ask for a /favicon.ico that is not there. */
 const FAVICON =

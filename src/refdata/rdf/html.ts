@@ -1,4 +1,5 @@
 import type { Quad, Term } from 'n3';
+import { readAsset } from '../../platform/web/assets.js';
 import { escapeHtml, html, trusted } from '../../platform/web/html.js';
 import { frame } from '../../platform/web/layout.js';
 import type { ResourceRow } from '../resources/store.js';
@@ -117,10 +118,4 @@ export function refdataPage(title: string, content: string): string {
 }
 
 /** The colours of the status badges. */
-export const STATUS_STYLE = `
-.status-Draft{background:#fff3cd}.status-Submitted{background:#dbeafe}.status-Approved{background:#dcfce7}
-.status-Rejected,.status-Deprecated{background:#fde2e2}
-#statements th{font-weight:500;width:16rem}tr:target{background:#fff3cd}code.term{word-break:normal;overflow-wrap:anywhere}
-#statements td{overflow-wrap:anywhere}
-@media (max-width:40rem){#statements tr,#statements th,#statements td{display:block;width:auto}#statements th{border:0;padding-bottom:0}}
-`;
+export const STATUS_STYLE = readAsset(new URL('../web/assets/status.css', import.meta.url));

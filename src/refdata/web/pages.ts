@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
+import { readAsset } from '../../platform/web/assets.js';
 import { allowFormRedirectTo } from '../../platform/web/csp.js';
 import { html, type Markup } from '../../platform/web/html.js';
 import { csrfField, frame, type Notice } from '../../platform/web/layout.js';
@@ -39,43 +40,7 @@ export interface PageOptions {
 export const SCRIPT_PATH = '/assets/refdata.js';
 
 /** refdata's own styles, after the shared ones. */
-const STYLE = `
-header form.search{margin:0;flex:1 1 12rem;display:flex;gap:.3rem;max-width:28rem}
-header form.search input{flex:1;min-width:8rem;padding:.3rem;font:inherit}
-header .account{margin-left:auto;display:flex;gap:.6rem;align-items:center;flex-wrap:wrap}
-header .account form{margin:0}
-.iri{font-family:ui-monospace,monospace;overflow-wrap:anywhere}.copy{margin-left:.4rem;font-size:.85em;padding:.1rem .5rem}
-.home-search{display:flex;flex-wrap:wrap;gap:.4rem;align-items:center}.home-search label{width:100%;margin:0}
-.home-search input,form.search-page input[type=search]{flex:1 1 12rem;min-width:0;padding:.4rem;font:inherit}
-ul.cards{list-style:none;padding:0}ul.cards>li{border-bottom:1px solid #ddd;padding:.6rem 0}ul.cards p{margin:.2rem 0}
-.search-row{display:flex;gap:.4rem}.facets{display:flex;flex-wrap:wrap;gap:.5rem 1rem}
-fieldset.facet{flex:1 1 14rem;border:1px solid #ddd;border-radius:4px}.count{color:#555}
-ul.tree,ul.tree ul{list-style:none;padding-left:1.1rem}ul.tree{padding-left:0}ul.tree summary{cursor:pointer;color:#444;font-size:.9em}ul.tree details{display:inline-block;vertical-align:top}ul.tree details[open]{display:block}
-.symbol-drawing svg{display:block;max-width:100%;height:auto;max-height:24rem;background:#fff}
-.legend-point{color:#d00}.legend-centre{color:#06c;font-weight:700}.direction{font-family:ui-monospace,monospace}
-ul.gallery{list-style:none;padding:0;display:grid;grid-template-columns:repeat(auto-fill,minmax(9rem,1fr));gap:.8rem}
-ul.gallery li{border:1px solid #ddd;border-radius:4px;padding:.5rem;background:#fff;text-align:center}
-ul.gallery a{display:block}ul.gallery .thumb svg{display:block;width:100%;height:6rem}
-nav.site{display:flex;flex-wrap:wrap;gap:.8rem}
-.inline-list{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:.3rem 1rem}
-a.button{display:inline-block;padding:.35rem .8rem;border:1px solid #2e2e5c;border-radius:3px;text-decoration:none;color:#2e2e5c;background:#fff;margin:.15rem 0}
-p.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center}
-button.primary{background:#2e2e5c;color:#fff;border:1px solid #1d1d40;border-radius:3px}
-form.authoring .default-action{position:absolute;left:-9999px}
-form.authoring .optional{font-weight:normal;color:#555}
-form.authoring select{max-width:100%}form.authoring input.number{max-width:12rem}
-fieldset.list,fieldset.group{border:1px solid #ccc;border-radius:4px;margin:1rem 0;padding:.4rem .8rem .8rem}
-fieldset.list legend,fieldset.group legend{font-weight:600;padding:0 .3rem}
-ol.rows{list-style:none;padding:0;margin:0}li.row{border-bottom:1px dashed #ccc;padding:.2rem 0 .6rem}
-.row-actions{display:flex;gap:.4rem;margin-top:.4rem}.row-actions button{padding:.2rem .6rem;font-size:.9em}
-button.add{margin-top:.6rem}.picked{margin:.2rem 0;font-size:.9em}
-fieldset.choices{border:1px solid #a40000;border-radius:4px;margin:.4rem 0}
-.error-summary{border:3px solid #a40000;padding:.4rem 1rem;margin:1rem 0;background:#fff}.error-summary h2{font-size:1.1rem;margin:.4rem 0}
-ul.suggestions{list-style:none;margin:0;padding:0;border:1px solid #888;background:#fff;max-height:16rem;overflow-y:auto}
-ul.suggestions li{padding:.35rem .5rem;cursor:pointer}ul.suggestions li[aria-selected=true]{background:#2e2e5c;color:#fff}
-table.diff del{background:#fbe3e3;text-decoration:line-through}table.diff ins{background:#e3f5e1;text-decoration:none}
-ul.dependencies{padding-left:1.2rem}
-`;
+const STYLE = readAsset(new URL('./assets/refdata.css', import.meta.url));
 
 /**
  * The web pages' shared machinery: each request's session (kept beside the
