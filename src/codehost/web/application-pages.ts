@@ -20,7 +20,7 @@ import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { keepToShowOnce, takeShownOnce } from './shown-once.js';
 import { accountOf } from './surface.js';
-import { doneNotice, field, fieldValues, ID_PARAMS } from './web-context.js';
+import { doneNotice, field, fieldValues, ROW_ID_PARAMS } from './web-context.js';
 
 function applicationForm(
   csrf: string,
@@ -250,7 +250,7 @@ ${authorized.map(
 
   app.get(
     '/profile/applications/:id',
-    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+    { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
       const { id } = request.params;
@@ -263,7 +263,7 @@ ${authorized.map(
 
   app.get(
     '/profile/applications/:id/edit',
-    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+    { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
       const session = request.session as Session;
@@ -274,7 +274,7 @@ ${authorized.map(
 
   app.post(
     '/profile/applications/:id',
-    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+    { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
       const session = request.session as Session;
@@ -297,7 +297,7 @@ ${authorized.map(
 
   app.post(
     '/profile/applications/:id/delete',
-    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+    { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
       const { id } = request.params;
@@ -310,7 +310,7 @@ ${authorized.map(
 
   app.post(
     '/profile/applications/:id/renew_secret',
-    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+    { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
       const { id } = request.params;
@@ -329,7 +329,7 @@ ${authorized.map(
 
   app.post(
     '/profile/applications/authorized/:id/revoke',
-    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+    { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
       const { id } = request.params;

@@ -7,7 +7,7 @@ import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';
-import { ID_PARAMS } from './web-context.js';
+import { ROW_ID_PARAMS } from './web-context.js';
 
 /** What a confirmation page asks, for one stored thing the user owns. */
 export interface Confirmation {
@@ -33,7 +33,7 @@ export function registerConfirmation(
 ): void {
   app.get(
     path,
-    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+    { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
       const { id } = request.params;

@@ -10,7 +10,7 @@ import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';
-import { field, ID_PARAMS } from './web-context.js';
+import { field, ROW_ID_PARAMS } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/emails';
 
@@ -110,7 +110,7 @@ ${secondary.map(
 
   app.post(
     `${SETTINGS_PATH}/:id/delete`,
-    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+    { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
       const { id } = request.params;

@@ -21,7 +21,7 @@ import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';
-import { field, fieldValues, ID_PARAMS } from './web-context.js';
+import { field, fieldValues, ROW_ID_PARAMS } from './web-context.js';
 
 /** How GitLab's notifications page names the levels. */
 const LEVEL_LABELS: Record<NotificationLevel, string> = {
@@ -253,7 +253,7 @@ ${
   for (const type of ['group', 'project'] as const) {
     app.post(
       `/profile/notifications/${type}s/:id`,
-      { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+      { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
       async (request, reply) => {
         const user = accountOf(request);
         const { id } = request.params;
@@ -365,7 +365,7 @@ ${
         const found = await sourceOf(user, type, id);
         return found ? { source: { type, id }, name: found.name } : undefined;
       },
-      { params: ID_PARAMS },
+      { params: ROW_ID_PARAMS },
     );
   }
 }

@@ -13,7 +13,7 @@ import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { keepToShowOnce, takeShownOnce } from './shown-once.js';
 import { accountOf } from './surface.js';
-import { doneNotice, field, fieldValues, ID_PARAMS } from './web-context.js';
+import { doneNotice, field, fieldValues, ROW_ID_PARAMS } from './web-context.js';
 
 /** The token form as typed, to show again when it is refused. */
 interface TokenForm {
@@ -147,7 +147,7 @@ ${inactive.map(
 
   app.post(
     '/profile/personal_access_tokens/:id/revoke',
-    { schema: { params: ID_PARAMS }, config: { signedIn: true } },
+    { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
       const { id } = request.params;

@@ -8,8 +8,8 @@ import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import type { Session } from './sessions.js';
 
-/** The path parameter of pages about one stored row (an application, a token). */
-export const ID_PARAMS = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
+/** The path parameter of pages about one stored row (an application, a token); the API's ID_PARAMS also takes a path. */
+export const ROW_ID_PARAMS = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2147483647 }) });
 
 export type FormBody = Record<string, string | string[] | undefined>;
 
