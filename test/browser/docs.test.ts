@@ -49,7 +49,11 @@ describe.skipIf(!browserAvailable)(
         }
       });
 
-      it('has a working Authorize, and Try it out reaches the server at the address the page was opened at', async () => {
+      // Swagger UI lays out the whole description before anything can be clicked:
+      // on a machine busy with the rest of the suite that alone has taken 15 s.
+      it('has a working Authorize, and Try it out reaches the server at the address the page was opened at', {
+        timeout: 60_000,
+      }, async () => {
         const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
         try {
           // Opened at 127.0.0.1, while the configured public address says localhost.
