@@ -58,7 +58,7 @@ describe.skipIf(!browserAvailable)(
         try {
           // Opened at 127.0.0.1, while the configured public address says localhost.
           await page.goto(`${baseUrl(service)}/docs`);
-          await page.locator('.swagger-ui .info .title').waitFor({ timeout: 15_000 });
+          await page.locator('.swagger-ui .info .title').waitFor({ timeout: 45_000 });
           await page.locator('button.authorize').click();
           const dialog = page.locator('.dialog-ux .modal-ux');
           await dialog.waitFor();
