@@ -139,6 +139,16 @@ export function codehostService(
         },
       );
 
+      // An address the api surface claims but no API route serves (`/api/v5/x`) is
+      // answered outside the surface, by the not-found handler or the project
+      // pages' catch-all, in the API's shape: its type is made plain there too.
+      app.addHook('onSend', async (request, reply, payload) =>
+        (request.is404 || request.routeOptions.config.catchAll) &&
+        app.routeTable.ownerOf(request.url) === renderApiError
+          ? plainJsonType(request, reply, payload)
+          : payload,
+      );
+
       const sweep = setInterval(() => {
         Promise.all([
           context.sessions.purgeExpired(),

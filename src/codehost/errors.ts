@@ -38,8 +38,10 @@ export const renderMachineError: ErrorRenderer = (problem, context) =>
     : renderGitlabError(problem, context);
 
 /**
- * The API's errors: as at the other machine addresses, said as GitLab's API says
- * every answer, `Content-Type: application/json` without a charset.
+ * The API's errors: as at the other machine addresses. Their `Content-Type` is
+ * made GitLab's plain `application/json` by the api surface's onSend hook (and
+ * the one for unrouted API addresses): Fastify adds a charset to any JSON type
+ * it sends as text, whatever is declared here.
  */
 export const renderApiError: ErrorRenderer = (problem, context) => ({
   ...renderMachineError(problem, context),
@@ -57,7 +59,7 @@ function oauthCode(problem: Problem): string {
  * and reason ("404 Not Found"), followed by the detail for client errors. A 500
  * also carries the traceId so a user can quote it (also in X-Request-Id).
  */
-export const renderGitlabError: ErrorRenderer = (problem, { traceId }) => ({
+const renderGitlabError: ErrorRenderer = (problem, { traceId }) => ({
   contentType: 'application/json; charset=utf-8',
   body:
     problem.status >= 500

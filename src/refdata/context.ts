@@ -37,7 +37,10 @@ export function createRefdata(
   const store = new ResourceStore(db);
   const search = new SearchService(db, families, settings.search, log);
   // A write committed here is in this instance's index before its next search.
-  store.onCommitted(() => search.noteLocalWrite());
+  store.onCommitted(
+    () => search.noteLocalWrite(),
+    (error) => log.error({ err: error }, 'search did not hear of a committed write'),
+  );
   return {
     db,
     publicUrl: config.publicUrl,

@@ -60,6 +60,36 @@ describe.each(DATABASE_KINDS)('answers a client rarely meets on %s', (kind) => {
     );
   });
 
+  it('answers a failure at an address of any depth in the shape of the surface that claims it', async () => {
+    service = await startCodehost(kind);
+    // The project pages answer every path of two or more segments, the API's too.
+    await service.db.schema.dropTable('projects').execute();
+    const api = await service.app.inject({ url: '/api/v4/some/project' });
+    expect(api.statusCode).toBe(500);
+    expect(api.headers['content-type']).toBe('application/json');
+    expect(api.json()).toEqual({
+      message: '500 Internal Server Error',
+      traceId: api.headers['x-request-id'],
+    });
+    const page = await service.app.inject({ url: '/some/project' });
+    expect(page.statusCode).toBe(500);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+  });
+
+  it('says GitLab’s plain application/json at an API address nobody serves', async () => {
+    service = await startCodehost(kind);
+    for (const [method, url] of [
+      ['GET', '/api/v4/nope'],
+      ['GET', '/api/v5/user'],
+      ['DELETE', '/api/v4/user'],
+    ] as const) {
+      const answer = await service.app.inject({ method, url });
+      expect([404, 405]).toContain(answer.statusCode);
+      expect(answer.headers['content-type']).toBe('application/json');
+      expect(answer.json()).toEqual({ message: expect.stringMatching(/^40[45] /) });
+    }
+  });
+
   it('holds back a client that asks for tokens too often, saying when to come back', async () => {
     service = await startCodehost(kind, { env: { RATE_LIMIT_CREDENTIALS_PER_MINUTE: '2' } });
     const ask = () => tokenRequest(service as Codehost, { grant_type: 'client_credentials' });

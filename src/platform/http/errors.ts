@@ -211,7 +211,10 @@ export function errorHandler(render: ErrorRenderer, routes?: RouteTable) {
         request.log.error({ err: error }, 'request failed');
       }
     }
-    const renderer = unrouted ? (routes.ownerOf(request.url) ?? render) : render;
+    // A catch-all route (pages named by a path of any depth) also matches addresses
+    // other surfaces claim: its failures there take their owner's shape.
+    const byAddress = routes !== undefined && (unrouted || request.routeOptions.config?.catchAll);
+    const renderer = byAddress ? (routes.ownerOf(request.url) ?? render) : render;
     return sendProblem(reply, request, renderer, value);
   };
 }

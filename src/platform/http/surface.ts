@@ -31,7 +31,7 @@ export async function registerSurface(
   const routes = app.routeTable;
   for (const pattern of options.claims ?? []) routes.own(pattern, options.renderError);
   await app.register(async (surface: HttpApp) => {
-    surface.setErrorHandler(errorHandler(options.renderError));
+    surface.setErrorHandler(errorHandler(options.renderError, routes));
     surface.addHook('onRoute', (route) => {
       route.config = { ...route.config, surface: options.name };
       if (options.ownsItsPaths && !route.config.catchAll) {

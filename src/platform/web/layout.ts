@@ -49,7 +49,8 @@ export function frame(options: FrameOptions, content: Markup): string {
 <link rel="icon" href="${FAVICON}">
 <style>${trusted(STYLE)}${trusted(options.style ?? '')}</style>
 ${(typeof options.script === 'string' ? [options.script] : (options.script ?? [])).map(
-  (source) => html`<script src="${source}" defer></script>`,
+  // Modules: deferred like `defer`, and strict, as the asset files are written.
+  (source) => html`<script type="module" src="${source}"></script>`,
 )}
 </head>
 <body>

@@ -106,6 +106,12 @@ export function etagOf(row: Pick<ResourceRow, 'version'>): string {
 /** Told after each write this instance committed (search; later SPARQL and the change feed). */
 export type CommittedListener = () => void;
 
+interface Follower {
+  heard: CommittedListener;
+  /** Where a follower's own failure goes: the write it heard of stays committed. */
+  failed: (error: unknown) => void;
+}
+
 /**
  * Resources of every family, their lifecycle and their revisions. Every write is
  * one transaction, guarded by the version it was based on, and leaves a revision
@@ -114,16 +120,19 @@ export type CommittedListener = () => void;
  * transaction) stays the truth across instances, this only says "read it now".
  */
 export class ResourceStore {
-  private readonly followers: CommittedListener[] = [];
+  private readonly followers: Follower[] = [];
 
   constructor(
     private readonly db: Kysely<RefdataTables>,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Calls `listener` after every write this store commits. */
-  onCommitted(listener: CommittedListener): void {
-    this.followers.push(listener);
+  /**
+   * Calls `heard` after every write this store commits. A follower that throws
+   * is reported to `failed`; the write is still answered as done.
+   */
+  onCommitted(heard: CommittedListener, failed: (error: unknown) => void): void {
+    this.followers.push({ heard, failed });
   }
 
   async findByIri(iri: string): Promise<ResourceRow | undefined> {
@@ -427,10 +436,9 @@ export class ResourceStore {
   }
 
   private async write<T>(work: (trx: Transaction<RefdataTables>) => Promise<T>): Promise<T> {
+    let result: T;
     try {
-      const result = await this.db.transaction().execute(work);
-      for (const follower of this.followers) follower();
-      return result;
+      result = await this.db.transaction().execute(work);
     } catch (error) {
       if (error instanceof ConstraintViolationError && error.kind === 'unique') {
         throw new DuplicateResource(
@@ -441,6 +449,14 @@ export class ResourceStore {
       }
       throw error;
     }
+    for (const follower of this.followers) {
+      try {
+        follower.heard();
+      } catch (error) {
+        follower.failed(error);
+      }
+    }
+    return result;
   }
 
   private async insert(
