@@ -34,7 +34,7 @@ export function createRefdata(
   families: FamilyRegistry,
   log: ConstructorParameters<typeof SearchService>[3],
 ): Refdata {
-  const store = new ResourceStore(db);
+  const store = new ResourceStore(db, (family) => families.byKey(family)?.aggregate?.field);
   const search = new SearchService(db, families, settings.search, log);
   // A write committed here is in this instance's index before its next search.
   store.onCommitted(

@@ -135,7 +135,7 @@ export function representationSchema(family: Family): TSchema {
       ...fields,
       ...(family.aggregate
         ? {
-            picklistValues: Type.Array(
+            [family.aggregate.field]: Type.Array(
               Type.Object({
                 id: Type.String({ format: 'uri' }),
                 name: Type.String(),

@@ -11,6 +11,8 @@ import type { HttpApp } from '../../src/platform/http/server.js';
 
 interface Recorded {
   service: string;
+  /** The description of the instance that answered: test families add operations. */
+  description: Description;
   method: string;
   route: string;
   status: number;
@@ -32,7 +34,7 @@ interface Description {
 }
 
 const recorded: Recorded[] = [];
-const descriptions = new Map<string, Description>();
+const descriptions = new WeakMap<HttpApp, Description>();
 
 /** Fastify's `/a/:id/*` as the description writes it: `/a/{id}/{*}`. */
 export function describedPath(route: string): string {
@@ -48,11 +50,16 @@ export function recordResponses(app: HttpApp, service: string): void {
     const schema = request.routeOptions.schema as { hide?: boolean } | undefined;
     // Unknown addresses and the description's own plumbing are not operations.
     if (route === undefined || schema?.hide) return payload;
-    if (!descriptions.has(service)) descriptions.set(service, app.swagger() as Description);
+    let description = descriptions.get(app);
+    if (!description) {
+      description = app.swagger() as Description;
+      descriptions.set(app, description);
+    }
     const body =
       typeof payload === 'string' && payload.length <= CHECKED_BODY_BYTES ? payload : undefined;
     recorded.push({
       service,
+      description,
       method: request.method === 'HEAD' ? 'get' : request.method.toLowerCase(),
       route,
       status: reply.statusCode,
@@ -73,10 +80,9 @@ function pointer(...segments: string[]): string {
 /** Each violation once, as `service METHOD path status: what is wrong`. */
 export function contractViolations(): string[] {
   const violations = new Set<string>();
-  const validators = new Map<string, Ajv2020>();
+  const validators = new Map<Description, Ajv2020>();
   for (const answer of recorded.splice(0)) {
-    const description = descriptions.get(answer.service);
-    if (!description) continue;
+    const description = answer.description;
     const path = describedPath(answer.route);
     const key = `${answer.service} ${answer.method.toUpperCase()} ${path} ${answer.status}`;
     const operation = description.paths[path]?.[answer.method];
@@ -99,11 +105,11 @@ export function contractViolations(): string[] {
       continue;
     }
     if (media.schema === undefined || !/json$/.test(answer.contentType)) continue;
-    let ajv = validators.get(answer.service);
+    let ajv = validators.get(description);
     if (!ajv) {
       ajv = new Ajv2020({ strict: false, allErrors: false, validateFormats: false });
       ajv.addSchema(description, answer.service);
-      validators.set(answer.service, ajv);
+      validators.set(description, ajv);
     }
     const reference = `${answer.service}#/${pointer('paths', path, answer.method, 'responses', documentedAs, 'content', answer.contentType, 'schema')}`;
     const validate = ajv.getSchema(reference) ?? ajv.compile({ $ref: reference });

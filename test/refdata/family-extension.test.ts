@@ -1,8 +1,16 @@
 import { Parser } from 'n3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
+import { CHECKLIST, checklist, checklistItem } from './checklist-family.js';
 import { GLOSSARY, glossaryTerm } from './glossary-family.js';
-import { approve, createLibrary, type Refdata, startRefdata } from './helpers.js';
+import {
+  approve,
+  createLibrary,
+  iriQuery,
+  type Refdata,
+  startRefdata,
+  uniqueName,
+} from './helpers.js';
 
 describe.each(DATABASE_KINDS)('a family added by its module alone (%s)', (kind) => {
   let service: Refdata;
@@ -75,5 +83,135 @@ describe.each(DATABASE_KINDS)('a family added by its module alone (%s)', (kind) 
         types: [`${GLOSSARY}Term`],
       }),
     ]);
+  });
+});
+
+describe.each(DATABASE_KINDS)('an aggregate family added by its modules alone (%s)', (kind) => {
+  let service: Refdata;
+  beforeAll(async () => {
+    service = await startRefdata(
+      kind,
+      {},
+      { extraFamilies: [glossaryTerm, checklist, checklistItem] },
+    );
+  });
+  afterAll(() => service?.close());
+
+  const item = (name: string, id?: string) => ({
+    ...(id === undefined ? {} : { id }),
+    name,
+    description: `Check ${name.toLowerCase()}`,
+  });
+
+  it('owns its values through writes, reads, revisions, the lifecycle and RDF', async () => {
+    const ontology = await createLibrary(service);
+    const base = {
+      changeJustification: 'Start-up checks',
+      name: uniqueName('Start-up'),
+      description: 'Before starting the pump',
+      ontology,
+    };
+
+    // The generic rules: a reference to the wrong family, and two items of one name.
+    const wrongTerm = await service.call('POST', '/test/checklists', {
+      body: { ...base, glossaryTerm: ontology },
+    });
+    expect(wrongTerm.statusCode).toBe(400);
+    expect(wrongTerm.json().errors).toEqual([
+      expect.objectContaining({
+        pointer: '#/glossaryTerm',
+        detail: 'must be the IRI of a glossary term, not of a library',
+      }),
+    ]);
+    const twice = await service.call('POST', '/test/checklists', {
+      body: { ...base, items: [item('Valves'), item(' valves ')] },
+    });
+    expect(twice.statusCode).toBe(400);
+    expect(twice.json().errors).toEqual([
+      expect.objectContaining({
+        pointer: '#/items/1/name',
+        detail: 'is used by another value of this checklist',
+      }),
+    ]);
+
+    const created = await service.call('POST', '/test/checklists', {
+      body: { ...base, items: [item('Valves'), item('Seals')] },
+    });
+    expect(created.statusCode, created.body).toBe(201);
+    const list = created.json();
+    expect(list.items).toEqual([
+      expect.objectContaining({ name: 'Valves', status: 'Draft' }),
+      expect.objectContaining({ name: 'Seals', status: 'Draft' }),
+    ]);
+    const [valves, seals] = list.items as { id: string }[];
+    if (!valves || !seals) throw new Error('two items');
+
+    // An item of another checklist is not this one's to change.
+    const other = await service.call('POST', '/test/checklists', {
+      body: { ...base, name: uniqueName('Shut-down'), items: [item('Power')] },
+    });
+    const foreign = other.json().items[0].id as string;
+    const url = `/test/checklists?${iriQuery(list.iri)}`;
+    const stolen = await service.call('PUT', url, {
+      body: { ...base, items: [item('Power', foreign)] },
+    });
+    expect(stolen.statusCode).toBe(400);
+    expect(stolen.json().errors[0]).toMatchObject({
+      pointer: '#/items/0/id',
+      detail: 'must be the IRI of a value of this checklist',
+    });
+
+    // Keep one (renamed), drop one, add one: the dropped item is gone (410).
+    const updated = await service.call('PUT', url, {
+      body: {
+        ...base,
+        changeJustification: 'Seals go on another list',
+        items: [item('Valves closed', valves.id), item('Drains')],
+      },
+    });
+    expect(updated.statusCode, updated.body).toBe(204);
+    const read = (await service.call('GET', url)).json();
+    expect(read.items.map((entry: { name: string }) => entry.name)).toEqual([
+      'Valves closed',
+      'Drains',
+    ]);
+    expect(read.items[0].id).toBe(valves.id);
+    const gone = await service.call('GET', `/test/checklist-items?${iriQuery(seals.id)}`);
+    expect(gone.statusCode).toBe(410);
+
+    // Each revision of the aggregate lists its items under its own field.
+    const history = (await service.call('GET', `/revisions?${iriQuery(list.iri)}`)).json();
+    expect(
+      history.map((revision: { body: { items: { name: string }[] } }) =>
+        revision.body.items.map((entry) => entry.name),
+      ),
+    ).toEqual([
+      ['Valves', 'Seals'],
+      ['Valves closed', 'Drains'],
+    ]);
+
+    // An item moves only with its checklist; approving the checklist approves them.
+    const alone = await service.call('PUT', `/status/submit?${iriQuery(valves.id)}`);
+    expect(alone.statusCode).toBe(409);
+    await approve(service, list.iri);
+    const approved = (await service.call('GET', url)).json();
+    expect(approved.status).toBe('Approved');
+    expect(approved.items.map((entry: { status: string }) => entry.status)).toEqual([
+      'Approved',
+      'Approved',
+    ]);
+
+    // The item dereferences as RDF of its own family.
+    const rdf = await service.call('GET', new URL(valves.id).pathname, {
+      headers: { accept: 'text/turtle' },
+    });
+    expect(rdf.statusCode).toBe(200);
+    const quads = new Parser().parse(rdf.body);
+    expect(
+      quads.some(
+        (quad) =>
+          quad.predicate.value === `${CHECKLIST}onChecklist` && quad.object.value === list.iri,
+      ),
+    ).toBe(true);
   });
 });

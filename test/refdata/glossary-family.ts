@@ -1,10 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import {
-  commonRules,
-  familySchema,
-  fieldError,
-  ONTOLOGY_FIELD,
-} from '../../src/refdata/families/common.js';
+import { familySchema, fieldError, ONTOLOGY_FIELD } from '../../src/refdata/families/common.js';
 import { defineFamily } from '../../src/refdata/families/family.js';
 
 export const GLOSSARY = 'https://example.org/glossary#';
@@ -35,14 +30,8 @@ export const glossaryTerm = defineFamily({
     g.about(g.iri('http://www.w3.org/1999/02/22-rdf-syntax-ns#type'), g.iri(`${GLOSSARY}Term`));
     g.about(g.iri(`${GLOSSARY}abbreviation`), g.plain(body.abbreviation));
   },
-  async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: true,
-      family: 'glossary-term',
-      label: 'glossary term',
-    });
-    if (body.usage === 'deprecated' && body.replaces === undefined)
-      errors.push(fieldError('/replaces', 'is required for a deprecated term'));
-    return errors;
-  },
+  rules: (body) =>
+    body.usage === 'deprecated' && body.replaces === undefined
+      ? [fieldError('/replaces', 'is required for a deprecated term')]
+      : [],
 });

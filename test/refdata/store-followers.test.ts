@@ -12,7 +12,7 @@ describe.each(DATABASE_KINDS)('the resource store’s followers on %s', (kind) =
 
   it('tells each follower of a committed write, and a failing follower fails nothing', async () => {
     service = await startRefdata(kind);
-    const store = new ResourceStore(service.db);
+    const store = new ResourceStore(service.db, () => undefined);
     const heard: string[] = [];
     const failures: unknown[] = [];
     store.onCommitted(

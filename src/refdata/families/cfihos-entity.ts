@@ -1,17 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import type { FieldError } from '../../platform/http/problem.js';
 import { classTyped } from '../rdf/family-shapes.js';
 import { owl, rdf, rdfs } from '../rdf/vocabulary.js';
 import {
-  commonRules,
+  countedReferenceErrors,
   familySchema,
   fieldError,
   IRI,
   loopError,
   ONTOLOGY_FIELD,
-  reference,
 } from './common.js';
 import { defineFamily } from './family.js';
+import { mapsToKind, UNSPSC_EQUIPMENT } from './mappings.js';
 
 const Cardinality = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 
@@ -69,47 +70,32 @@ export const cfihosEntity = defineFamily({
       g.add(restriction, owl('maxCardinality'), g.nonNegative(ref.maxCardinality));
     }
   },
+  mappings: { ETIM: mapsToKind('ETIM', 'class'), UNSPSC: UNSPSC_EQUIPMENT },
   async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: true,
-      family: 'cfihos-entity',
-      label: 'CFIHOS equipment or tag class',
-    });
-    if (body.superEntity === context.self && body.superEntity !== undefined) {
+    const errors: FieldError[] = [];
+    const superEntity = body.superEntity;
+    if (superEntity !== undefined && superEntity === context.self) {
       errors.push(fieldError('/superEntity', 'cannot be the class itself'));
-    } else {
-      const parent = await reference(
-        context,
-        errors,
-        '/superEntity',
-        body.superEntity,
-        ['cfihos-entity'],
-        'CFIHOS equipment or tag class',
-      );
-      if (parent && parent.body.entityType !== body.entityType) {
-        errors.push(fieldError('/superEntity', `must be a ${body.entityType} class like this one`));
+    } else if (superEntity !== undefined) {
+      // Whether it is a stored CFIHOS class at all, the generic reference check says.
+      const parent = await context.find(superEntity);
+      if (parent?.family === 'cfihos-entity') {
+        if (parent.body.entityType !== body.entityType)
+          errors.push(
+            fieldError('/superEntity', `must be a ${body.entityType} class like this one`),
+          );
+        const loop = await loopError(context, '/superEntity', superEntity);
+        if (loop) errors.push(loop);
       }
-      const loop = parent && (await loopError(context, '/superEntity', body.superEntity));
-      if (loop) errors.push(loop);
     }
-    const seen = new Set<string>();
-    for (const [index, item] of body.propertyReferences.entries()) {
-      const pointer = `/propertyReferences/${index}`;
-      await reference(
-        context,
-        errors,
-        `${pointer}/propertyUri`,
-        item.propertyUri,
-        ['property'],
-        'property',
-      );
-      if (item.minCardinality > item.maxCardinality) {
-        errors.push(fieldError(`${pointer}/minCardinality`, 'must not exceed maxCardinality'));
-      }
-      if (seen.has(item.propertyUri))
-        errors.push(fieldError(`${pointer}/propertyUri`, 'is listed twice'));
-      seen.add(item.propertyUri);
-    }
+    errors.push(
+      ...countedReferenceErrors(
+        '/propertyReferences',
+        body.propertyReferences,
+        (item) => item.propertyUri,
+        'propertyUri',
+      ),
+    );
     return errors;
   },
 });

@@ -1,8 +1,12 @@
 import { type TProperties, Type } from '@sinclair/typebox';
 import { isLinkIri, LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
-import type { FamilyKey, ReferencedResource, RuleContext } from './family.js';
-import { type MappedBody, mappingRules } from './mappings.js';
+import {
+  type FamilyKey,
+  LIBRARY_FAMILY,
+  type ReferencedResource,
+  type RuleContext,
+} from './family.js';
 
 /**
  * What an IRI field names, for the forms that pick it: resources of these
@@ -12,6 +16,8 @@ import { type MappedBody, mappingRules } from './mappings.js';
 export interface RefersTo {
   families: readonly string[];
   external?: boolean;
+  /** What messages call such a resource, when the families' labels would not read well. */
+  noun?: string;
 }
 
 /** The schema keyword that carries `RefersTo` (an OpenAPI extension). */
@@ -81,7 +87,7 @@ export const COMMON_FIELDS = {
 
 /** A term's library: required for every family but libraries themselves. */
 export const ONTOLOGY_FIELD = {
-  ontology: Iri('The library the term belongs to', { families: ['library'] }, 'Library'),
+  ontology: Iri('The library the term belongs to', { families: [LIBRARY_FAMILY] }, 'Library'),
 };
 
 /**
@@ -92,9 +98,16 @@ export function familySchema<Own extends TProperties>(own: Own, description: str
   return Type.Object({ ...COMMON_FIELDS, ...own }, { additionalProperties: false, description });
 }
 
-export interface CommonBody extends MappedBody {
+/** The common fields as the generic rules read them. */
+export interface CommonBody {
   name: string;
   replaces?: string;
+  relatedTerms?: {
+    relationType: string;
+    targetLibrary: string;
+    targetIdentifier: string;
+    targetVersion?: string;
+  }[];
   definitionSources?: {
     sourceIri?: string;
     sourceName?: string;
@@ -103,6 +116,40 @@ export interface CommonBody extends MappedBody {
     version?: string;
   }[];
   ontology?: string;
+}
+
+/**
+ * The values an aggregate owns, as its body lists them (`Family.aggregate.field`):
+ * the complete list, each a name and a description, with the IRI of the stored
+ * value it updates.
+ */
+export function ownedValues(description: string) {
+  return Type.Optional(
+    Type.Array(
+      Type.Object(
+        {
+          id: Type.Optional(
+            Type.String({
+              minLength: 1,
+              maxLength: 2048,
+              format: 'link-iri',
+              description: `The IRI of an existing ${description}`,
+              // Forms carry it unseen: it says which value a row is.
+              'x-form': 'hidden',
+            }),
+          ),
+          name: Type.String({ minLength: 1, maxLength: 500 }),
+          description: Type.String({ minLength: 1, maxLength: 20000 }),
+        },
+        { additionalProperties: false },
+      ),
+      {
+        maxItems: 2000,
+        description:
+          'The complete list: values with an id are updated, without one created, left out removed',
+      },
+    ),
+  );
 }
 
 /** An IRI pages may link to (http, https, urn); see `isLinkIri`. */
@@ -135,62 +182,39 @@ export async function reference(
     return undefined;
   }
   if (!families.includes(found.family)) {
-    errors.push(fieldError(field, `must be the IRI of a ${label}, not of a ${found.family}`));
+    errors.push(
+      fieldError(field, `must be the IRI of a ${label}, not of a ${context.labelOf(found.family)}`),
+    );
     return undefined;
   }
   return found;
 }
 
-/** The rules every family shares: IRIs, the library, `replaces`, sources. */
-export async function commonRules(
-  body: CommonBody,
-  context: RuleContext,
-  options: { needsOntology: boolean; family: FamilyKey; label: string },
-): Promise<FieldError[]> {
+/** A reference to another resource with how often it occurs: an IMF type's, a CFIHOS class's. */
+export interface CountedReference {
+  minCardinality: number;
+  maxCardinality?: number;
+}
+
+/**
+ * Each counted reference names its target once (`targetField`), and its minimum
+ * does not exceed its maximum; what the target must be, `x-refers-to` says.
+ */
+export function countedReferenceErrors<Item extends CountedReference>(
+  field: string,
+  items: readonly Item[],
+  targetOf: (item: Item) => string,
+  targetField: string,
+): FieldError[] {
   const errors: FieldError[] = [];
-  if (options.needsOntology) {
-    if (body.ontology === undefined) errors.push(fieldError('/ontology', 'is required for a term'));
-    else await reference(context, errors, '/ontology', body.ontology, ['library'], 'library');
-  }
-  if (body.replaces !== undefined) {
-    if (body.replaces === context.self)
-      errors.push(fieldError('/replaces', 'cannot be the resource itself'));
-    else {
-      const replaced = await reference(
-        context,
-        errors,
-        '/replaces',
-        body.replaces,
-        [options.family],
-        options.label,
-      );
-      // Only what was published can be superseded; a Draft is changed, not replaced.
-      if (replaced && replaced.status !== 'Approved')
-        errors.push(
-          fieldError('/replaces', `must be an Approved ${options.label}; it is ${replaced.status}`),
-        );
-    }
-  }
-  errors.push(...mappingRules(options.family, body, context.catalogues));
-  for (const [index, source] of (body.definitionSources ?? []).entries()) {
-    const pointer = `/definitionSources/${index}`;
-    const structured = [source.sourceName, source.sourceId, source.sourceUrl, source.version];
-    if (source.sourceIri !== undefined) {
-      if (structured.some((value) => value !== undefined)) {
-        errors.push(
-          fieldError(
-            pointer,
-            'is either sourceIri or sourceName, sourceId and sourceUrl, never both',
-          ),
-        );
-      } else if (!isAbsoluteIri(source.sourceIri)) {
-        errors.push(fieldError(`${pointer}/sourceIri`, LINK_IRI_DETAIL));
-      }
-    } else if (!source.sourceName || !source.sourceId || !source.sourceUrl) {
-      errors.push(fieldError(pointer, 'needs sourceIri, or sourceName, sourceId and sourceUrl'));
-    } else if (!/^https?:/i.test(source.sourceUrl) || !isAbsoluteIri(source.sourceUrl)) {
-      errors.push(fieldError(`${pointer}/sourceUrl`, 'must be an absolute http or https URL'));
-    }
+  const seen = new Set<string>();
+  for (const [index, item] of items.entries()) {
+    const pointer = `${field}/${index}`;
+    if (item.maxCardinality !== undefined && item.minCardinality > item.maxCardinality)
+      errors.push(fieldError(`${pointer}/minCardinality`, 'must not exceed maxCardinality'));
+    const target = targetOf(item);
+    if (seen.has(target)) errors.push(fieldError(`${pointer}/${targetField}`, 'is listed twice'));
+    seen.add(target);
   }
   return errors;
 }

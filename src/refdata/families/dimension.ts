@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { owl, rdf } from '../rdf/vocabulary.js';
-import { commonRules, familySchema, ONTOLOGY_FIELD } from './common.js';
+import { familySchema, ONTOLOGY_FIELD } from './common.js';
 import { defineFamily } from './family.js';
 
 export const dimension = defineFamily({
@@ -22,10 +22,4 @@ export const dimension = defineFamily({
     g.about(rdf('type'), owl('NamedIndividual')).about(rdf('type'), g.our('Dimension'));
     g.about(g.our('dimensionCode'), g.plain(body.dimensionCode));
   },
-  rules: (body, context) =>
-    commonRules(body, context, {
-      needsOntology: true,
-      family: 'dimension',
-      label: 'unit-of-measure dimension',
-    }),
 });

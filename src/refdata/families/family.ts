@@ -1,6 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import type { FieldError } from '../../platform/http/problem.js';
-import type { Catalogues } from '../catalogues/catalogues.js';
+import type { CatalogueEntry, Catalogues } from '../catalogues/catalogues.js';
 import type { Status } from '../db/tables.js';
 import type { GraphBuilder } from '../rdf/graph.js';
 
@@ -10,6 +10,8 @@ export interface ReferencedResource {
   family: FamilyKey;
   status: Status;
   body: Record<string, unknown>;
+  /** The aggregate it belongs to (a picklist value's picklist), null for most. */
+  parentIri: string | null;
 }
 
 export interface RuleContext {
@@ -21,6 +23,8 @@ export interface RuleContext {
   self: string | undefined;
   /** External catalogues mappings are checked against. */
   catalogues: Catalogues;
+  /** A family's label for messages, or the key of one no longer served. */
+  labelOf(family: FamilyKey): string;
 }
 
 /**
@@ -28,6 +32,43 @@ export interface RuleContext {
  * and page addresses name it by. Families are open: the registry holds them.
  */
 export type FamilyKey = string;
+
+/**
+ * The family of libraries: the resources every term belongs to (its `ontology`),
+ * whose names are unique service-wide, which stream their terms as RDF and list
+ * them on their pages. One name for the notion, wherever it is asked about.
+ */
+export const LIBRARY_FAMILY: FamilyKey = 'library';
+
+/** Whether a stored resource is a library. */
+export function isLibrary(resource: { family: FamilyKey }): boolean {
+  return resource.family === LIBRARY_FAMILY;
+}
+
+/** A `relatedTerms` entry, as a mapping rule reads it. */
+export interface RelatedTerm {
+  relationType: string;
+  targetLibrary: string;
+  targetIdentifier: string;
+  targetVersion?: string;
+}
+
+/** What is wrong with one mapping: the part of the entry it names, and why. */
+export interface MappingError {
+  at: '' | '/targetIdentifier' | '/relationType';
+  detail: string;
+}
+
+/**
+ * How a family's resources may map to one external catalogue (spec rule 4): the
+ * entry kinds that fit a resource, and what else a mapping must respect.
+ */
+export interface CatalogueMapping<Body> {
+  /** Why this resource cannot map to the catalogue at all; undefined when it can. */
+  refuses?(body: Body): string | undefined;
+  /** What is wrong with mapping the resource to `entry`; undefined when nothing is. */
+  check(entry: CatalogueEntry, term: RelatedTerm, body: Body): MappingError | undefined;
+}
 
 /** A value an aggregate owns; `id` is the IRI of an existing one. */
 export interface OwnedValue {
@@ -80,8 +121,15 @@ export interface Family<Schema extends TObject = TObject> {
    * library), before the rules run; on update `context.self` is set.
    */
   complete?(body: Static<Schema>, context: RuleContext): Promise<Static<Schema>> | Static<Schema>;
-  /** Rules beyond the schema, each failure naming its field. */
-  rules(body: Static<Schema>, context: RuleContext): Promise<FieldError[]>;
+  /**
+   * Rules of this family beyond the schema and beyond what every family is
+   * checked for (`families/rules.ts`: the library, `replaces`, every
+   * `x-refers-to` reference, an aggregate's values, catalogue mappings,
+   * definition sources), each failure naming its field.
+   */
+  rules?(body: Static<Schema>, context: RuleContext): Promise<FieldError[]> | FieldError[];
+  /** The external catalogues (by name, as `relatedTerms` give it) its resources may map to. */
+  mappings?: Readonly<Record<string, CatalogueMapping<Static<Schema>>>>;
   /** The family's read route has its own handler (symbols are also listed there). */
   ownReadRoute?: boolean;
   /**
@@ -91,10 +139,12 @@ export interface Family<Schema extends TObject = TObject> {
   aggregate?: {
     /** The family of the values. */
     valueFamily: FamilyKey;
-    /** The body field that lists them. */
-    field: string;
-    /** The values a body lists, undefined when it leaves them as they are. */
-    values(body: Static<Schema>): OwnedValue[] | undefined;
+    /**
+     * The body field that lists them (an `ownedValues` array); reads, revisions
+     * and forms list the values under it. Left out of a write, the values stay
+     * as they are.
+     */
+    field: string & keyof Static<Schema>;
     /** A value's body, made from the aggregate's. */
     valueBody(value: OwnedValue, aggregate: Static<Schema>, aggregateIri: string): object;
   };

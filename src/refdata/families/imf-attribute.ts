@@ -1,18 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import { QUALIFIER_GROUPS, qualifierIris } from '../imf/vocabulary.js';
 import { imf, owl, rdf, skos } from '../rdf/vocabulary.js';
-import {
-  commonRules,
-  familySchema,
-  fieldError,
-  IRI,
-  isAbsoluteIri,
-  ONTOLOGY_FIELD,
-} from './common.js';
+import { familySchema, IRI, ONTOLOGY_FIELD } from './common.js';
 import { defineFamily } from './family.js';
-import { checkIris, IriList } from './imf-common.js';
+import { IriList } from './imf-common.js';
 
 const QUALIFIER_FIELDS = Object.keys(QUALIFIER_GROUPS) as (keyof typeof QUALIFIER_GROUPS)[];
 
@@ -57,24 +49,5 @@ export const imfAttribute = defineFamily({
       const value = body[field];
       if (value !== undefined) g.about(imf('hasAttributeQualifier'), g.iri(value));
     }
-  },
-  async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: true,
-      family: 'imf-attribute',
-      label: 'IMF attribute type',
-    });
-    if (!isAbsoluteIri(body.predicate)) errors.push(fieldError('/predicate', LINK_IRI_DETAIL));
-    checkIris(errors, '/exactMatch', body.exactMatch);
-    for (const field of ['uom', 'concerns'] as const) {
-      const iri = body[field];
-      if (iri === undefined) continue;
-      if (!isAbsoluteIri(iri)) errors.push(fieldError(`/${field}`, LINK_IRI_DETAIL));
-      // A unit may be one of ours (then it must be a unit) or an external one.
-      const stored = field === 'uom' ? await context.find(iri) : undefined;
-      if (stored && stored.family !== 'unit')
-        errors.push(fieldError('/uom', `must be a unit of measure, not a ${stored.family}`));
-    }
-    return errors;
   },
 });

@@ -1,15 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { imfTypeTriples, qualifiedShapes } from '../rdf/family-shapes.js';
-import { commonRules, familySchema, ONTOLOGY_FIELD } from './common.js';
+import { familySchema, ONTOLOGY_FIELD } from './common.js';
 import { defineFamily } from './family.js';
-import {
-  AspectField,
-  checkIris,
-  checkReferences,
-  EntityReferences,
-  IriList,
-} from './imf-common.js';
+import { AspectField, EntityReferences, entityReferenceErrors, IriList } from './imf-common.js';
 
 export const imfBlock = defineFamily({
   key: 'imf-block',
@@ -22,6 +16,7 @@ export const imfBlock = defineFamily({
         IriList('A class the block type is classified by', {
           families: ['class', 'cfihos-entity'],
           external: true,
+          noun: 'class',
         }),
       ),
       aspect: AspectField,
@@ -44,38 +39,9 @@ export const imfBlock = defineFamily({
     qualifiedShapes(g, 'hasTerminal', body.terminalReferences);
     qualifiedShapes(g, 'hasPart', body.hasPartBlockReferences);
   },
-  async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: true,
-      family: 'imf-block',
-      label: 'IMF block type',
-    });
-    checkIris(errors, '/classification', body.classification);
-    checkIris(errors, '/referenceTerms', body.referenceTerms);
-    await checkReferences(
-      context,
-      errors,
-      '/attributeReferences',
-      body.attributeReferences,
-      'imf-attribute',
-      'IMF attribute type',
-    );
-    await checkReferences(
-      context,
-      errors,
-      '/terminalReferences',
-      body.terminalReferences,
-      'imf-terminal',
-      'IMF terminal type',
-    );
-    await checkReferences(
-      context,
-      errors,
-      '/hasPartBlockReferences',
-      body.hasPartBlockReferences,
-      'imf-block',
-      'IMF block type',
-    );
-    return errors;
-  },
+  rules: (body) => [
+    ...entityReferenceErrors('/attributeReferences', body.attributeReferences),
+    ...entityReferenceErrors('/terminalReferences', body.terminalReferences),
+    ...entityReferenceErrors('/hasPartBlockReferences', body.hasPartBlockReferences),
+  ],
 });

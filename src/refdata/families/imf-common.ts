@@ -1,9 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import { ASPECTS } from '../imf/vocabulary.js';
-import { fieldError, IRI, isAbsoluteIri, type RefersTo, reference } from './common.js';
-import type { FamilyKey, RuleContext } from './family.js';
+import { countedReferenceErrors, IRI, type RefersTo } from './common.js';
 
 const Cardinality = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 
@@ -38,37 +36,10 @@ export interface EntityReference {
   maxCardinality?: number;
 }
 
-/** Each reference: a stored resource of `family` (cycles allowed), listed once, min ≤ max. */
-export async function checkReferences(
-  context: RuleContext,
-  errors: FieldError[],
+/** Each reference listed once, min ≤ max; a type may refer to itself (a block containing blocks of its own type). */
+export function entityReferenceErrors(
   field: string,
   references: readonly EntityReference[],
-  family: FamilyKey,
-  label: string,
-): Promise<void> {
-  const seen = new Set<string>();
-  for (const [index, item] of references.entries()) {
-    const pointer = `${field}/${index}`;
-    // A block may contain blocks of its own type, itself included.
-    if (item.entityUri !== context.self) {
-      await reference(context, errors, `${pointer}/entityUri`, item.entityUri, [family], label);
-    }
-    if (item.maxCardinality !== undefined && item.minCardinality > item.maxCardinality) {
-      errors.push(fieldError(`${pointer}/minCardinality`, 'must not exceed maxCardinality'));
-    }
-    if (seen.has(item.entityUri))
-      errors.push(fieldError(`${pointer}/entityUri`, 'is listed twice'));
-    seen.add(item.entityUri);
-  }
-}
-
-export function checkIris(
-  errors: FieldError[],
-  field: string,
-  iris: readonly string[] | undefined,
-) {
-  for (const [index, iri] of (iris ?? []).entries()) {
-    if (!isAbsoluteIri(iri)) errors.push(fieldError(`${field}/${index}`, LINK_IRI_DETAIL));
-  }
+): FieldError[] {
+  return countedReferenceErrors(field, references, (item) => item.entityUri, 'entityUri');
 }

@@ -3,15 +3,9 @@ import { Type } from '@sinclair/typebox';
 import { DIRECTIONS } from '../imf/vocabulary.js';
 import { imfTypeTriples } from '../rdf/family-shapes.js';
 import { imf, sh } from '../rdf/vocabulary.js';
-import { commonRules, familySchema, ONTOLOGY_FIELD } from './common.js';
+import { familySchema, ONTOLOGY_FIELD } from './common.js';
 import { defineFamily } from './family.js';
-import {
-  AspectField,
-  checkIris,
-  checkReferences,
-  EntityReferences,
-  IriList,
-} from './imf-common.js';
+import { AspectField, EntityReferences, entityReferenceErrors, IriList } from './imf-common.js';
 
 export const imfTerminal = defineFamily({
   key: 'imf-terminal',
@@ -24,6 +18,7 @@ export const imfTerminal = defineFamily({
         IriList('A class the terminal type is classified by', {
           families: ['class', 'cfihos-entity'],
           external: true,
+          noun: 'class',
         }),
       ),
       aspect: AspectField,
@@ -45,22 +40,5 @@ export const imfTerminal = defineFamily({
       .add(direction, sh('maxCount'), g.integer(1))
       .add(direction, sh('nodeKind'), sh('IRI'));
   },
-  async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: true,
-      family: 'imf-terminal',
-      label: 'IMF terminal type',
-    });
-    checkIris(errors, '/classification', body.classification);
-    checkIris(errors, '/referenceTerms', body.referenceTerms);
-    await checkReferences(
-      context,
-      errors,
-      '/attributeReferences',
-      body.attributeReferences,
-      'imf-attribute',
-      'IMF attribute type',
-    );
-    return errors;
-  },
+  rules: (body) => entityReferenceErrors('/attributeReferences', body.attributeReferences),
 });

@@ -1,14 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
+import type { FieldError } from '../../platform/http/problem.js';
 import { owl, rdf } from '../rdf/vocabulary.js';
-import { commonRules, familySchema, fieldError, IRI, isAbsoluteIri, slug } from './common.js';
-import { defineFamily } from './family.js';
+import { familySchema, fieldError, IRI, slug } from './common.js';
+import { defineFamily, LIBRARY_FAMILY } from './family.js';
 
 /** The CFIHOS reference-data library, version 2.0, that CFIHOS libraries build on (rule 2). */
 export const CFIHOS_RDL_V2_IRI = 'https://posccaesar.org/cfihos/rdl/2.0';
 
 export const library = defineFamily({
-  key: 'library',
+  key: LIBRARY_FAMILY,
   route: '/ontologies/domains',
   label: 'library',
   schema: familySchema(
@@ -20,9 +20,12 @@ export const library = defineFamily({
         }),
       ),
       upperOntologies: Type.Optional(
-        Type.Array(IRI('A library this one builds on', { families: ['library'], external: true }), {
-          maxItems: 100,
-        }),
+        Type.Array(
+          IRI('A library this one builds on', { families: [LIBRARY_FAMILY], external: true }),
+          {
+            maxItems: 100,
+          },
+        ),
       ),
       cfihosPrefix: Type.Optional(
         Type.String({
@@ -60,16 +63,8 @@ export const library = defineFamily({
     if (body.backupFrequency !== undefined)
       g.about(g.our('backupFrequency'), g.plain(body.backupFrequency));
   },
-  async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: false,
-      family: 'library',
-      label: 'library',
-    });
-    for (const [index, iri] of (body.upperOntologies ?? []).entries()) {
-      if (!isAbsoluteIri(iri))
-        errors.push(fieldError(`/upperOntologies/${index}`, LINK_IRI_DETAIL));
-    }
+  rules(body) {
+    const errors: FieldError[] = [];
     const hasCfihosRdl = (body.upperOntologies ?? []).includes(CFIHOS_RDL_V2_IRI);
     if (body.cfihosPrefix !== undefined && !hasCfihosRdl) {
       errors.push(

@@ -1,8 +1,9 @@
+import type { Static, TObject } from '@sinclair/typebox';
 import type { FieldError } from '../../platform/http/problem.js';
 import { ownEntry } from '../../platform/own.js';
 import type { Catalogues } from '../catalogues/catalogues.js';
 import { fieldError } from './common.js';
-import type { FamilyKey } from './family.js';
+import type { CatalogueMapping, Family, RelatedTerm } from './family.js';
 
 /** The catalogue versions mappings are checked against (spec rule 4, DOMAIN.md). */
 export const SUPPORTED_CATALOGUES: Readonly<Record<string, string>> = {
@@ -10,15 +11,8 @@ export const SUPPORTED_CATALOGUES: Readonly<Record<string, string>> = {
   UNSPSC: '26.0801',
 };
 
-export interface MappedBody {
-  relatedTerms?: {
-    relationType: string;
-    targetLibrary: string;
-    targetIdentifier: string;
-    targetVersion?: string;
-  }[];
-  types?: string[];
-  entityType?: string;
+interface MappedBody {
+  relatedTerms?: RelatedTerm[];
 }
 
 /** Which ETIM feature types a property's value kind may map to. */
@@ -29,18 +23,75 @@ const ETIM_FEATURE_TYPES: Record<string, readonly string[]> = {
   freeText: ['alphanumeric'],
 };
 
+/** A mapping to entries of one kind only ('class', 'unit'): the kind a family maps to. */
+export function mapsToKind<Body>(catalogue: string, kind: string): CatalogueMapping<Body> {
+  return {
+    check: (entry) =>
+      entry.kind === kind
+        ? undefined
+        : {
+            at: '/targetIdentifier',
+            detail: `must be an ${catalogue} ${kind}, not a ${entry.kind}`,
+          },
+  };
+}
+
+/** A property maps to ETIM features whose type fits its value kind. */
+export const ETIM_FEATURES: CatalogueMapping<{ types: readonly string[] }> = {
+  check(entry, _term, body) {
+    if (entry.kind !== 'feature')
+      return { at: '/targetIdentifier', detail: `must be an ETIM feature, not a ${entry.kind}` };
+    const kind = body.types[0] ?? '';
+    const allowed = ETIM_FEATURE_TYPES[kind] ?? [];
+    if (!entry.featureType || !allowed.includes(entry.featureType))
+      return {
+        at: '/targetIdentifier',
+        detail: `is a ${entry.featureType ?? 'untyped'} feature; a ${kind} property maps to ${allowed.join(' or ')} features`,
+      };
+    if (kind === 'controlledText' && entry.controlledValuesAllowed !== true)
+      return {
+        at: '/targetIdentifier',
+        detail: 'does not allow controlled values, so a property with a picklist cannot map to it',
+      };
+    return undefined;
+  },
+};
+
+/** An equipment class maps to a UNSPSC Commodity, or is narrower than a UNSPSC Class. */
+export const UNSPSC_EQUIPMENT: CatalogueMapping<{ entityType: string }> = {
+  refuses: (body) =>
+    body.entityType === 'equipment'
+      ? undefined
+      : 'UNSPSC mappings are for CFIHOS equipment classes, not tag classes',
+  check(entry, term) {
+    if (entry.kind !== 'class' && entry.kind !== 'commodity')
+      return {
+        at: '/targetIdentifier',
+        detail: `must be a UNSPSC Class or Commodity, not a ${entry.kind}`,
+      };
+    if (entry.kind === 'class' && term.relationType !== 'broadMatch')
+      return {
+        at: '/relationType',
+        detail:
+          'must be broadMatch: a UNSPSC Class is broader than an equipment class, never exact',
+      };
+    return undefined;
+  },
+};
+
 /**
  * Spec rule 4: mappings to ETIM 10.0 and UNSPSC 26.0801 name an entry that exists in
- * that catalogue version, of the kind the resource can map to, with an allowed
- * relation. Mappings to other libraries are recorded as given.
+ * that catalogue version, of the kind the resource can map to (as its family's
+ * `mappings` say), with an allowed relation. Mappings to other libraries are
+ * recorded as given.
  */
-export function mappingRules(
-  family: FamilyKey,
-  body: MappedBody,
+export function mappingRules<S extends TObject>(
+  family: Family<S>,
+  body: Static<S>,
   catalogues: Catalogues,
 ): FieldError[] {
   const errors: FieldError[] = [];
-  for (const [index, term] of (body.relatedTerms ?? []).entries()) {
+  for (const [index, term] of ((body as MappedBody).relatedTerms ?? []).entries()) {
     const pointer = `/relatedTerms/${index}`;
     const name = term.targetLibrary.toUpperCase();
     const version = ownEntry(SUPPORTED_CATALOGUES, name);
@@ -54,19 +105,12 @@ export function mappingRules(
       );
       continue;
     }
-    const applies =
-      name === 'ETIM'
-        ? ['cfihos-entity', 'unit', 'property'].includes(family)
-        : family === 'cfihos-entity' && body.entityType === 'equipment';
-    if (!applies) {
-      errors.push(
-        fieldError(
-          pointer,
-          name === 'ETIM'
-            ? 'ETIM mappings are for CFIHOS classes, units of measure and properties'
-            : 'UNSPSC mappings are for CFIHOS equipment classes',
-        ),
-      );
+    const mapping = family.mappings && ownEntry(family.mappings, name);
+    const refused = mapping
+      ? mapping.refuses?.(body)
+      : `${name} mappings are not for a ${family.label}`;
+    if (refused !== undefined || !mapping) {
+      errors.push(fieldError(pointer, refused ?? `${name} mappings do not apply`));
       continue;
     }
     const catalogue = catalogues.get(name);
@@ -84,65 +128,8 @@ export function mappingRules(
       errors.push(fieldError(`${pointer}/targetIdentifier`, `is not in ${name} ${version}`));
       continue;
     }
-    if (name === 'ETIM') {
-      const expected =
-        family === 'cfihos-entity'
-          ? 'class'
-          : family === 'unit'
-            ? 'unit'
-            : family === 'property'
-              ? 'feature'
-              : undefined;
-      if (expected === undefined) {
-        errors.push(
-          fieldError(
-            pointer,
-            'ETIM mappings are for CFIHOS classes, units of measure and properties',
-          ),
-        );
-      } else if (entry.kind !== expected) {
-        errors.push(
-          fieldError(
-            `${pointer}/targetIdentifier`,
-            `must be an ETIM ${expected}, not a ${entry.kind}`,
-          ),
-        );
-      } else if (family === 'property') {
-        const kind = body.types?.[0] ?? '';
-        const allowed = ETIM_FEATURE_TYPES[kind] ?? [];
-        if (!entry.featureType || !allowed.includes(entry.featureType)) {
-          errors.push(
-            fieldError(
-              `${pointer}/targetIdentifier`,
-              `is a ${entry.featureType ?? 'untyped'} feature; a ${kind} property maps to ${allowed.join(' or ')} features`,
-            ),
-          );
-        } else if (kind === 'controlledText' && entry.controlledValuesAllowed !== true) {
-          errors.push(
-            fieldError(
-              `${pointer}/targetIdentifier`,
-              'does not allow controlled values, so a property with a picklist cannot map to it',
-            ),
-          );
-        }
-      }
-    } else {
-      if (entry.kind !== 'class' && entry.kind !== 'commodity') {
-        errors.push(
-          fieldError(
-            `${pointer}/targetIdentifier`,
-            `must be a UNSPSC Class or Commodity, not a ${entry.kind}`,
-          ),
-        );
-      } else if (entry.kind === 'class' && term.relationType !== 'broadMatch') {
-        errors.push(
-          fieldError(
-            `${pointer}/relationType`,
-            'must be broadMatch: a UNSPSC Class is broader than an equipment class, never exact',
-          ),
-        );
-      }
-    }
+    const wrong = mapping.check(entry, term, body);
+    if (wrong) errors.push(fieldError(`${pointer}${wrong.at}`, wrong.detail));
   }
   return errors;
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import type { FieldError } from '../../platform/http/problem.js';
 import { owl, rdf } from '../rdf/vocabulary.js';
-import { commonRules, familySchema, fieldError, IRI, reference } from './common.js';
-import { defineFamily } from './family.js';
+import { familySchema, fieldError, IRI } from './common.js';
+import { defineFamily, LIBRARY_FAMILY } from './family.js';
 
 export const picklistValue = defineFamily({
   key: 'picklist-value',
@@ -11,7 +12,7 @@ export const picklistValue = defineFamily({
   schema: familySchema(
     {
       ontology: Type.Optional(
-        IRI("The library; the picklist's when left out", { families: ['library'] }),
+        IRI("The library; the picklist's when left out", { families: [LIBRARY_FAMILY] }),
       ),
       picklist: IRI('The picklist this value belongs to', { families: ['picklist'] }),
     },
@@ -34,19 +35,9 @@ export const picklistValue = defineFamily({
     return typeof ontology === 'string' ? { ...body, ontology } : body;
   },
   async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: false,
-      family: 'picklist-value',
-      label: 'picklist value',
-    });
-    const parent = await reference(
-      context,
-      errors,
-      '/picklist',
-      body.picklist,
-      ['picklist'],
-      'picklist',
-    );
+    const errors: FieldError[] = [];
+    const found = await context.find(body.picklist);
+    const parent = found?.family === 'picklist' ? found : undefined;
     if (parent && parent.status !== 'Draft') {
       errors.push(fieldError('/picklist', 'is no longer a Draft; its values cannot change'));
     }

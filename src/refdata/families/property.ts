@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
+import type { FieldError } from '../../platform/http/problem.js';
 import { owl, rdf, rdfs, xsd } from '../rdf/vocabulary.js';
-import { commonRules, familySchema, fieldError, IRI, ONTOLOGY_FIELD, reference } from './common.js';
-import { defineFamily } from './family.js';
+import { familySchema, fieldError, IRI, isAbsoluteIri, ONTOLOGY_FIELD } from './common.js';
+import { defineFamily, type RuleContext } from './family.js';
+import { ETIM_FEATURES } from './mappings.js';
 
 /** Rule 3's value kinds, given in `types`. */
 export const VALUE_KINDS = ['number', 'controlledText', 'freeText', 'boolean'] as const;
@@ -53,29 +55,18 @@ export const property = defineFamily({
       g.about(rdfs('range'), kind === 'boolean' ? xsd('boolean') : xsd('string'));
     }
   },
+  mappings: { ETIM: ETIM_FEATURES },
   async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: true,
-      family: 'property',
-      label: 'property',
-    });
+    const errors: FieldError[] = [];
     const kind = body.types[0];
     if (kind === 'number') {
       if (body.range === undefined)
         errors.push(fieldError('/range', 'is required for a number: the UoM dimension'));
-      else
-        await reference(
-          context,
-          errors,
-          '/range',
-          body.range,
-          ['dimension'],
-          'unit-of-measure dimension',
-        );
+      else errors.push(...(await rangeErrors(context, body.range, 'dimension')));
     } else if (kind === 'controlledText') {
       if (body.range === undefined)
         errors.push(fieldError('/range', 'is required for controlled text: the picklist'));
-      else await reference(context, errors, '/range', body.range, ['picklist'], 'picklist');
+      else errors.push(...(await rangeErrors(context, body.range, 'picklist')));
     } else if (kind === 'freeText') {
       if (body.range !== undefined && body.range !== `${XSD}string`) {
         errors.push(
@@ -92,3 +83,28 @@ export const property = defineFamily({
     return errors;
   },
 });
+
+/**
+ * A number's range is a stored dimension, controlled text's a stored picklist.
+ * The schema accepts either (and IRIs elsewhere, for xsd types); a stored
+ * resource of yet another family is refused by the generic reference check.
+ */
+async function rangeErrors(
+  context: RuleContext,
+  range: string,
+  family: 'dimension' | 'picklist',
+): Promise<FieldError[]> {
+  // One that is no IRI at all is refused by the generic check already.
+  if (!isAbsoluteIri(range)) return [];
+  const found = await context.find(range);
+  if (!found)
+    return [fieldError('/range', `must be the IRI of an existing ${context.labelOf(family)}`)];
+  return found.family === family || !['dimension', 'picklist'].includes(found.family)
+    ? []
+    : [
+        fieldError(
+          '/range',
+          `must be the IRI of a ${context.labelOf(family)}, not of a ${context.labelOf(found.family)}`,
+        ),
+      ];
+}

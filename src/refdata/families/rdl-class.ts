@@ -1,16 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
-import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
+import type { FieldError } from '../../platform/http/problem.js';
 import { classTyped } from '../rdf/family-shapes.js';
-import {
-  commonRules,
-  familySchema,
-  IRI,
-  isAbsoluteIri,
-  loopError,
-  ONTOLOGY_FIELD,
-  reference,
-} from './common.js';
+import { familySchema, fieldError, IRI, loopError, ONTOLOGY_FIELD } from './common.js';
 import { defineFamily } from './family.js';
 
 export const rdlClass = defineFamily({
@@ -21,7 +13,11 @@ export const rdlClass = defineFamily({
     {
       ...ONTOLOGY_FIELD,
       subClassOf: Type.Array(
-        IRI('A superclass', { families: ['class', 'cfihos-entity'], external: true }),
+        IRI('A superclass', {
+          families: ['class', 'cfihos-entity'],
+          external: true,
+          noun: 'class',
+        }),
         { minItems: 1, maxItems: 50, title: 'Superclasses' },
       ),
     },
@@ -30,37 +26,12 @@ export const rdlClass = defineFamily({
   mintIri: (body) => `${body.ontology}/${randomUUID()}`,
   libraryKey: (body) => body.ontology,
   rdf: (body, g) => classTyped(g, body.subClassOf),
+  // Superclasses may be classes of this service or of other libraries (by IRI).
   async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: true,
-      family: 'class',
-      label: 'reference-data class',
-    });
+    const errors: FieldError[] = [];
     for (const [index, iri] of body.subClassOf.entries()) {
-      // Superclasses may be classes of this service or of other libraries (by IRI).
-      const stored = await context.find(iri);
-      if (stored) {
-        await reference(
-          context,
-          errors,
-          `/subClassOf/${index}`,
-          iri,
-          ['class', 'cfihos-entity'],
-          'class',
-        );
-      } else if (!isAbsoluteIri(iri)) {
-        errors.push({
-          in: 'body',
-          field: `/subClassOf/${index}`,
-          detail: LINK_IRI_DETAIL,
-        });
-      }
       if (iri === context.self)
-        errors.push({
-          in: 'body',
-          field: `/subClassOf/${index}`,
-          detail: 'cannot be the class itself',
-        });
+        errors.push(fieldError(`/subClassOf/${index}`, 'cannot be the class itself'));
       const loop = await loopError(context, `/subClassOf/${index}`, iri);
       if (loop) errors.push(loop);
     }

@@ -1,8 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import type { FieldError } from '../../platform/http/problem.js';
 import { dcterms, rdf, sym } from '../rdf/vocabulary.js';
 import { checkSvgGeometry, svgOfPathData } from '../symbols/svg.js';
-import { commonRules, familySchema, fieldError, IRI, reference } from './common.js';
-import { defineFamily } from './family.js';
+import { familySchema, fieldError, IRI } from './common.js';
+import { defineFamily, LIBRARY_FAMILY } from './family.js';
 
 const Coordinate = Type.Number({ minimum: -1_000_000, maximum: 1_000_000 });
 
@@ -14,7 +15,7 @@ export const symbol = defineFamily({
   schema: familySchema(
     {
       ontology: Type.Optional(
-        IRI('The library the symbol belongs to', { families: ['library'] }, 'Library'),
+        IRI('The library the symbol belongs to', { families: [LIBRARY_FAMILY] }, 'Library'),
       ),
       dcIdentifier: Type.String({
         title: 'Identifier',
@@ -98,15 +99,8 @@ export const symbol = defineFamily({
       g.add(node, sym('connectorDirection'), g.integer(connection.direction));
     }
   },
-  async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: false,
-      family: 'symbol',
-      label: 'engineering symbol',
-    });
-    if (body.ontology !== undefined) {
-      await reference(context, errors, '/ontology', body.ontology, ['library'], 'library');
-    }
+  rules(body, context) {
+    const errors: FieldError[] = [];
     for (const problem of checkSvgGeometry(body.shape, body.width, body.height).problems) {
       errors.push(fieldError('/shape', problem));
     }

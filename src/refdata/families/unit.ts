@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { owl, rdf } from '../rdf/vocabulary.js';
-import { commonRules, familySchema, IRI, ONTOLOGY_FIELD, reference } from './common.js';
+import { familySchema, IRI, ONTOLOGY_FIELD } from './common.js';
 import { defineFamily } from './family.js';
+import { mapsToKind } from './mappings.js';
 
 export const unit = defineFamily({
   key: 'unit',
@@ -26,20 +27,5 @@ export const unit = defineFamily({
     g.about(g.our('measurementSystem'), g.plain(body.measurementSystem));
     g.about(g.our('symbol'), g.plain(body.symbol));
   },
-  async rules(body, context) {
-    const errors = await commonRules(body, context, {
-      needsOntology: true,
-      family: 'unit',
-      label: 'unit of measure',
-    });
-    await reference(
-      context,
-      errors,
-      '/dimensionRef',
-      body.dimensionRef,
-      ['dimension'],
-      'unit-of-measure dimension',
-    );
-    return errors;
-  },
+  mappings: { ETIM: mapsToKind('ETIM', 'unit') },
 });

@@ -58,8 +58,8 @@ async function* termBatches(refdata: Refdata, libraryIri: string): AsyncGenerato
 
 /**
  * A library's RDF at a detail level, as chunks of quads: 1 the ontology alone,
- * 2 also each term's type, label, status and relations (picklist values
- * included), 3 every triple of every term. Nothing holds more than one batch.
+ * 2 also each term's type, label, status and relations (the values an
+ * aggregate owns included), 3 every triple of every term. Nothing holds more than one batch.
  */
 export async function* libraryChunks(
   refdata: Refdata,
@@ -71,12 +71,14 @@ export async function* libraryChunks(
   if (level === 1) return;
   const statusPredicate = `${RDL_NAMESPACE}status`;
   for await (const terms of termBatches(refdata, library.iri)) {
-    const picklists = terms.filter((term) => term.family === 'picklist').map((term) => term.iri);
+    const aggregates = terms
+      .filter((term) => refdata.families.byKey(term.family)?.aggregate)
+      .map((term) => term.iri);
     const values =
-      picklists.length > 0
+      aggregates.length > 0
         ? await refdata.store
             .selectWithFacts()
-            .where('resource.parent_iri', 'in', picklists)
+            .where('resource.parent_iri', 'in', aggregates)
             .orderBy('resource.id')
             .execute()
         : [];

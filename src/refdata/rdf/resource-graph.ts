@@ -1,4 +1,5 @@
 import { DataFactory, type Quad } from 'n3';
+import { isLibrary } from '../families/family.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import type { GraphFacts, ResourceRow } from '../resources/store.js';
 import { GraphBuilder } from './graph.js';
@@ -39,7 +40,7 @@ function commonTriples(
 ) {
   if (body.name) g.about(skos('prefLabel'), g.text(body.name));
   if (body.description) g.about(skos('definition'), g.text(body.description));
-  if (body.ontology && row.family !== 'library') g.about(rdfs('isDefinedBy'), g.iri(body.ontology));
+  if (body.ontology && !isLibrary(row)) g.about(rdfs('isDefinedBy'), g.iri(body.ontology));
   g.about(g.our('status'), g.our(row.status));
   g.about(dcterms('created'), g.dateTime(Number(row.created_at)));
   g.about(dcterms('modified'), g.dateTime(Number(row.updated_at)));

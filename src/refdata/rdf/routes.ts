@@ -14,6 +14,7 @@ import {
   problems,
   representationSchema,
 } from '../described-responses.js';
+import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { missing, representation } from '../resources/lookup.js';
 import { factsOf, type RowWithFacts } from '../resources/store.js';
@@ -74,10 +75,9 @@ export async function answerResource(
   // Each route offering levels declares and checks `detailLevel` (1 to 3).
   const level = (typeof detailLevel === 'number' ? detailLevel : 2) as DetailLevel;
   // A library's representation depends on the detail level and on its terms.
-  const etag =
-    row.family === 'library'
-      ? `"${row.version}-${SHORT_NAMES[mediaType]}-${level}-${await refdata.store.libraryFingerprint(row.iri)}"`
-      : `"${row.version}-${SHORT_NAMES[mediaType]}"`;
+  const etag = isLibrary(row)
+    ? `"${row.version}-${SHORT_NAMES[mediaType]}-${level}-${await refdata.store.libraryFingerprint(row.iri)}"`
+    : `"${row.version}-${SHORT_NAMES[mediaType]}"`;
   reply.header('etag', etag);
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.status(304).send();
   const children = refdata.families.byKey(row.family)?.aggregate
@@ -109,7 +109,7 @@ export async function answerResource(
   const format = RDF_FORMATS[mediaType];
   reply.type(format.contentType);
   // A library streams its terms; any other resource is one small document.
-  return row.family === 'library'
+  return isLibrary(row)
     ? reply.send(format.stream(libraryChunks(refdata, row, level)))
     : reply.send(await format.write(quads));
 }

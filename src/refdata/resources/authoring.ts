@@ -2,6 +2,7 @@ import type { Static, TObject } from '@sinclair/typebox';
 import { type FieldError, HttpError } from '../../platform/http/problem.js';
 import type { Refdata } from '../context.js';
 import type { Family, RuleContext } from '../families/family.js';
+import { ownedValuesOf, ruleErrors } from '../families/rules.js';
 import { problem } from '../problem-codes.js';
 import { conflictProblem, ruleContext } from './lookup.js';
 import type { NewResource, OwnedChanges, ResourceContent, ResourceRow } from './store.js';
@@ -104,7 +105,7 @@ async function ownedChanges<S extends TObject>(
   if (!valueFamily) throw new Error(`No family ${aggregate.valueFamily} is served.`);
   const changes: OwnedChanges = { create: [], update: [], remove: [] };
   const kept = new Set<string>();
-  for (const value of aggregate.values(body) ?? []) {
+  for (const value of ownedValuesOf(family, body) ?? []) {
     const valueBody = {
       changeJustification: commonOf(body).justification,
       ...aggregate.valueBody(value, body, parentIri),
@@ -142,12 +143,12 @@ export async function checkDraft<S extends TObject>(
     throw error;
   }
   const context = ruleContext(refdata, row?.iri);
-  if (!row) return family.rules(await completed(family, cleaned, context), context);
+  if (!row) return ruleErrors(family, await completed(family, cleaned, context), context);
   const stored = JSON.parse(row.body) as Static<S>;
   const body = await completed(family, keepFixed(family, cleaned, stored), context);
   return [
     ...fixedFieldErrors(family, body, await completed(family, stored, context)),
-    ...(await family.rules(body, context)),
+    ...(await ruleErrors(family, body, context)),
   ];
 }
 
@@ -164,7 +165,7 @@ export async function createDraft<S extends TObject>(
 ): Promise<ResourceRow> {
   const context = ruleContext(refdata, undefined);
   const body = await completed(family, cleanBody(input), context);
-  const errors = await family.rules(body, context);
+  const errors = await ruleErrors(family, body, context);
   if (errors.length > 0) throw ruleProblem(family, errors);
   const iri = await family.mintIri(body, context);
   const owned = (await ownedChanges(refdata, family, body, iri, []))?.create;
@@ -201,7 +202,7 @@ export async function updateDraft<S extends TObject>(
   const body = await completed(family, keepFixed(family, cleanBody(input), stored), context);
   const errors = [
     ...fixedFieldErrors(family, body, await completed(family, stored, context)),
-    ...(await family.rules(body, context)),
+    ...(await ruleErrors(family, body, context)),
   ];
   if (errors.length > 0) throw ruleProblem(family, errors);
   const owned = await ownedChanges(

@@ -78,6 +78,7 @@ export function ruleContext(refdata: Refdata, self: string | undefined): RuleCon
     iriBase: refdata.iriBase,
     self,
     catalogues: refdata.catalogues,
+    labelOf: (family) => refdata.families.labelOf(family),
     find(iri) {
       let found = cache.get(iri);
       if (!found) {
@@ -88,6 +89,7 @@ export function ruleContext(refdata: Refdata, self: string | undefined): RuleCon
                 family: row.family,
                 status: row.status,
                 body: JSON.parse(row.body) as Record<string, unknown>,
+                parentIri: row.parent_iri,
               }
             : undefined,
         );
@@ -133,7 +135,12 @@ export function representation(
     status: row.status,
     ...(JSON.parse(row.body) as Record<string, unknown>),
     ...(family?.aggregate
-      ? { picklistValues: children.map((child) => ({ id: child.iri, ...valueFields(child) })) }
+      ? {
+          [family.aggregate.field]: children.map((child) => ({
+            id: child.iri,
+            ...valueFields(child),
+          })),
+        }
       : {}),
     ...(replacedBy ? { replacedBy } : {}),
     version: row.version,

@@ -8,6 +8,7 @@ import type {
   RevisionsTable,
   Status,
 } from '../db/tables.js';
+import { LIBRARY_FAMILY } from '../families/family.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
 export type RevisionRow = Selectable<RevisionsTable>;
@@ -103,6 +104,9 @@ export function etagOf(row: Pick<ResourceRow, 'version'>): string {
   return `"${row.version}"`;
 }
 
+/** The body field an aggregate family lists its values under; undefined for other families. */
+export type ValuesFieldOf = (family: string) => string | undefined;
+
 /** Told after each write this instance committed (search; later SPARQL and the change feed). */
 export type CommittedListener = () => void;
 
@@ -122,8 +126,13 @@ interface Follower {
 export class ResourceStore {
   private readonly followers: Follower[] = [];
 
+  /**
+   * `valuesFieldOf` names the body field an aggregate family's revisions list
+   * its values under (undefined for a family that owns none).
+   */
   constructor(
     private readonly db: Kysely<RefdataTables>,
+    private readonly valuesFieldOf: ValuesFieldOf,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -133,6 +142,19 @@ export class ResourceStore {
    */
   onCommitted(heard: CommittedListener, failed: (error: unknown) => void): void {
     this.followers.push({ heard, failed });
+  }
+
+  /** The libraries, by name; only those in `statuses` when given. */
+  async libraries(
+    statuses?: readonly Status[],
+  ): Promise<Pick<ResourceRow, 'iri' | 'name' | 'status' | 'body'>[]> {
+    return this.db
+      .selectFrom('resources')
+      .select(['iri', 'name', 'status', 'body'])
+      .where('family', '=', LIBRARY_FAMILY)
+      .$if(statuses !== undefined, (query) => query.where('status', 'in', statuses ?? []))
+      .orderBy('name_normalized')
+      .execute();
   }
 
   async findByIri(iri: string): Promise<ResourceRow | undefined> {
@@ -576,10 +598,11 @@ export class ResourceStore {
     values?: OwnedEntry[],
   ): Promise<void> {
     // An aggregate's revision records the values it listed at that version.
+    const field = values === undefined ? undefined : this.valuesFieldOf(row.family);
     const body =
-      values === undefined
+      field === undefined
         ? row.body
-        : JSON.stringify({ ...(JSON.parse(row.body) as object), picklistValues: values });
+        : JSON.stringify({ ...(JSON.parse(row.body) as object), [field]: values });
     await trx
       .insertInto('revisions')
       .values({

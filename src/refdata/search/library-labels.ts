@@ -1,7 +1,5 @@
+import { isLibrary } from '../families/family.js';
 import type { IndexRow } from './documents.js';
-
-/** The family whose resources are libraries, and whose labels a hit's collection shows. */
-const LIBRARY = 'library';
 
 /**
  * The label of every stored library, kept by the instance beside its index
@@ -15,7 +13,7 @@ export class LibraryLabels {
 
   /** Takes note of a row read for the index: a library's label, or a library that is one no longer. */
   note(row: Pick<IndexRow, 'id' | 'iri' | 'family' | 'name'>): void {
-    if (row.family === LIBRARY) {
+    if (isLibrary(row)) {
       this.forget(row.id);
       this.iriOf.set(row.id, row.iri);
       this.labels.set(row.iri, row.name);

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, timeTag } from '../../platform/web/html.js';
 import type { RevisionsTable, Status } from '../db/tables.js';
+import { LIBRARY_FAMILY } from '../families/family.js';
 
 type RevisionAction = RevisionsTable['action'];
 
@@ -32,17 +33,11 @@ export function registerHomePage(app: HttpApp, pages: Pages): void {
   const { refdata } = pages;
   app.get('/', async (request, reply) => {
     const statuses = visibleStatuses(pages.viewerOf(request) !== undefined);
-    const libraries = await refdata.db
-      .selectFrom('resources')
-      .select(['iri', 'name', 'status', 'body'])
-      .where('family', '=', 'library')
-      .$if(statuses !== undefined, (query) => query.where('status', 'in', statuses ?? []))
-      .orderBy('name_normalized')
-      .execute();
+    const libraries = await refdata.store.libraries(statuses);
     const counts = await refdata.db
       .selectFrom('resources')
       .select(['library_key', 'status', sql<number>`count(*)`.as('n')])
-      .where('family', '!=', 'library')
+      .where('family', '!=', LIBRARY_FAMILY)
       .$if(statuses !== undefined, (query) => query.where('status', 'in', statuses ?? []))
       .groupBy(['library_key', 'status'])
       .execute();

@@ -100,13 +100,7 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
       };
       const [result, libraries] = await Promise.all([
         refdata.search.search({ ...filters, limit: PAGE_SIZE, after }),
-        refdata.db
-          .selectFrom('resources')
-          .select(['iri', 'name'])
-          .where('family', '=', 'library')
-          .$if(visible !== undefined, (select) => select.where('status', 'in', visible ?? []))
-          .orderBy('name_normalized')
-          .execute(),
+        refdata.store.libraries(visible),
       ]);
       const libraryNames = new Map(libraries.map((library) => [library.iri, library.name]));
 

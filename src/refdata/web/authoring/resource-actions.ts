@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import { html, type Markup } from '../../../platform/web/html.js';
 import type { Notice } from '../../../platform/web/layout.js';
 import { REVIEW_ROLES, SUBMIT_ROLES, WRITE_ROLES } from '../../auth/roles.js';
+import { isLibrary } from '../../families/family.js';
 import type { ResourceRow } from '../../resources/store.js';
 import type { Pages } from '../pages.js';
 
@@ -42,7 +43,7 @@ export function resourceActions(pages: Pages, request: FastifyRequest, row: Reso
     links.push(html`<a class="button" href="/review/resource?iri=${iri}">Review…</a>`);
   if (pages.holds(request, WRITE_ROLES)) {
     // Terms name their library in `ontology`; a library's page starts one there.
-    if (row.family === 'library')
+    if (isLibrary(row))
       links.push(
         html`<a class="button" href="/authoring/new?ontology=${iri}">Add a term to this library</a>`,
       );

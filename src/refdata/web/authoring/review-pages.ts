@@ -62,12 +62,7 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
         .orderBy('r.id')
         .limit(QUEUE_LENGTH)
         .execute(),
-      refdata.db
-        .selectFrom('resources')
-        .select(['iri', 'name'])
-        .where('family', '=', 'library')
-        .orderBy('name_normalized')
-        .execute(),
+      refdata.store.libraries(),
     ]);
     const now = Date.now();
     const people = await pages.people.lookUp(waiting.map((entry) => entry.updated_by));

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import { html, type Markup } from '../../../platform/web/html.js';
 import type { Status } from '../../db/tables.js';
-import type { FamilyKey } from '../../families/family.js';
+import { type FamilyKey, LIBRARY_FAMILY } from '../../families/family.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { PageQuery, PageSection, SectionContext } from './section.js';
 
@@ -20,14 +20,14 @@ function address(path: string, query: PageQuery): string {
 
 /** A library's terms, paged and filtered, and its class hierarchy as a tree to open. */
 export const libraryTerms: PageSection = {
-  families: ['library'],
+  families: [LIBRARY_FAMILY],
   async render({ pages, request, row, visible, query }: SectionContext): Promise<Markup> {
     const { refdata } = pages;
     const page = query.page ?? 1;
     const base = refdata.db
       .selectFrom('resources as r')
       .where('r.library_key', '=', row.iri)
-      .where('r.family', '!=', 'library')
+      .where('r.family', '!=', LIBRARY_FAMILY)
       .$if(visible !== undefined, (select) =>
         select.where('r.status', 'in', (visible ?? []) as Status[]),
       );
