@@ -1,6 +1,8 @@
 import SearchableMap from 'minisearch/SearchableMap';
-import { Codes, Combinations } from './combinations.js';
+import { type Dimension, FacetCombinations, type Filters } from './facets.js';
+import { HitStore, type Shown } from './hit-store.js';
 import { LEADING_CHARACTERS, leadingCode } from './leading-code.js';
+import { NameOrder } from './name-order.js';
 import {
   appendToPosting,
   emptyPosting,
@@ -9,15 +11,22 @@ import {
   type Posting,
 } from './postings.js';
 import { isBefore, type RankKey, TopRanked } from './ranking.js';
+import { grown, Slots } from './slots.js';
+
+export { DIMENSIONS, type Dimension } from './facets.js';
+export type { Shown } from './hit-store.js';
 
 /**
- * The search index each instance holds in memory: documents in numbered slots,
- * the words of four fields in postings (typed arrays, or the posting object
+ * The search index each instance holds in memory: documents in numbered slots
+ * (`Slots`), the words of four fields in postings (typed arrays, or the posting object
  * itself for a word held by one document), and MiniSearch's radix
  * tree (`SearchableMap`) as the dictionary that finds the words a query word is
  * a prefix of, or one edit away from. MiniSearch's own search was measured at
  * 30 to 70 ms a query on 100,000 resources, because it scores every match into
  * an object of its own; these postings score into two arrays (see docs/search.md).
+ * This module matches and scores (BM25); the name order (`NameOrder`), the
+ * facet dimensions (`FacetCombinations`) and what a hit shows (`HitStore`) are
+ * parts it composes.
  */
 
 export const FIELDS = ['label', 'identifier', 'mappings', 'description'] as const;
@@ -41,17 +50,6 @@ const TYPO_MIN_LENGTH = 5;
 
 const FIELD_COUNT = FIELDS.length;
 const WEIGHTS = FIELDS.map((field) => FIELD_WEIGHTS[field]);
-
-export type Dimension = 'family' | 'library' | 'status';
-export const DIMENSIONS: readonly Dimension[] = ['family', 'library', 'status'];
-
-/** What a hit shows of its resource, kept with it so that a page needs no database read. */
-export interface Shown {
-  iri: string;
-  /** The label as written. */
-  label: string;
-  description: string | undefined;
-}
 
 /** Everything a hit shows that the index holds. */
 export interface HitFacts {
@@ -84,7 +82,7 @@ export interface IndexQuery {
   words: readonly string[];
   /** The whole query as `foldedName` gives it, for exact and prefix label matches. */
   phrase: string;
-  filters: Partial<Record<Dimension, ReadonlySet<string>>>;
+  filters: Filters;
   limit: number;
   after: RankKey | undefined;
 }
@@ -108,34 +106,13 @@ interface Statistics {
   averageLengths: Float64Array;
 }
 
-const NO_LIBRARY = '';
-
 export class MemoryIndex {
   private readonly dictionary = new SearchableMap<Posting>();
-  private readonly slotOf = new Map<number, number>();
-  private slotCount = 0;
-  private live = 0;
-  private dead = 0;
-  /** Slot to resource id; -1 for a removed document. */
-  private ids = new Int32Array(1024);
-  private names: string[] = [];
-  /** Per slot, what its hit shows; dropped when the document is removed. */
-  private shown: (Shown | undefined)[] = [];
-  /**
-   * Each name's first four characters packed into a number (`leadingCode`): a
-   * match whose code differs from the query's cannot start with it, which saves
-   * reading the name's string for most matches of a broad query.
-   */
-  private leading = new Uint32Array(1024);
-  /**
-   * Live slots as of the last freeze, in the order of their names (and ids): a
-   * listing without words takes its page from the front instead of comparing
-   * every name. Slots from `sortedFrom` on came later and are ranked as usual.
-   */
-  private sorted = new Int32Array(0);
-  private sortedFrom = 0;
-  /** Each slot's combination of family, library and status. */
-  private readonly combinations = new Combinations();
+  private readonly slots = new Slots();
+  private readonly order = new NameOrder(this.slots);
+  private readonly facets = new FacetCombinations();
+  private readonly hits = new HitStore();
+  /** Each slot's combination of facet values. */
   private combinationOf = new Int32Array(1024);
   private lengths = new Uint16Array(1024 * FIELD_COUNT);
   /**
@@ -147,15 +124,6 @@ export class MemoryIndex {
   private norms = new Float64Array(0);
   private normStride = 0;
   private readonly totalLengths = new Float64Array(FIELD_COUNT);
-  private readonly codes: Record<Dimension, Codes> = {
-    family: new Codes(),
-    library: new Codes(),
-    status: new Codes(),
-  };
-  /** Distinct lists of RDF types (a few per family), and each slot's list. */
-  private readonly typeLists = new Codes();
-  private readonly typeListValues: (readonly string[])[] = [];
-  private typeListOf = new Int32Array(1024);
   private statistics: Statistics = {
     generation: 0,
     documents: 0,
@@ -166,33 +134,22 @@ export class MemoryIndex {
   // Per-query scratch, as long as the slots.
   private scores = new Float64Array(1024);
   private matched = new Uint8Array(1024);
-  /** Per slot: 1 when its name is the query's phrase, 2 when it starts with it, else 0. */
-  private tierMarks = new Uint8Array(1024);
 
   get size(): number {
-    return this.live;
+    return this.slots.live;
   }
 
   /** Adds a document, replacing the one with its id. */
   put(document: IndexedDocument): void {
     this.remove(document.id);
-    const slot = this.slotCount;
-    this.slotCount += 1;
-    this.ensureCapacity(this.slotCount);
-    this.ids[slot] = document.id;
-    this.names[slot] = document.name;
-    this.shown[slot] = document.shown;
-    this.leading[slot] = leadingCode(document.name);
-    const combination = this.combinations.code(
-      this.codes.family.code(document.family),
-      this.codes.library.code(document.library ?? NO_LIBRARY),
-      this.codes.status.code(document.status),
-    );
-    this.combinationOf[slot] = combination;
-    this.combinations.live[combination] = (this.combinations.live[combination] as number) + 1;
-    this.typeListOf[slot] = this.typeListCode(document.types);
-    this.slotOf.set(document.id, slot);
-    this.live += 1;
+    const slot = this.slots.add(document.id, document.name, leadingCode(document.name));
+    this.ensureCapacity(this.slots.count);
+    this.hits.put(slot, document.shown, document.types);
+    this.combinationOf[slot] = this.facets.add({
+      family: document.family,
+      library: document.library ?? '',
+      status: document.status,
+    });
     this.changesSinceFreeze += 1;
     const counts = new Map<string, number>();
     FIELDS.forEach((field, f) => {
@@ -215,51 +172,39 @@ export class MemoryIndex {
 
   /** The RDF types of the document with this id, as it was put. */
   typesOf(id: number): readonly string[] {
-    const slot = this.slotOf.get(id);
-    return slot === undefined ? [] : (this.typeListValues[this.typeListOf[slot] as number] ?? []);
+    const slot = this.slots.slotOf(id);
+    return slot === undefined ? [] : this.hits.typesOf(slot);
   }
 
   /** What the hit of the document with this id shows, as it was put. */
   hitOf(id: number): HitFacts | undefined {
-    const slot = this.slotOf.get(id);
-    const shown = slot === undefined ? undefined : this.shown[slot];
+    const slot = this.slots.slotOf(id);
+    const shown = slot === undefined ? undefined : this.hits.shownOf(slot);
     if (slot === undefined || shown === undefined) return undefined;
     const combination = this.combinationOf[slot] as number;
-    const library = this.codes.library.values[this.combinations.library[combination] as number];
     return {
       shown,
-      family: this.codes.family.values[this.combinations.family[combination] as number] as string,
-      status: this.codes.status.values[this.combinations.status[combination] as number] as string,
+      family: this.facets.valueOf(combination, 'family') as string,
+      status: this.facets.valueOf(combination, 'status') as string,
       // A value's library is its picklist's (see `IndexedDocument.library`).
-      library: library === NO_LIBRARY ? undefined : library,
-      types: this.typesOf(id),
+      library: this.facets.valueOf(combination, 'library'),
+      types: this.hits.typesOf(slot),
     };
-  }
-
-  private typeListCode(types: readonly string[]): number {
-    const code = this.typeLists.code(types.join(' '));
-    if (code === this.typeListValues.length) this.typeListValues.push([...types]);
-    return code;
   }
 
   /** Removes the document with this id, if there is one. */
   remove(id: number): void {
-    const slot = this.slotOf.get(id);
+    const slot = this.slots.remove(id);
     if (slot === undefined) return;
-    this.slotOf.delete(id);
-    const combination = this.combinationOf[slot] as number;
-    this.combinations.live[combination] = (this.combinations.live[combination] as number) - 1;
-    this.ids[slot] = -1;
-    this.shown[slot] = undefined;
-    // The name stays: `sorted` still holds the slot, and is searched by name.
+    this.facets.drop(this.combinationOf[slot] as number);
+    this.hits.drop(slot);
+    // The name stays: the name order still holds the slot, and is searched by name.
     for (let f = 0; f < FIELD_COUNT; f += 1)
       this.totalLengths[f] =
         (this.totalLengths[f] ?? 0) - (this.lengths[slot * FIELD_COUNT + f] ?? 0);
-    this.live -= 1;
-    this.dead += 1;
     this.changesSinceFreeze += 1;
     // Removed slots stay in the postings until a tenth of all are dead.
-    if (this.dead > 1000 && this.dead > this.live / 10) this.compact();
+    if (this.slots.dead > 1000 && this.slots.dead > this.slots.live / 10) this.compact();
   }
 
   /**
@@ -269,7 +214,7 @@ export class MemoryIndex {
    * so the order of results, stay put between freezes, whatever else is written.
    */
   freezeStatistics(fraction = 0.01, floor = 1000): void {
-    const documents = this.live;
+    const documents = this.slots.live;
     if (
       this.statistics.generation > 0 &&
       this.changesSinceFreeze <= fraction * Math.max(documents, floor)
@@ -284,7 +229,7 @@ export class MemoryIndex {
     };
     this.changesSinceFreeze = 0;
     this.tabulateNorms(this.normStride);
-    this.sortNames();
+    this.order.merge();
   }
 
   /** Fills `norms` for lengths below `lengths` at least (rounded up to a power of two). */
@@ -302,15 +247,13 @@ export class MemoryIndex {
 
   search(query: IndexQuery): IndexAnswer {
     if (this.statistics.generation === 0) this.freezeStatistics();
-    const combinations = this.combinations;
-    const allowed = this.allowedCombinations(query.filters);
+    const allowed = this.facets.allowed(query.filters);
     const page = new TopRanked(query.limit + 1);
     // The hot loop: every match passes here, so it reads typed arrays held in
     // locals and compares numbers before it ever compares a name.
     const combinationOf = this.combinationOf;
-    const matches = new Int32Array(combinations.size);
-    const names = this.names;
-    const ids = this.ids;
+    const matches = new Int32Array(this.facets.size);
+    const { names, ids } = this.slots;
     const after = query.after;
     /** Offers a match the filters let through to the page. */
     const offer = (slot: number, tier: number, score: number) => {
@@ -343,12 +286,12 @@ export class MemoryIndex {
       // Every live document matches: the counts per combination are kept on
       // every write. The page comes from the front of the name order, stopping
       // once it is full, then from the slots added since it was sorted.
-      matches.set(combinations.live);
-      const sorted = this.sorted;
+      matches.set(this.facets.live);
+      const sorted = this.order.sorted;
       const wanted = query.limit + 1;
       let offered = 0;
       for (
-        let i = after ? this.firstAfter(after) : 0;
+        let i = after ? this.order.firstAfter(after) : 0;
         i < sorted.length && offered < wanted;
         i += 1
       ) {
@@ -357,19 +300,19 @@ export class MemoryIndex {
         page.offer({ tier: 0, score: 0, name: names[slot] as string, id: ids[slot] as number });
         offered += 1;
       }
-      for (let slot = this.sortedFrom; slot < this.slotCount; slot += 1)
+      for (let slot = this.order.sortedFrom; slot < this.slots.count; slot += 1)
         if (ids[slot] !== -1 && allowed[combinationOf[slot] as number] === 1) offer(slot, 0, 0);
     } else {
       const phrase = query.phrase;
-      const leading = this.leading;
+      const leading = this.slots.leading;
       // Only as many of the four packed characters as the phrase has are compared.
       const shift = 8 * Math.max(0, LEADING_CHARACTERS - phrase.length);
       const phraseLeading = leadingCode(phrase);
       // Sorted slots whose name starts with the phrase are marked from the name
       // order; only a slot added since the sort has its name read.
-      const tierMarks = this.tierMarks;
-      const sortedFrom = this.sortedFrom;
-      const marked = this.markLeadingTiers(phrase);
+      const marked = this.order.markLeadingTiers(phrase);
+      const tierMarks = this.order.tierMarks;
+      const sortedFrom = this.order.sortedFrom;
       this.match(query.words, (slot, score) => {
         const combination = combinationOf[slot] as number;
         matches[combination] = (matches[combination] as number) + 1;
@@ -387,9 +330,9 @@ export class MemoryIndex {
         }
         offer(slot, tier, score);
       });
-      for (let i = marked.from; i < marked.to; i += 1) tierMarks[this.sorted[i] as number] = 0;
+      this.order.unmark(marked);
     }
-    const { total, facets } = this.countsOf(matches, query.filters);
+    const { total, facets } = this.facets.counts(matches, query.filters);
     const hits = page.sorted();
     const more = hits.length > query.limit;
     if (more) hits.length = query.limit;
@@ -403,168 +346,13 @@ export class MemoryIndex {
   }
 
   /**
-   * The total and the facets from the matches per combination: a match counts
-   * in the total when every filter lets it through, and under a dimension's
-   * value when the other dimensions' filters do.
-   */
-  private countsOf(matches: Int32Array, filters: IndexQuery['filters']) {
-    const allowedCodes = this.allowedCodes(filters);
-    const counts: Record<Dimension, Int32Array> = {
-      family: new Int32Array(this.codes.family.values.length),
-      library: new Int32Array(this.codes.library.values.length),
-      status: new Int32Array(this.codes.status.values.length),
-    };
-    let total = 0;
-    const combinations = this.combinations;
-    matches.forEach((count, combination) => {
-      if (count === 0) return;
-      const family = combinations.family[combination] as number;
-      const library = combinations.library[combination] as number;
-      const status = combinations.status[combination] as number;
-      const familyOk = allowedCodes.family === undefined || allowedCodes.family[family] === 1;
-      const libraryOk = allowedCodes.library === undefined || allowedCodes.library[library] === 1;
-      const statusOk = allowedCodes.status === undefined || allowedCodes.status[status] === 1;
-      if (libraryOk && statusOk) counts.family[family] = (counts.family[family] as number) + count;
-      if (familyOk && statusOk)
-        counts.library[library] = (counts.library[library] as number) + count;
-      if (familyOk && libraryOk) counts.status[status] = (counts.status[status] as number) + count;
-      if (familyOk && libraryOk && statusOk) total += count;
-    });
-    const facets = {
-      family: new Map<string, number>(),
-      library: new Map<string, number>(),
-      status: new Map<string, number>(),
-    };
-    for (const dimension of DIMENSIONS) {
-      const values = this.codes[dimension].values;
-      counts[dimension].forEach((count, code) => {
-        const value = values[code] as string;
-        if (count > 0 && value !== NO_LIBRARY) facets[dimension].set(value, count);
-      });
-    }
-    return { total, facets };
-  }
-
-  /** Per combination, 1 when every filter lets it through. */
-  private allowedCombinations(filters: IndexQuery['filters']): Uint8Array {
-    const allowedCodes = this.allowedCodes(filters);
-    const combinations = this.combinations;
-    const allowed = new Uint8Array(combinations.size);
-    for (let combination = 0; combination < combinations.size; combination += 1) {
-      const family = combinations.family[combination] as number;
-      const library = combinations.library[combination] as number;
-      const status = combinations.status[combination] as number;
-      if (
-        (allowedCodes.family === undefined || allowedCodes.family[family] === 1) &&
-        (allowedCodes.library === undefined || allowedCodes.library[library] === 1) &&
-        (allowedCodes.status === undefined || allowedCodes.status[status] === 1)
-      )
-        allowed[combination] = 1;
-    }
-    return allowed;
-  }
-
-  /** Merges the slots added since the last sort into `sorted`, leaving removed ones out. */
-  private sortNames(): void {
-    const names = this.names;
-    const ids = this.ids;
-    const byName = (a: number, b: number) => {
-      const x = names[a] as string;
-      const y = names[b] as string;
-      return x < y ? -1 : x > y ? 1 : (ids[a] as number) - (ids[b] as number);
-    };
-    const added: number[] = [];
-    for (let slot = this.sortedFrom; slot < this.slotCount; slot += 1)
-      if (ids[slot] !== -1) added.push(slot);
-    added.sort(byName);
-    // The live slots of the last order first (numbers only), then each added
-    // slot's place found by halving: a freeze after a few writes compares a few
-    // names per write rather than every name there is.
-    const kept = new Int32Array(this.sorted.length);
-    let keptSize = 0;
-    for (const slot of this.sorted) {
-      if (ids[slot] === -1) continue;
-      kept[keptSize] = slot;
-      keptSize += 1;
-    }
-    const merged = new Int32Array(keptSize + added.length);
-    let size = 0;
-    let from = 0;
-    for (const slot of added) {
-      let low = from;
-      let high = keptSize;
-      while (low < high) {
-        const middle = (low + high) >>> 1;
-        if (byName(kept[middle] as number, slot) < 0) low = middle + 1;
-        else high = middle;
-      }
-      merged.set(kept.subarray(from, low), size);
-      size += low - from;
-      merged[size] = slot;
-      size += 1;
-      from = low;
-    }
-    merged.set(kept.subarray(from, keptSize), size);
-    this.sorted = merged;
-    this.sortedFrom = this.slotCount;
-  }
-
-  /**
-   * Marks in `tierMarks` the sorted slots whose name is the phrase (1) or
-   * starts with it (2), found by halving the name order rather than by reading
-   * each match's name; answers the range of `sorted` marked, to be cleared.
-   */
-  private markLeadingTiers(phrase: string): { from: number; to: number } {
-    const sorted = this.sorted;
-    const names = this.names;
-    const from = this.firstNameNotBefore(phrase);
-    // Every name that starts with the phrase sorts before the phrase and U+FFFF.
-    const to = this.firstNameNotBefore(`${phrase}\uffff`);
-    const tierMarks = this.tierMarks;
-    // Names equal to the phrase sort first among those that start with it.
-    let i = from;
-    for (; i < to && names[sorted[i] as number] === phrase; i += 1)
-      tierMarks[sorted[i] as number] = 1;
-    for (; i < to; i += 1) tierMarks[sorted[i] as number] = 2;
-    return { from, to };
-  }
-
-  /** The first position in `sorted` whose name is not before `name`. */
-  private firstNameNotBefore(name: string): number {
-    let low = 0;
-    let high = this.sorted.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((this.names[this.sorted[middle] as number] as string) < name) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  }
-
-  /** The first position in `sorted` whose name and id come after the cursor's. */
-  private firstAfter(after: RankKey): number {
-    let low = 0;
-    let high = this.sorted.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      const slot = this.sorted[middle] as number;
-      const name = this.names[slot] as string;
-      const before =
-        name < after.name || (name === after.name && (this.ids[slot] as number) <= after.id);
-      if (before) low = middle + 1;
-      else high = middle;
-    }
-    return low;
-  }
-
-  /**
    * Calls `found` with each live slot that has every word (as itself, as a
    * prefix, or one edit away) in any field, and its score: BM25 of each term a
    * word stands for, by field weight, times the term's weight for the word
    * (a completion a little less than the word, a typo half), all summed.
    */
   private match(words: readonly string[], found: (slot: number, score: number) => void): void {
-    const ids = this.ids;
+    const ids = this.slots.ids;
     // The rarest word first: its matches bound the candidates.
     const expanded = words.map((word) => this.expand(word)).sort((a, b) => a.postings - b.postings);
     const only = expanded.length === 1 ? expanded[0]?.terms : undefined;
@@ -688,7 +476,7 @@ export class MemoryIndex {
   private frequencyOf(posting: Posting): number {
     const generation = this.statistics.generation;
     if (posting.frequencyGeneration !== generation) {
-      const ids = this.ids;
+      const ids = this.slots.ids;
       let live = 0;
       forEachEntry(posting, (slot) => {
         if (ids[slot] !== -1) live += 1;
@@ -729,13 +517,13 @@ export class MemoryIndex {
       const slots = posting.slots;
       const counts = posting.counts;
       if (slots === undefined || counts === undefined) {
-        if (this.ids[posting.first] === -1) emptied.push(word);
+        if (this.slots.ids[posting.first] === -1) emptied.push(word);
         continue;
       }
       let kept = 0;
       for (let i = 0; i < posting.size; i += 1) {
         const slot = slots[i] as number;
-        if (this.ids[slot] === -1) continue;
+        if (this.slots.ids[slot] === -1) continue;
         slots[kept] = slot;
         counts[kept] = counts[i] as number;
         kept += 1;
@@ -746,45 +534,14 @@ export class MemoryIndex {
       if (kept === 0) emptied.push(word);
     }
     for (const word of emptied) this.dictionary.delete(word);
-    this.dead = 0;
+    this.slots.dead = 0;
   }
 
-  private allowedCodes(filters: IndexQuery['filters']): Partial<Record<Dimension, Uint8Array>> {
-    const allowed: Partial<Record<Dimension, Uint8Array>> = {};
-    for (const dimension of DIMENSIONS) {
-      const values = filters[dimension];
-      if (!values) continue;
-      const codes = new Uint8Array(this.codes[dimension].values.length);
-      for (const value of values) {
-        const code = this.codes[dimension].find(value);
-        if (code !== undefined) codes[code] = 1;
-      }
-      allowed[dimension] = codes;
-    }
-    return allowed;
-  }
-
+  /** Grows the per-slot arrays this module keeps to hold `slots` slots. */
   private ensureCapacity(slots: number): void {
-    if (slots <= this.ids.length) return;
-    const capacity = Math.max(slots, this.ids.length * 2);
-    const grow = <
-      T extends Int32Array | Uint32Array | Uint16Array | Float32Array | Float64Array | Uint8Array,
-    >(
-      array: T,
-      size: number,
-      make: (n: number) => T,
-    ): T => {
-      const bigger = make(size);
-      bigger.set(array);
-      return bigger;
-    };
-    this.ids = grow(this.ids, capacity, (n) => new Int32Array(n));
-    this.leading = grow(this.leading, capacity, (n) => new Uint32Array(n));
-    this.typeListOf = grow(this.typeListOf, capacity, (n) => new Int32Array(n));
-    this.lengths = grow(this.lengths, capacity * FIELD_COUNT, (n) => new Uint16Array(n));
-    this.combinationOf = grow(this.combinationOf, capacity, (n) => new Int32Array(n));
-    this.scores = grow(this.scores, capacity, (n) => new Float64Array(n));
-    this.matched = grow(this.matched, capacity, (n) => new Uint8Array(n));
-    this.tierMarks = grow(this.tierMarks, capacity, (n) => new Uint8Array(n));
+    this.lengths = grown(this.lengths, slots * FIELD_COUNT, (n) => new Uint16Array(n));
+    this.combinationOf = grown(this.combinationOf, slots, (n) => new Int32Array(n));
+    this.scores = grown(this.scores, slots, (n) => new Float64Array(n));
+    this.matched = grown(this.matched, slots, (n) => new Uint8Array(n));
   }
 }
