@@ -1,7 +1,7 @@
 import { HttpError } from '../../platform/http/problem.js';
 import { GITLAB_RECORD_INVALID, GITLAB_VERBATIM } from '../errors.js';
 import { problem } from '../problem-codes.js';
-import type { RecordInvalid } from '../record-invalid.js';
+import { RecordInvalid } from '../record-invalid.js';
 
 /** An API error whose message GitLab words exactly. */
 export function gitlabError(status: number, message: string): HttpError {
@@ -30,4 +30,14 @@ export function recordInvalidError(invalid: RecordInvalid): HttpError {
       ),
     }),
   );
+}
+
+/** Runs a write, answering a record its store refuses as GitLab does (400, messages per attribute). */
+export async function recordWrite<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (error instanceof RecordInvalid) throw recordInvalidError(error);
+    throw error;
+  }
 }

@@ -4,36 +4,33 @@ import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import type { NamespaceRow } from '../namespaces/groups.js';
 import { ACCESS_LEVELS } from '../namespaces/levels.js';
-import { RecordInvalid } from '../record-invalid.js';
 import { authenticateApiRequest } from './authentication.js';
-import {
-  answer,
-  apiErrors,
-  GitLabGroup,
-  GitLabGroupWithProjects,
-  page,
-} from './described-responses.js';
+import { answer, apiErrors, GitLabGroup, GitLabGroupWithProjects } from './described-responses.js';
 import { groupEntity } from './entities.js';
-import { forbidden, recordInvalidError } from './gitlab-errors.js';
+import { forbidden, recordWrite } from './gitlab-errors.js';
+import {
+  listParameters,
+  listRequest,
+  listRouteOptions,
+  nameOrPathContains,
+} from './list-routes.js';
 import { readableGroup } from './lookup.js';
-import { PAGE_PARAMETERS, pageOf, paginationHeaders } from './pagination.js';
+import { listPage } from './pagination.js';
 import {
   booleanParameter,
   choiceOf,
   choiceParameter,
   describedBody,
-  describedQuery,
+  descriptionAndVisibility,
   ID_PARAMS,
   integerParameter,
   requestParameters,
   requiredString,
   SORT_ORDERS,
-  stringParameter,
   VISIBILITY_PARAMETERS,
-  visibilityParameter,
 } from './parameters.js';
 import { projectEntities } from './project-entities.js';
-import { containsText, inIds } from './queries.js';
+import { inIds } from './queries.js';
 import { API_PREFIXES } from './user-routes.js';
 
 async function creatableParent(codehost: Codehost, user: UserRow, parentId: number | undefined) {
@@ -49,9 +46,7 @@ async function creatableParent(codehost: Codehost, user: UserRow, parentId: numb
 const GROUP_ORDER = ['name', 'path', 'id'] as const;
 
 const GroupListParameters = Type.Object({
-  ...PAGE_PARAMETERS,
-  search: Type.Optional(Type.String({ description: 'Part of the name or path' })),
-  owned: Type.Optional(Type.Boolean({ description: 'Only groups the caller owns' })),
+  ...listParameters({ search: 'Part of the name or path', owned: 'Only groups the caller owns' }),
   all_available: Type.Optional(
     Type.Boolean({ description: "Every visible group, not only the caller's (API v3)" }),
   ),
@@ -73,25 +68,18 @@ export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
     const membersOnlyByDefault = prefix === '/api/v3';
 
     app.get(`${prefix}/groups`, {
-      schema: {
+      ...listRouteOptions({
         summary:
           prefix === '/api/v3'
             ? "The caller's groups (all for admins); `all_available=true` for every visible group"
             : 'Groups visible to the caller',
         tags: ['groups'],
-        ...describedQuery(GroupListParameters),
-        response: {
-          200: page(GitLabGroup, 'A page of groups'),
-          ...apiErrors(400, 401, 403),
-        },
-      },
-      config: { apiScopes: ['api'] },
+        parameters: GroupListParameters,
+        item: GitLabGroup,
+        page: 'A page of groups',
+      }),
       handler: async (request, reply) => {
-        const { user } = await authenticateApiRequest(request, codehost);
-        const parameters = requestParameters(request);
-        const page = pageOf(parameters);
-        const search = stringParameter(parameters, 'search');
-        const owned = booleanParameter(parameters, 'owned') ?? false;
+        const { user, parameters, page, search, owned } = await listRequest(request, codehost);
         const allAvailable = booleanParameter(parameters, 'all_available');
         const orderBy = choiceParameter(parameters, 'order_by', GROUP_ORDER) ?? 'name';
         const sort = choiceParameter(parameters, 'sort', SORT_ORDERS) ?? 'asc';
@@ -129,21 +117,14 @@ export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
               );
             }
             if (search) {
-              conditions.push(eb.or([containsText('name', search), containsText('path', search)]));
+              conditions.push(eb.or(nameOrPathContains(search)));
             }
             return eb.and(conditions);
           });
-        const counted = await query
-          .select((eb) => eb.fn.countAll<number>().as('total'))
-          .executeTakeFirstOrThrow();
-        const rows = await query
-          .selectAll()
-          .orderBy(orderBy, sort)
-          .orderBy('id', sort)
-          .limit(page.perPage)
-          .offset((page.page - 1) * page.perPage)
-          .execute();
-        paginationHeaders(request, reply, publicUrl, page, Number(counted.total));
+        const rows = await listPage(request, reply, publicUrl, page, query, {
+          column: orderBy,
+          sort,
+        });
         return rows.map((group) => groupEntity(group, publicUrl));
       },
     });
@@ -164,29 +145,23 @@ export function registerGroupRoutes(app: HttpApp, codehost: Codehost): void {
         const parameters = requestParameters(request);
         const name = requiredString(parameters, 'name');
         const path = requiredString(parameters, 'path');
-        const description = stringParameter(parameters, 'description');
-        const visibilityLevel = visibilityParameter(parameters);
         const parent = await creatableParent(
           codehost,
           user,
           integerParameter(parameters, 'parent_id'),
         );
-        try {
-          const group = await codehost.groups.create(
+        const group = await recordWrite(() =>
+          codehost.groups.create(
             {
               name,
               path,
-              ...(description !== undefined ? { description } : {}),
-              ...(visibilityLevel !== undefined ? { visibilityLevel } : {}),
+              ...descriptionAndVisibility(parameters),
               ...(parent ? { parent } : {}),
             },
             user.id,
-          );
-          return reply.status(201).send(groupEntity(group, publicUrl));
-        } catch (error) {
-          if (error instanceof RecordInvalid) throw recordInvalidError(error);
-          throw error;
-        }
+          ),
+        );
+        return reply.status(201).send(groupEntity(group, publicUrl));
       },
     });
 

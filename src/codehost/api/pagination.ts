@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { type SelectQueryBuilder, sql } from 'kysely';
 import { badParameter } from './gitlab-errors.js';
 import { integerParameter, type Parameters } from './parameters.js';
 
@@ -64,4 +65,32 @@ export function paginationHeaders(
     'x-prev-page': page > 1 ? String(Math.min(page - 1, totalPages)) : '',
     link: links.join(', '),
   });
+}
+
+/**
+ * One page of a filtered list, as GitLab answers one: the total the filter lets
+ * through, the page's rows in the order asked (ties broken by id in the same
+ * direction, so pages neither skip nor repeat), and the pagination headers set.
+ */
+export async function listPage<DB, TB extends keyof DB>(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  publicUrl: string,
+  page: Page,
+  filtered: SelectQueryBuilder<DB, TB, object>,
+  order: { column: string; sort: 'asc' | 'desc' },
+) {
+  const counted = await filtered
+    .select(sql<number>`count(*)`.as('total'))
+    .$castTo<{ total: number | string }>()
+    .executeTakeFirstOrThrow();
+  const rows = await filtered
+    .selectAll()
+    .orderBy(sql.ref(order.column), order.sort)
+    .orderBy(sql.ref('id'), order.sort)
+    .limit(page.perPage)
+    .offset((page.page - 1) * page.perPage)
+    .execute();
+  paginationHeaders(request, reply, publicUrl, page, Number(counted.total));
+  return rows;
 }

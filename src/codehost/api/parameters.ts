@@ -164,3 +164,13 @@ export function visibilityParameter(parameters: Parameters): VisibilityLevel | u
   const isPublic = booleanParameter(parameters, 'public');
   return isPublic === undefined ? undefined : isPublic ? 20 : 0;
 }
+
+/** The description and visibility a new group or project may be given, as its store takes them. */
+export function descriptionAndVisibility(parameters: Parameters) {
+  const description = stringParameter(parameters, 'description');
+  const visibilityLevel = visibilityParameter(parameters);
+  return {
+    ...(description !== undefined ? { description } : {}),
+    ...(visibilityLevel !== undefined ? { visibilityLevel } : {}),
+  };
+}

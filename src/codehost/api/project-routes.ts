@@ -11,7 +11,6 @@ import {
   apiErrors,
   GitLabProject,
   GitLabProjectWithPermissions,
-  page,
 } from './described-responses.js';
 import {
   badParameter,
@@ -19,15 +18,22 @@ import {
   gitlabError,
   notFound,
   recordInvalidError,
+  recordWrite,
 } from './gitlab-errors.js';
+import {
+  listParameters,
+  listRequest,
+  listRouteOptions,
+  nameOrPathContains,
+} from './list-routes.js';
 import { readableGroup, readableProject } from './lookup.js';
-import { PAGE_PARAMETERS, pageOf, paginationHeaders } from './pagination.js';
+import { listPage } from './pagination.js';
 import {
   booleanParameter,
   choiceOf,
   choiceParameter,
   describedBody,
-  describedQuery,
+  descriptionAndVisibility,
   ID_PARAMS,
   integerParameter,
   requestParameters,
@@ -35,10 +41,9 @@ import {
   stringParameter,
   VISIBILITY_NAMES,
   VISIBILITY_PARAMETERS,
-  visibilityParameter,
 } from './parameters.js';
 import { projectEntities } from './project-entities.js';
-import { containsText, inIds } from './queries.js';
+import { inIds } from './queries.js';
 import { API_PREFIXES } from './user-routes.js';
 
 /** Where a new project goes: `namespace_id` if given, else the caller's own namespace. */
@@ -89,9 +94,10 @@ const PROJECT_ORDER = [
 ] as const;
 
 const ProjectListParameters = Type.Object({
-  ...PAGE_PARAMETERS,
-  search: Type.Optional(Type.String({ description: 'Part of the name, path or description' })),
-  owned: Type.Optional(Type.Boolean({ description: "Only the caller's own namespace" })),
+  ...listParameters({
+    search: 'Part of the name, path or description',
+    owned: "Only the caller's own namespace",
+  }),
   membership: Type.Optional(
     Type.Boolean({ description: 'Only projects the caller is a member of (true in API v3)' }),
   ),
@@ -115,25 +121,18 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
     const membersOnlyByDefault = prefix === '/api/v3';
 
     app.get(`${prefix}/projects`, {
-      schema: {
+      ...listRouteOptions({
         summary:
           prefix === '/api/v3'
             ? "The caller's projects (`membership=false` for every visible project)"
             : 'Projects visible to the caller (`membership=true` for their own)',
         tags: ['projects'],
-        ...describedQuery(ProjectListParameters),
-        response: {
-          200: page(GitLabProject, 'A page of projects'),
-          ...apiErrors(400, 401, 403),
-        },
-      },
-      config: { apiScopes: ['api'] },
+        parameters: ProjectListParameters,
+        item: GitLabProject,
+        page: 'A page of projects',
+      }),
       handler: async (request, reply) => {
-        const { user } = await authenticateApiRequest(request, codehost);
-        const parameters = requestParameters(request);
-        const page = pageOf(parameters);
-        const search = stringParameter(parameters, 'search');
-        const owned = booleanParameter(parameters, 'owned') ?? false;
+        const { user, parameters, page, search, owned } = await listRequest(request, codehost);
         const membership = booleanParameter(parameters, 'membership') ?? membersOnlyByDefault;
         const visibility = choiceParameter(parameters, 'visibility', VISIBILITY_NAMES);
         const orderBy =
@@ -166,22 +165,15 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
             );
           }
           if (search) {
-            conditions.push(eb.or([containsText('name', search), containsText('path', search)]));
+            conditions.push(eb.or(nameOrPathContains(search)));
           }
           return eb.and(conditions);
         });
-        const counted = await query
-          .select((eb) => eb.fn.countAll<number>().as('total'))
-          .executeTakeFirstOrThrow();
-        const column = orderBy === 'last_activity_at' ? 'updated_at' : orderBy;
-        const rows = await query
-          .selectAll()
-          .orderBy(column, sort)
-          .orderBy('id', sort)
-          .limit(page.perPage)
-          .offset((page.page - 1) * page.perPage)
-          .execute();
-        paginationHeaders(request, reply, codehost.config.publicUrl, page, Number(counted.total));
+        const rows = await listPage(request, reply, codehost.config.publicUrl, page, query, {
+          // GitLab's last activity is the project's last change.
+          column: orderBy === 'last_activity_at' ? 'updated_at' : orderBy,
+          sort,
+        });
         return projectEntities(codehost, rows);
       },
     });
@@ -205,33 +197,27 @@ export function registerProjectRoutes(app: HttpApp, codehost: Codehost): void {
         if (name === undefined && path === undefined) {
           throw badParameter('name, path are missing, at least one parameter must be provided');
         }
-        const description = stringParameter(parameters, 'description');
-        const visibilityLevel = visibilityParameter(parameters);
         const namespace = await targetNamespace(
           codehost,
           user,
           integerParameter(parameters, 'namespace_id'),
         );
         await checkProjectLimit(codehost, user, namespace);
-        try {
-          const project = await codehost.projects.create(
+        const project = await recordWrite(() =>
+          codehost.projects.create(
             {
               namespace,
               ...(name !== undefined ? { name } : {}),
               ...(path !== undefined ? { path } : {}),
-              ...(description !== undefined ? { description } : {}),
-              ...(visibilityLevel !== undefined ? { visibilityLevel } : {}),
+              ...descriptionAndVisibility(parameters),
             },
             user.id,
-          );
-          const [entity] = await projectEntities(codehost, [project]);
-          // Its namespace was removed meanwhile: there is no project to show.
-          if (!entity) throw notFound('Project');
-          return reply.status(201).send(entity);
-        } catch (error) {
-          if (error instanceof RecordInvalid) throw recordInvalidError(error);
-          throw error;
-        }
+          ),
+        );
+        const [entity] = await projectEntities(codehost, [project]);
+        // Its namespace was removed meanwhile: there is no project to show.
+        if (!entity) throw notFound('Project');
+        return reply.status(201).send(entity);
       },
     });
 

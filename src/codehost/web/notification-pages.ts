@@ -135,6 +135,23 @@ export function registerNotificationPages(app: HttpApp, codehost: Codehost): voi
       html`<tr><th scope="row"><a href="${href}">${name}</a></th><td class="actions"><form class="inline" method="post" action="/profile/notifications/${type}s/${id}">${csrfField(csrf)}<label class="visually-hidden" for="${type}-${id}-level">Notification level for ${name}</label>${levelSelect(`${type}-${id}-level`, level, NOTIFICATION_LEVELS)} <button type="submit" id="${type}-${id}-save" aria-label="Save the level for ${name}">Save</button>${
         level === 'custom' ? html` <a href="${customPath({ type, id })}">Custom events</a>` : html``
       }</form></td></tr>`;
+    /** The groups or projects the user is a member of, each with its level and a form to change it. */
+    const levelTable = (
+      type: SourceType,
+      heading: string,
+      sources: { id: number; name: string; href: string; level: NotificationLevel }[],
+    ) =>
+      html`<h2>${heading}</h2>${
+        sources.length === 0
+          ? html`<p>You are not a member of any ${type}.</p>`
+          : html`<div class="table-scroll" tabindex="0" role="region" aria-label="${
+              type === 'group' ? 'Group' : 'Project'
+            } notification levels"><table id="${type}-settings" class="stack"><tr class="head"><th scope="col">${
+              type === 'group' ? 'Group' : 'Project'
+            }</th><th scope="col">Level</th></tr>${sources.map((source) =>
+              row(type, source.id, source.name, source.href, source.level),
+            )}</table></div>`
+      }`;
 
     return reply
       .status(status)
@@ -154,36 +171,26 @@ export function registerNotificationPages(app: HttpApp, codehost: Codehost): voi
   <p class="hint">Custom lets you choose which of ten events notify you${global.level === 'custom' ? html`: <a href="${customPath({ type: 'global' })}">choose the events</a>` : html` (you choose them after saving)`}.</p>
   <p><button type="submit" id="global-save">Update settings</button></p>
 </form>
-<h2>Groups</h2>
-${
-  groups.length === 0
-    ? html`<p>You are not a member of any group.</p>`
-    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Group notification levels"><table id="group-settings" class="stack"><tr class="head"><th scope="col">Group</th><th scope="col">Level</th></tr>${groups.map(
-        (group) =>
-          row(
-            'group',
-            group.id,
-            group.full_name,
-            `/groups/${group.full_path}`,
-            groupLevels.get(group.id) ?? 'global',
-          ),
-      )}</table></div>`
-}
-<h2>Projects</h2>
-${
-  projects.length === 0
-    ? html`<p>You are not a member of any project.</p>`
-    : html`<div class="table-scroll" tabindex="0" role="region" aria-label="Project notification levels"><table id="project-settings" class="stack"><tr class="head"><th scope="col">Project</th><th scope="col">Level</th></tr>${projects.map(
-        (project) =>
-          row(
-            'project',
-            project.id,
-            `${project.namespace_name} / ${project.name}`,
-            `/${project.full_path}`,
-            projectLevels.get(project.id) ?? 'global',
-          ),
-      )}</table></div>`
-}`,
+${levelTable(
+  'group',
+  'Groups',
+  groups.map((group) => ({
+    id: group.id,
+    name: group.full_name,
+    href: `/groups/${group.full_path}`,
+    level: groupLevels.get(group.id) ?? 'global',
+  })),
+)}
+${levelTable(
+  'project',
+  'Projects',
+  projects.map((project) => ({
+    id: project.id,
+    name: `${project.namespace_name} / ${project.name}`,
+    href: `/${project.full_path}`,
+    level: projectLevels.get(project.id) ?? 'global',
+  })),
+)}`,
         ),
       );
   };

@@ -1,4 +1,4 @@
-import { type TProperties, Type } from '@sinclair/typebox';
+import { type Static, type TProperties, Type } from '@sinclair/typebox';
 import { isLinkIri, LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import {
@@ -98,25 +98,16 @@ export function familySchema<Own extends TProperties>(own: Own, description: str
   return Type.Object({ ...COMMON_FIELDS, ...own }, { additionalProperties: false, description });
 }
 
-/** The common fields as the generic rules read them. */
-export interface CommonBody {
-  name: string;
-  replaces?: string;
-  relatedTerms?: {
-    relationType: string;
-    targetLibrary: string;
-    targetIdentifier: string;
-    targetVersion?: string;
-  }[];
-  definitionSources?: {
-    sourceIri?: string;
-    sourceName?: string;
-    sourceId?: string;
-    sourceUrl?: string;
-    version?: string;
-  }[];
-  ontology?: string;
-}
+const CommonFields = Type.Object({
+  ...COMMON_FIELDS,
+  ontology: Type.Optional(ONTOLOGY_FIELD.ontology),
+});
+
+/** The fields every family's body has (its library, for the families of terms), as written. */
+export type CommonBody = Static<typeof CommonFields>;
+
+/** The common fields as stored: the justification belongs to the revision, not the body. */
+export type StoredCommonBody = Omit<CommonBody, 'changeJustification'>;
 
 /**
  * The values an aggregate owns, as its body lists them (`Family.aggregate.field`):

@@ -1,4 +1,5 @@
 import { DataFactory, type Quad } from 'n3';
+import type { StoredCommonBody } from '../families/common.js';
 import { isLibrary } from '../families/family.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import type { GraphFacts, ResourceRow } from '../resources/store.js';
@@ -8,33 +9,11 @@ import { writableIri } from './writable-terms.js';
 
 const { namedNode } = DataFactory;
 
-interface CommonBody {
-  name?: string;
-  description?: string;
-  ontology?: string;
-  replaces?: string;
-  packageName?: string;
-  relatedTerms?: {
-    relationType: string;
-    targetLibrary: string;
-    targetIdentifier: string;
-    targetVersion?: string;
-    targetSourceName?: string;
-  }[];
-  definitionSources?: {
-    sourceIri?: string;
-    sourceName?: string;
-    sourceId?: string;
-    sourceUrl?: string;
-    version?: string;
-  }[];
-}
-
 /** What every resource says: labels, library, status, dates, provenance, mappings. */
 function commonTriples(
   g: GraphBuilder,
   row: ResourceRow,
-  body: CommonBody,
+  body: StoredCommonBody,
   justification: string | undefined,
   replacedBy: string | undefined,
 ) {
@@ -90,7 +69,7 @@ export function resourceGraph(
     commonTriples(
       g,
       resource,
-      body as CommonBody,
+      body as StoredCommonBody,
       facts.justifications.get(resource.id),
       facts.replacedBy.get(resource.iri),
     );

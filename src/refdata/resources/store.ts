@@ -193,6 +193,27 @@ export class ResourceStore {
       ]);
   }
 
+  /**
+   * Resources as the lists of people's work show them (their Drafts, the review
+   * queue): what each is and where, with its library's name; aggregates only,
+   * since a value moves with its aggregate. Filter and order it as the list needs.
+   */
+  selectListed() {
+    return this.db
+      .selectFrom('resources as r')
+      .leftJoin('resources as library', 'library.iri', 'r.library_key')
+      .select([
+        'r.iri',
+        'r.name',
+        'r.family',
+        'r.status',
+        'r.updated_at',
+        'r.updated_by',
+        'library.name as library',
+      ])
+      .where('r.parent_iri', 'is', null);
+  }
+
   /** Dereferencing reads one resource this way for every request: built once. */
   private readonly withFactsByIri = reusableQuery((iri: string) =>
     this.selectWithFacts().where('resource.iri', '=', iri),

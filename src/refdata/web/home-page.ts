@@ -65,16 +65,17 @@ export function registerHomePage(app: HttpApp, pages: Pages): void {
       .execute();
     const now = Date.now();
     const done = partValue(request.query, 'done');
-    return reply.type('text/html').send(
-      pages.render(
-        request,
-        {
-          title: 'Reference data libraries',
-          wide: true,
-          notice:
-            done === 'signed_out' ? { kind: 'ok', text: 'You have been signed out.' } : undefined,
-        },
-        html`<form role="search" aria-label="Search every library" method="get" action="/search" class="home-search">
+    return pages.answer(
+      request,
+      reply,
+      200,
+      {
+        title: 'Reference data libraries',
+        wide: true,
+        notice:
+          done === 'signed_out' ? { kind: 'ok', text: 'You have been signed out.' } : undefined,
+      },
+      html`<form role="search" aria-label="Search every library" method="get" action="/search" class="home-search">
   <label for="home-q">Search every library</label>
   <input type="search" id="home-q" name="q" maxlength="200" placeholder="pump, pressure, kilogram…">
   <button type="submit">Search</button>
@@ -106,7 +107,6 @@ ${
           html`<li><a href="${pageHref(refdata, change.iri) ?? change.iri}">${change.name}</a> <span class="hint">${refdata.families.labelOf(change.family)}</span> ${ACTION_WORDS[change.action]} ${timeTag(Number(change.created_at), now)}</li>`,
       )}</ul>`
 }`,
-      ),
     );
   });
 }

@@ -121,6 +121,20 @@ export class Pages {
     else this.loaded.delete(request);
   }
 
+  /** Answers with a page: `content` inside the site's frame, as `render` makes it. */
+  answer(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    status: number,
+    options: PageOptions,
+    content: Markup,
+  ): FastifyReply {
+    return reply
+      .status(status)
+      .type('text/html')
+      .send(this.render(request, options, content));
+  }
+
   render(request: FastifyRequest, options: PageOptions, content: Markup): string {
     const session = this.sessionOf(request);
     const viewer = session?.data.viewer;

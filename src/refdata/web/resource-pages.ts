@@ -97,15 +97,16 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
         (section) => section.render(context),
       ),
     );
-    return reply.type('text/html').send(
-      pages.render(
-        request,
-        {
-          title: body.name ?? row.iri,
-          wide: true,
-          notice: doneNotice(query.done),
-        },
-        html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${pages.refdata.families.labelOf(row.family)}</span></p>
+    return pages.answer(
+      request,
+      reply,
+      200,
+      {
+        title: body.name ?? row.iri,
+        wide: true,
+        notice: doneNotice(query.done),
+      },
+      html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${pages.refdata.families.labelOf(row.family)}</span></p>
 <p>IRI: ${copyable('iri', row.iri, { className: 'iri', label: 'Copy IRI' })}</p>
 ${resourceActions(pages, request, row)}
 ${body.description ? html`<p id="definition">${body.description}</p>` : html``}
@@ -114,16 +115,15 @@ ${sections}
 ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
 <h2>Download</h2>
 <ul id="downloads" class="inline-list">${DOWNLOADS.map(
-          (download) =>
-            html`<li><a href="${path}?format=${download.format}">${download.label}</a></li>`,
-        )}${
-          pages.refdata.families.byKey(row.family)?.hasShacl && pages.viewerOf(request)
-            ? html`<li><a href="${path}?format=${SHACL_FORMAT}">Complete IMF SHACL (Turtle)</a></li>`
-            : html``
-        }</ul>
+        (download) =>
+          html`<li><a href="${path}?format=${download.format}">${download.label}</a></li>`,
+      )}${
+        pages.refdata.families.byKey(row.family)?.hasShacl && pages.viewerOf(request)
+          ? html`<li><a href="${path}?format=${SHACL_FORMAT}">Complete IMF SHACL (Turtle)</a></li>`
+          : html``
+      }</ul>
 <h2>History</h2>
 ${history}`,
-      ),
     );
   };
 

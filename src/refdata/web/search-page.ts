@@ -141,11 +141,12 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
 <p class="hint">${refdata.families.labelOf(row.family)}${libraryName ? html` in ${libraryName}` : html``}</p>
 ${snippet(description) ? html`<p>${snippet(description)}</p>` : html``}</li>`;
       });
-      return reply.type('text/html').send(
-        pages.render(
-          request,
-          { title, wide: true },
-          html`<form class="search-page" method="get" action="/search" role="search" aria-label="Search with filters">
+      return pages.answer(
+        request,
+        reply,
+        200,
+        { title, wide: true },
+        html`<form class="search-page" method="get" action="/search" role="search" aria-label="Search with filters">
   <label for="q">Words to find</label>
   <div class="search-row"><input type="search" id="q" name="q" value="${query.q ?? ''}" maxlength="200"><button type="submit">Search</button></div>
   <div class="facets">
@@ -162,7 +163,6 @@ ${
     ? html`<p><a id="next-page" rel="next" href="${addressWith(query, { cursor: encodeCursor(result.next) })}">Next ${PAGE_SIZE} results</a></p>`
     : html``
 }`,
-        ),
       );
     },
   );

@@ -49,23 +49,21 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
       partValue(request.query, 'return_to') ?? formField(request.body, 'return_to'),
     );
     const provider = pages.options.signIn.provider?.config.name;
-    return reply
-      .status(options.status ?? 200)
-      .type('text/html')
-      .send(
-        pages.render(
-          request,
-          { title: 'Sign in', notice: options.notice },
-          html`${
-            provider
-              ? html`<form method="post" action="/sign-in/oidc">
+    return pages.answer(
+      request,
+      reply,
+      options.status ?? 200,
+      { title: 'Sign in', notice: options.notice },
+      html`${
+        provider
+          ? html`<form method="post" action="/sign-in/oidc">
   ${csrfField(session.data.csrf)}
   <input type="hidden" name="return_to" value="${returnTo}">
   <p><button type="submit" id="sign-in-provider">Sign in with ${provider}</button></p>
 </form>
 <details><summary>Sign in with a token instead</summary>`
-              : html``
-          }
+          : html``
+      }
 <form method="post" action="/sign-in/token">
   ${csrfField(session.data.csrf)}
   <input type="hidden" name="return_to" value="${returnTo}">
@@ -74,8 +72,7 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
   <p class="hint" id="token-hint">An access token with a refdata role (Reader, Creator or Reviewer), such as one printed by <code>npm run cli -- refdata-token-mint --roles=Creator</code>. The session lasts as long as the token does, and the token is not kept.</p>
   <p><button type="submit">Sign in with token</button></p>
 </form>${provider ? html`</details>` : html``}`,
-        ),
-      );
+    );
   };
 
   app.get(SIGN_IN_PATH, { config: { open: true } }, async (request, reply) => {

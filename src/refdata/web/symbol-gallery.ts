@@ -36,17 +36,17 @@ export function registerSymbolGallery(app: HttpApp, pages: Pages): void {
       .offset((page - 1) * PAGE_SIZE)
       .execute();
     const last = Math.max(1, Math.ceil(total / PAGE_SIZE));
-    return reply.type('text/html').send(
-      pages.render(
-        request,
-        { title: 'Engineering symbols', wide: true },
-        html`<p>${total} ${total === 1 ? 'symbol' : 'symbols'}${last > 1 ? html`, page ${page} of ${last}` : html``}.</p>
+    return pages.answer(
+      request,
+      reply,
+      200,
+      { title: 'Engineering symbols', wide: true },
+      html`<p>${total} ${total === 1 ? 'symbol' : 'symbols'}${last > 1 ? html`, page ${page} of ${last}` : html``}.</p>
 <ul id="symbol-gallery" class="gallery">${symbols.map(
-          (symbol) =>
-            html`<li><a href="${pageHref(refdata, symbol.iri) ?? symbol.iri}"><span class="thumb" aria-hidden="true">${trusted(renderSymbol(symbol))}</span><span>${symbol.name}</span></a>${symbol.status === 'Approved' ? html`` : html` <span class="status status-${symbol.status}">${statusLabel(symbol.status)}</span>`}</li>`,
-        )}</ul>
+        (symbol) =>
+          html`<li><a href="${pageHref(refdata, symbol.iri) ?? symbol.iri}"><span class="thumb" aria-hidden="true">${trusted(renderSymbol(symbol))}</span><span>${symbol.name}</span></a>${symbol.status === 'Approved' ? html`` : html` <span class="status status-${symbol.status}">${statusLabel(symbol.status)}</span>`}</li>`,
+      )}</ul>
 <nav aria-label="Pages of symbols" class="inline-list">${page > 1 ? html`<a rel="prev" href="/symbols?page=${page - 1}">Previous</a>` : html``}${page < last ? html`<a rel="next" href="/symbols?page=${page + 1}">Next</a>` : html``}</nav>`,
-      ),
     );
   });
 }

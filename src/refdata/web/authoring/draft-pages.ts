@@ -122,25 +122,22 @@ export function registerDraftPages(app: HttpApp, pages: Pages): void {
             return html`<li>${target ? html`<a href="#${target}">${words}</a>` : words}</li>`;
           })}</ul></div>`
         : html``;
-    return reply
-      .status(status)
-      .type('text/html')
-      .send(
-        pages.render(
-          request,
-          { title: page.title, scripts: [AUTHORING_SCRIPT_PATH], notice: page.notice },
-          html`${summary}<form method="post" action="${page.action}" class="authoring" novalidate>
+    return pages.answer(
+      request,
+      reply,
+      status,
+      { title: page.title, scripts: [AUTHORING_SCRIPT_PATH], notice: page.notice },
+      html`${summary}<form method="post" action="${page.action}" class="authoring" novalidate>
 ${csrfField(session.data.csrf)}<button type="submit" name="_action" value="save" class="default-action" tabindex="-1" aria-hidden="true">Save</button>${
-            page.version === undefined
-              ? html``
-              : html`<input type="hidden" name="_version" value="${String(page.version)}">`
-          }
+        page.version === undefined
+          ? html``
+          : html`<input type="hidden" name="_version" value="${String(page.version)}">`
+      }
 <p class="hint">${schema.description ?? ''}. Fields are required unless marked optional.</p>
 ${formFields(schema, page.draft, state)}
 <p class="actions"><button type="submit" name="_action" value="save" class="primary">Save Draft</button> <button type="submit" name="_action" value="check">Check without saving</button> <a href="${page.cancel}">Cancel</a></p>
 </form>`,
-        ),
-      );
+    );
   };
 
   /** A refused write's field errors, or undefined when the refusal is not about fields. */
@@ -228,18 +225,16 @@ ${formFields(schema, page.draft, state)}
     const session = await pages.ensureSession(request, reply);
     const editAddress = `/authoring/edit?iri=${encodeURIComponent(iri)}`;
     const people = await pages.people.lookUp([current.updated_by]);
-    return reply
-      .status(409)
-      .type('text/html')
-      .send(
-        pages.render(
-          request,
-          {
-            title: `${current.name} changed while you were editing`,
-            scripts: [AUTHORING_SCRIPT_PATH],
-            wide: true,
-          },
-          html`<p role="alert">${people.label(current.updated_by)} saved this Draft (version ${String(current.version)}) after you opened the form. Nothing you typed was saved, and nothing of theirs was overwritten.</p>
+    return pages.answer(
+      request,
+      reply,
+      409,
+      {
+        title: `${current.name} changed while you were editing`,
+        scripts: [AUTHORING_SCRIPT_PATH],
+        wide: true,
+      },
+      html`<p role="alert">${people.label(current.updated_by)} saved this Draft (version ${String(current.version)}) after you opened the form. Nothing you typed was saved, and nothing of theirs was overwritten.</p>
 ${changesTable(
   changes,
   { before: 'Saved now', after: 'Yours' },
@@ -253,8 +248,7 @@ ${changesTable(
 </form>
 <p>Your version opens in the form, now based on the saved one: saving it replaces theirs, so check their changes first.</p>
 <p><a href="${editAddress}">Discard yours and edit the saved version</a> · <a href="${pageHref(refdata, iri) ?? '/'}">Leave it as it is</a></p>`,
-        ),
-      );
+    );
   };
 
   const lockedOnEdit = (family: Family): Map<string, string> =>
@@ -279,18 +273,16 @@ ${changesTable(
     const libraryName = library
       ? (await pickedResources(refdata, [library])).get(library)?.name
       : undefined;
-    return reply
-      .type('text/html')
-      .send(
-        pages.render(
-          request,
-          { title: 'New Draft' },
-          html`<p>What are you writing${libraryName ? html` in ${libraryName}` : html``}?</p><ul class="cards" id="families">${refdata.families.all.map(
-            (family) =>
-              html`<li><a href="/authoring/new/${family.key}${prefill ? `?${prefill}` : ''}"><strong>${humanize(family.label)}</strong></a><p class="hint">${family.schema.description ?? ''}</p></li>`,
-          )}</ul>`,
-        ),
-      );
+    return pages.answer(
+      request,
+      reply,
+      200,
+      { title: 'New Draft' },
+      html`<p>What are you writing${libraryName ? html` in ${libraryName}` : html``}?</p><ul class="cards" id="families">${refdata.families.all.map(
+        (family) =>
+          html`<li><a href="/authoring/new/${family.key}${prefill ? `?${prefill}` : ''}"><strong>${humanize(family.label)}</strong></a><p class="hint">${family.schema.description ?? ''}</p></li>`,
+      )}</ul>`,
+    );
   });
 
   app.get(

@@ -17,22 +17,11 @@ export function registerMyDraftsPage(app: HttpApp, pages: Pages): void {
   app.get('/authoring/mine', async (request, reply) => {
     const viewer = pages.viewerOf(request);
     if (!viewer) return reply.redirect(signInAddress(request.url), 302);
-    const rows = await refdata.db
-      .selectFrom('resources as r')
-      .leftJoin('resources as library', 'library.iri', 'r.library_key')
-      .select([
-        'r.iri',
-        'r.name',
-        'r.family',
-        'r.status',
-        'r.updated_at',
-        'r.updated_by',
-        'library.name as library',
-      ])
+    const rows = await refdata.store
+      .selectListed()
       .where((eb) =>
         eb.or([eb('r.created_by', '=', viewer.subject), eb('r.updated_by', '=', viewer.subject)]),
       )
-      .where('r.parent_iri', 'is', null)
       .orderBy('r.updated_at', 'desc')
       .orderBy('r.id', 'desc')
       .limit(LISTED)
@@ -43,26 +32,24 @@ export function registerMyDraftsPage(app: HttpApp, pages: Pages): void {
       status,
       rows: rows.filter((row) => row.status === status),
     })).filter((group) => group.rows.length > 0);
-    return reply
-      .type('text/html')
-      .send(
-        pages.render(
-          request,
-          { title: 'My drafts', wide: true },
-          groups.length === 0
-            ? html`<p>You have not written anything yet.${pages.holds(request, ['Creator']) ? html` <a href="/authoring/new">Write a Draft</a>.` : html``}</p>`
-            : html`${groups.map(
-                (group) =>
-                  html`<h2 id="status-${group.status}">${statusLabel(group.status)} (${String(group.rows.length)})</h2><ul class="cards">${group.rows.map(
-                    (row) =>
-                      html`<li><a href="${pageHref(refdata, row.iri) ?? row.iri}"><strong>${row.name}</strong></a> <span class="hint">${refdata.families.labelOf(row.family)}${row.library ? html` in ${row.library}` : html``}, changed by ${people.label(row.updated_by)} ${timeTag(Number(row.updated_at), now)}</span>${
-                        row.status === 'Draft'
-                          ? html` · <a href="/authoring/edit?iri=${encodeURIComponent(row.iri)}">Edit</a>`
-                          : html``
-                      }</li>`,
-                  )}</ul>`,
-              )}`,
-        ),
-      );
+    return pages.answer(
+      request,
+      reply,
+      200,
+      { title: 'My drafts', wide: true },
+      groups.length === 0
+        ? html`<p>You have not written anything yet.${pages.holds(request, ['Creator']) ? html` <a href="/authoring/new">Write a Draft</a>.` : html``}</p>`
+        : html`${groups.map(
+            (group) =>
+              html`<h2 id="status-${group.status}">${statusLabel(group.status)} (${String(group.rows.length)})</h2><ul class="cards">${group.rows.map(
+                (row) =>
+                  html`<li><a href="${pageHref(refdata, row.iri) ?? row.iri}"><strong>${row.name}</strong></a> <span class="hint">${refdata.families.labelOf(row.family)}${row.library ? html` in ${row.library}` : html``}, changed by ${people.label(row.updated_by)} ${timeTag(Number(row.updated_at), now)}</span>${
+                    row.status === 'Draft'
+                      ? html` · <a href="/authoring/edit?iri=${encodeURIComponent(row.iri)}">Edit</a>`
+                      : html``
+                  }</li>`,
+              )}</ul>`,
+          )}`,
+    );
   });
 }

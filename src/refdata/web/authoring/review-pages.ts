@@ -41,19 +41,9 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
     const library = query.library || undefined;
     const family = query.family || undefined;
     const [waiting, libraries] = await Promise.all([
-      refdata.db
-        .selectFrom('resources as r')
-        .leftJoin('resources as library', 'library.iri', 'r.library_key')
-        .select([
-          'r.iri',
-          'r.name',
-          'r.family',
-          'r.updated_by',
-          'r.updated_at',
-          'library.name as library',
-        ])
+      refdata.store
+        .selectListed()
         .where('r.status', '=', 'Submitted')
-        .where('r.parent_iri', 'is', null)
         .$if(library !== undefined, (select) =>
           select.where('r.library_key', '=', library as string),
         )
@@ -68,11 +58,12 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
     const people = await pages.people.lookUp(waiting.map((entry) => entry.updated_by));
     const option = (value: string, label: string, chosen: string | undefined) =>
       html`<option value="${value}"${value === (chosen ?? '') ? html` selected` : html``}>${label}</option>`;
-    return reply.type('text/html').send(
-      pages.render(
-        request,
-        { title: 'Review', wide: true },
-        html`<form method="get" action="/review" class="facets">
+    return pages.answer(
+      request,
+      reply,
+      200,
+      { title: 'Review', wide: true },
+      html`<form method="get" action="/review" class="facets">
 <div><label for="queue-library">Library</label><select id="queue-library" name="library">${option('', 'Every library', library)}${libraries.map((entry) => option(entry.iri, entry.name, library))}</select></div>
 <div><label for="queue-family">Family</label><select id="queue-family" name="family">${option('', 'Every family', family)}${refdata.families.all.map((entry) => option(entry.key, entry.label, family))}</select></div>
 <p><button type="submit">Show</button></p>
@@ -86,7 +77,6 @@ ${
       )}</tbody></table>`
     : html``
 }`,
-      ),
     );
   });
 
@@ -132,14 +122,12 @@ ${
     const unsettled = dependencies.filter((dependency) => dependency.status !== 'Approved');
     const history = await historyList(await refdata.store.revisions(row.id), pages.people);
     const session = await pages.ensureSession(request, reply);
-    return reply
-      .status(status)
-      .type('text/html')
-      .send(
-        pages.render(
-          request,
-          { title: `Review ${row.name}`, wide: true },
-          html`<p><span class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${refdata.families.labelOf(row.family)}</span> · <a href="${pageHref(refdata, row.iri) ?? '/'}">Its page</a></p>
+    return pages.answer(
+      request,
+      reply,
+      status,
+      { title: `Review ${row.name}`, wide: true },
+      html`<p><span class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${refdata.families.labelOf(row.family)}</span> · <a href="${pageHref(refdata, row.iri) ?? '/'}">Its page</a></p>
 ${
   replaced
     ? html`<p class="notice error" id="replaces">It replaces <a href="${pageHref(refdata, replaced.iri) ?? replaced.iri}">${replaced.name}</a> (${statusLabel(replaced.status)}).${replaced.status === 'Approved' ? ' Approving it deprecates that one.' : ''}</p>`
@@ -177,8 +165,7 @@ ${history}
 ${refused ? html`<p class="field-error" id="justification-error">${refused.error}</p>` : html``}
 <p class="actions"><button type="submit" name="decision" value="approve" class="primary">Approve</button> <button type="submit" name="decision" value="reject" class="danger">Reject</button> <a href="/review">Back to the queue</a></p>
 </form>`,
-        ),
-      );
+    );
   };
 
   app.get('/review/resource', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {

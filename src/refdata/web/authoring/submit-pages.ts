@@ -52,17 +52,15 @@ export function registerSubmitPages(app: HttpApp, pages: Pages): void {
     const drafts = draftsAmong(dependencies);
     const others = dependencies.filter((dependency) => !drafts.includes(dependency));
     const session = await pages.ensureSession(request, reply);
-    return reply
-      .status(status)
-      .type('text/html')
-      .send(
-        pages.render(
-          request,
-          {
-            title: `Submit ${row.name} for review`,
-            notice: error ? { kind: 'error', text: error } : undefined,
-          },
-          html`<p>Once submitted, the ${refdata.families.labelOf(row.family)} can no longer be edited: a Reviewer approves or rejects it.</p>
+    return pages.answer(
+      request,
+      reply,
+      status,
+      {
+        title: `Submit ${row.name} for review`,
+        notice: error ? { kind: 'error', text: error } : undefined,
+      },
+      html`<p>Once submitted, the ${refdata.families.labelOf(row.family)} can no longer be edited: a Reviewer approves or rejects it.</p>
 <form method="post" action="/authoring/submit?iri=${encodeURIComponent(row.iri)}">${csrfField(session.data.csrf)}
 <input type="hidden" name="_version" value="${String(row.version)}">
 ${
@@ -83,8 +81,7 @@ ${
 }
 <p class="actions"><button type="submit" class="primary">Submit for review</button> <a href="${pageHref(refdata, row.iri) ?? '/'}">Cancel</a></p>
 </form>`,
-        ),
-      );
+    );
   };
 
   app.get('/authoring/submit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
