@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { afterAll, beforeAll } from 'vitest';
 import { type DatabaseConfig, serviceSection, withServiceSection } from '../src/platform/config.js';
 import { type DatabaseHandle, openDatabase } from '../src/platform/db/connection.js';
 import { migrateToLatest } from '../src/platform/db/migrations.js';
@@ -144,4 +145,30 @@ export function baseUrl(service: TestService): string {
   const address = service.app.server.address();
   if (address === null || typeof address === 'string') throw new Error('service is not listening');
   return `http://127.0.0.1:${address.port}`;
+}
+
+/**
+ * A service started before the tests of the enclosing `describe` and closed
+ * after them, used as if it were the service itself: the handle forwards to
+ * the one `start` made, so a file states which service it needs in one line
+ * instead of a variable, a `beforeAll` and an `afterAll`.
+ */
+export function startedForTests<T extends { close(): Promise<void> }>(start: () => Promise<T>): T {
+  let started: T | undefined;
+  beforeAll(async () => {
+    started = await start();
+  });
+  afterAll(async () => {
+    await started?.close();
+    started = undefined;
+  });
+  return new Proxy({} as T, {
+    get(_target, property) {
+      if (started === undefined)
+        throw new Error(`The service is used outside its tests (reading ${String(property)}).`);
+      const value: unknown = Reflect.get(started, property);
+      return typeof value === 'function' ? value.bind(started) : value;
+    },
+    has: (_target, property) => started !== undefined && Reflect.has(started, property),
+  });
 }

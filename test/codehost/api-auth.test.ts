@@ -1,14 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PersonalAccessTokenStore } from '../../src/codehost/accounts/personal-access-tokens.js';
 import { DATABASE_KINDS } from '../harness.js';
-import { type Codehost, createUser, startCodehost, tokenRequest } from './helpers.js';
+import { codehostForTests, createUser, tokenRequest } from './helpers.js';
 
 describe.each(DATABASE_KINDS)('on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind);
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind);
 
   async function passwordToken(user: { username: string; password: string }, scope?: string) {
     const response = await tokenRequest(service, {

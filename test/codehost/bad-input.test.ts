@@ -1,22 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   basicAuth,
-  type Codehost,
+  codehostForTests,
   createApplication,
   createUser,
-  startCodehost,
   tokenRequest,
   WebClient,
 } from './helpers.js';
 
 /** Malformed, missing, wrong-typed, unknown and oversized input on every codehost route so far. */
 describe.each(DATABASE_KINDS)('on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind, { env: { HTTP_BODY_LIMIT: '4096' } });
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind, { env: { HTTP_BODY_LIMIT: '4096' } });
 
   const countRows = async () => {
     const [tokens, grants, applications, personal] = await Promise.all(

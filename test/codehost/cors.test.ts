@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
-import { apiToken, type Codehost, createUser, startCodehost } from './helpers.js';
+import { apiToken, codehostForTests, createUser } from './helpers.js';
 
 const ORIGIN = 'https://spa.example';
 
@@ -11,11 +11,7 @@ const ORIGIN = 'https://spa.example';
  * Pages, the authorization endpoint and introspection stay same-origin.
  */
 describe.each(DATABASE_KINDS)('codehost CORS on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind);
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind);
 
   const preflight = (url: string, method: string, headers = 'authorization') =>
     service.app.inject({

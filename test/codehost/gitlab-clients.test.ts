@@ -6,16 +6,12 @@
  */
 import { Gitlab as Gitbeaker } from '@gitbeaker/rest';
 import { Gitlab as LegacyGitlab } from 'gitlab';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
-import { apiToken, type Codehost, createUser, startCodehost } from './helpers.js';
+import { apiToken, codehostForTests, createUser } from './helpers.js';
 
 describe.each(DATABASE_KINDS)('GitLab client libraries against codehost on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind, { listen: true });
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind, { listen: true });
 
   it('@gitbeaker/rest over /api/v4: groups, projects, members and notification settings', async () => {
     const user = await createUser(service);

@@ -1,16 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { identifyClient } from '../../src/codehost/oauth/client-auth.js';
 import { invalidClient, oauthError } from '../../src/codehost/oauth/errors.js';
 import { type Grant, invalidRequest } from '../../src/codehost/oauth/grants/grant.js';
 import { BUILT_IN_GRANTS } from '../../src/codehost/oauth/grants/index.js';
 import { DATABASE_KINDS } from '../harness.js';
-import {
-  type Codehost,
-  createApplication,
-  createUser,
-  startCodehost,
-  tokenRequest,
-} from './helpers.js';
+import { codehostForTests, createApplication, createUser, tokenRequest } from './helpers.js';
 
 const TEST_GRANT_TYPE = 'urn:example:params:oauth:grant-type:test-only';
 
@@ -46,11 +40,7 @@ const testGrant: Grant = {
 };
 
 describe.each(DATABASE_KINDS)('a grant added as one module, on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind, { grants: [...BUILT_IN_GRANTS, testGrant] });
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind, { grants: [...BUILT_IN_GRANTS, testGrant] });
 
   it('is taken by the token endpoint, advertised, and issues a working token with an ID token', async () => {
     const owner = await createUser(service);

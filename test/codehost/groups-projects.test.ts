@@ -1,22 +1,17 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   apiToken,
-  type Codehost,
+  codehostForTests,
   createGroup,
   createProject,
   createUser,
   personalNamespace,
-  startCodehost,
 } from './helpers.js';
 
 describe.each(DATABASE_KINDS)('groups, projects and members API on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind);
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind);
 
   async function caller(options: { isAdmin?: boolean } = {}) {
     const user = await createUser(service, options);

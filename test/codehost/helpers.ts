@@ -13,7 +13,12 @@ import type { Grant } from '../../src/codehost/oauth/grants/grant.js';
 import type { Scope } from '../../src/codehost/oauth/scopes.js';
 import { secretHash } from '../../src/platform/security/secrets.js';
 import type { ServiceDefinition } from '../../src/platform/service.js';
-import { type DatabaseKind, startTestService, type TestService } from '../harness.js';
+import {
+  type DatabaseKind,
+  startedForTests,
+  startTestService,
+  type TestService,
+} from '../harness.js';
 
 /** Cheap argon2 for tests; the real cost is measured in bench/ instead. */
 export const FAST_HASHING = {
@@ -55,6 +60,11 @@ export async function startCodehost(
 }
 
 let sequence = 0;
+
+/** codehost started for the tests of the enclosing `describe` (see `startedForTests`). */
+export function codehostForTests(...options: Parameters<typeof startCodehost>): Codehost {
+  return startedForTests(() => startCodehost(...options));
+}
 
 export async function createUser(
   service: Codehost,

@@ -1,5 +1,5 @@
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PasswordHasher } from '../../src/codehost/accounts/passwords.js';
 import { UserStore } from '../../src/codehost/accounts/users.js';
 import {
@@ -9,22 +9,17 @@ import {
 import { DATABASE_KINDS } from '../harness.js';
 import {
   apiToken,
-  type Codehost,
+  codehostForTests,
   createGroup,
   createProject,
   createUser,
   personalNamespace,
-  startCodehost,
 } from './helpers.js';
 
 const ALL_FALSE = Object.fromEntries(NOTIFICATION_EVENTS.map((event) => [event, false]));
 
 describe.each(DATABASE_KINDS)('notification settings on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind);
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind);
 
   /** A user with a token, a private group and a private project in it (both theirs). */
   async function setUp() {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   currentCode,
   newTotpSecret,
@@ -10,10 +10,9 @@ import {
   ageRefreshRotation,
   authorizeAndApprove,
   basicAuth,
-  type Codehost,
+  codehostForTests,
   createApplication,
   createUser,
-  startCodehost,
   tokenRequest,
   WebClient,
 } from './helpers.js';
@@ -21,11 +20,7 @@ import {
 const VERIFIER = `${'a'.repeat(20)}-._~${'B'.repeat(30)}`;
 
 describe.each(DATABASE_KINDS)('on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind);
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind);
 
   async function signedInClient() {
     const user = await createUser(service);

@@ -6,14 +6,13 @@
  */
 import { createRemoteJWKSet, jwtVerify } from 'jose';
 import * as oauth from 'oauth4webapi';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   authorizeAndApprove,
-  type Codehost,
+  codehostForTests,
   createApplication,
   createUser,
-  startCodehost,
   WebClient,
 } from './helpers.js';
 
@@ -22,11 +21,7 @@ const REDIRECT_URI = 'http://127.0.0.1:9/oauth4webapi/callback';
 const INSECURE = { [oauth.allowInsecureRequests]: true };
 
 describe.each(DATABASE_KINDS)('oauth4webapi against codehost on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind, { listen: true });
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind, { listen: true });
 
   it('signs in with PKCE and nonce, reads userinfo and refreshes', async () => {
     const user = await createUser(service);

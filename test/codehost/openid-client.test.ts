@@ -4,7 +4,7 @@
  * If it accepts our answers, so will the clients built on it.
  */
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   currentCode,
   newTotpSecret,
@@ -14,20 +14,15 @@ import { DATABASE_KINDS } from '../harness.js';
 import {
   ageRefreshRotation,
   approveInBrowser,
-  type Codehost,
+  codehostForTests,
   createApplication,
   createUser,
-  startCodehost,
 } from './helpers.js';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 
 describe.each(DATABASE_KINDS)('openid-client against codehost on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind, { listen: true });
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind, { listen: true });
 
   async function discover(
     clientId: string,

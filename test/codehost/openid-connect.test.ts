@@ -5,18 +5,17 @@
  */
 import { createRemoteJWKSet, decodeProtectedHeader, jwtVerify, SignJWT } from 'jose';
 import * as client from 'openid-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { accessTokenHash } from '../../src/codehost/oidc/id-token.js';
 import { SigningKeyStore } from '../../src/codehost/oidc/signing-keys.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   approveInBrowser,
   authorizeAndApprove,
-  type Codehost,
+  codehostForTests,
   createApplication,
   createGroup,
   createUser,
-  startCodehost,
   WebClient,
 } from './helpers.js';
 
@@ -24,11 +23,7 @@ const REDIRECT_URI = 'http://127.0.0.1:9/callback';
 const LOGOUT_URI = 'http://127.0.0.1:9/signed-out';
 
 describe.each(DATABASE_KINDS)('OpenID Connect provider on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind, { listen: true });
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind, { listen: true });
 
   async function discover(clientId: string, secret: string): Promise<client.Configuration> {
     return client.discovery(

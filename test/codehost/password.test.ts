@@ -1,21 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { PasswordHasher } from '../../src/codehost/accounts/passwords.js';
 import { UserStore } from '../../src/codehost/accounts/users.js';
 import { DATABASE_KINDS } from '../harness.js';
-import {
-  type Codehost,
-  createApplication,
-  createUser,
-  startCodehost,
-  WebClient,
-} from './helpers.js';
+import { codehostForTests, createApplication, createUser, WebClient } from './helpers.js';
 
 describe.each(DATABASE_KINDS)('changing a password on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind);
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind);
 
   /** A signed-in browser on the password form (which carries the form token). */
   async function signedIn() {

@@ -1,8 +1,8 @@
 import type { KyselyPlugin } from 'kysely';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TokenStore } from '../../src/codehost/oauth/tokens.js';
 import { DATABASE_KINDS } from '../harness.js';
-import { type Codehost, createApplication, createUser, startCodehost } from './helpers.js';
+import { codehostForTests, createApplication, createUser } from './helpers.js';
 
 /** Makes every insert fail, as a full disk or a lost connection would mid-rotation. */
 const failingInserts: KyselyPlugin = {
@@ -14,11 +14,7 @@ const failingInserts: KyselyPlugin = {
 };
 
 describe.each(DATABASE_KINDS)('TokenStore rotation on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind);
-  });
-  afterAll(async () => service?.close());
+  const service = codehostForTests(kind);
 
   async function refreshablePair() {
     const user = await createUser(service);

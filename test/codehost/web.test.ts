@@ -1,23 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { currentCode } from '../../src/codehost/accounts/two-factor.js';
 import { DATABASE_KINDS } from '../harness.js';
-import {
-  type Codehost,
-  copyableValue,
-  createUser,
-  startCodehost,
-  tokenRequest,
-  WebClient,
-} from './helpers.js';
+import { codehostForTests, copyableValue, createUser, tokenRequest, WebClient } from './helpers.js';
 
 describe.each(DATABASE_KINDS)('on %s', (kind) => {
-  let service: Codehost;
-  beforeAll(async () => {
-    service = await startCodehost(kind, {
-      env: { SIGN_IN_FAILURES_PER_ACCOUNT: '3' },
-    });
+  const service = codehostForTests(kind, {
+    env: { SIGN_IN_FAILURES_PER_ACCOUNT: '3' },
   });
-  afterAll(async () => service?.close());
 
   describe('sign-in', () => {
     it('signs in by username or e-mail in any case, with a new session ID', async () => {

@@ -1,14 +1,10 @@
 import { generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
-import { iriQuery, type Refdata, startRefdata } from './helpers.js';
+import { iriQuery, refdataForTests, startRefdata } from './helpers.js';
 
 describe.each(DATABASE_KINDS)('refdata bearer tokens and roles on %s', (kind) => {
-  let service: Refdata;
-  beforeAll(async () => {
-    service = await startRefdata(kind);
-  });
-  afterAll(async () => service?.close());
+  const service = refdataForTests(kind);
 
   const library = {
     changeJustification: 'A new library',

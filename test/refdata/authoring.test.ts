@@ -1,55 +1,26 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CFIHOS_RDL_V2_IRI } from '../../src/refdata/families/library.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   create,
   createLibrary,
+  expectRefused,
   iriQuery,
-  type Refdata,
-  startRefdata,
+  refdataForTests,
   uniqueName,
 } from './helpers.js';
 
 describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
-  let service: Refdata;
-  beforeAll(async () => {
-    service = await startRefdata(kind, { REFDATA_IRI_BASE: 'https://rdl.example.org' });
-  });
-  afterAll(async () => service?.close());
-
-  const counts = async () => {
-    const resources = await service.db
-      .selectFrom('resources')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    const revisions = await service.db
-      .selectFrom('revisions')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
-      .executeTakeFirstOrThrow();
-    return { resources: Number(resources.n), revisions: Number(revisions.n) };
-  };
+  const service = refdataForTests(kind, { REFDATA_IRI_BASE: 'https://rdl.example.org' });
 
   /** A refused write: its status, the problem's type and the fields it names; nothing stored. */
-  async function refused(
+  const refused = (
     method: 'POST' | 'PUT',
     url: string,
     body: Record<string, unknown>,
     status: number,
     pointers: string[] = [],
-  ) {
-    const before = await counts();
-    const response = await service.call(method, url, { body });
-    expect(response.statusCode, response.body).toBe(status);
-    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
-    const problem = response.json();
-    for (const pointer of pointers) {
-      expect(problem.errors.map((error: { pointer: string }) => error.pointer)).toContain(
-        `#${pointer}`,
-      );
-    }
-    expect(await counts()).toEqual(before);
-    return problem;
-  }
+  ) => expectRefused(service, { method, url, body }, status, pointers);
 
   describe('libraries', () => {
     it('creates a Draft with its IRI, Location, ETag and links', async () => {

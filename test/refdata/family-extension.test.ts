@@ -1,23 +1,12 @@
 import { Parser } from 'n3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
 import { CHECKLIST, checklist, checklistItem } from './checklist-family.js';
 import { GLOSSARY, glossaryTerm } from './glossary-family.js';
-import {
-  approve,
-  createLibrary,
-  iriQuery,
-  type Refdata,
-  startRefdata,
-  uniqueName,
-} from './helpers.js';
+import { approve, createLibrary, iriQuery, refdataForTests, uniqueName } from './helpers.js';
 
 describe.each(DATABASE_KINDS)('a family added by its module alone (%s)', (kind) => {
-  let service: Refdata;
-  beforeAll(async () => {
-    service = await startRefdata(kind, {}, { extraFamilies: [glossaryTerm] });
-  });
-  afterAll(() => service?.close());
+  const service = refdataForTests(kind, {}, { extraFamilies: [glossaryTerm] });
 
   it('is written, checked, minted, stored, submitted, approved, dereferenced and found', async () => {
     const ontology = await createLibrary(service);
@@ -87,15 +76,11 @@ describe.each(DATABASE_KINDS)('a family added by its module alone (%s)', (kind) 
 });
 
 describe.each(DATABASE_KINDS)('an aggregate family added by its modules alone (%s)', (kind) => {
-  let service: Refdata;
-  beforeAll(async () => {
-    service = await startRefdata(
-      kind,
-      {},
-      { extraFamilies: [glossaryTerm, checklist, checklistItem] },
-    );
-  });
-  afterAll(() => service?.close());
+  const service = refdataForTests(
+    kind,
+    {},
+    { extraFamilies: [glossaryTerm, checklist, checklistItem] },
+  );
 
   const item = (name: string, id?: string) => ({
     ...(id === undefined ? {} : { id }),

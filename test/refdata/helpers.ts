@@ -1,5 +1,6 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
+import { expect } from 'vitest';
 import type { ServiceDefinition } from '../../src/platform/service.js';
 import { refdataService } from '../../src/refdata/app.js';
 import type { Role } from '../../src/refdata/auth/roles.js';
@@ -9,7 +10,12 @@ import type { RefdataTables } from '../../src/refdata/db/tables.js';
 import type { Family } from '../../src/refdata/families/family.js';
 import { FAMILIES, FamilyRegistry } from '../../src/refdata/families/registry.js';
 import { freePort } from '../codehost/helpers.js';
-import { type DatabaseKind, startTestService, type TestService } from '../harness.js';
+import {
+  type DatabaseKind,
+  startedForTests,
+  startTestService,
+  type TestService,
+} from '../harness.js';
 
 export interface Refdata extends TestService {
   db: Kysely<RefdataTables>;
@@ -53,6 +59,50 @@ export async function startRefdata(
       });
     },
   };
+}
+
+/** refdata started for the tests of the enclosing `describe` (see `startedForTests`). */
+export function refdataForTests(
+  kind: DatabaseKind,
+  env: Record<string, string> = {},
+  options: { extraFamilies?: readonly Family[] } = {},
+): Refdata {
+  return startedForTests(() => startRefdata(kind, env, options));
+}
+
+/** How many resources and revisions are stored: what a refused write must leave as it was. */
+export async function storedCounts(service: Refdata) {
+  const count = async (table: 'resources' | 'revisions') =>
+    Number(
+      (
+        await service.db
+          .selectFrom(table)
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+  return { resources: await count('resources'), revisions: await count('revisions') };
+}
+
+/**
+ * A write that must be refused: its status, a problem document naming at least
+ * `pointers` among its errors, and nothing stored. Answers the problem.
+ */
+export async function expectRefused(
+  service: Refdata,
+  write: { method: 'POST' | 'PUT'; url: string; body: Record<string, unknown> },
+  status: number,
+  pointers: readonly string[] = [],
+) {
+  const before = await storedCounts(service);
+  const response = await service.call(write.method, write.url, { body: write.body });
+  expect(response.statusCode, response.body).toBe(status);
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  const problem = response.json();
+  const named = (problem.errors ?? []).map((error: { pointer: string }) => error.pointer);
+  for (const pointer of pointers) expect(named).toContain(`#${pointer}`);
+  expect(await storedCounts(service)).toEqual(before);
+  return problem;
 }
 
 /**

@@ -1,12 +1,12 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { checkSvgGeometry } from '../../src/refdata/symbols/svg.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   create,
   createLibrary,
+  expectRefused,
   iriQuery,
-  type Refdata,
-  startRefdata,
+  refdataForTests,
   uniqueName,
 } from './helpers.js';
 
@@ -78,32 +78,15 @@ describe('geometry-only SVG', () => {
 });
 
 describe.each(DATABASE_KINDS)('IMF types and engineering symbols on %s', (kind) => {
-  let service: Refdata;
-  beforeAll(async () => {
-    service = await startRefdata(kind, { REFDATA_IRI_BASE: 'https://rdl.example.org' });
-  });
-  afterAll(async () => service?.close());
+  const service = refdataForTests(kind, { REFDATA_IRI_BASE: 'https://rdl.example.org' });
 
-  const resourceCount = async () =>
-    Number(
-      (
-        await service.db
-          .selectFrom('resources')
-          .select((eb) => eb.fn.countAll<number>().as('n'))
-          .executeTakeFirstOrThrow()
-      ).n,
+  const refused = (route: string, body: Record<string, unknown>, pointers: string[]) =>
+    expectRefused(
+      service,
+      { method: 'POST', url: route, body: { changeJustification: 'x', description: 'd', ...body } },
+      400,
+      pointers,
     );
-
-  async function refused(route: string, body: Record<string, unknown>, pointers: string[]) {
-    const before = await resourceCount();
-    const response = await service.call('POST', route, {
-      body: { changeJustification: 'x', description: 'd', ...body },
-    });
-    expect(response.statusCode, response.body).toBe(400);
-    const named = response.json().errors.map((error: { pointer: string }) => error.pointer);
-    for (const pointer of pointers) expect(named).toContain(`#${pointer}`);
-    expect(await resourceCount()).toBe(before);
-  }
 
   it('builds attribute, terminal and block types that reference each other, cycles included', async () => {
     const ontology = await createLibrary(service);

@@ -1,13 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
-import {
-  create,
-  createLibrary,
-  iriQuery,
-  type Refdata,
-  startRefdata,
-  uniqueName,
-} from './helpers.js';
+import { create, createLibrary, iriQuery, refdataForTests, uniqueName } from './helpers.js';
 
 /**
  * Lifecycle and rule defects found by clients and fuzzers nobody on the team
@@ -16,11 +9,7 @@ import {
  * unpublished.
  */
 describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
-  let service: Refdata;
-  beforeAll(async () => {
-    service = await startRefdata(kind, { REFDATA_IRI_BASE: 'https://rdl.example.org' });
-  });
-  afterAll(async () => service?.close());
+  const service = refdataForTests(kind, { REFDATA_IRI_BASE: 'https://rdl.example.org' });
 
   const pathOf = (iri: string) => iri.replace('https://rdl.example.org', '');
   const read = async (route: string, iri: string) =>

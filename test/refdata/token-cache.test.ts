@@ -1,14 +1,10 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
 import { TokenRefused, TokenVerifier } from '../../src/refdata/auth/tokens.js';
-import { type Refdata, startRefdata } from './helpers.js';
+import { refdataForTests } from './helpers.js';
 
 describe('verified tokens, remembered until they expire', () => {
-  let service: Refdata;
-  beforeAll(async () => {
-    service = await startRefdata('sqlite');
-  });
-  afterAll(() => service?.close());
+  const service = refdataForTests('sqlite');
   afterEach(() => {
     vi.useRealTimers();
   });

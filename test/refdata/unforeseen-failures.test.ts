@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
-import { createLibrary, iriQuery, type Refdata, startRefdata } from './helpers.js';
+import { createLibrary, iriQuery, refdataForTests } from './helpers.js';
 
 /**
  * A failure nobody foresaw (a table gone), provoked for real so that the
@@ -8,11 +8,7 @@ import { createLibrary, iriQuery, type Refdata, startRefdata } from './helpers.j
  * the trace id, and nothing of the cause.
  */
 describe.each(DATABASE_KINDS)('an unforeseen failure on %s', (kind) => {
-  let service: Refdata;
-  beforeAll(async () => {
-    service = await startRefdata(kind);
-  });
-  afterAll(async () => service?.close());
+  const service = refdataForTests(kind);
 
   it('answers 500 as Problem Details with the trace id, and logs the cause', async () => {
     const library = await createLibrary(service);

@@ -1,19 +1,15 @@
 import { Parser } from 'n3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { RDL_NAMESPACE } from '../../src/refdata/rdf/vocabulary.js';
 import { DATABASE_KINDS } from '../harness.js';
-import { create, createLibrary, type Refdata, startRefdata, uniqueName } from './helpers.js';
+import { create, createLibrary, refdataForTests, uniqueName } from './helpers.js';
 
 const BASE = 'https://rdl.example.org';
 const OWL = 'http://www.w3.org/2002/07/owl#';
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 
 describe.each(DATABASE_KINDS)('refdata vocabulary, tokens and links on %s', (kind) => {
-  let service: Refdata;
-  beforeAll(async () => {
-    service = await startRefdata(kind, { REFDATA_IRI_BASE: BASE });
-  });
-  afterAll(async () => service?.close());
+  const service = refdataForTests(kind, { REFDATA_IRI_BASE: BASE });
 
   const pathOf = (iri: string) => iri.replace(BASE, '');
 
