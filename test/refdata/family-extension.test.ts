@@ -186,6 +186,15 @@ describe.each(DATABASE_KINDS)('an aggregate family added by its modules alone (%
       'Approved',
     ]);
 
+    // Its page lists its items, as a picklist's lists its values.
+    const page = await service.call('GET', new URL(list.iri).pathname, {
+      roles: [],
+      headers: { accept: 'text/html' },
+    });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('<h2>Values (2)</h2>');
+    expect(page.body).toContain('<dd>Check drains</dd>');
+
     // The item dereferences as RDF of its own family.
     const rdf = await service.call('GET', new URL(valves.id).pathname, {
       headers: { accept: 'text/turtle' },

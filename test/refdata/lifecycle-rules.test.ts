@@ -438,4 +438,56 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
       expect((await decide('reject', second.iri)).statusCode).toBe(204);
     });
   });
+
+  describe('8: references are of the families their field names', () => {
+    it('refuses a resource named where its own family is not taken, and an outside IRI that is one of ours of the wrong family', async () => {
+      const ontology = await createLibrary(service);
+      const dimension = await create(service, '/cfihos/dimension', {
+        name: uniqueName('Length'),
+        ontology,
+        dimensionCode: 'L',
+      });
+      const unit = await create(service, '/cfihos/unitofmeasure', {
+        name: uniqueName('Metre'),
+        ontology,
+        dimensionRef: dimension.iri,
+        measurementSystem: 'SI',
+        symbol: 'm',
+      });
+      // A unit measuring itself: the field takes dimensions only.
+      const itself = await service.call('PUT', `/cfihos/unitofmeasure?${iriQuery(unit.iri)}`, {
+        body: {
+          changeJustification: 'x',
+          name: unit.name,
+          description: 'd',
+          ontology,
+          dimensionRef: unit.iri,
+          measurementSystem: 'SI',
+          symbol: 'm',
+        },
+      });
+      expect(itself.statusCode).toBe(400);
+      expect(itself.json().errors).toEqual([
+        {
+          pointer: '#/dimensionRef',
+          detail: 'must be the IRI of a unit-of-measure dimension, not of a unit of measure',
+        },
+      ]);
+      expect((await read('/cfihos/unitofmeasure', unit.iri)).dimensionRef).toBe(dimension.iri);
+      // A picklist may be a kind of a class elsewhere, but one of ours must be a class.
+      const kindOfLibrary = await service.call('POST', '/cfihos/picklist', {
+        body: {
+          changeJustification: 'x',
+          name: uniqueName('Colours'),
+          description: 'd',
+          ontology,
+          subClassOf: ontology,
+        },
+      });
+      expect(kindOfLibrary.statusCode).toBe(400);
+      expect(kindOfLibrary.json().errors).toEqual([
+        { pointer: '#/subClassOf', detail: 'must be the IRI of a class, not of a library' },
+      ]);
+    });
+  });
 });

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../platform/http/problem.js';
 import { owl, rdf } from '../rdf/vocabulary.js';
 import { familySchema, fieldError, IRI } from './common.js';
-import { defineFamily, LIBRARY_FAMILY } from './family.js';
+import { defineFamily, isLibrary, LIBRARY_FAMILY } from './family.js';
 
 export const picklistValue = defineFamily({
   key: 'picklist-value',
@@ -41,7 +41,9 @@ export const picklistValue = defineFamily({
     if (parent && parent.status !== 'Draft') {
       errors.push(fieldError('/picklist', 'is no longer a Draft; its values cannot change'));
     }
-    if (parent && body.ontology !== undefined && body.ontology !== parent.body.ontology) {
+    // One that is no library at all is told so by the reference check already.
+    const library = body.ontology === undefined ? undefined : await context.find(body.ontology);
+    if (parent && library && isLibrary(library) && body.ontology !== parent.body.ontology) {
       errors.push(fieldError('/ontology', "must be the picklist's library"));
     }
     return errors;

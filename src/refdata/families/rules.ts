@@ -43,21 +43,49 @@ interface Reference {
   refersTo: RefersTo | undefined;
 }
 
+/** Checked before the other fields, as people read a term: its library, then what it replaces. */
+const FIRST_FIELDS = ['ontology', 'replaces'];
+
+/** The properties of an object schema in the order their references are checked. */
+function propertiesInOrder(schema: TSchema): [string, TSchema][] {
+  const entries = Object.entries(schema.properties as Record<string, TSchema>);
+  const rank = (name: string) => {
+    const index = FIRST_FIELDS.indexOf(name);
+    return index === -1 ? FIRST_FIELDS.length : index;
+  };
+  return entries.sort(([a], [b]) => rank(a) - rank(b));
+}
+
 /**
  * Every IRI in `value` at a place `schema` declares as one (`format: link-iri`),
- * with what it refers to (`x-refers-to`), in the schema's order.
+ * with what it refers to (`x-refers-to`): through objects, records, arrays and
+ * the branches of a union (a place several branches declare comes more than once).
  */
 function* referencesIn(schema: TSchema, value: unknown, pointer: string): Generator<Reference> {
   if (typeof value === 'string' && schema.format === 'link-iri') {
     yield { pointer, iri: value, refersTo: schema[REFERS_TO] as RefersTo | undefined };
-  } else if (Array.isArray(value) && schema.items !== undefined) {
+    return;
+  }
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const branches = schema[key] as TSchema[] | undefined;
+    for (const branch of branches ?? []) yield* referencesIn(branch, value, pointer);
+  }
+  if (Array.isArray(value) && schema.items !== undefined) {
     for (const [index, item] of value.entries())
       yield* referencesIn(schema.items as TSchema, item, `${pointer}/${index}`);
-  } else if (value !== null && typeof value === 'object' && schema.properties !== undefined) {
+  } else if (value !== null && typeof value === 'object' && !Array.isArray(value)) {
     const fields = value as Record<string, unknown>;
-    for (const [name, inner] of Object.entries(schema.properties as Record<string, TSchema>)) {
+    const declared = schema.properties === undefined ? [] : propertiesInOrder(schema);
+    for (const [name, inner] of declared) {
       if (fields[name] !== undefined)
         yield* referencesIn(inner, fields[name], `${pointer}/${name}`);
+    }
+    const others = schema.additionalProperties;
+    if (others !== undefined && typeof others === 'object') {
+      const named = new Set(declared.map(([name]) => name));
+      for (const [name, inner] of Object.entries(fields)) {
+        if (!named.has(name)) yield* referencesIn(others as TSchema, inner, `${pointer}/${name}`);
+      }
     }
   }
 }
@@ -65,9 +93,7 @@ function* referencesIn(schema: TSchema, value: unknown, pointer: string): Genera
 /**
  * Each IRI is absolute; one that names a resource of this service
  * (`x-refers-to`) names a stored one of the families it accepts. An IRI that may
- * lie outside (`external`) is checked only when it is stored here. The resource
- * itself is left to the family's rules (a block may contain itself, a class may
- * not be its own superclass).
+ * lie outside (`external`) is checked only when it is stored here.
  */
 async function referenceErrors(
   family: Family<TObject>,
@@ -75,13 +101,21 @@ async function referenceErrors(
   context: RuleContext,
 ): Promise<FieldError[]> {
   const errors: FieldError[] = [];
+  const checked = new Set<string>();
   for (const { pointer, iri, refersTo } of referencesIn(family.schema, body, '')) {
+    // A union's branches may declare the same place; it is checked once.
+    if (checked.has(pointer)) continue;
+    checked.add(pointer);
     if (!isAbsoluteIri(iri)) {
       errors.push(fieldError(pointer, LINK_IRI_DETAIL));
       continue;
     }
-    if (refersTo === undefined || refersTo.families.length === 0 || iri === context.self) continue;
+    if (refersTo === undefined || refersTo.families.length === 0) continue;
     const accepted = refersTo.families.map((key) => (key === 'same-family' ? family.key : key));
+    // A field that takes this family may name the resource itself; whether it
+    // may, the family says (a block may contain itself, a class may not be its
+    // own superclass). Anywhere else the resource itself is of the wrong family.
+    if (iri === context.self && accepted.includes(family.key)) continue;
     const noun = refersTo.noun ?? accepted.map((key) => context.labelOf(key)).join(' or ');
     const found = await context.find(iri);
     if (!found) {

@@ -75,9 +75,8 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
     row: RowWithFacts,
     query: PageQuery,
   ) => {
-    const children = pages.refdata.families.byKey(row.family)?.aggregate
-      ? await refdata.store.childrenWithFacts(row.iri)
-      : [];
+    const family = pages.refdata.families.byKey(row.family);
+    const children = family?.aggregate ? await refdata.store.childrenWithFacts(row.iri) : [];
     const quads = resourceGraph(refdata, row, children, factsOf([row, ...children]));
     const history = await historyList(await refdata.store.revisions(row.id), pages.people, {
       id: 'history',
@@ -93,9 +92,9 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       visible: visibleStatuses(pages.viewerOf(request) !== undefined),
     };
     const sections = await Promise.all(
-      SECTIONS.filter((section) => !section.families || section.families.includes(row.family)).map(
-        (section) => section.render(context),
-      ),
+      SECTIONS.filter(
+        (section) => !section.shownFor || (family !== undefined && section.shownFor(family)),
+      ).map((section) => section.render(context)),
     );
     return pages.answer(
       request,

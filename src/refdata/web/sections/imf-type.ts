@@ -3,7 +3,7 @@ import type { EntityReference } from '../../families/imf-common.js';
 import type { ResourceRow } from '../../resources/store.js';
 import { pageHref, statusLabel } from '../links.js';
 import { localName, resourcesByIri } from './resources-by-iri.js';
-import type { PageSection, SectionContext } from './section.js';
+import { ofFamilies, type PageSection, type SectionContext } from './section.js';
 
 function cardinality(reference: EntityReference): string {
   return `${reference.minCardinality}..${reference.maxCardinality ?? '*'}`;
@@ -22,7 +22,7 @@ const QUALIFIERS = [
  * parts, each linked, rather than as blank-node statements.
  */
 export const imfType: PageSection = {
-  families: ['imf-block', 'imf-terminal'],
+  shownFor: ofFamilies('imf-block', 'imf-terminal'),
   async render({ pages, body, visible }: SectionContext): Promise<Markup> {
     const { refdata } = pages;
     const terminals = (body.terminalReferences ?? []) as EntityReference[];

@@ -3,7 +3,7 @@ import { html, type Markup } from '../../../platform/web/html.js';
 import type { Status } from '../../db/tables.js';
 import { type FamilyKey, LIBRARY_FAMILY } from '../../families/family.js';
 import { pageHref, statusLabel } from '../links.js';
-import type { PageQuery, PageSection, SectionContext } from './section.js';
+import { ofFamilies, type PageQuery, type PageSection, type SectionContext } from './section.js';
 
 const PAGE_SIZE = 50;
 /** Above this many classes a library's hierarchy is not drawn as one tree. */
@@ -20,7 +20,7 @@ function address(path: string, query: PageQuery): string {
 
 /** A library's terms, paged and filtered, and its class hierarchy as a tree to open. */
 export const libraryTerms: PageSection = {
-  families: [LIBRARY_FAMILY],
+  shownFor: ofFamilies(LIBRARY_FAMILY),
   async render({ pages, request, row, visible, query }: SectionContext): Promise<Markup> {
     const { refdata } = pages;
     const page = query.page ?? 1;

@@ -1,6 +1,6 @@
 import { imfType } from './imf-type.js';
 import { libraryTerms } from './library-terms.js';
-import { picklistValues } from './picklist-values.js';
+import { ownedValues } from './owned-values.js';
 import { referencedBy } from './referenced-by.js';
 import type { PageSection } from './section.js';
 import { symbolDrawing } from './symbol-drawing.js';
@@ -8,7 +8,7 @@ import { symbolDrawing } from './symbol-drawing.js';
 /** The sections of resource pages, in the order they appear after the statements. */
 export const SECTIONS: readonly PageSection[] = [
   libraryTerms,
-  picklistValues,
+  ownedValues,
   imfType,
   symbolDrawing,
   referencedBy,

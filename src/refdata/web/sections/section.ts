@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Markup } from '../../../platform/web/html.js';
+import type { Family } from '../../families/family.js';
 import type { ResourceRow } from '../../resources/store.js';
 import type { Pages } from '../pages.js';
 
@@ -29,7 +30,12 @@ export interface SectionContext {
  * module and a line in the registry.
  */
 export interface PageSection {
-  /** Families it is shown for; undefined: every family. */
-  families?: readonly string[];
+  /** Whether it is shown on the pages of this family; left out, it is shown on every page. */
+  shownFor?(family: Family): boolean;
   render(context: SectionContext): Promise<Markup>;
+}
+
+/** `shownFor` of a section that belongs to these families. */
+export function ofFamilies(...keys: string[]): (family: Family) => boolean {
+  return (family) => keys.includes(family.key);
 }

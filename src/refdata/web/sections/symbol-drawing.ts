@@ -1,6 +1,6 @@
 import { html, type Markup, trusted } from '../../../platform/web/html.js';
 import { renderSymbol } from '../../symbols/render.js';
-import type { PageSection, SectionContext } from './section.js';
+import { ofFamilies, type PageSection, type SectionContext } from './section.js';
 
 interface SymbolBody {
   width: number;
@@ -15,7 +15,7 @@ interface SymbolBody {
  * and the same facts as a table for those who do not see the drawing.
  */
 export const symbolDrawing: PageSection = {
-  families: ['symbol'],
+  shownFor: ofFamilies('symbol'),
   async render({ row, body }: SectionContext): Promise<Markup> {
     const symbol = body as unknown as SymbolBody;
     const points = symbol.connectionPoints ?? [];

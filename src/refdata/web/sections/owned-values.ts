@@ -2,9 +2,9 @@ import { html, type Markup } from '../../../platform/web/html.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { PageSection, SectionContext } from './section.js';
 
-/** A picklist's values, each with its definition, linked to its own page. */
-export const picklistValues: PageSection = {
-  families: ['picklist'],
+/** An aggregate's values (a picklist's), each with its definition, linked to its own page. */
+export const ownedValues: PageSection = {
+  shownFor: (family) => family.aggregate !== undefined,
   async render({ pages, row, visible }: SectionContext): Promise<Markup> {
     const values = (await pages.refdata.store.childrenOf(row.iri)).filter(
       (value) => visible === undefined || visible.includes(value.status),
