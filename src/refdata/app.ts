@@ -19,6 +19,7 @@ import { registerResourceRoutes } from './resources/routes.js';
 import { searchCommands } from './search/commands.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { registerShaclRoutes } from './shacl/routes.js';
+import { registerSparqlRoutes } from './sparql/routes.js';
 import { registerSymbolRoutes } from './symbols/routes.js';
 import { pageOrProblemRenderer } from './web/errors.js';
 import { registerWebSurface } from './web/plugin.js';
@@ -42,6 +43,7 @@ export function refdataService(
       { name: 'lifecycle', description: 'Submit, review and the history of changes' },
       { name: 'dereferencing', description: 'Resources at their IRIs, as JSON, RDF or HTML' },
       { name: 'search', description: 'The search index' },
+      { name: 'sparql', description: 'SPARQL 1.1 queries over the published view' },
       { name: 'shacl', description: 'Complete IMF SHACL of block and terminal types' },
       { name: 'authentication', description: "refdata's own token keys" },
       { name: 'problems', description: 'Problem types used in error responses' },
@@ -77,9 +79,17 @@ export function refdataService(
         families,
         app.log,
       );
-      // Built at start, waited for a little so a small database is searchable at once.
-      app.addHook('onReady', () => context.search.start(settings.search.startWaitMilliseconds));
-      app.addHook('onClose', () => context.search.close());
+      // Built at start, side by side, each waited for a little so that a small
+      // database is searchable and queryable at once.
+      app.addHook('onReady', async () => {
+        await Promise.all([
+          context.search.start(settings.search.startWaitMilliseconds),
+          context.sparql.start(),
+        ]);
+      });
+      app.addHook('onClose', async () => {
+        await Promise.all([context.search.close(), context.sparql.close()]);
+      });
       await registerWebSurface(app, context, platform, settings.web);
       registerProblemTypeRoutes(app, config.publicUrl);
       if (signingKey) registerKeySetRoute(app, signingKey);
@@ -91,6 +101,7 @@ export function refdataService(
       registerAncestorRoutes(app, context);
       registerSearchRoutes(app, context);
       registerShaclRoutes(app, context);
+      registerSparqlRoutes(app, context);
     },
   };
 }

@@ -35,6 +35,19 @@ export interface RefdataSettings {
     /** The bound of the answers kept for searches asked again, in bytes (0: none kept). */
     answerCacheBytes: number;
   };
+  /** The SPARQL endpoint over the published view; see docs/sparql.md. */
+  sparql: {
+    /** How often the change log is read for what other instances wrote. */
+    pollMilliseconds: number;
+    /** How long start-up waits for the dataset before serving (503 on /sparql until it is built). */
+    startWaitMilliseconds: number;
+    /** A query running longer is stopped and answered 503 `sparql-timeout`. */
+    timeoutMilliseconds: number;
+    /** Queries an instance evaluates or holds in line at once; more are answered 503 `sparql-busy`. */
+    maxConcurrent: number;
+    /** The longest query text, in bytes (413 beyond). */
+    maxQueryBytes: number;
+  };
   /** The web pages; see docs/web.md. */
   web: {
     /** Libraries, search and approved content are open to visitors who are not signed in. */
@@ -104,6 +117,13 @@ export function readRefdataSettings(
       pollMilliseconds: integer(read, 'REFDATA_SEARCH_POLL_MS', 250, 10, 60_000),
       startWaitMilliseconds: integer(read, 'REFDATA_SEARCH_START_WAIT_MS', 2000, 0, 600_000),
       answerCacheBytes: integer(read, 'REFDATA_SEARCH_CACHE_MIB', 16, 0, 4096) * 1024 * 1024,
+    },
+    sparql: {
+      pollMilliseconds: integer(read, 'REFDATA_SPARQL_POLL_MS', 250, 10, 60_000),
+      startWaitMilliseconds: integer(read, 'REFDATA_SPARQL_START_WAIT_MS', 2000, 0, 600_000),
+      timeoutMilliseconds: integer(read, 'REFDATA_SPARQL_TIMEOUT_MS', 10_000, 100, 600_000),
+      maxConcurrent: integer(read, 'REFDATA_SPARQL_MAX_CONCURRENT', 8, 1, 1000),
+      maxQueryBytes: integer(read, 'REFDATA_SPARQL_MAX_QUERY_KIB', 64, 1, 10_240) * 1024,
     },
     web: {
       // Open by default, as on PCA's platform.

@@ -8,6 +8,7 @@ import type { RefdataTables } from './db/tables.js';
 import type { FamilyRegistry } from './families/registry.js';
 import { ResourceStore } from './resources/store.js';
 import { SearchService } from './search/service.js';
+import { SparqlService } from './sparql/service.js';
 
 /** Everything refdata's routes work with, built once per server. */
 export interface Refdata {
@@ -23,6 +24,10 @@ export interface Refdata {
   families: FamilyRegistry;
   /** This instance's search index. */
   search: SearchService;
+  /** This instance's SPARQL dataset, the published view. */
+  sparql: SparqlService;
+  /** Visitors without a token may read what is published (REFDATA_ANONYMOUS_READ). */
+  anonymousRead: boolean;
 }
 
 export function createRefdata(
@@ -36,10 +41,21 @@ export function createRefdata(
 ): Refdata {
   const store = new ResourceStore(db, (family) => families.byKey(family)?.aggregate?.field);
   const search = new SearchService(db, families, settings.search, log);
-  // A write committed here is in this instance's index before its next search.
+  const sparql = new SparqlService(
+    db,
+    store,
+    { families, iriBase: settings.iriBase },
+    settings.sparql,
+    log,
+  );
+  // A write committed here is in this instance's index and dataset before its next read.
   store.onCommitted(
     () => search.noteLocalWrite(),
     (error) => log.error({ err: error }, 'search did not hear of a committed write'),
+  );
+  store.onCommitted(
+    () => sparql.noteLocalWrite(),
+    (error) => log.error({ err: error }, 'sparql did not hear of a committed write'),
   );
   return {
     db,
@@ -51,5 +67,7 @@ export function createRefdata(
     catalogues,
     families,
     search,
+    sparql,
+    anonymousRead: settings.web.anonymousRead,
   };
 }

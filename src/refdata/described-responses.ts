@@ -54,7 +54,7 @@ const WHY: Record<number, string> = {
   413: 'The body is larger than the limit',
   415: 'The body is in a type the operation does not take',
   500: 'An unforeseen failure (internal), with the traceId to quote',
-  503: 'Search is being built or is down (Retry-After)',
+  503: 'Search or the SPARQL dataset is being built, busy or down (Retry-After)',
 };
 
 /** Headers an error answer carries that a client acts on. */

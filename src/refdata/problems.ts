@@ -79,6 +79,36 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
     description:
       'The search index is being rebuilt (refdata-search-rebuild) or is marked down. Retry after the seconds in Retry-After; everything else keeps working.',
   },
+  'sparql-syntax': {
+    title: 'Not a SPARQL query',
+    description:
+      "The query text does not parse as SPARQL 1.1. `detail` gives the parser's message, with the line and column where it stopped.",
+  },
+  'sparql-query-refused': {
+    title: 'Query refused',
+    description:
+      'The query parses, but the engine cannot evaluate it here: `detail` says why (for example a SERVICE to another endpoint, which this endpoint does not call).',
+  },
+  'sparql-update-refused': {
+    title: 'Updates are refused',
+    description:
+      'The endpoint answers queries only. Resources are written through the authoring API, Drafts first, and reach the published view when approved.',
+  },
+  'sparql-timeout': {
+    title: 'Query took too long',
+    description:
+      'The query ran past the time limit (REFDATA_SPARQL_TIMEOUT_MS) and was stopped. Narrow it (a LIMIT, a library graph, fewer property paths) and ask again.',
+  },
+  'sparql-busy': {
+    title: 'Too many queries at once',
+    description:
+      'This instance is evaluating as many queries as it takes at once (REFDATA_SPARQL_MAX_CONCURRENT). Retry after the seconds in Retry-After.',
+  },
+  'sparql-unavailable': {
+    title: 'SPARQL unavailable',
+    description:
+      'The dataset is being built (at start, or after a query past the time limit was stopped). Retry after the seconds in Retry-After; everything else keeps working.',
+  },
   'not-found': {
     title: 'Not found',
     description:

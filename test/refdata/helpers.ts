@@ -1,7 +1,11 @@
 import type { LightMyRequestResponse } from 'fastify';
 import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
-import type { ServiceDefinition } from '../../src/platform/service.js';
+import { openDatabase } from '../../src/platform/db/connection.js';
+import { createLogger } from '../../src/platform/http/logging.js';
+import type { HttpApp } from '../../src/platform/http/server.js';
+import { buildService, type ServiceDefinition } from '../../src/platform/service.js';
+import { loadProgramConfig } from '../../src/program.js';
 import { refdataService } from '../../src/refdata/app.js';
 import type { Role } from '../../src/refdata/auth/roles.js';
 import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
@@ -15,6 +19,7 @@ import {
   startedForTests,
   startTestService,
   type TestService,
+  withDatabase,
 } from '../harness.js';
 
 export interface Refdata extends TestService {
@@ -23,7 +28,7 @@ export interface Refdata extends TestService {
   token(roles: Role[], subject?: string, lifetimeSeconds?: number): Promise<string>;
   /** An HTTP call as a client with these roles would make it. */
   call(
-    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS',
     url: string,
     options?: { roles?: Role[]; body?: unknown; headers?: Record<string, string> },
   ): Promise<LightMyRequestResponse>;
@@ -103,6 +108,23 @@ export async function expectRefused(
   for (const pointer of pointers) expect(named).toContain(`#${pointer}`);
   expect(await storedCounts(service)).toEqual(before);
   return problem;
+}
+
+/** Another instance of refdata on the same database, as behind a load balancer. */
+export async function anotherInstance(service: Refdata, env: Record<string, string> = {}) {
+  const config = withDatabase(
+    loadProgramConfig({ LOG_LEVEL: 'info', DATA_DIR: service.config.dataDir, ...env }),
+    'refdata',
+    service.config.services.refdata.database,
+  );
+  const database = openDatabase(config.services.refdata.database);
+  const app: HttpApp = await buildService(refdataService() as ServiceDefinition, {
+    platform: config,
+    database,
+    logger: createLogger('refdata', 'info', { write: () => undefined }),
+  });
+  await app.ready();
+  return app;
 }
 
 /**

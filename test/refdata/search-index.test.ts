@@ -8,16 +8,11 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { seedInto } from '../../bench/bulk.js';
 import { exportCorpus } from '../../bench/refdata-export.js';
-import { openDatabase } from '../../src/platform/db/connection.js';
-import { createLogger } from '../../src/platform/http/logging.js';
 import type { HttpApp } from '../../src/platform/http/server.js';
-import { buildService, type ServiceDefinition } from '../../src/platform/service.js';
-import { loadProgramConfig } from '../../src/program.js';
-import { refdataService } from '../../src/refdata/app.js';
-import { ChangeFollower } from '../../src/refdata/search/change-log.js';
+import { ChangeFollower } from '../../src/refdata/replicas/change-log.js';
 import { encodeCursor } from '../../src/refdata/search/search.js';
-import { DATABASE_KINDS, withDatabase } from '../harness.js';
-import { create, createLibrary, type Refdata, startRefdata } from './helpers.js';
+import { DATABASE_KINDS } from '../harness.js';
+import { anotherInstance, create, createLibrary, type Refdata, startRefdata } from './helpers.js';
 
 interface Answer {
   total: number;
@@ -31,23 +26,6 @@ interface Answer {
   }[];
   facets: Record<'family' | 'library' | 'status', Record<string, number>>;
   next?: string;
-}
-
-/** Another instance of refdata on the same database, as behind a load balancer. */
-async function secondInstance(service: Refdata, env: Record<string, string> = {}) {
-  const config = withDatabase(
-    loadProgramConfig({ LOG_LEVEL: 'info', DATA_DIR: service.config.dataDir, ...env }),
-    'refdata',
-    service.config.services.refdata.database,
-  );
-  const database = openDatabase(config.services.refdata.database);
-  const app: HttpApp = await buildService(refdataService() as ServiceDefinition, {
-    platform: config,
-    database,
-    logger: createLogger('refdata', 'info', { write: () => undefined }),
-  });
-  await app.ready();
-  return app;
 }
 
 async function ask(
@@ -196,7 +174,7 @@ describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
   });
 
   it('shows what one instance writes on another, through the change log', async () => {
-    const other = await secondInstance(service);
+    const other = await anotherInstance(service);
     try {
       expect((await ask(service, other, 'q=pump')).json().total).toBe(4);
       const written = await create(service, '/rdl/terms/subclass', {
@@ -263,7 +241,7 @@ describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
     ).toBe('refdata-search; fwd=request');
 
     // A write forgets every answer kept, here and on another instance.
-    const other = await secondInstance(service);
+    const other = await anotherInstance(service);
     try {
       expect(status(await ask(service, other, 'q=gearbox'))).toBe(
         'refdata-search; fwd=miss; stored',
@@ -284,7 +262,7 @@ describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
     }
 
     // With no room for answers, none is kept.
-    const uncached = await secondInstance(service, { REFDATA_SEARCH_CACHE_MIB: '0' });
+    const uncached = await anotherInstance(service, { REFDATA_SEARCH_CACHE_MIB: '0' });
     try {
       for (let round = 0; round < 2; round += 1)
         expect(status(await ask(service, uncached, 'q=gearbox'))).toBe(
@@ -298,7 +276,7 @@ describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
   it('answers 503 with Retry-After while an instance builds its index, then everything', async () => {
     const library = await createLibrary(service);
     await seedInto(service.db, exportCorpus(library, 20_000));
-    const other = await secondInstance(service, { REFDATA_SEARCH_START_WAIT_MS: '0' });
+    const other = await anotherInstance(service, { REFDATA_SEARCH_START_WAIT_MS: '0' });
     try {
       const building = await ask(service, other, 'q=pump');
       expect(building.statusCode).toBe(503);

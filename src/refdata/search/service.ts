@@ -3,9 +3,10 @@ import type { Kysely } from 'kysely';
 import type { CacheOutcome, RequestCaching } from '../../platform/http/cache-directives.js';
 import type { RefdataTables, Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
+import { CHANGE_RETENTION_MS, ChangeFollower, pruneChanges } from '../replicas/change-log.js';
+import { FollowLoop } from '../replicas/follow-loop.js';
 import type { ResourceRow } from '../resources/store.js';
 import { AnswerCache } from './answer-cache.js';
-import { CHANGE_RETENTION_MS, ChangeFollower, pruneChanges } from './change-log.js';
 import { indexedDocument, selectIndexRows } from './documents.js';
 import { IndexThread } from './index-thread.js';
 import type { ThreadAnswer } from './index-worker.js';
@@ -78,11 +79,8 @@ export class SearchService {
   private state: 'available' | 'rebuilding' | 'down' = 'available';
   private builtFor = 0;
   private building: Promise<void> | undefined;
-  private queue: Promise<void> = Promise.resolve();
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: FollowLoop;
   private closed = false;
-  private localWrites = 0;
-  private appliedLocalWrites = 0;
   private lastTurn = Date.now();
   private lastPrune = 0;
   private readonly answers: AnswerCache;
@@ -90,10 +88,11 @@ export class SearchService {
   constructor(
     private readonly db: Kysely<RefdataTables>,
     private readonly families: FamilyRegistry,
-    private readonly settings: SearchSettings,
+    settings: SearchSettings,
     private readonly log: Log,
   ) {
     this.answers = new AnswerCache(settings.answerCacheBytes);
+    this.loop = new FollowLoop(settings.pollMilliseconds, () => this.followOnce());
   }
 
   /** Whether search may answer: the index is built, and search is not marked down. */
@@ -110,7 +109,7 @@ export class SearchService {
   async start(waitMilliseconds: number): Promise<void> {
     await this.readState();
     this.building = this.build();
-    this.schedule();
+    this.loop.start();
     let timeout: NodeJS.Timeout | undefined;
     await Promise.race([
       this.building,
@@ -128,8 +127,7 @@ export class SearchService {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
-    await this.queue;
+    await this.loop.close();
     await this.building?.catch(() => undefined);
     await this.index?.close();
     this.index = undefined;
@@ -137,7 +135,7 @@ export class SearchService {
 
   /** A write request of this instance has committed: the next search first reads the log. */
   noteLocalWrite(): void {
-    this.localWrites += 1;
+    this.loop.noteLocalWrite();
   }
 
   async search(request: SearchRequest): Promise<SearchAnswer> {
@@ -150,7 +148,7 @@ export class SearchService {
    * the next time if it allows that.
    */
   async searchCaching(request: SearchRequest, caching: RequestCaching): Promise<Searched> {
-    if (this.appliedLocalWrites < this.localWrites) await this.catchUp();
+    await this.loop.caughtUp();
     const index = this.index;
     if (!index) throw new Error('search asked before the index was built');
     const words = request.q === undefined ? [] : queryWords(request.q);
@@ -225,28 +223,7 @@ export class SearchService {
     });
   }
 
-  /** Reads the log until every write this instance noted before the call is applied. */
-  private async catchUp(): Promise<void> {
-    const wanted = this.localWrites;
-    while (this.appliedLocalWrites < wanted && !this.closed) await this.turn();
-  }
-
-  /** One turn of following the log, after any turn under way. */
-  private turn(): Promise<void> {
-    this.queue = this.queue.then(() => this.followOnce());
-    return this.queue;
-  }
-
-  private schedule(): void {
-    if (this.closed) return;
-    this.timer = setTimeout(() => {
-      this.turn().finally(() => this.schedule());
-    }, this.settings.pollMilliseconds);
-    this.timer.unref();
-  }
-
   private async followOnce(): Promise<void> {
-    const writes = this.localWrites;
     try {
       await this.readState();
       const index = this.index;
@@ -267,12 +244,9 @@ export class SearchService {
         this.lastPrune = now;
         await pruneChanges(this.db, now);
       }
-      this.appliedLocalWrites = Math.max(this.appliedLocalWrites, writes);
     } catch (error) {
       if (!this.closed)
         this.log.error({ err: error }, 'search index: reading the change log failed');
-      // A search waiting on this turn answers from the index as it is.
-      this.appliedLocalWrites = Math.max(this.appliedLocalWrites, writes);
     }
   }
 
@@ -350,7 +324,7 @@ export class SearchService {
         { documents: index.size, milliseconds: Date.now() - started },
         'search index: built',
       );
-      await this.turn();
+      await this.loop.turn();
     } catch (error) {
       if (!this.closed) this.log.error({ err: error }, 'search index: the build failed');
     } finally {

@@ -1,0 +1,56 @@
+import { DataFactory, type Quad, Writer } from 'n3';
+import type { Status } from '../db/tables.js';
+import { isLibrary } from '../families/family.js';
+import type { FamilyRegistry } from '../families/registry.js';
+import { resourceGraph } from '../rdf/resource-graph.js';
+import { factsOf, type RowWithFacts } from '../resources/store.js';
+
+const { namedNode, quad } = DataFactory;
+
+/**
+ * The published view: what a library has put out and not taken back. Deprecated
+ * resources stay, with their status and their replacement, so that a consumer
+ * holding one of their IRIs learns what replaced it.
+ */
+export const PUBLISHED_STATUSES: readonly Status[] = ['Approved', 'Deprecated'];
+
+/** The graph of the few resources that belong to no library (a symbol may not). */
+export function unfiledGraph(iriBase: string): string {
+  return `${iriBase}/graphs/without-library`;
+}
+
+/**
+ * The named graph a resource is in: a library's own graph, named by its IRI,
+ * holds the library and every term defined in it (a picklist's values too).
+ */
+export function graphOf(
+  row: Pick<RowWithFacts, 'iri' | 'family' | 'body'>,
+  iriBase: string,
+): string {
+  if (isLibrary(row)) return row.iri;
+  const ontology = (JSON.parse(row.body) as { ontology?: unknown }).ontology;
+  return typeof ontology === 'string' ? ontology : unfiledGraph(iriBase);
+}
+
+/**
+ * A published resource's quads as N-Quads: exactly the triples its own RDF
+ * gives (`resourceGraph`), in its library's graph. Blank nodes are the
+ * resource's own; the store names them afresh on every load.
+ */
+export function publishedQuads(
+  context: { families: FamilyRegistry; iriBase: string },
+  rows: readonly RowWithFacts[],
+): Promise<string> {
+  const quads: Quad[] = [];
+  const facts = factsOf(rows);
+  for (const row of rows) {
+    const graph = namedNode(graphOf(row, context.iriBase));
+    for (const triple of resourceGraph(context, row, [], facts))
+      quads.push(quad(triple.subject, triple.predicate, triple.object, graph));
+  }
+  const writer = new Writer({ format: 'N-Quads' });
+  writer.addQuads(quads);
+  return new Promise((resolve, reject) => {
+    writer.end((error, text: string) => (error ? reject(error) : resolve(text)));
+  });
+}

@@ -1,0 +1,267 @@
+import { type Static, Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { Parser } from 'n3';
+import { HttpError } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { authorize } from '../auth/authenticate.js';
+import { READ_ROLES } from '../auth/roles.js';
+import type { Refdata } from '../context.js';
+import { problems } from '../described-responses.js';
+import { problem } from '../problem-codes.js';
+import { negotiate } from '../rdf/negotiation.js';
+import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
+import { classify, type QueryForm } from './query-form.js';
+import { serviceDescription } from './service-description.js';
+import type { QueryDataset } from './store-worker.js';
+
+/** SPARQL results formats for SELECT (and, but for CSV and TSV, ASK), by media type. */
+export const RESULTS_FORMATS = {
+  'application/sparql-results+json': 'application/sparql-results+json',
+  'application/sparql-results+xml': 'application/sparql-results+xml',
+  'application/json': 'application/sparql-results+json',
+  'text/csv': 'text/csv',
+  'text/tab-separated-values': 'text/tab-separated-values',
+} as const;
+type ResultsMediaType = keyof typeof RESULTS_FORMATS;
+
+const SELECT_OFFERED = Object.keys(RESULTS_FORMATS) as ResultsMediaType[];
+/** CSV and TSV are defined for solution sequences only (SPARQL 1.1 CSV and TSV §1). */
+const ASK_OFFERED: ResultsMediaType[] = [
+  'application/sparql-results+json',
+  'application/sparql-results+xml',
+  'application/json',
+];
+/** Graphs are written as dereferenced resources are, Turtle first as SPARQL servers do. */
+export const GRAPH_OFFERED: RdfMediaType[] = [
+  'text/turtle',
+  ...RDF_MEDIA_TYPES.filter((mediaType) => mediaType !== 'text/turtle'),
+];
+
+const GraphIris = Type.Optional(
+  Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 100 }),
+);
+
+const ProtocolParameters = {
+  'default-graph-uri': GraphIris,
+  'named-graph-uri': GraphIris,
+};
+
+const GetParameters = Type.Object(
+  {
+    query: Type.Optional(
+      Type.String({ description: 'The query; without one, the service description is answered' }),
+    ),
+    ...ProtocolParameters,
+  },
+  { additionalProperties: false },
+);
+
+const FormParameters = Type.Object(
+  {
+    query: Type.Optional(Type.String()),
+    update: Type.Optional(Type.String({ description: 'Refused: the endpoint answers queries' })),
+    ...ProtocolParameters,
+  },
+  { additionalProperties: false },
+);
+
+/** What a POST may carry: a form, or the query itself. */
+const PostBody = Type.Union([FormParameters, Type.String()]);
+
+type Protocol = Static<typeof GetParameters>;
+
+const ANSWERS = {
+  description:
+    'SELECT and ASK as SPARQL results (JSON, XML, CSV, TSV); CONSTRUCT and DESCRIBE, and the service description, as RDF',
+  content: Object.fromEntries(
+    [...SELECT_OFFERED, ...GRAPH_OFFERED].map((mediaType) => [mediaType, { schema: {} }]),
+  ),
+};
+
+const RESPONSES = {
+  200: ANSWERS,
+  ...problems(400, 401, 403, 406, 413, 415, 503),
+};
+
+/** The endpoint takes the query alone as text in these types (SPARQL 1.1 Protocol §2.1). */
+const QUERY_TYPE = 'application/sparql-query';
+const UPDATE_TYPE = 'application/sparql-update';
+
+/**
+ * `/sparql`: the SPARQL 1.1 Protocol over the published view (docs/sparql.md).
+ * A query by `GET ?query=`, by a form `POST`, or by `POST` of
+ * `application/sparql-query`; `default-graph-uri` and `named-graph-uri` choose
+ * the dataset; without them the default graph is every library's graph
+ * together. Updates are refused: writes go through the authoring API.
+ */
+export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
+  const settings = refdata.sparql.settings;
+  const requireReader = authorize(refdata.verifier, READ_ROLES);
+  // The published view is what visitors may read when the service is open to them.
+  const reader = async (request: FastifyRequest) => {
+    if (refdata.anonymousRead && request.headers.authorization === undefined) return;
+    await requireReader(request);
+  };
+
+  app.register(async (sparql: HttpApp) => {
+    for (const type of [QUERY_TYPE, UPDATE_TYPE]) {
+      sparql.addContentTypeParser(
+        type,
+        { parseAs: 'string', bodyLimit: settings.maxQueryBytes },
+        (_request, body, done) => done(null, body),
+      );
+    }
+    // Browsers' clients (YASGUI and the like) call from other origins: the data is
+    // public, and a token travels in a header, never in a cookie.
+    sparql.addHook('onSend', async (_request, reply) => {
+      reply.header('access-control-allow-origin', '*');
+      reply.header('access-control-expose-headers', 'Retry-After, Content-Type');
+    });
+    sparql.options('/sparql', { schema: { hide: true } }, async (_request, reply) =>
+      reply
+        .status(204)
+        .header('access-control-allow-methods', 'GET, POST, OPTIONS')
+        .header('access-control-allow-headers', 'Authorization, Content-Type, Accept')
+        .header('access-control-max-age', '600')
+        .send(),
+    );
+
+    sparql.get('/sparql', {
+      schema: {
+        summary: 'Query the published view (SPARQL 1.1 Protocol), or read the service description',
+        tags: ['sparql'],
+        querystring: GetParameters,
+        response: RESPONSES,
+      },
+      onRequest: reader,
+      handler: async (request, reply) => {
+        const parameters = request.query;
+        if (parameters.query === undefined) {
+          if (parameters['default-graph-uri'] || parameters['named-graph-uri'])
+            throw protocolError('default-graph-uri and named-graph-uri come with a query.');
+          return answerDescription(refdata, request, reply);
+        }
+        return answerQuery(refdata, request, reply, parameters.query, parameters);
+      },
+    });
+
+    sparql.post('/sparql', {
+      schema: {
+        summary: 'Query the published view by a form or an application/sparql-query body',
+        tags: ['sparql'],
+        querystring: Type.Object(ProtocolParameters, { additionalProperties: false }),
+        body: PostBody,
+        consumes: ['application/x-www-form-urlencoded', QUERY_TYPE],
+        response: RESPONSES,
+      },
+      onRequest: reader,
+      handler: async (request, reply) => {
+        const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
+        if (type === UPDATE_TYPE) throw updateRefused();
+        const body = request.body;
+        if (typeof body === 'string') {
+          if (type !== QUERY_TYPE)
+            throw protocolError(`A query is sent as a form or as ${QUERY_TYPE}.`);
+          return answerQuery(refdata, request, reply, body, request.query);
+        }
+        if (body.update !== undefined) throw updateRefused();
+        if (body.query === undefined) throw protocolError('The form has no query.');
+        // A form carries the dataset in its body; the URL's parameters would be a second one.
+        if (request.query['default-graph-uri'] || request.query['named-graph-uri'])
+          throw protocolError('With a form, the graphs are given in the form, not the URL.');
+        return answerQuery(refdata, request, reply, body.query, body);
+      },
+    });
+  });
+}
+
+function protocolError(detail: string): HttpError {
+  return new HttpError(problem(400, 'validation', detail));
+}
+
+function updateRefused(): HttpError {
+  return new HttpError(
+    problem(
+      403,
+      'sparql-update-refused',
+      'This endpoint answers queries only; resources are written through the authoring API.',
+    ),
+  );
+}
+
+async function answerDescription(refdata: Refdata, request: FastifyRequest, reply: FastifyReply) {
+  reply.header('vary', 'Accept');
+  const mediaType = negotiate(request.headers.accept, GRAPH_OFFERED);
+  if (!mediaType) throw notAcceptable(GRAPH_OFFERED);
+  const format = RDF_FORMATS[mediaType];
+  return reply.type(format.contentType).send(await format.write(await serviceDescription(refdata)));
+}
+
+async function answerQuery(
+  refdata: Refdata,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  text: string,
+  protocol: Omit<Protocol, 'query'>,
+) {
+  reply.header('vary', 'Accept');
+  if (Buffer.byteLength(text) > refdata.sparql.settings.maxQueryBytes) {
+    throw new HttpError(
+      problem(
+        413,
+        'payload-too-large',
+        `The query is longer than ${refdata.sparql.settings.maxQueryBytes} bytes.`,
+      ),
+    );
+  }
+  const classified = classify(text);
+  if (classified.kind === 'update') throw updateRefused();
+  // What the engine says of a text that is no query is the more useful answer.
+  const form: QueryForm = classified.kind === 'query' ? classified.form : 'SELECT';
+  const graph = form === 'CONSTRUCT' || form === 'DESCRIBE';
+  const offered = graph ? GRAPH_OFFERED : form === 'ASK' ? ASK_OFFERED : SELECT_OFFERED;
+  const mediaType = negotiate(request.headers.accept, offered as readonly string[]);
+  if (!mediaType) throw notAcceptable(offered);
+  const outcome = await refdata.sparql.query(
+    text,
+    graph ? 'application/n-triples' : RESULTS_FORMATS[mediaType as ResultsMediaType],
+    datasetOf(protocol),
+  );
+  if (!outcome.ok) throw refusedQuery(outcome.message);
+  if (!graph) {
+    const charset =
+      mediaType.startsWith('text/') || mediaType.endsWith('json') ? '; charset=utf-8' : '';
+    return reply.type(`${mediaType}${charset}`).send(outcome.body);
+  }
+  const format = RDF_FORMATS[mediaType as RdfMediaType];
+  return reply
+    .type(format.contentType)
+    .send(await format.write(new Parser({ format: 'N-Triples' }).parse(outcome.body)));
+}
+
+/** The protocol's dataset, when it names one; otherwise every graph is the default. */
+function datasetOf(protocol: Omit<Protocol, 'query'>): QueryDataset | undefined {
+  const defaultGraphs = protocol['default-graph-uri'] ?? [];
+  const namedGraphs = protocol['named-graph-uri'] ?? [];
+  return defaultGraphs.length === 0 && namedGraphs.length === 0
+    ? undefined
+    : { defaultGraphs, namedGraphs };
+}
+
+/** The engine's message: a parse error says where (`error at 3:14: expected ...`). */
+function refusedQuery(message: string): HttpError {
+  const syntax = /^error at \d+:\d+/.test(message);
+  return new HttpError(
+    problem(400, syntax ? 'sparql-syntax' : 'sparql-query-refused', message, {
+      title: syntax ? 'Not a SPARQL query' : 'Query refused',
+    }),
+  );
+}
+
+function notAcceptable(offered: readonly string[]): HttpError {
+  return new HttpError(
+    problem(406, 'not-acceptable', `This answer is available as ${offered.join(', ')}.`, {
+      title: 'Not Acceptable',
+    }),
+  );
+}

@@ -1,0 +1,75 @@
+/**
+ * The worker thread that holds an instance's SPARQL dataset in Oxigraph's
+ * in-memory store. Evaluating a query is synchronous and may take long: on a
+ * thread of its own it runs beside the requests the main thread answers, and
+ * a query past its time is stopped by ending the thread (see `SparqlService`).
+ */
+import { BlankNode, defaultGraph, type NamedNode, namedNode, type Quad, Store } from 'oxigraph';
+import { answerCalls } from '../../platform/threads/worker-calls.js';
+import { declaresDataset } from './query-form.js';
+
+const store = new Store();
+
+/** The dataset a query runs over: the protocol's graphs, or every graph as the default. */
+export interface QueryDataset {
+  /** `default-graph-uri`: their merge is the default graph. */
+  defaultGraphs: string[];
+  /** `named-graph-uri`: the named graphs. */
+  namedGraphs: string[];
+}
+
+/** What a query gave: its answer written out, or why the engine refused it. */
+export type QueryOutcome = { ok: true; body: string } | { ok: false; message: string };
+
+/** Deletes `quad`, and what hangs from its object when that is a blank node of the resource. */
+function deleteWithBlankNodes(quad: Quad): void {
+  store.delete(quad);
+  if (quad.object instanceof BlankNode)
+    for (const inner of store.match(quad.object, null, null, quad.graph))
+      deleteWithBlankNodes(inner);
+}
+
+const api = {
+  /** Adds N-Quads; answers the quads held. */
+  load(nquads: string): number {
+    if (nquads !== '') store.load(nquads, { format: 'application/n-quads', no_transaction: true });
+    return store.size;
+  },
+  /** Removes every triple about each IRI, and the blank nodes it holds; answers the quads held. */
+  remove(iris: string[]): number {
+    for (const iri of iris) {
+      for (const quad of store.match(namedNode(iri), null, null, null)) deleteWithBlankNodes(quad);
+    }
+    return store.size;
+  },
+  /**
+   * Evaluates `text`, written as `format` (a results format for SELECT and ASK,
+   * N-Triples for CONSTRUCT and DESCRIBE), over `dataset` or, without one, with
+   * every graph's union as the default graph.
+   */
+  query(text: string, format: string, dataset: QueryDataset | undefined): QueryOutcome {
+    const graphs = (iris: string[]): NamedNode[] => iris.map((iri) => namedNode(iri));
+    try {
+      const answer = store.query(text, {
+        results_format: format,
+        ...(dataset === undefined
+          ? // The query's own FROM, or the service's default: every graph together.
+            declaresDataset(text)
+            ? {}
+            : { use_default_graph_as_union: true }
+          : {
+              default_graph:
+                dataset.defaultGraphs.length > 0 ? graphs(dataset.defaultGraphs) : defaultGraph(),
+              named_graphs: graphs(dataset.namedGraphs),
+            }),
+      });
+      return { ok: true, body: String(answer) };
+    } catch (error) {
+      return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    }
+  },
+};
+
+export type SparqlStoreApi = typeof api;
+
+answerCalls(api);
