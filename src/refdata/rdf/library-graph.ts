@@ -1,5 +1,6 @@
 import type { Quad } from 'n3';
 import type { Refdata } from '../context.js';
+import { statusesOf, type View } from '../lifecycle/views.js';
 import { factsOf, type ResourceRow, type RowWithFacts } from '../resources/store.js';
 import { resourceGraph } from './resource-graph.js';
 import { RDL_NAMESPACE, rdf, rdfs, skos } from './vocabulary.js';
@@ -40,12 +41,20 @@ function summary(
   );
 }
 
-async function* termBatches(refdata: Refdata, libraryIri: string): AsyncGenerator<RowWithFacts[]> {
+async function* termBatches(
+  refdata: Refdata,
+  libraryIri: string,
+  view: View,
+): AsyncGenerator<RowWithFacts[]> {
+  const statuses = statusesOf(view);
   let after = 0;
   for (;;) {
     const rows = await refdata.store
       .selectWithFacts()
       .where('resource.library_key', '=', libraryIri)
+      .$if(statuses !== undefined, (select) =>
+        select.where('resource.status', 'in', statuses ?? []),
+      )
       .where('resource.id', '>', after)
       .orderBy('resource.id')
       .limit(BATCH)
@@ -65,12 +74,13 @@ export async function* libraryChunks(
   refdata: Refdata,
   library: ResourceRow,
   level: DetailLevel,
+  view: View,
 ): AsyncGenerator<Quad[]> {
   const own = await refdata.store.graphFacts([library]);
   yield resourceGraph(refdata, library, [], own);
   if (level === 1) return;
   const statusPredicate = `${RDL_NAMESPACE}status`;
-  for await (const terms of termBatches(refdata, library.iri)) {
+  for await (const terms of termBatches(refdata, library.iri, view)) {
     const aggregates = terms
       .filter((term) => refdata.families.byKey(term.family)?.aggregate)
       .map((term) => term.iri);

@@ -15,6 +15,7 @@ import {
   representationSchema,
 } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
+import { VIEWS, type View } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
 import { missing, representation } from '../resources/lookup.js';
 import { factsOf, type RowWithFacts } from '../resources/store.js';
@@ -32,7 +33,18 @@ const OFFERED_FOR_SYMBOLS = [...OFFERED, 'image/svg+xml'] as const;
 export type Offered = (typeof OFFERED_FOR_SYMBOLS)[number];
 
 const DETAIL_QUERY = Type.Object(
-  { detailLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })) },
+  {
+    detailLevel: Type.Optional(Type.Integer({ minimum: 1, maximum: 3 })),
+    view: Type.Optional(
+      Type.Union(
+        VIEWS.map((view) => Type.Literal(view)),
+        {
+          description:
+            "A library's terms: `published` (Approved and Deprecated) or `working` (every status, the default with a token)",
+        },
+      ),
+    ),
+  },
   { additionalProperties: false },
 );
 
@@ -59,6 +71,8 @@ export async function answerResource(
   reply: FastifyReply,
   row: RowWithFacts,
   chosen?: Offered,
+  /** The view a library's terms are in, unless the request names one it may have. */
+  view: View = viewAsked(request) ?? 'working',
 ): Promise<FastifyReply> {
   reply.header('vary', 'Accept');
   const offered: readonly Offered[] = row.family === 'symbol' ? OFFERED_FOR_SYMBOLS : OFFERED;
@@ -76,7 +90,7 @@ export async function answerResource(
   const level = (typeof detailLevel === 'number' ? detailLevel : 2) as DetailLevel;
   // A library's representation depends on the detail level and on its terms.
   const etag = isLibrary(row)
-    ? `"${row.version}-${SHORT_NAMES[mediaType]}-${level}-${await refdata.store.libraryFingerprint(row.iri)}"`
+    ? `"${row.version}-${SHORT_NAMES[mediaType]}-${level}-${view}-${await refdata.store.libraryFingerprint(row.iri)}"`
     : `"${row.version}-${SHORT_NAMES[mediaType]}"`;
   reply.header('etag', etag);
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.status(304).send();
@@ -110,7 +124,7 @@ export async function answerResource(
   reply.type(format.contentType);
   // A library streams its terms; any other resource is one small document.
   return isLibrary(row)
-    ? reply.send(format.stream(libraryChunks(refdata, row, level)))
+    ? reply.send(format.stream(libraryChunks(refdata, row, level, view)))
     : reply.send(await format.write(quads));
 }
 
@@ -159,4 +173,10 @@ export function registerDereferenceRoutes(app: HttpApp, refdata: Refdata): void 
       },
     });
   }
+}
+
+/** The view a request names (`view=`), when its route declares one. */
+export function viewAsked(request: FastifyRequest): View | undefined {
+  const view = partValue(request.query, 'view');
+  return view === 'published' || view === 'working' ? view : undefined;
 }

@@ -1,5 +1,4 @@
 import { DataFactory, type Quad, Writer } from 'n3';
-import type { Status } from '../db/tables.js';
 import { isLibrary } from '../families/family.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
@@ -7,12 +6,7 @@ import { factsOf, type RowWithFacts } from '../resources/store.js';
 
 const { namedNode, quad } = DataFactory;
 
-/**
- * The published view: what a library has put out and not taken back. Deprecated
- * resources stay, with their status and their replacement, so that a consumer
- * holding one of their IRIs learns what replaced it.
- */
-export const PUBLISHED_STATUSES: readonly Status[] = ['Approved', 'Deprecated'];
+export { PUBLISHED_STATUSES } from '../lifecycle/views.js';
 
 /** The graph of the few resources that belong to no library (a symbol may not). */
 export function unfiledGraph(iriBase: string): string {

@@ -171,7 +171,9 @@ ${history}`,
       const download = DOWNLOADS.find((entry) => entry.format === format);
       if (!download) throw new Error(`format ${String(format)} passed the schema`);
       reply.header('content-disposition', `attachment; filename="${name}.${download.format}"`);
-      return answerResource(refdata, request, reply, row, download.mediaType);
+      // Visitors are shown what is published, in a library's download too.
+      const view = pages.viewerOf(request) ? 'working' : 'published';
+      return answerResource(refdata, request, reply, row, download.mediaType, view);
     });
   }
 }

@@ -1,0 +1,203 @@
+/**
+ * SPARQL over a library of N approved classes in a tree (each class under the
+ * class n/10, so a class two levels below the root heads a subtree of about a
+ * thousand): how long an instance takes to build its dataset and what it
+ * holds in memory, then three queries a consumer asks, each through /sparql
+ * (one client, p50 and p95; then 16 clients) and, in the same run, through
+ * Oxigraph alone in this process on the same quads (the anchor: the engine
+ * with no HTTP, thread or database).
+ *
+ *   npm run bench:sparql -- [--databases sqlite,postgres] [--classes 100000]
+ *                           [--per-query 50] [--requests 160] [--clients 16]
+ *                           [--postgres-url URL] [--skip-build]
+ */
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { parseArgs } from 'node:util';
+import oxigraph from 'oxigraph';
+import { openDatabase } from '../src/platform/db/connection.js';
+import { loadProgramConfig } from '../src/program.js';
+import type { RefdataTables } from '../src/refdata/db/tables.js';
+import { FamilyRegistry } from '../src/refdata/families/registry.js';
+import { ResourceStore } from '../src/refdata/resources/store.js';
+import { PUBLISHED_STATUSES, publishedQuads } from '../src/refdata/sparql/dataset.js';
+import { type SeedResource, seedResources } from './bulk.js';
+import { commonOptions, databaseKinds, positive } from './options.js';
+import { residentMemoryMib } from './processes.js';
+import { measurePaths, percentiles } from './refdata-search.js';
+import { type RefdataBenchServer, startRefdataBenchServer } from './refdata-server.js';
+
+const { values } = parseArgs({
+  options: {
+    ...commonOptions,
+    classes: { type: 'string', default: '100000' },
+    'per-query': { type: 'string', default: '50' },
+    requests: { type: 'string', default: '160' },
+    clients: { type: 'string', default: '16' },
+  },
+});
+const databases = databaseKinds(values.databases);
+const classes = positive('classes', values.classes);
+const perQuery = positive('per-query', values['per-query']);
+const requests = positive('requests', values.requests);
+const clients = positive('clients', values.clients);
+const out = (text: string) => process.stdout.write(`${text}\n`);
+const mib = (value: number | undefined) => (value === undefined ? '?' : `${Math.round(value)} MiB`);
+const ms = (value: number) => (value < 1 ? value.toFixed(2) : value.toFixed(1));
+
+const RESULTS_JSON = 'application/sparql-results+json';
+
+/** The tree: class n's superclass is class ⌊(n−1)/10⌋, class 0 the root under an outside IRI. */
+function* classTree(library: string, count: number): Generator<SeedResource> {
+  for (let n = 0; n < count; n += 1) {
+    const name = `Tree class ${n}`;
+    yield {
+      iri: `${library}/tree/${n}`,
+      family: 'class',
+      name,
+      libraryKey: library,
+      status: 'Approved',
+      body: {
+        name,
+        description: `Class ${n} of the SPARQL benchmark's tree`,
+        ontology: library,
+        subClassOf: [
+          n === 0 ? 'http://example.org/Equipment' : `${library}/tree/${Math.floor((n - 1) / 10)}`,
+        ],
+      },
+    };
+  }
+}
+
+function queries(library: string) {
+  return [
+    {
+      name: 'subtree with labels, by label (class 11: about 1,100 classes)',
+      text: `PREFIX rdfs: <http://www.w3.org/2000/01/rdf-schema#> PREFIX skos: <http://www.w3.org/2004/02/skos/core#> SELECT ?x ?label WHERE { ?x rdfs:subClassOf+ <${library}/tree/11> ; skos:prefLabel ?label } ORDER BY ?label`,
+      accept: RESULTS_JSON,
+    },
+    {
+      name: 'one class described',
+      text: `DESCRIBE <${library}/tree/4242>`,
+      accept: 'application/n-triples',
+    },
+    {
+      name: 'count by status',
+      text: 'PREFIX rdl: <https://w3id.org/refdata/vocab#> SELECT ?status (COUNT(?x) AS ?n) WHERE { ?x rdl:status ?status } GROUP BY ?status',
+      accept: RESULTS_JSON,
+    },
+  ];
+}
+
+/** Waits until the instance's dataset answers with `count` classes of the tree. */
+async function waitForDataset(server: RefdataBenchServer, library: string, count: number) {
+  const query = `SELECT (COUNT(?x) AS ?n) WHERE { GRAPH <${library}> { ?x <http://www.w3.org/2000/01/rdf-schema#subClassOf> ?y } }`;
+  for (;;) {
+    const response = await fetch(`${server.url}/sparql?query=${encodeURIComponent(query)}`, {
+      headers: { authorization: `Bearer ${server.token}`, accept: RESULTS_JSON },
+    });
+    if (response.status === 200) {
+      const body = (await response.json()) as {
+        results: { bindings: { n: { value: string } }[] };
+      };
+      if (Number(body.results.bindings[0]?.n.value) >= count) return;
+    } else await response.body?.cancel();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Oxigraph alone, loaded in this process with the quads the instance builds from. */
+async function engineAlone(server: RefdataBenchServer) {
+  const database = openDatabase<RefdataTables>(
+    loadProgramConfig(server.env).services.refdata.database,
+  );
+  const store = new oxigraph.Store();
+  try {
+    const context = { families: new FamilyRegistry(), iriBase: server.url };
+    const rows = new ResourceStore(database.db, () => undefined);
+    let after = 0;
+    for (;;) {
+      const batch = await rows
+        .selectWithFacts()
+        .where('resource.status', 'in', PUBLISHED_STATUSES)
+        .where('resource.id', '>', after)
+        .orderBy('resource.id')
+        .limit(2000)
+        .execute();
+      if (batch.length === 0) break;
+      store.load(await publishedQuads(context, batch), {
+        format: 'application/n-quads',
+        no_transaction: true,
+      });
+      after = batch[batch.length - 1]?.id ?? after;
+    }
+  } finally {
+    await database.close();
+  }
+  return (text: string, accept: string, times: number) => {
+    const format = accept === RESULTS_JSON ? 'json' : accept;
+    const options = { use_default_graph_as_union: true, results_format: format };
+    store.query(text, options);
+    const latencies: number[] = [];
+    for (let n = 0; n < times; n += 1) {
+      const started = performance.now();
+      store.query(text, options);
+      latencies.push(performance.now() - started);
+    }
+    return percentiles(latencies);
+  };
+}
+
+if (!values['skip-build']) execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
+out(
+  `Node ${process.version}, ${cpus().length} cores; ${classes} approved classes in one library; ${perQuery} askings per query by one client, then ${requests} requests from ${clients} clients; load generator on the same machine.`,
+);
+for (const kind of databases) {
+  const server = await startRefdataBenchServer({ kind, postgresAdminUrl: values['postgres-url'] });
+  try {
+    const library = server.refs.library;
+    process.stderr.write(`${kind}: seeding ${classes} classes\n`);
+    await seedResources(server, classTree(library, classes));
+    const empty = await residentMemoryMib(server.pid);
+    process.stderr.write(`${kind}: a fresh instance builds its dataset\n`);
+    // Room for every client in line, and time for the last in line: the limits are
+    // the tests' to check; here the engine is measured.
+    const spawned = await server.restart({
+      REFDATA_SPARQL_MAX_CONCURRENT: String(clients * 2),
+      REFDATA_SPARQL_TIMEOUT_MS: '600000',
+    });
+    await waitForDataset(server, library, classes);
+    const built = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const memory = await residentMemoryMib(server.pid);
+    const alone = await engineAlone(server);
+    const asked = queries(library);
+    const path = (text: string) => `/sparql?query=${encodeURIComponent(text)}`;
+    const bare = await measurePaths(server, ['/-/health'], perQuery, 1);
+    out('');
+    out(`## ${classes} classes on ${kind}`);
+    out('');
+    out(
+      `Spawn to the whole dataset queryable: ${((built - spawned) / 1000).toFixed(1)} s. Resident memory: ${mib(empty)} before seeding, ${mib(memory)} with the dataset (and the search index). Bare route \`/-/health\` p50 ${ms(bare.p50)} ms.`,
+    );
+    out('');
+    out(
+      '| query | /sparql p50, one client | /sparql p95, one client | Oxigraph alone p50 | /sparql / alone | /sparql p95, 16 clients | requests/s, 16 clients |',
+    );
+    out('|---|---|---|---|---|---|---|');
+    for (const query of asked) {
+      const headers = { accept: query.accept };
+      // Once unmeasured: the first asking pays for compiling the path.
+      await measurePaths(server, [path(query.text)], 5, 1, headers);
+      const one = await measurePaths(server, [path(query.text)], perQuery, 1, headers);
+      const engine = alone(query.text, query.accept, perQuery);
+      const many = await measurePaths(server, [path(query.text)], requests, clients, headers);
+      if (one.failures > 0 || many.failures > 0) throw new Error(`${query.name}: failures`);
+      out(
+        `| ${query.name} | ${ms(one.p50)} ms | ${ms(one.p95)} ms | ${ms(engine.p50)} ms | ${(one.p50 / engine.p50).toFixed(2)} | ${ms(many.p95)} ms | ${many.perSecond.toFixed(0)} |`,
+      );
+    }
+  } finally {
+    await server.stop();
+  }
+}
