@@ -246,6 +246,8 @@ export async function measurePaths(
   requests: number,
   concurrency: number,
   headers: Record<string, string> = {},
+  /** How long one request may take before it counts as failed (autocannon's 10 s unless given). */
+  timeoutSeconds = 10,
 ): Promise<SearchFigures> {
   const latencies: number[] = [];
   let failures = 0;
@@ -265,6 +267,7 @@ export async function measurePaths(
       url: server.url,
       connections: concurrency,
       amount: requests,
+      timeout: timeoutSeconds,
       headers: { ...headers, authorization: `Bearer ${server.token}` },
       requests: [
         {
