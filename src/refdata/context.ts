@@ -6,6 +6,7 @@ import type { Catalogues } from './catalogues/catalogues.js';
 import type { RefdataSettings } from './config.js';
 import type { RefdataTables } from './db/tables.js';
 import type { FamilyRegistry } from './families/registry.js';
+import type { ReplicaLog } from './replicas/replica.js';
 import { ResourceStore } from './resources/store.js';
 import { SearchService } from './search/service.js';
 import { SparqlService } from './sparql/service.js';
@@ -37,7 +38,7 @@ export function createRefdata(
   signingKey: SigningKey | undefined,
   catalogues: Catalogues,
   families: FamilyRegistry,
-  log: ConstructorParameters<typeof SearchService>[3],
+  log: ReplicaLog,
 ): Refdata {
   const store = new ResourceStore(db, (family) => families.byKey(family)?.aggregate?.field);
   const search = new SearchService(db, families, settings.search, log);

@@ -3,8 +3,8 @@ import type { Kysely } from 'kysely';
 import type { CacheOutcome, RequestCaching } from '../../platform/http/cache-directives.js';
 import type { RefdataTables, Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
-import { CHANGE_RETENTION_MS, ChangeFollower, pruneChanges } from '../replicas/change-log.js';
-import { FollowLoop } from '../replicas/follow-loop.js';
+import { pruneChanges } from '../replicas/change-log.js';
+import { Replica, type ReplicaLog } from '../replicas/replica.js';
 import type { ResourceRow } from '../resources/store.js';
 import { AnswerCache } from './answer-cache.js';
 import { indexedDocument, selectIndexRows } from './documents.js';
@@ -56,11 +56,6 @@ export interface Searched {
   cache: CacheOutcome;
 }
 
-interface Log {
-  info(object: object, message: string): void;
-  error(object: object, message: string): void;
-}
-
 /**
  * The search index of this instance: built from the database at start (search
  * answers 503 meanwhile), then kept up to date from the change log, on a timer
@@ -71,71 +66,33 @@ interface Log {
  * failed, is built beside the index in use, which answers until the new one is
  * ready.
  */
-export class SearchService {
-  private index: IndexThread | undefined;
+export class SearchService extends Replica<IndexThread> {
   /** The libraries' labels, from the rows the index was built and kept from. */
   private libraries = new LibraryLabels();
-  private follower: ChangeFollower | undefined;
   private state: 'available' | 'rebuilding' | 'down' = 'available';
   private builtFor = 0;
-  private building: Promise<void> | undefined;
-  private readonly loop: FollowLoop;
-  private closed = false;
-  private lastTurn = Date.now();
   private lastPrune = 0;
   private readonly answers: AnswerCache;
 
   constructor(
-    private readonly db: Kysely<RefdataTables>,
+    db: Kysely<RefdataTables>,
     private readonly families: FamilyRegistry,
     settings: SearchSettings,
-    private readonly log: Log,
+    log: ReplicaLog,
   ) {
+    super(db, settings.pollMilliseconds, log, 'search index');
     this.answers = new AnswerCache(settings.answerCacheBytes);
-    this.loop = new FollowLoop(settings.pollMilliseconds, () => this.followOnce());
   }
 
   /** Whether search may answer: the index is built, and search is not marked down. */
   get available(): boolean {
-    return this.index !== undefined && this.state === 'available';
-  }
-
-  /** Documents in the index, for the health of an instance and the benchmark. */
-  get size(): number {
-    return this.index?.size ?? 0;
+    return this.thread !== undefined && this.state === 'available';
   }
 
   /** Starts the first build and the timer; resolves when built or after `waitMilliseconds`. */
   async start(waitMilliseconds: number): Promise<void> {
     await this.readState();
-    this.building = this.build();
-    this.loop.start();
-    let timeout: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.building,
-      new Promise((resolve) => {
-        timeout = setTimeout(resolve, waitMilliseconds);
-      }),
-    ]);
-    clearTimeout(timeout);
-  }
-
-  /** Resolves when the build under way (if any) is done. */
-  async built(): Promise<void> {
-    await this.building;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.loop.close();
-    await this.building?.catch(() => undefined);
-    await this.index?.close();
-    this.index = undefined;
-  }
-
-  /** A write request of this instance has committed: the next search first reads the log. */
-  noteLocalWrite(): void {
-    this.loop.noteLocalWrite();
+    await this.startWithin(waitMilliseconds);
   }
 
   async search(request: SearchRequest): Promise<SearchAnswer> {
@@ -148,8 +105,8 @@ export class SearchService {
    * the next time if it allows that.
    */
   async searchCaching(request: SearchRequest, caching: RequestCaching): Promise<Searched> {
-    await this.loop.caughtUp();
-    const index = this.index;
+    await this.caughtUp();
+    const index = this.thread;
     if (!index) throw new Error('search asked before the index was built');
     const words = request.q === undefined ? [] : queryWords(request.q);
     if (request.q !== undefined && words.length === 0) {
@@ -223,30 +180,14 @@ export class SearchService {
     });
   }
 
-  private async followOnce(): Promise<void> {
-    try {
-      await this.readState();
-      const index = this.index;
-      const follower = this.follower;
-      if (index && follower) {
-        let more = true;
-        while (more && !this.closed) {
-          const next = await follower.next(this.db);
-          more = next.more;
-          await this.apply(index, [...next.resourceIds]);
-        }
-      }
-      const now = Date.now();
-      // An instance that could not read the log for longer than it is kept may have missed changes.
-      if (now - this.lastTurn > CHANGE_RETENTION_MS / 2 && !this.building) this.rebuild();
-      this.lastTurn = now;
-      if (now - this.lastPrune > PRUNE_EVERY_MS) {
-        this.lastPrune = now;
-        await pruneChanges(this.db, now);
-      }
-    } catch (error) {
-      if (!this.closed)
-        this.log.error({ err: error }, 'search index: reading the change log failed');
+  protected override async beforeTurn(): Promise<void> {
+    await this.readState();
+  }
+
+  protected override async afterTurn(now: number): Promise<void> {
+    if (now - this.lastPrune > PRUNE_EVERY_MS) {
+      this.lastPrune = now;
+      await pruneChanges(this.db, now);
     }
   }
 
@@ -258,82 +199,47 @@ export class SearchService {
       .executeTakeFirst();
     this.state = row?.state ?? 'available';
     const requested = Number(row?.rebuild_requested_at ?? 0);
-    if (this.builtFor === 0 && !this.index) this.builtFor = requested;
-    else if (requested > this.builtFor && !this.building) {
+    if (this.builtFor === 0 && !this.thread) this.builtFor = requested;
+    else if (requested > this.builtFor && !this.isBuilding) {
       this.builtFor = requested;
-      this.rebuild();
+      this.rebuild('asked for');
     }
   }
 
-  private rebuild(): void {
-    this.log.info({}, 'search index: rebuilding');
-    this.building = this.build();
+  protected newThread(onFailure: (error: Error) => void): IndexThread {
+    return new IndexThread(onFailure);
   }
 
-  /** The index's thread ended unasked (a crash, memory): search is unavailable until rebuilt. */
-  private failed(thread: IndexThread, error: Error): void {
-    if (this.closed) return;
-    this.log.error({ err: error }, 'search index: its thread ended; rebuilding');
-    if (this.index === thread) {
-      this.index = undefined;
-      this.follower = undefined;
-    }
-    if (!this.building) this.rebuild();
-  }
-
-  private async build(): Promise<void> {
-    const started = Date.now();
-    /** The new index while it is built; closed if the build does not finish. */
-    let building: IndexThread | undefined;
-    try {
-      // The log's end first: what changes while the build reads is applied after it.
-      const follower = await ChangeFollower.fromEnd(this.db);
-      const index = new IndexThread((error) => this.failed(index, error));
-      const libraries = new LibraryLabels();
-      building = index;
-      let after = 0;
-      // The thread indexes one batch while the next is read and turned into documents.
-      let indexing: Promise<void> = Promise.resolve();
-      while (!this.closed) {
-        const rows = await selectIndexRows(this.db)
-          .where('r.id', '>', after)
-          .orderBy('r.id')
-          .limit(BUILD_BATCH)
-          .execute();
-        if (rows.length === 0) break;
-        for (const row of rows) libraries.note(row);
-        const documents = rows.map((row) => indexedDocument(row, this.families));
-        await indexing;
-        indexing = index.update(documents, [], false);
-        // Its failure is taken up at the next `await indexing`, not as an unhandled rejection.
-        indexing.catch(() => undefined);
-        after = rows[rows.length - 1]?.id ?? after;
-        await nextTurn();
-      }
+  protected async fill(index: IndexThread): Promise<() => void> {
+    const libraries = new LibraryLabels();
+    let after = 0;
+    // The thread indexes one batch while the next is read and turned into documents.
+    let indexing: Promise<void> = Promise.resolve();
+    while (!this.closed) {
+      const rows = await selectIndexRows(this.db)
+        .where('r.id', '>', after)
+        .orderBy('r.id')
+        .limit(BUILD_BATCH)
+        .execute();
+      if (rows.length === 0) break;
+      for (const row of rows) libraries.note(row);
+      const documents = rows.map((row) => indexedDocument(row, this.families));
       await indexing;
-      await index.update([], [], true);
-      if (this.closed) return;
-      const previous = this.index;
-      this.index = index;
-      this.libraries = libraries;
-      this.follower = follower;
-      this.answers.invalidate();
-      building = undefined;
-      await previous?.close();
-      this.log.info(
-        { documents: index.size, milliseconds: Date.now() - started },
-        'search index: built',
-      );
-      await this.loop.turn();
-    } catch (error) {
-      if (!this.closed) this.log.error({ err: error }, 'search index: the build failed');
-    } finally {
-      await building?.close();
-      this.building = undefined;
+      indexing = index.update(documents, [], false);
+      // Its failure is taken up at the next `await indexing`, not as an unhandled rejection.
+      indexing.catch(() => undefined);
+      after = rows[rows.length - 1]?.id ?? after;
+      await nextTurn();
     }
+    await indexing;
+    await index.update([], [], true);
+    return () => {
+      this.libraries = libraries;
+      this.answers.invalidate();
+    };
   }
 
-  private async apply(index: IndexThread, ids: number[]): Promise<void> {
+  protected async apply(index: IndexThread, ids: number[]): Promise<void> {
     for (let start = 0; start < ids.length; start += APPLY_BATCH) {
       const batch = ids.slice(start, start + APPLY_BATCH);
       const rows = await selectIndexRows(this.db).where('r.id', 'in', batch).execute();

@@ -5,8 +5,7 @@ import type { RefdataSettings } from '../config.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { problem } from '../problem-codes.js';
-import { CHANGE_RETENTION_MS, ChangeFollower } from '../replicas/change-log.js';
-import { FollowLoop } from '../replicas/follow-loop.js';
+import { Replica, type ReplicaLog } from '../replicas/replica.js';
 import type { ResourceStore } from '../resources/store.js';
 import { PUBLISHED_STATUSES, publishedQuads } from './dataset.js';
 import { StoreThread } from './store-thread.js';
@@ -19,78 +18,34 @@ const APPLY_BATCH = 500;
 /** What Retry-After says while the dataset is built. */
 const RETRY_WHILE_BUILDING_SECONDS = 10;
 
-interface Log {
-  info(object: object, message: string): void;
-  error(object: object, message: string): void;
-}
-
 /**
  * This instance's SPARQL dataset, the published view: built from the database
  * at start (503 meanwhile), then kept from the change log as the search index
- * is, on a timer for what other instances wrote and before the next query for
- * what this one wrote. The store lives in a worker thread (`StoreThread`). A
- * query past the time limit is stopped by ending that thread; the dataset is
- * then built anew beside the requests, and /sparql answers 503 until it is.
+ * is (`Replica`). The store lives in a worker thread (`StoreThread`). A query
+ * past the time limit is stopped by ending that thread; the dataset is then
+ * built anew beside the requests, and /sparql answers 503 until it is.
  */
-export class SparqlService {
-  private thread: StoreThread | undefined;
-  private follower: ChangeFollower | undefined;
-  private building: Promise<void> | undefined;
-  private readonly loop: FollowLoop;
-  private closed = false;
-  private lastTurn = Date.now();
+export class SparqlService extends Replica<StoreThread> {
   /** Queries being evaluated or waiting for the thread. */
   private active = 0;
 
   constructor(
-    private readonly db: Kysely<RefdataTables>,
+    db: Kysely<RefdataTables>,
     private readonly store: ResourceStore,
     private readonly context: { families: FamilyRegistry; iriBase: string },
     readonly settings: RefdataSettings['sparql'],
-    private readonly log: Log,
+    log: ReplicaLog,
   ) {
-    this.loop = new FollowLoop(settings.pollMilliseconds, () => this.followOnce());
-  }
-
-  /** Quads in the dataset, for the health of an instance and the benchmark. */
-  get size(): number {
-    return this.thread?.size ?? 0;
+    super(db, settings.pollMilliseconds, log, 'sparql dataset');
   }
 
   get available(): boolean {
     return this.thread !== undefined;
   }
 
-  /** Starts the first build and the timer; resolves when built or after `waitMilliseconds`. */
-  async start(): Promise<void> {
-    this.building = this.build();
-    this.loop.start();
-    let timeout: NodeJS.Timeout | undefined;
-    await Promise.race([
-      this.building,
-      new Promise((resolve) => {
-        timeout = setTimeout(resolve, this.settings.startWaitMilliseconds);
-      }),
-    ]);
-    clearTimeout(timeout);
-  }
-
-  /** Resolves when the build under way (if any) is done. */
-  async built(): Promise<void> {
-    await this.building;
-  }
-
-  async close(): Promise<void> {
-    this.closed = true;
-    await this.loop.close();
-    await this.building?.catch(() => undefined);
-    await this.thread?.close();
-    this.thread = undefined;
-  }
-
-  /** A write of this instance has committed: the next query sees it. */
-  noteLocalWrite(): void {
-    this.loop.noteLocalWrite();
+  /** Starts the first build and the timer; resolves when built or after the start wait. */
+  start(): Promise<void> {
+    return this.startWithin(this.settings.startWaitMilliseconds);
   }
 
   /**
@@ -115,7 +70,7 @@ export class SparqlService {
     }
     this.active += 1;
     try {
-      await this.loop.caughtUp();
+      await this.caughtUp();
       const thread = this.thread;
       if (!thread) throw unavailable();
       let timer: NodeJS.Timeout | undefined;
@@ -128,7 +83,8 @@ export class SparqlService {
       ]);
       clearTimeout(timer);
       if (answer === 'timeout') {
-        this.stop(thread);
+        // The store cannot interrupt a query: its thread is ended, and the dataset built anew.
+        this.discard(thread, 'a query ran past the time limit');
         throw new HttpError(
           problem(
             503,
@@ -145,93 +101,33 @@ export class SparqlService {
     }
   }
 
-  /** Ends a thread whose query ran too long; the dataset is built anew. */
-  private stop(thread: StoreThread): void {
-    this.log.info({}, 'sparql: a query ran past the time limit; rebuilding the dataset');
-    if (this.thread === thread) {
-      this.thread = undefined;
-      this.follower = undefined;
-    }
-    void thread.close();
-    if (!this.building) this.building = this.build();
+  protected newThread(onFailure: (error: Error) => void): StoreThread {
+    return new StoreThread(onFailure);
   }
 
-  /** The thread ended unasked (a crash, memory): unavailable until rebuilt. */
-  private failed(thread: StoreThread, error: Error): void {
-    if (this.closed) return;
-    this.log.error({ err: error }, 'sparql: the store thread ended; rebuilding');
-    if (this.thread === thread) {
-      this.thread = undefined;
-      this.follower = undefined;
-    }
-    if (!this.building) this.building = this.build();
-  }
-
-  private async followOnce(): Promise<void> {
-    try {
-      const thread = this.thread;
-      const follower = this.follower;
-      if (thread && follower) {
-        let more = true;
-        while (more && !this.closed) {
-          const next = await follower.next(this.db);
-          more = next.more;
-          await this.apply(thread, [...next.resourceIds]);
-        }
-      }
-      const now = Date.now();
-      // An instance that could not read the log for longer than it is kept may have missed changes.
-      if (now - this.lastTurn > CHANGE_RETENTION_MS / 2 && !this.building)
-        this.building = this.build();
-      this.lastTurn = now;
-    } catch (error) {
-      if (!this.closed) this.log.error({ err: error }, 'sparql: reading the change log failed');
-    }
-  }
-
-  private async build(): Promise<void> {
-    const started = Date.now();
-    let building: StoreThread | undefined;
-    try {
-      // The log's end first: what changes while the build reads is applied after it.
-      const follower = await ChangeFollower.fromEnd(this.db);
-      const thread = new StoreThread((error) => this.failed(thread, error));
-      building = thread;
-      let after = 0;
-      let loading: Promise<void> = Promise.resolve();
-      while (!this.closed) {
-        const rows = await this.store
-          .selectWithFacts()
-          .where('resource.status', 'in', PUBLISHED_STATUSES)
-          .where('resource.id', '>', after)
-          .orderBy('resource.id')
-          .limit(BUILD_BATCH)
-          .execute();
-        if (rows.length === 0) break;
-        const nquads = await publishedQuads(this.context, rows);
-        await loading;
-        loading = thread.replace([], nquads);
-        // Its failure is taken up at the next `await loading`, not as an unhandled rejection.
-        loading.catch(() => undefined);
-        after = rows[rows.length - 1]?.id ?? after;
-        await nextTurn();
-      }
+  protected async fill(thread: StoreThread): Promise<() => void> {
+    let after = 0;
+    // The thread loads one batch while the next is read and written as N-Quads.
+    let loading: Promise<void> = Promise.resolve();
+    while (!this.closed) {
+      const rows = await this.store
+        .selectWithFacts()
+        .where('resource.status', 'in', PUBLISHED_STATUSES)
+        .where('resource.id', '>', after)
+        .orderBy('resource.id')
+        .limit(BUILD_BATCH)
+        .execute();
+      if (rows.length === 0) break;
+      const nquads = await publishedQuads(this.context, rows);
       await loading;
-      if (this.closed) return;
-      const previous = this.thread;
-      this.thread = thread;
-      this.follower = follower;
-      building = undefined;
-      await previous?.close();
-      this.log.info({ quads: thread.size, milliseconds: Date.now() - started }, 'sparql: built');
-      this.building = undefined;
-      await this.loop.turn();
-    } catch (error) {
-      if (!this.closed) this.log.error({ err: error }, 'sparql: the build failed');
-    } finally {
-      await building?.close();
-      this.building = undefined;
+      loading = thread.replace([], nquads);
+      // Its failure is taken up at the next `await loading`, not as an unhandled rejection.
+      loading.catch(() => undefined);
+      after = rows[rows.length - 1]?.id ?? after;
+      await nextTurn();
     }
+    await loading;
+    return () => undefined;
   }
 
   /**
@@ -239,7 +135,7 @@ export class SparqlService {
    * its triples now, or removed when it is no longer published (or no longer
    * stored: a removed picklist value is found by its tombstone).
    */
-  private async apply(thread: StoreThread, ids: number[]): Promise<void> {
+  protected async apply(thread: StoreThread, ids: number[]): Promise<void> {
     for (let start = 0; start < ids.length; start += APPLY_BATCH) {
       const batch = ids.slice(start, start + APPLY_BATCH);
       const rows = await this.store.selectWithFacts().where('resource.id', 'in', batch).execute();
