@@ -49,6 +49,8 @@ describe('a query that names its own dataset', () => {
     ['SELECT * WHERE { ?s <http://x/FROM> ?o } # FROM <http://g>', false],
     ['SELECT ?from WHERE { ?from ?p ?o }', false],
     ['PREFIX from: <http://x/> SELECT * WHERE { ?s from:a ?o }', false],
+    ['PREFIX ex: <http://x/> SELECT * WHERE { ?s ex:valid-from ?o }', false],
+    ['PREFIX ex: <http://x/> SELECT * WHERE { ?s ex:from.to ?o }', false],
   ])('%j: %s', (text, declared) => {
     expect(declaresDataset(text)).toBe(declared);
   });

@@ -405,6 +405,32 @@ describe.each(DATABASE_KINDS)('the SPARQL endpoint on %s', (kind) => {
       body: 'SELECT * WHERE { ?s ?p ?o }',
     });
     expect(plain.statusCode).toBe(415);
+    const json = await service.call('POST', '/sparql', {
+      roles: [],
+      headers: { 'content-type': 'application/json' },
+      body: { query: 'ASK {}' },
+    });
+    expect(json.statusCode).toBe(415);
+    const notUtf8 = await service.app.inject({
+      method: 'POST',
+      url: '/sparql',
+      headers: { 'content-type': 'application/sparql-query' },
+      payload: Buffer.from([0x41, 0x53, 0x4b, 0x20, 0x7b, 0xff, 0x7d]),
+    });
+    expect(notUtf8.statusCode).toBe(400);
+    expect(notUtf8.json().type).toMatch(/\/problems\/malformed-body$/);
+    // A text that is no query is a syntax error, whatever Accept asks for.
+    const nonsense = await get(service, 'SHOW ME EVERYTHING', 'text/turtle');
+    expect(nonsense.statusCode).toBe(400);
+    expect(nonsense.json().type).toMatch(/\/problems\/sparql-syntax$/);
+    // RDF/XML cannot name this predicate: not writable in that format, 406 rather than a failure.
+    const unwritable = await get(
+      service,
+      'CONSTRUCT { <http://e/a> <http://e/123> "x" } WHERE {}',
+      'application/rdf+xml',
+    );
+    expect(unwritable.statusCode).toBe(406);
+    expect(unwritable.json().detail).toMatch(/cannot be written as RDF\/XML/);
     const noQuery = await service.call('POST', '/sparql', {
       roles: [],
       headers: { 'content-type': FORM },

@@ -25,14 +25,14 @@ const FORBIDDEN_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\u
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
-const notUtf8 = () =>
+export const notUtf8 = () =>
   new HttpError(
     problem(400, 'malformed-body', 'The request body is not valid UTF-8.', {
       title: 'Malformed request body',
     }),
   );
 
-function decodeUtf8(body: Buffer): string {
+export function decodeUtf8(body: Buffer): string {
   try {
     return utf8.decode(body);
   } catch {

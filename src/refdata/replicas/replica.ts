@@ -3,6 +3,9 @@ import type { RefdataTables } from '../db/tables.js';
 import { CHANGE_RETENTION_MS, ChangeFollower } from './change-log.js';
 import { FollowLoop } from './follow-loop.js';
 
+/** How long after a failed build the next one is tried. */
+const RETRY_BUILD_MILLISECONDS = 5000;
+
 /** What a replica keeps its copy in: a worker thread, seen from the request thread. */
 export interface ReplicaThread {
   readonly size: number;
@@ -32,6 +35,9 @@ export abstract class Replica<Thread extends ReplicaThread> {
   protected closed = false;
   private follower: ChangeFollower | undefined;
   private building: Promise<void> | undefined;
+  /** Numbers the builds, so that one ending never clears the mark of a later one. */
+  private builds = 0;
+  private retry: NodeJS.Timeout | undefined;
   private readonly loop: FollowLoop;
   private lastTurn = Date.now();
 
@@ -89,6 +95,7 @@ export abstract class Replica<Thread extends ReplicaThread> {
 
   async close(): Promise<void> {
     this.closed = true;
+    clearTimeout(this.retry);
     await this.loop.close();
     await this.building?.catch(() => undefined);
     await this.thread?.close();
@@ -138,7 +145,15 @@ export abstract class Replica<Thread extends ReplicaThread> {
         while (more && !this.closed) {
           const next = await follower.next(this.db);
           more = next.more;
-          await this.apply(thread, [...next.resourceIds]);
+          try {
+            await this.apply(thread, [...next.resourceIds]);
+          } catch (error) {
+            // The follower has moved past these changes: only a new copy is sure to hold them.
+            if (!this.closed)
+              this.log.error({ err: error }, `${this.name}: a change could not be applied`);
+            this.discard(thread, 'a change could not be applied');
+            return;
+          }
         }
       }
       const now = Date.now();
@@ -154,6 +169,8 @@ export abstract class Replica<Thread extends ReplicaThread> {
   }
 
   private async build(): Promise<void> {
+    this.builds += 1;
+    const mine = this.builds;
     const started = Date.now();
     /** The new copy while it is built; closed if the build does not finish. */
     let building: Thread | undefined;
@@ -174,13 +191,21 @@ export abstract class Replica<Thread extends ReplicaThread> {
         { size: thread.size, milliseconds: Date.now() - started },
         `${this.name}: built`,
       );
-      this.building = undefined;
-      await this.loop.turn();
     } catch (error) {
-      if (!this.closed) this.log.error({ err: error }, `${this.name}: the build failed`);
+      if (!this.closed) {
+        this.log.error({ err: error }, `${this.name}: the build failed; trying again shortly`);
+        // Without a copy nothing can be read: try again rather than wait for a restart.
+        clearTimeout(this.retry);
+        this.retry = setTimeout(() => {
+          if (!this.thread) this.rebuild('the last build failed');
+        }, RETRY_BUILD_MILLISECONDS);
+        this.retry.unref();
+      }
     } finally {
       await building?.close();
-      this.building = undefined;
+      if (this.builds === mine) this.building = undefined;
     }
+    // What changed while it was built is applied before it is read from (a turn of its own).
+    if (!this.closed && this.thread) await this.loop.turn();
   }
 }

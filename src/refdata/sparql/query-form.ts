@@ -42,5 +42,6 @@ const NOT_KEYWORDS =
  * stands in for the endpoint's default dataset (SPARQL 1.1 Protocol §2.1.4).
  */
 export function declaresDataset(text: string): boolean {
-  return /(?<![A-Za-z0-9_:?$])FROM(?![A-Za-z0-9_:])/i.test(text.replace(NOT_KEYWORDS, ' '));
+  // A prefixed name's local part may hold `-` and `.` (`ex:valid-from`): not a keyword.
+  return /(?<![A-Za-z0-9_:?$.-])FROM(?![A-Za-z0-9_:.-])/i.test(text.replace(NOT_KEYWORDS, ' '));
 }

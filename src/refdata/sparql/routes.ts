@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Parser } from 'n3';
+import { decodeUtf8 } from '../../platform/http/body-parsers.js';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
@@ -85,6 +86,7 @@ const RESPONSES = {
 
 /** The endpoint takes the query alone as text in these types (SPARQL 1.1 Protocol §2.1). */
 const QUERY_TYPE = 'application/sparql-query';
+const FORM_TYPE = 'application/x-www-form-urlencoded';
 const UPDATE_TYPE = 'application/sparql-update';
 
 /**
@@ -105,10 +107,11 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
 
   app.register(async (sparql: HttpApp) => {
     for (const type of [QUERY_TYPE, UPDATE_TYPE]) {
+      // Strict UTF-8, as every other body: bytes that are not text are refused, not replaced.
       sparql.addContentTypeParser(
         type,
-        { parseAs: 'string', bodyLimit: settings.maxQueryBytes },
-        (_request, body, done) => done(null, body),
+        { parseAs: 'buffer', bodyLimit: settings.maxQueryBytes },
+        async (_request: FastifyRequest, body: Buffer) => decodeUtf8(body),
       );
     }
     // Browsers' clients (YASGUI and the like) call from other origins: the data is
@@ -151,13 +154,23 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
         tags: ['sparql'],
         querystring: Type.Object(ProtocolParameters, { additionalProperties: false }),
         body: PostBody,
-        consumes: ['application/x-www-form-urlencoded', QUERY_TYPE],
+        consumes: [FORM_TYPE, QUERY_TYPE],
         response: RESPONSES,
       },
       onRequest: reader,
       handler: async (request, reply) => {
         const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
         if (type === UPDATE_TYPE) throw updateRefused();
+        // The service's JSON parser would take an object for a form: the protocol has no JSON.
+        if (type !== QUERY_TYPE && type !== FORM_TYPE) {
+          throw new HttpError(
+            problem(
+              415,
+              'unsupported-media-type',
+              `A query is sent as ${FORM_TYPE} or ${QUERY_TYPE}.`,
+            ),
+          );
+        }
         const body = request.body;
         if (typeof body === 'string') {
           if (type !== QUERY_TYPE)
@@ -216,7 +229,16 @@ async function answerQuery(
   }
   const classified = classify(text);
   if (classified.kind === 'update') throw updateRefused();
-  // What the engine says of a text that is no query is the more useful answer.
+  // A text whose form cannot be read is most likely no query: what the engine says
+  // of it is the answer, whatever Accept asked for.
+  if (classified.kind === 'unknown') {
+    const parsed = await refdata.sparql.query(
+      text,
+      RESULTS_FORMATS['application/json'],
+      datasetOf(protocol),
+    );
+    if (!parsed.ok) throw refusedQuery(parsed.message);
+  }
   const form: QueryForm = classified.kind === 'query' ? classified.form : 'SELECT';
   const graph = form === 'CONSTRUCT' || form === 'DESCRIBE';
   const offered = graph ? GRAPH_OFFERED : form === 'ASK' ? ASK_OFFERED : SELECT_OFFERED;
@@ -234,9 +256,22 @@ async function answerQuery(
     return reply.type(`${mediaType}${charset}`).send(outcome.body);
   }
   const format = RDF_FORMATS[mediaType as RdfMediaType];
-  return reply
-    .type(format.contentType)
-    .send(await format.write(new Parser({ format: 'N-Triples' }).parse(outcome.body)));
+  const quads = new Parser({ format: 'N-Triples' }).parse(outcome.body);
+  let written: string;
+  try {
+    written = await format.write(quads);
+  } catch (error) {
+    // RDF/XML cannot name every predicate, nor JSON-LD every term a query can make.
+    throw new HttpError(
+      problem(
+        406,
+        'not-acceptable',
+        `This graph cannot be written as ${format.label} (${error instanceof Error ? error.message : String(error)}); ask for Turtle or N-Triples.`,
+        { title: 'Not Acceptable' },
+      ),
+    );
+  }
+  return reply.type(format.contentType).send(written);
 }
 
 /** The protocol's dataset, when it names one; otherwise every graph is the default. */

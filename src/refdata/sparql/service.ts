@@ -5,6 +5,7 @@ import type { RefdataSettings } from '../config.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { problem } from '../problem-codes.js';
+import { writableIri } from '../rdf/writable-terms.js';
 import { Replica, type ReplicaLog } from '../replicas/replica.js';
 import type { ResourceStore } from '../resources/store.js';
 import { PUBLISHED_STATUSES, publishedQuads } from './dataset.js';
@@ -74,13 +75,18 @@ export class SparqlService extends Replica<StoreThread> {
       const thread = this.thread;
       if (!thread) throw unavailable();
       let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), this.settings.timeoutMilliseconds);
-      });
-      const answer = await Promise.race([
-        thread.query(text, format, dataset).catch(() => 'ended' as const),
-        timedOut,
-      ]);
+      let settled = false;
+      const asked = thread.query(text, format, dataset);
+      // Its time runs from when the thread takes it up, not while it waits in line.
+      const timedOut = asked.started.then(
+        () =>
+          new Promise<'timeout'>((resolve) => {
+            if (settled) return;
+            timer = setTimeout(() => resolve('timeout'), this.settings.timeoutMilliseconds);
+          }),
+      );
+      const answer = await Promise.race([asked.answer.catch(() => 'ended' as const), timedOut]);
+      settled = true;
       clearTimeout(timer);
       if (answer === 'timeout') {
         // The store cannot interrupt a query: its thread is ended, and the dataset built anew.
@@ -150,8 +156,9 @@ export class SparqlService extends Replica<StoreThread> {
               .where('resource_id', 'in', gone)
               .execute();
       const published = rows.filter((row) => PUBLISHED_STATUSES.includes(row.status));
+      // As the triples name them (an IRI stored before the writable rules is written escaped).
       await thread.replace(
-        [...rows.map((row) => row.iri), ...removed.map((row) => row.iri)],
+        [...rows.map((row) => row.iri), ...removed.map((row) => row.iri)].map(writableIri),
         await publishedQuads(this.context, published),
       );
     }

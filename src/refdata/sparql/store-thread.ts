@@ -30,12 +30,32 @@ export class StoreThread {
 
   /** Removes what is stored about `iris`, then adds `nquads` (their new triples, if any). */
   async replace(iris: string[], nquads: string): Promise<void> {
-    if (iris.length > 0) this.quads = await this.calls.call('remove', iris);
-    this.quads = await this.calls.call('load', nquads);
+    this.quads = await this.track(this.calls.call('replace', iris, nquads)).answer;
   }
 
-  query(text: string, format: string, dataset: QueryDataset | undefined): Promise<QueryOutcome> {
-    return this.calls.call('query', text, format, dataset);
+  /**
+   * Sends a query; `started` resolves when the thread takes it up (every call
+   * before it answered), which is when its time starts: the time it waits in
+   * line behind others is not its own.
+   */
+  query(
+    text: string,
+    format: string,
+    dataset: QueryDataset | undefined,
+  ): { answer: Promise<QueryOutcome>; started: Promise<void> } {
+    return this.track(this.calls.call('query', text, format, dataset));
+  }
+
+  /** The calls answer in the order made: one starts when the one before it is answered. */
+  private last: Promise<unknown> = Promise.resolve();
+
+  private track<T>(answer: Promise<T>): { answer: Promise<T>; started: Promise<void> } {
+    const started = this.last.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.last = answer.catch(() => undefined);
+    return { answer, started };
   }
 
   async close(): Promise<void> {

@@ -30,16 +30,16 @@ function deleteWithBlankNodes(quad: Quad): void {
 }
 
 const api = {
-  /** Adds N-Quads; answers the quads held. */
-  load(nquads: string): number {
-    if (nquads !== '') store.load(nquads, { format: 'application/n-quads', no_transaction: true });
-    return store.size;
-  },
-  /** Removes every triple about each IRI, and the blank nodes it holds; answers the quads held. */
-  remove(iris: string[]): number {
+  /**
+   * Removes every triple about each IRI (and the blank nodes it holds), then
+   * adds `nquads`, in one call, so that no query runs between the two and sees
+   * a changed resource missing; answers the quads held.
+   */
+  replace(iris: string[], nquads: string): number {
     for (const iri of iris) {
       for (const quad of store.match(namedNode(iri), null, null, null)) deleteWithBlankNodes(quad);
     }
+    if (nquads !== '') store.load(nquads, { format: 'application/n-quads', no_transaction: true });
     return store.size;
   },
   /**
