@@ -20,7 +20,7 @@ import { loadProgramConfig } from '../src/program.js';
 import type { RefdataTables } from '../src/refdata/db/tables.js';
 import { FamilyRegistry } from '../src/refdata/families/registry.js';
 import { ResourceStore } from '../src/refdata/resources/store.js';
-import { PUBLISHED_STATUSES, publishedQuads } from '../src/refdata/sparql/dataset.js';
+import { PUBLISHED_STATUSES, resourceQuads } from '../src/refdata/sparql/dataset.js';
 import { type SeedResource, seedResources } from './bulk.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
 import { residentMemoryMib } from './processes.js';
@@ -125,7 +125,7 @@ async function engineAlone(server: RefdataBenchServer) {
         .limit(2000)
         .execute();
       if (batch.length === 0) break;
-      store.load(await publishedQuads(context, batch), {
+      store.load(await resourceQuads(context, batch), {
         format: 'application/n-quads',
         no_transaction: true,
       });

@@ -340,6 +340,45 @@ describe.each(DATABASE_KINDS)('the SPARQL endpoint on %s', (kind) => {
     }
   });
 
+  it('shows readers who ask for it the working view, Drafts and all, and never visitors', async () => {
+    const ontology = await createLibrary(service);
+    const draft = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('Draft seal'),
+      ontology,
+      subClassOf: ['http://x.example/E'],
+    });
+    const ask = `ASK { GRAPH <${ontology}> { <${draft.iri}> <${RDL}status> <${RDL}Draft> } }`;
+    const asReader = await service.call(
+      'GET',
+      `/sparql?view=working&query=${encodeURIComponent(ask)}`,
+      { roles: ['Reader'], headers: { accept: RESULTS_JSON } },
+    );
+    expect(asReader.statusCode, asReader.body).toBe(200);
+    expect(asReader.json().boolean).toBe(true);
+    const byForm = await service.call('POST', '/sparql', {
+      roles: ['Reader'],
+      headers: { 'content-type': FORM, accept: RESULTS_JSON },
+      body: `view=working&query=${encodeURIComponent(ask)}`,
+    });
+    expect(byForm.json().boolean).toBe(true);
+    // The published view, the default, holds no Draft, whoever asks.
+    const published = await service.call('GET', `/sparql?query=${encodeURIComponent(ask)}`, {
+      roles: ['Reader'],
+      headers: { accept: RESULTS_JSON },
+    });
+    expect(published.json().boolean).toBe(false);
+    // A visitor asking for the working view, by URL or by form, is asked for a token.
+    const visitor = await get(service, ask, RESULTS_JSON, '&view=working');
+    expect(visitor.statusCode).toBe(401);
+    const visitorForm = await service.call('POST', '/sparql', {
+      roles: [],
+      headers: { 'content-type': FORM },
+      body: `view=working&query=${encodeURIComponent(ask)}`,
+    });
+    expect(visitorForm.statusCode).toBe(401);
+    expect((await get(service, ask, RESULTS_JSON, '&view=everything')).statusCode).toBe(400);
+  });
+
   it('describes itself at /sparql without a query', async () => {
     const ontology = await createLibrary(service);
     await approve(service, ontology);

@@ -6,7 +6,9 @@ import { factsOf, type RowWithFacts } from '../resources/store.js';
 
 const { namedNode, quad } = DataFactory;
 
-export { PUBLISHED_STATUSES } from '../lifecycle/views.js';
+import { PUBLISHED_STATUSES, type View } from '../lifecycle/views.js';
+
+export { PUBLISHED_STATUSES };
 
 /** The graph of the few resources that belong to no library (a symbol may not). */
 export function unfiledGraph(iriBase: string): string {
@@ -27,11 +29,11 @@ export function graphOf(
 }
 
 /**
- * A published resource's quads as N-Quads: exactly the triples its own RDF
- * gives (`resourceGraph`), in its library's graph. Blank nodes are the
- * resource's own; the store names them afresh on every load.
+ * Resources' quads as N-Quads: exactly the triples each one's own RDF gives
+ * (`resourceGraph`), in its library's graph. Blank nodes are the resource's own;
+ * the store names them afresh on every load.
  */
-export function publishedQuads(
+export function resourceQuads(
   context: { families: FamilyRegistry; iriBase: string },
   rows: readonly RowWithFacts[],
 ): Promise<string> {
@@ -47,4 +49,16 @@ export function publishedQuads(
   return new Promise((resolve, reject) => {
     writer.end((error, text: string) => (error ? reject(error) : resolve(text)));
   });
+}
+
+/** What each view holds of these rows, as N-Quads: the published ones, and all of them. */
+export async function viewQuads(
+  context: { families: FamilyRegistry; iriBase: string },
+  rows: readonly RowWithFacts[],
+): Promise<Record<View, string>> {
+  const published = rows.filter((row) => PUBLISHED_STATUSES.includes(row.status));
+  return {
+    published: await resourceQuads(context, published),
+    working: await resourceQuads(context, rows),
+  };
 }

@@ -8,6 +8,7 @@ import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { problems } from '../described-responses.js';
+import { VIEWS } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
 import { negotiate } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
@@ -45,6 +46,15 @@ const GraphIris = Type.Optional(
 const ProtocolParameters = {
   'default-graph-uri': GraphIris,
   'named-graph-uri': GraphIris,
+  view: Type.Optional(
+    Type.Union(
+      VIEWS.map((view) => Type.Literal(view)),
+      {
+        description:
+          '`published` (the default: Approved and Deprecated resources) or `working` (every status; a token with a reading role)',
+      },
+    ),
+  ),
 };
 
 const GetParameters = Type.Object(
@@ -104,6 +114,14 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
     if (refdata.anonymousRead && request.headers.authorization === undefined) return;
     await requireReader(request);
   };
+  // The working view (Drafts and all) is for people who work on the content, never
+  // visitors; a form names it in its body, read after the hooks have run.
+  const answer = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    text: string,
+    protocol: Omit<Protocol, 'query'>,
+  ) => answerQuery(refdata, request, reply, text, protocol, requireReader);
 
   app.register(async (sparql: HttpApp) => {
     for (const type of [QUERY_TYPE, UPDATE_TYPE]) {
@@ -144,7 +162,7 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
             throw protocolError('default-graph-uri and named-graph-uri come with a query.');
           return answerDescription(refdata, request, reply);
         }
-        return answerQuery(refdata, request, reply, parameters.query, parameters);
+        return answer(request, reply, parameters.query, parameters);
       },
     });
 
@@ -175,14 +193,14 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
         if (typeof body === 'string') {
           if (type !== QUERY_TYPE)
             throw protocolError(`A query is sent as a form or as ${QUERY_TYPE}.`);
-          return answerQuery(refdata, request, reply, body, request.query);
+          return answer(request, reply, body, request.query);
         }
         if (body.update !== undefined) throw updateRefused();
         if (body.query === undefined) throw protocolError('The form has no query.');
         // A form carries the dataset in its body; the URL's parameters would be a second one.
         if (request.query['default-graph-uri'] || request.query['named-graph-uri'])
           throw protocolError('With a form, the graphs are given in the form, not the URL.');
-        return answerQuery(refdata, request, reply, body.query, body);
+        return answer(request, reply, body.query, body);
       },
     });
   });
@@ -216,8 +234,11 @@ async function answerQuery(
   reply: FastifyReply,
   text: string,
   protocol: Omit<Protocol, 'query'>,
+  requireReader: (request: FastifyRequest) => Promise<void>,
 ) {
   reply.header('vary', 'Accept');
+  const view = protocol.view ?? 'published';
+  if (view === 'working') await requireReader(request);
   if (Buffer.byteLength(text) > refdata.sparql.settings.maxQueryBytes) {
     throw new HttpError(
       problem(
@@ -233,6 +254,7 @@ async function answerQuery(
   // of it is the answer, whatever Accept asked for.
   if (classified.kind === 'unknown') {
     const parsed = await refdata.sparql.query(
+      view,
       text,
       RESULTS_FORMATS['application/json'],
       datasetOf(protocol),
@@ -245,6 +267,7 @@ async function answerQuery(
   const mediaType = negotiate(request.headers.accept, offered as readonly string[]);
   if (!mediaType) throw notAcceptable(offered);
   const outcome = await refdata.sparql.query(
+    view,
     text,
     graph ? 'application/n-triples' : RESULTS_FORMATS[mediaType as ResultsMediaType],
     datasetOf(protocol),

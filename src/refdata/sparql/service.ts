@@ -4,11 +4,12 @@ import { HttpError } from '../../platform/http/problem.js';
 import type { RefdataSettings } from '../config.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
+import type { View } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
 import { writableIri } from '../rdf/writable-terms.js';
 import { Replica, type ReplicaLog } from '../replicas/replica.js';
 import type { ResourceStore } from '../resources/store.js';
-import { PUBLISHED_STATUSES, publishedQuads } from './dataset.js';
+import { viewQuads } from './dataset.js';
 import { StoreThread } from './store-thread.js';
 import type { QueryDataset, QueryOutcome } from './store-worker.js';
 
@@ -55,6 +56,7 @@ export class SparqlService extends Replica<StoreThread> {
    * `timeoutMilliseconds` (then stopped: 503 `sparql-timeout`).
    */
   async query(
+    view: View,
     text: string,
     format: string,
     dataset: QueryDataset | undefined,
@@ -76,7 +78,7 @@ export class SparqlService extends Replica<StoreThread> {
       if (!thread) throw unavailable();
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
-      const asked = thread.query(text, format, dataset);
+      const asked = thread.query(view, text, format, dataset);
       // Its time runs from when the thread takes it up, not while it waits in line.
       const timedOut = asked.started.then(
         () =>
@@ -118,15 +120,14 @@ export class SparqlService extends Replica<StoreThread> {
     while (!this.closed) {
       const rows = await this.store
         .selectWithFacts()
-        .where('resource.status', 'in', PUBLISHED_STATUSES)
         .where('resource.id', '>', after)
         .orderBy('resource.id')
         .limit(BUILD_BATCH)
         .execute();
       if (rows.length === 0) break;
-      const nquads = await publishedQuads(this.context, rows);
+      const quads = await viewQuads(this.context, rows);
       await loading;
-      loading = thread.replace([], nquads);
+      loading = thread.replace([], quads);
       // Its failure is taken up at the next `await loading`, not as an unhandled rejection.
       loading.catch(() => undefined);
       after = rows[rows.length - 1]?.id ?? after;
@@ -155,11 +156,10 @@ export class SparqlService extends Replica<StoreThread> {
               .select('iri')
               .where('resource_id', 'in', gone)
               .execute();
-      const published = rows.filter((row) => PUBLISHED_STATUSES.includes(row.status));
       // As the triples name them (an IRI stored before the writable rules is written escaped).
       await thread.replace(
         [...rows.map((row) => row.iri), ...removed.map((row) => row.iri)].map(writableIri),
-        await publishedQuads(this.context, published),
+        await viewQuads(this.context, rows),
       );
     }
   }

@@ -1,5 +1,6 @@
 import { siblingModule, startModuleWorker } from '../../platform/threads/module-worker.js';
 import { WorkerCalls } from '../../platform/threads/worker-calls.js';
+import type { View } from '../lifecycle/views.js';
 import type { QueryDataset, QueryOutcome, SparqlStoreApi } from './store-worker.js';
 
 /**
@@ -28,9 +29,9 @@ export class StoreThread {
     return this.quads;
   }
 
-  /** Removes what is stored about `iris`, then adds `nquads` (their new triples, if any). */
-  async replace(iris: string[], nquads: string): Promise<void> {
-    this.quads = await this.track(this.calls.call('replace', iris, nquads)).answer;
+  /** Removes what each view holds about `iris`, then adds their triples now (if any), per view. */
+  async replace(iris: string[], quads: Record<View, string>): Promise<void> {
+    this.quads = await this.track(this.calls.call('replace', iris, quads)).answer;
   }
 
   /**
@@ -39,11 +40,12 @@ export class StoreThread {
    * line behind others is not its own.
    */
   query(
+    view: View,
     text: string,
     format: string,
     dataset: QueryDataset | undefined,
   ): { answer: Promise<QueryOutcome>; started: Promise<void> } {
-    return this.track(this.calls.call('query', text, format, dataset));
+    return this.track(this.calls.call('query', view, text, format, dataset));
   }
 
   /** The calls answer in the order made: one starts when the one before it is answered. */

@@ -1,14 +1,16 @@
 /**
- * The worker thread that holds an instance's SPARQL dataset in Oxigraph's
- * in-memory store. Evaluating a query is synchronous and may take long: on a
+ * The worker thread that holds an instance's SPARQL dataset, both its views,
+ * in Oxigraph's in-memory stores. Evaluating a query is synchronous and may take long: on a
  * thread of its own it runs beside the requests the main thread answers, and
  * a query past its time is stopped by ending the thread (see `SparqlService`).
  */
 import { BlankNode, defaultGraph, type NamedNode, namedNode, type Quad, Store } from 'oxigraph';
 import { answerCalls } from '../../platform/threads/worker-calls.js';
+import { VIEWS, type View } from '../lifecycle/views.js';
 import { declaresDataset } from './query-form.js';
 
-const store = new Store();
+/** One store per view: what is published, and everything (docs/sparql.md). */
+const stores: Record<View, Store> = { published: new Store(), working: new Store() };
 
 /** The dataset a query runs over: the protocol's graphs, or every graph as the default. */
 export interface QueryDataset {
@@ -22,12 +24,15 @@ export interface QueryDataset {
 export type QueryOutcome = { ok: true; body: string } | { ok: false; message: string };
 
 /** Deletes `quad`, and what hangs from its object when that is a blank node of the resource. */
-function deleteWithBlankNodes(quad: Quad): void {
+function deleteWithBlankNodes(store: Store, quad: Quad): void {
   store.delete(quad);
   if (quad.object instanceof BlankNode)
     for (const inner of store.match(quad.object, null, null, quad.graph))
-      deleteWithBlankNodes(inner);
+      deleteWithBlankNodes(store, inner);
 }
+
+/** The quads of both views together, for health and benchmarks. */
+const held = () => stores.published.size + stores.working.size;
 
 const api = {
   /**
@@ -35,22 +40,28 @@ const api = {
    * adds `nquads`, in one call, so that no query runs between the two and sees
    * a changed resource missing; answers the quads held.
    */
-  replace(iris: string[], nquads: string): number {
-    for (const iri of iris) {
-      for (const quad of store.match(namedNode(iri), null, null, null)) deleteWithBlankNodes(quad);
+  replace(iris: string[], quads: Record<View, string>): number {
+    for (const view of VIEWS) {
+      const store = stores[view];
+      for (const iri of iris) {
+        for (const quad of store.match(namedNode(iri), null, null, null))
+          deleteWithBlankNodes(store, quad);
+      }
+      const nquads = quads[view];
+      if (nquads !== '')
+        store.load(nquads, { format: 'application/n-quads', no_transaction: true });
     }
-    if (nquads !== '') store.load(nquads, { format: 'application/n-quads', no_transaction: true });
-    return store.size;
+    return held();
   },
   /**
    * Evaluates `text`, written as `format` (a results format for SELECT and ASK,
    * N-Triples for CONSTRUCT and DESCRIBE), over `dataset` or, without one, with
    * every graph's union as the default graph.
    */
-  query(text: string, format: string, dataset: QueryDataset | undefined): QueryOutcome {
+  query(view: View, text: string, format: string, dataset: QueryDataset | undefined): QueryOutcome {
     const graphs = (iris: string[]): NamedNode[] => iris.map((iri) => namedNode(iri));
     try {
-      const answer = store.query(text, {
+      const answer = stores[view].query(text, {
         results_format: format,
         ...(dataset === undefined
           ? // The query's own FROM, or the service's default: every graph together.
