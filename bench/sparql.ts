@@ -125,7 +125,7 @@ async function engineAlone(server: RefdataBenchServer) {
         .limit(2000)
         .execute();
       if (batch.length === 0) break;
-      store.load(await resourceQuads(context, batch), {
+      store.load(resourceQuads(context, batch), {
         format: 'application/n-quads',
         no_transaction: true,
       });

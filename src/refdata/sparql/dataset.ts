@@ -28,37 +28,49 @@ export function graphOf(
   return typeof ontology === 'string' ? ontology : unfiledGraph(iriBase);
 }
 
+/** One writer for every row: N-Quads has no prefixes or state between quads. */
+const NQUADS = new Writer({ format: 'N-Quads' });
+
 /**
- * Resources' quads as N-Quads: exactly the triples each one's own RDF gives
- * (`resourceGraph`), in its library's graph. Blank nodes are the resource's own;
- * the store names them afresh on every load.
+ * Each row's quads as N-Quads: exactly the triples its own RDF gives
+ * (`resourceGraph`), in its library's graph. Blank nodes are the resource's
+ * own; the store names them afresh on every load.
  */
-export function resourceQuads(
+function rowQuads(
   context: { families: FamilyRegistry; iriBase: string },
   rows: readonly RowWithFacts[],
-): Promise<string> {
-  const quads: Quad[] = [];
+): string[] {
   const facts = factsOf(rows);
-  for (const row of rows) {
+  return rows.map((row) => {
     const graph = namedNode(graphOf(row, context.iriBase));
-    for (const triple of resourceGraph(context, row, [], facts))
-      quads.push(quad(triple.subject, triple.predicate, triple.object, graph));
-  }
-  const writer = new Writer({ format: 'N-Quads' });
-  writer.addQuads(quads);
-  return new Promise((resolve, reject) => {
-    writer.end((error, text: string) => (error ? reject(error) : resolve(text)));
+    const quads: Quad[] = resourceGraph(context, row, [], facts).map((triple) =>
+      quad(triple.subject, triple.predicate, triple.object, graph),
+    );
+    return NQUADS.quadsToString(quads);
   });
 }
 
-/** What each view holds of these rows, as N-Quads: the published ones, and all of them. */
-export async function viewQuads(
+/** Resources' quads as N-Quads (see `rowQuads`). */
+export function resourceQuads(
   context: { families: FamilyRegistry; iriBase: string },
   rows: readonly RowWithFacts[],
-): Promise<Record<View, string>> {
-  const published = rows.filter((row) => PUBLISHED_STATUSES.includes(row.status));
+): string {
+  return rowQuads(context, rows).join('');
+}
+
+/**
+ * What each view holds of these rows, as N-Quads: the published ones, and all
+ * of them; each row is written once, for both.
+ */
+export function viewQuads(
+  context: { families: FamilyRegistry; iriBase: string },
+  rows: readonly RowWithFacts[],
+): Record<View, string> {
+  const written = rowQuads(context, rows);
   return {
-    published: await resourceQuads(context, published),
-    working: await resourceQuads(context, rows),
+    published: written
+      .filter((_text, at) => PUBLISHED_STATUSES.includes(rows[at]?.status ?? 'Draft'))
+      .join(''),
+    working: written.join(''),
   };
 }

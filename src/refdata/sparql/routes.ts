@@ -266,35 +266,49 @@ async function answerQuery(
   const offered = graph ? GRAPH_OFFERED : form === 'ASK' ? ASK_OFFERED : SELECT_OFFERED;
   const mediaType = negotiate(request.headers.accept, offered as readonly string[]);
   if (!mediaType) throw notAcceptable(offered);
+  // Oxigraph writes every graph format off the request thread, but for RDF/XML it
+  // writes predicates XML cannot name as broken XML: the service's own writer
+  // writes that one, and refuses such a graph instead.
+  const ownWriter = graph && mediaType === 'application/rdf+xml';
   const outcome = await refdata.sparql.query(
     view,
     text,
-    graph ? 'application/n-triples' : RESULTS_FORMATS[mediaType as ResultsMediaType],
+    ownWriter
+      ? 'application/n-triples'
+      : graph
+        ? mediaType
+        : RESULTS_FORMATS[mediaType as ResultsMediaType],
     datasetOf(protocol),
+    graph ? 'graph' : 'results',
   );
+  if (!outcome.ok && outcome.unwritable) throw unwritable(mediaType, outcome.message);
   if (!outcome.ok) throw refusedQuery(outcome.message);
-  if (!graph) {
-    const charset =
-      mediaType.startsWith('text/') || mediaType.endsWith('json') ? '; charset=utf-8' : '';
-    return reply.type(`${mediaType}${charset}`).send(outcome.body);
+  if (ownWriter) {
+    const format = RDF_FORMATS['application/rdf+xml'];
+    try {
+      const quads = new Parser({ format: 'N-Triples' }).parse(outcome.body);
+      return reply.type(format.contentType).send(await format.write(quads));
+    } catch (error) {
+      throw unwritable(mediaType, error instanceof Error ? error.message : String(error));
+    }
   }
-  const format = RDF_FORMATS[mediaType as RdfMediaType];
-  const quads = new Parser({ format: 'N-Triples' }).parse(outcome.body);
-  let written: string;
-  try {
-    written = await format.write(quads);
-  } catch (error) {
-    // RDF/XML cannot name every predicate, nor JSON-LD every term a query can make.
-    throw new HttpError(
-      problem(
-        406,
-        'not-acceptable',
-        `This graph cannot be written as ${format.label} (${error instanceof Error ? error.message : String(error)}); ask for Turtle or N-Triples.`,
-        { title: 'Not Acceptable' },
-      ),
-    );
-  }
-  return reply.type(format.contentType).send(written);
+  const contentType = graph
+    ? RDF_FORMATS[mediaType as RdfMediaType].contentType
+    : mediaType.startsWith('text/') || mediaType.endsWith('json')
+      ? `${mediaType}; charset=utf-8`
+      : mediaType;
+  return reply.type(contentType).send(outcome.body);
+}
+
+function unwritable(mediaType: string, why: string): HttpError {
+  return new HttpError(
+    problem(
+      406,
+      'not-acceptable',
+      `This graph cannot be written as ${RDF_FORMATS[mediaType as RdfMediaType]?.label ?? mediaType} (${why}); ask for Turtle or N-Triples.`,
+      { title: 'Not Acceptable' },
+    ),
+  );
 }
 
 /** The protocol's dataset, when it names one; otherwise every graph is the default. */

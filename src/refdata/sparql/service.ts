@@ -60,6 +60,7 @@ export class SparqlService extends Replica<StoreThread> {
     text: string,
     format: string,
     dataset: QueryDataset | undefined,
+    answers: 'results' | 'graph' = 'results',
   ): Promise<QueryOutcome> {
     if (this.active >= this.settings.maxConcurrent) {
       throw new HttpError(
@@ -78,7 +79,7 @@ export class SparqlService extends Replica<StoreThread> {
       if (!thread) throw unavailable();
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
-      const asked = thread.query(view, text, format, dataset);
+      const asked = thread.query(view, text, format, dataset, answers);
       // Its time runs from when the thread takes it up, not while it waits in line.
       const timedOut = asked.started.then(
         () =>
@@ -125,7 +126,7 @@ export class SparqlService extends Replica<StoreThread> {
         .limit(BUILD_BATCH)
         .execute();
       if (rows.length === 0) break;
-      const quads = await viewQuads(this.context, rows);
+      const quads = viewQuads(this.context, rows);
       await loading;
       loading = thread.replace([], quads);
       // Its failure is taken up at the next `await loading`, not as an unhandled rejection.
@@ -159,7 +160,7 @@ export class SparqlService extends Replica<StoreThread> {
       // As the triples name them (an IRI stored before the writable rules is written escaped).
       await thread.replace(
         [...rows.map((row) => row.iri), ...removed.map((row) => row.iri)].map(writableIri),
-        await viewQuads(this.context, rows),
+        viewQuads(this.context, rows),
       );
     }
   }

@@ -44,8 +44,9 @@ export class StoreThread {
     text: string,
     format: string,
     dataset: QueryDataset | undefined,
+    answers: 'results' | 'graph',
   ): { answer: Promise<QueryOutcome>; started: Promise<void> } {
-    return this.track(this.calls.call('query', view, text, format, dataset));
+    return this.track(this.calls.call('query', view, text, format, dataset, answers));
   }
 
   /** The calls answer in the order made: one starts when the one before it is answered. */
