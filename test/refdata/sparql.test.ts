@@ -131,6 +131,8 @@ describe.each(DATABASE_KINDS)('the SPARQL endpoint on %s', (kind) => {
       'application/ld+json',
       'application/n-triples',
       'application/rdf+xml',
+      'application/trig',
+      'application/n-quads',
     ]) {
       const answer = await get(service, construct, mediaType);
       expect(answer.statusCode, mediaType).toBe(200);

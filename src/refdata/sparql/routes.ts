@@ -279,9 +279,7 @@ async function answerQuery(
         ? mediaType
         : RESULTS_FORMATS[mediaType as ResultsMediaType],
     datasetOf(protocol),
-    graph ? 'graph' : 'results',
   );
-  if (!outcome.ok && outcome.unwritable) throw unwritable(mediaType, outcome.message);
   if (!outcome.ok) throw refusedQuery(outcome.message);
   if (ownWriter) {
     const format = RDF_FORMATS['application/rdf+xml'];

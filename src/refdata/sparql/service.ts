@@ -60,7 +60,6 @@ export class SparqlService extends Replica<StoreThread> {
     text: string,
     format: string,
     dataset: QueryDataset | undefined,
-    answers: 'results' | 'graph' = 'results',
   ): Promise<QueryOutcome> {
     if (this.active >= this.settings.maxConcurrent) {
       throw new HttpError(
@@ -79,7 +78,7 @@ export class SparqlService extends Replica<StoreThread> {
       if (!thread) throw unavailable();
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
-      const asked = thread.query(view, text, format, dataset, answers);
+      const asked = thread.query(view, text, format, dataset);
       // Its time runs from when the thread takes it up, not while it waits in line.
       const timedOut = asked.started.then(
         () =>

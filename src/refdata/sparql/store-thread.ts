@@ -44,9 +44,8 @@ export class StoreThread {
     text: string,
     format: string,
     dataset: QueryDataset | undefined,
-    answers: 'results' | 'graph',
   ): { answer: Promise<QueryOutcome>; started: Promise<void> } {
-    return this.track(this.calls.call('query', view, text, format, dataset, answers));
+    return this.track(this.calls.call('query', view, text, format, dataset));
   }
 
   /** The calls answer in the order made: one starts when the one before it is answered. */

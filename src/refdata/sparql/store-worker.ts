@@ -20,12 +20,8 @@ export interface QueryDataset {
   namedGraphs: string[];
 }
 
-/** What a query gave: its answer written out, or why the engine refused it (or could not write it). */
-export type QueryOutcome =
-  | { ok: true; body: string }
-  | { ok: false; message: string; unwritable?: true };
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+/** What a query gave: its answer written out, or why the engine refused it. */
+export type QueryOutcome = { ok: true; body: string } | { ok: false; message: string };
 
 /** Deletes `quad`, and what hangs from its object when that is a blank node of the resource. */
 function deleteWithBlankNodes(store: Store, quad: Quad): void {
@@ -59,45 +55,29 @@ const api = {
   },
   /**
    * Evaluates `text` over `dataset` or, without one, with every graph's union
-   * as the default graph, and writes the answer here, off the request thread:
-   * solutions and booleans in a results `format`, a graph (CONSTRUCT,
-   * DESCRIBE) in an RDF `format`.
+   * as the default graph, and writes the answer here, off the request thread,
+   * in `format`: a results format for solutions and booleans, an RDF format
+   * for a graph (CONSTRUCT, DESCRIBE).
    */
-  query(
-    view: View,
-    text: string,
-    format: string,
-    dataset: QueryDataset | undefined,
-    answers: 'results' | 'graph',
-  ): QueryOutcome {
+  query(view: View, text: string, format: string, dataset: QueryDataset | undefined): QueryOutcome {
     const graphs = (iris: string[]): NamedNode[] => iris.map((iri) => namedNode(iri));
-    const options =
-      dataset === undefined
-        ? // The query's own FROM, or the service's default: every graph together.
-          declaresDataset(text)
-          ? {}
-          : { use_default_graph_as_union: true }
-        : {
-            default_graph:
-              dataset.defaultGraphs.length > 0 ? graphs(dataset.defaultGraphs) : defaultGraph(),
-            named_graphs: graphs(dataset.namedGraphs),
-          };
-    let answer: ReturnType<Store['query']>;
     try {
-      answer = stores[view].query(text, {
-        ...options,
-        ...(answers === 'results' ? { results_format: format } : {}),
+      const answer = stores[view].query(text, {
+        results_format: format,
+        ...(dataset === undefined
+          ? // The query's own FROM, or the service's default: every graph together.
+            declaresDataset(text)
+            ? {}
+            : { use_default_graph_as_union: true }
+          : {
+              default_graph:
+                dataset.defaultGraphs.length > 0 ? graphs(dataset.defaultGraphs) : defaultGraph(),
+              named_graphs: graphs(dataset.namedGraphs),
+            }),
       });
+      return { ok: true, body: String(answer) };
     } catch (error) {
-      return { ok: false, message: messageOf(error) };
-    }
-    if (answers === 'results' || !Array.isArray(answer)) return { ok: true, body: String(answer) };
-    try {
-      const graph = new Store(answer as Quad[]);
-      return { ok: true, body: graph.dump({ format, from_graph_name: defaultGraph() }) };
-    } catch (error) {
-      // RDF/XML cannot name every predicate a query can make.
-      return { ok: false, message: messageOf(error), unwritable: true };
+      return { ok: false, message: error instanceof Error ? error.message : String(error) };
     }
   },
 };
