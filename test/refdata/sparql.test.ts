@@ -363,6 +363,13 @@ describe.each(DATABASE_KINDS)('the SPARQL endpoint on %s', (kind) => {
       body: `view=working&query=${encodeURIComponent(ask)}`,
     });
     expect(byForm.json().boolean).toBe(true);
+    // An editor posting its form to /sparql?view=working names the view in the URL.
+    const formToWorkingUrl = await service.call('POST', '/sparql?view=working', {
+      roles: ['Reader'],
+      headers: { 'content-type': FORM, accept: RESULTS_JSON },
+      body: `query=${encodeURIComponent(ask)}`,
+    });
+    expect(formToWorkingUrl.json().boolean).toBe(true);
     // The published view, the default, holds no Draft, whoever asks.
     const published = await service.call('GET', `/sparql?query=${encodeURIComponent(ask)}`, {
       roles: ['Reader'],

@@ -151,7 +151,8 @@ export abstract class Replica<Thread extends ReplicaThread> {
             // The follower has moved past these changes: only a new copy is sure to hold them.
             if (!this.closed)
               this.log.error({ err: error }, `${this.name}: a change could not be applied`);
-            this.discard(thread, 'a change could not be applied');
+            // A copy a build has just replaced is let go by the build.
+            if (this.thread === thread) this.discard(thread, 'a change could not be applied');
             return;
           }
         }
@@ -197,7 +198,7 @@ export abstract class Replica<Thread extends ReplicaThread> {
         // Without a copy nothing can be read: try again rather than wait for a restart.
         clearTimeout(this.retry);
         this.retry = setTimeout(() => {
-          if (!this.thread) this.rebuild('the last build failed');
+          this.rebuild('the last build failed');
         }, RETRY_BUILD_MILLISECONDS);
         this.retry.unref();
       }

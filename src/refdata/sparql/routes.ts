@@ -100,7 +100,8 @@ const FORM_TYPE = 'application/x-www-form-urlencoded';
 const UPDATE_TYPE = 'application/sparql-update';
 
 /**
- * `/sparql`: the SPARQL 1.1 Protocol over the published view (docs/sparql.md).
+ * `/sparql`: the SPARQL 1.1 Protocol over the published view, or the working
+ * view for readers who ask (docs/sparql.md).
  * A query by `GET ?query=`, by a form `POST`, or by `POST` of
  * `application/sparql-query`; `default-graph-uri` and `named-graph-uri` choose
  * the dataset; without them the default graph is every library's graph
@@ -149,7 +150,8 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
 
     sparql.get('/sparql', {
       schema: {
-        summary: 'Query the published view (SPARQL 1.1 Protocol), or read the service description',
+        summary:
+          'Query the published (or working) view, SPARQL 1.1 Protocol; or read the service description',
         tags: ['sparql'],
         querystring: GetParameters,
         response: RESPONSES,
@@ -168,7 +170,8 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
 
     sparql.post('/sparql', {
       schema: {
-        summary: 'Query the published view by a form or an application/sparql-query body',
+        summary:
+          'Query the published (or working) view by a form or an application/sparql-query body',
         tags: ['sparql'],
         querystring: Type.Object(ProtocolParameters, { additionalProperties: false }),
         body: PostBody,
@@ -200,7 +203,11 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
         // A form carries the dataset in its body; the URL's parameters would be a second one.
         if (request.query['default-graph-uri'] || request.query['named-graph-uri'])
           throw protocolError('With a form, the graphs are given in the form, not the URL.');
-        return answer(request, reply, body.query, body);
+        // The view may be named in either (an editor posting to `/sparql?view=working`).
+        if (body.view && request.query.view && body.view !== request.query.view)
+          throw protocolError('The form and the URL name different views.');
+        const view = body.view ?? request.query.view;
+        return answer(request, reply, body.query, { ...body, ...(view ? { view } : {}) });
       },
     });
   });

@@ -21,7 +21,7 @@ const APPLY_BATCH = 500;
 const RETRY_WHILE_BUILDING_SECONDS = 10;
 
 /**
- * This instance's SPARQL dataset, the published view: built from the database
+ * This instance's SPARQL dataset, its published and working views: built from the database
  * at start (503 meanwhile), then kept from the change log as the search index
  * is (`Replica`). The store lives in a worker thread (`StoreThread`). A query
  * past the time limit is stopped by ending that thread; the dataset is then
@@ -51,7 +51,7 @@ export class SparqlService extends Replica<StoreThread> {
   }
 
   /**
-   * Evaluates a query over the published view, within the limits: at most
+   * Evaluates a query over one view, within the limits: at most
    * `maxConcurrent` at once (503 `sparql-busy` beyond), each for at most
    * `timeoutMilliseconds` (then stopped: 503 `sparql-timeout`).
    */
