@@ -1,16 +1,15 @@
 /**
- * The worker thread that holds an instance's SPARQL dataset, both its views,
- * in Oxigraph's in-memory stores. Evaluating a query is synchronous and may take long: on a
+ * The worker thread that holds one view of an instance's SPARQL dataset in
+ * Oxigraph's in-memory store. Evaluating a query is synchronous and may take long: on a
  * thread of its own it runs beside the requests the main thread answers, and
  * a query past its time is stopped by ending the thread (see `SparqlService`).
  */
 import { BlankNode, defaultGraph, type NamedNode, namedNode, type Quad, Store } from 'oxigraph';
 import { answerCalls } from '../../platform/threads/worker-calls.js';
-import { VIEWS, type View } from '../lifecycle/views.js';
 import { declaresDataset } from './query-form.js';
 
-/** One store per view: what is published, and everything (docs/sparql.md). */
-const stores: Record<View, Store> = { published: new Store(), working: new Store() };
+/** This thread's store: one view of the dataset (`StoreThread` starts a thread per view). */
+const store = new Store();
 
 /** The dataset a query runs over: the protocol's graphs, or every graph as the default. */
 export interface QueryDataset {
@@ -24,15 +23,12 @@ export interface QueryDataset {
 export type QueryOutcome = { ok: true; body: string } | { ok: false; message: string };
 
 /** Deletes `quad`, and what hangs from its object when that is a blank node of the resource. */
-function deleteWithBlankNodes(store: Store, quad: Quad): void {
+function deleteWithBlankNodes(quad: Quad): void {
   store.delete(quad);
   if (quad.object instanceof BlankNode)
     for (const inner of store.match(quad.object, null, null, quad.graph))
-      deleteWithBlankNodes(store, inner);
+      deleteWithBlankNodes(inner);
 }
-
-/** The quads of both views together, for health and benchmarks. */
-const held = () => stores.published.size + stores.working.size;
 
 const api = {
   /**
@@ -40,18 +36,12 @@ const api = {
    * adds `nquads`, in one call, so that no query runs between the two and sees
    * a changed resource missing; answers the quads held.
    */
-  replace(iris: string[], quads: Record<View, string>): number {
-    for (const view of VIEWS) {
-      const store = stores[view];
-      for (const iri of iris) {
-        for (const quad of store.match(namedNode(iri), null, null, null))
-          deleteWithBlankNodes(store, quad);
-      }
-      const nquads = quads[view];
-      if (nquads !== '')
-        store.load(nquads, { format: 'application/n-quads', no_transaction: true });
+  replace(iris: string[], nquads: string): number {
+    for (const iri of iris) {
+      for (const quad of store.match(namedNode(iri), null, null, null)) deleteWithBlankNodes(quad);
     }
-    return held();
+    if (nquads !== '') store.load(nquads, { format: 'application/n-quads', no_transaction: true });
+    return store.size;
   },
   /**
    * Evaluates `text` over `dataset` or, without one, with every graph's union
@@ -59,10 +49,10 @@ const api = {
    * in `format`: a results format for solutions and booleans, an RDF format
    * for a graph (CONSTRUCT, DESCRIBE).
    */
-  query(view: View, text: string, format: string, dataset: QueryDataset | undefined): QueryOutcome {
+  query(text: string, format: string, dataset: QueryDataset | undefined): QueryOutcome {
     const graphs = (iris: string[]): NamedNode[] => iris.map((iri) => namedNode(iri));
     try {
-      const answer = stores[view].query(text, {
+      const answer = store.query(text, {
         results_format: format,
         ...(dataset === undefined
           ? // The query's own FROM, or the service's default: every graph together.
