@@ -106,11 +106,13 @@ export function mappingRules<S extends TObject>(
       continue;
     }
     const mapping = family.mappings && ownEntry(family.mappings, name);
-    const refused = mapping
-      ? mapping.refuses?.(body)
-      : `${name} mappings are not for a ${family.label}`;
-    if (refused !== undefined || !mapping) {
-      errors.push(fieldError(pointer, refused ?? `${name} mappings do not apply`));
+    if (!mapping) {
+      errors.push(fieldError(pointer, `${name} mappings are not for a ${family.label}`));
+      continue;
+    }
+    const refused = mapping.refuses?.(body);
+    if (refused !== undefined) {
+      errors.push(fieldError(pointer, refused));
       continue;
     }
     const catalogue = catalogues.get(name);

@@ -41,10 +41,6 @@ export class SparqlService extends Replica<StoreThread> {
     super(db, settings.pollMilliseconds, log, 'sparql dataset');
   }
 
-  get available(): boolean {
-    return this.thread !== undefined;
-  }
-
   /** Starts the first build and the timer; resolves when built or after the start wait. */
   start(): Promise<void> {
     return this.startWithin(this.settings.startWaitMilliseconds);
