@@ -47,6 +47,8 @@ export interface RefdataSettings {
     maxConcurrent: number;
     /** The longest query text, in bytes (413 beyond). */
     maxQueryBytes: number;
+    /** The most rows (solutions) an answer holds; a query asking for more is cut there. */
+    maxRows: number;
   };
   /** The web pages; see docs/web.md. */
   web: {
@@ -124,6 +126,7 @@ export function readRefdataSettings(
       timeoutMilliseconds: integer(read, 'REFDATA_SPARQL_TIMEOUT_MS', 10_000, 100, 600_000),
       maxConcurrent: integer(read, 'REFDATA_SPARQL_MAX_CONCURRENT', 8, 1, 1000),
       maxQueryBytes: integer(read, 'REFDATA_SPARQL_MAX_QUERY_KIB', 64, 1, 10_240) * 1024,
+      maxRows: integer(read, 'REFDATA_SPARQL_MAX_ROWS', 100_000, 1, 100_000_000),
     },
     web: {
       // Open by default, as on PCA's platform.

@@ -511,6 +511,77 @@ describe.each(DATABASE_KINDS)('the SPARQL endpoint on %s', (kind) => {
   });
 });
 
+describe('the SPARQL endpoint with a cap on rows', () => {
+  const service = refdataForTests('sqlite', { REFDATA_SPARQL_MAX_ROWS: '3' });
+
+  it('cuts an answer at the cap, says so, and leaves a query within it as asked', async () => {
+    const ontology = await createLibrary(service);
+    await approve(service, ontology);
+    const root = `http://x.example/${encodeURIComponent(uniqueName('Root'))}`;
+    const classes: string[] = [];
+    for (let n = 0; n < 5; n += 1) {
+      const made = await create(service, '/rdl/terms/subclass', {
+        name: uniqueName(`Capped${n}`),
+        ontology,
+        subClassOf: [root],
+      });
+      await approve(service, made.iri);
+      classes.push(made.iri);
+    }
+    const under = `SELECT ?c WHERE { ?c <http://www.w3.org/2000/01/rdf-schema#subClassOf> <${root}> } ORDER BY ?c`;
+    const rows = async (query: string, accept = RESULTS_JSON) => {
+      const response = await get(service, query, accept);
+      expect(response.statusCode, response.body).toBe(200);
+      return response;
+    };
+    const sorted = [...classes].sort();
+
+    const unbounded = await rows(under);
+    expect(unbounded.headers['x-sparql-maxrows']).toBe('3');
+    expect(
+      unbounded.json().results.bindings.map((b: { c: { value: string } }) => b.c.value),
+    ).toEqual(sorted.slice(0, 3));
+    // A larger limit is lowered, the offset kept.
+    const paged = await rows(`${under} LIMIT 50 OFFSET 1`);
+    expect(paged.headers['x-sparql-maxrows']).toBe('3');
+    expect(paged.json().results.bindings.map((b: { c: { value: string } }) => b.c.value)).toEqual(
+      sorted.slice(1, 4),
+    );
+    // A query within the cap is answered as asked, without the header.
+    const within = await rows(`${under} LIMIT 2`);
+    expect(within.headers['x-sparql-maxrows']).toBeUndefined();
+    expect(within.json().results.bindings).toHaveLength(2);
+    // A trailing VALUES block: the limit goes before it.
+    const valued = await rows(
+      `SELECT ?c ?root WHERE { ?c <http://www.w3.org/2000/01/rdf-schema#subClassOf> ?root } VALUES ?root { <${root}> }`,
+    );
+    expect(valued.json().results.bindings).toHaveLength(3);
+    const csv = await rows(under, 'text/csv');
+    expect(csv.body.trim().split('\r\n')).toHaveLength(1 + 3);
+    // A graph's solutions are cut alike: three classes, one triple each.
+    const graph = await rows(
+      `CONSTRUCT { ?c <http://x.example/under> <${root}> } WHERE { ?c <http://www.w3.org/2000/01/rdf-schema#subClassOf> <${root}> }`,
+      'application/n-triples',
+    );
+    expect(graph.headers['x-sparql-maxrows']).toBe('3');
+    expect(graph.body.trim().split('\n')).toHaveLength(3);
+    const ask = await rows(
+      `ASK { ?c <http://www.w3.org/2000/01/rdf-schema#subClassOf> <${root}> }`,
+    );
+    expect(ask.headers['x-sparql-maxrows']).toBeUndefined();
+  });
+
+  it('refuses a query the cap cannot be put into, and still says where a broken one breaks', async () => {
+    const broken = await get(service, 'SELECT ?x WHERE {\n  ?x ?p \n');
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().type).toMatch(/\/problems\/sparql-syntax$/);
+    // Triple terms are the engine's SPARQL 1.2, not the 1.1 the cap is read in.
+    const beyond = await get(service, 'SELECT * WHERE { <<( <a:b> <a:c> <a:d> )>> ?p ?o }');
+    expect(beyond.statusCode).toBe(400);
+    expect(beyond.json().type).toMatch(/\/problems\/sparql-query-refused$/);
+  });
+});
+
 describe('the SPARQL endpoint within its limits', () => {
   const service = refdataForTests('sqlite', {
     REFDATA_SPARQL_TIMEOUT_MS: '300',

@@ -13,6 +13,7 @@ import { problem } from '../problem-codes.js';
 import { negotiate } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
 import { classify, type QueryForm } from './query-form.js';
+import { capRows } from './row-cap.js';
 import { serviceDescription } from './service-description.js';
 import type { QueryDataset } from './store-worker.js';
 
@@ -137,7 +138,7 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
     // public, and a token travels in a header, never in a cookie.
     sparql.addHook('onSend', async (_request, reply) => {
       reply.header('access-control-allow-origin', '*');
-      reply.header('access-control-expose-headers', 'Retry-After, Content-Type');
+      reply.header('access-control-expose-headers', 'Retry-After, Content-Type, X-SPARQL-MaxRows');
     });
     sparql.options('/sparql', { schema: { hide: true } }, async (_request, reply) =>
       reply
@@ -257,9 +258,11 @@ async function answerQuery(
   }
   const classified = classify(text);
   if (classified.kind === 'update') throw updateRefused();
-  // A text whose form cannot be read is most likely no query: what the engine says
-  // of it is the answer, whatever Accept asked for.
-  if (classified.kind === 'unknown') {
+  const maxRows = refdata.sparql.settings.maxRows;
+  const capped = capRows(text, maxRows);
+  // A text the grammar cannot read is most likely no query: what the engine says
+  // of it (where it stopped reading) is the answer, whatever Accept asked for.
+  if (!capped.readable || classified.kind === 'unknown') {
     const parsed = await refdata.sparql.query(
       view,
       text,
@@ -267,6 +270,17 @@ async function answerQuery(
       datasetOf(protocol),
     );
     if (!parsed.ok) throw refusedQuery(parsed.message);
+  }
+  // The engine reads more than SPARQL 1.1 (triple terms): the row cap cannot be put in.
+  if (!capped.readable) {
+    throw new HttpError(
+      problem(
+        400,
+        'sparql-query-refused',
+        'This endpoint answers SPARQL 1.1 queries; this one is written in syntax beyond it.',
+        { title: 'Query refused' },
+      ),
+    );
   }
   const form: QueryForm = classified.kind === 'query' ? classified.form : 'SELECT';
   const graph = form === 'CONSTRUCT' || form === 'DESCRIBE';
@@ -277,9 +291,10 @@ async function answerQuery(
   // writes predicates XML cannot name as broken XML: the service's own writer
   // writes that one, and refuses such a graph instead.
   const ownWriter = graph && mediaType === 'application/rdf+xml';
+  if (capped.capped) reply.header('x-sparql-maxrows', String(maxRows));
   const outcome = await refdata.sparql.query(
     view,
-    text,
+    capped.text,
     ownWriter
       ? 'application/n-triples'
       : graph
