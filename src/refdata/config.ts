@@ -49,6 +49,8 @@ export interface RefdataSettings {
     maxQueryBytes: number;
     /** The most rows (solutions) an answer holds; a query asking for more is cut there. */
     maxRows: number;
+    /** Copies of each view, each in a thread: queries run side by side, and one stopped leaves the others. */
+    copies: number;
   };
   /** The web pages; see docs/web.md. */
   web: {
@@ -127,6 +129,7 @@ export function readRefdataSettings(
       maxConcurrent: integer(read, 'REFDATA_SPARQL_MAX_CONCURRENT', 8, 1, 1000),
       maxQueryBytes: integer(read, 'REFDATA_SPARQL_MAX_QUERY_KIB', 64, 1, 10_240) * 1024,
       maxRows: integer(read, 'REFDATA_SPARQL_MAX_ROWS', 100_000, 1, 100_000_000),
+      copies: integer(read, 'REFDATA_SPARQL_COPIES', 2, 1, 16),
     },
     web: {
       // Open by default, as on PCA's platform.

@@ -23,9 +23,11 @@ const RETRY_WHILE_BUILDING_SECONDS = 10;
 /**
  * This instance's SPARQL dataset, its published and working views: built from the database
  * at start (503 meanwhile), then kept from the change log as the search index
- * is (`Replica`). The store lives in a worker thread (`StoreThread`). A query
- * past the time limit is stopped by ending that thread; the dataset is then
- * built anew beside the requests, and /sparql answers 503 until it is.
+ * is (`Replica`). Each view lives in worker threads, `copies` of it
+ * (`StoreThread`). A query past the time limit is stopped by ending its copy's
+ * thread; the other copies answer meanwhile, and a new copy is filled from one
+ * of them. With one copy, the dataset is built anew and /sparql answers 503
+ * until it is.
  */
 export class SparqlService extends Replica<StoreThread> {
   /** Queries being evaluated or waiting for the thread. */
@@ -87,8 +89,9 @@ export class SparqlService extends Replica<StoreThread> {
       settled = true;
       clearTimeout(timer);
       if (answer === 'timeout') {
-        // The store cannot interrupt a query: its thread is ended, and the dataset built anew.
-        this.discard(thread, 'a query ran past the time limit');
+        // The store cannot interrupt a query: its copy's thread is ended and filled anew
+        // from a sibling, or, without one, the whole dataset is built anew.
+        if (!asked.stop()) this.discard(thread, 'a query ran past the time limit');
         throw new HttpError(
           problem(
             503,
@@ -106,7 +109,7 @@ export class SparqlService extends Replica<StoreThread> {
   }
 
   protected newThread(onFailure: (error: Error) => void): StoreThread {
-    return new StoreThread(onFailure);
+    return new StoreThread(this.settings.copies, onFailure);
   }
 
   protected async fill(thread: StoreThread): Promise<() => void> {

@@ -43,6 +43,10 @@ const api = {
     if (nquads !== '') store.load(nquads, { format: 'application/n-quads', no_transaction: true });
     return store.size;
   },
+  /** Everything the store holds, as N-Quads: what a new copy of this view is filled from. */
+  dump(): string {
+    return store.dump({ format: 'application/n-quads' });
+  },
   /**
    * Evaluates `text` over `dataset` or, without one, with every graph's union
    * as the default graph, and writes the answer here, off the request thread,
