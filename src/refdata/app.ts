@@ -19,6 +19,7 @@ import { registerResourceRoutes } from './resources/routes.js';
 import { searchCommands } from './search/commands.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { registerShaclRoutes } from './shacl/routes.js';
+import { sparqlCommands } from './sparql/commands.js';
 import { registerSparqlRoutes } from './sparql/routes.js';
 import { registerSymbolRoutes } from './symbols/routes.js';
 import { pageOrProblemRenderer } from './web/errors.js';
@@ -56,7 +57,7 @@ export function refdataService(
     // Text ends up in RDF/XML and every other format: no character XML cannot
     // hold, and one spelling of each name (search already treats NFC and NFD as one).
     bodyText: { normalizeNfc: true, refuseControlCharacters: true },
-    adminCommands: [...authCommands, ...searchCommands],
+    adminCommands: [...authCommands, ...searchCommands, ...sparqlCommands],
     async initialize({ settings }) {
       // The first thing a new user needs: how to call the API at all.
       const tokens = settings.tokens.jwksUrl

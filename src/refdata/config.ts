@@ -51,6 +51,8 @@ export interface RefdataSettings {
     maxRows: number;
     /** Copies of each view, each in a thread: queries run side by side, and one stopped leaves the others. */
     copies: number;
+    /** A SPARQL store the published view is kept in and its queries go to; unset: the embedded one. */
+    store: ExternalStoreConfig | undefined;
   };
   /** The web pages; see docs/web.md. */
   web: {
@@ -59,6 +61,21 @@ export interface RefdataSettings {
     /** Signing in through an OpenID Connect provider; unset offers token sign-in only. */
     oidc: OidcSignInConfig | undefined;
   };
+}
+
+/** An external SPARQL store's addresses and credentials (docs/sparql.md#an-external-store). */
+export interface ExternalStoreConfig {
+  /** The SPARQL 1.1 Protocol query endpoint queries are forwarded to. */
+  queryUrl: string;
+  /** The SPARQL 1.1 Update endpoint (a resource's old triples are deleted through it). */
+  updateUrl: string;
+  /** The SPARQL 1.1 Graph Store HTTP Protocol endpoint (triples are written through it). */
+  graphStoreUrl: string;
+  /** Credentials for updates and graph writes; queries are sent without them. */
+  user: string | undefined;
+  password: string | undefined;
+  /** HTTP Basic (Fuseki, GraphDB) or Digest (Virtuoso's `/sparql-auth`). */
+  auth: 'basic' | 'digest';
 }
 
 /** A relying party's settings (refdata signing people in through a provider). */
@@ -130,6 +147,7 @@ export function readRefdataSettings(
       maxQueryBytes: integer(read, 'REFDATA_SPARQL_MAX_QUERY_KIB', 64, 1, 10_240) * 1024,
       maxRows: integer(read, 'REFDATA_SPARQL_MAX_ROWS', 100_000, 1, 100_000_000),
       copies: integer(read, 'REFDATA_SPARQL_COPIES', 2, 1, 16),
+      store: externalStoreConfig(read),
     },
     web: {
       // Open by default, as on PCA's platform.
@@ -159,6 +177,32 @@ function oidcSignInConfig(read: Reader): OidcSignInConfig | undefined {
     rolesClaim,
     roleMap: roleMap(read('REFDATA_OIDC_ROLE_MAP') ?? DEFAULT_ROLE_MAP),
     gitlabAdmins: oneOf(read, 'REFDATA_OIDC_GITLAB_ADMINS', 'false', ['true', 'false']) === 'true',
+  };
+}
+
+function externalStoreConfig(read: Reader): ExternalStoreConfig | undefined {
+  if (read('REFDATA_SPARQL_STORE_QUERY_URL') === undefined) return undefined;
+  const required = (name: string) => {
+    if (read(name) === undefined)
+      throw new ConfigError(name, '', 'it is required with REFDATA_SPARQL_STORE_QUERY_URL');
+    return httpUrl(read, name, '');
+  };
+  const user = read('REFDATA_SPARQL_STORE_USER');
+  const password = read('REFDATA_SPARQL_STORE_PASSWORD');
+  if ((user === undefined) !== (password === undefined)) {
+    throw new ConfigError(
+      user === undefined ? 'REFDATA_SPARQL_STORE_USER' : 'REFDATA_SPARQL_STORE_PASSWORD',
+      '',
+      'REFDATA_SPARQL_STORE_USER and REFDATA_SPARQL_STORE_PASSWORD are set together',
+    );
+  }
+  return {
+    queryUrl: required('REFDATA_SPARQL_STORE_QUERY_URL'),
+    updateUrl: required('REFDATA_SPARQL_STORE_UPDATE_URL'),
+    graphStoreUrl: required('REFDATA_SPARQL_STORE_GRAPH_STORE_URL'),
+    user,
+    password,
+    auth: oneOf(read, 'REFDATA_SPARQL_STORE_AUTH', 'basic', ['basic', 'digest']),
   };
 }
 

@@ -9,6 +9,9 @@ import type { FamilyRegistry } from './families/registry.js';
 import type { ReplicaLog } from './replicas/replica.js';
 import { ResourceStore } from './resources/store.js';
 import { SearchService } from './search/service.js';
+import { ExternalSparql } from './sparql/external/engine.js';
+import { ExternalStore } from './sparql/external/store-client.js';
+import { StoreSync } from './sparql/external/store-sync.js';
 import { SparqlService } from './sparql/service.js';
 
 /** Everything refdata's routes work with, built once per server. */
@@ -31,6 +34,20 @@ export interface Refdata {
   anonymousRead: boolean;
 }
 
+/** The published view in an external store: its client, what keeps it, what queries it. */
+function externalSparql(
+  db: Kysely<RefdataTables>,
+  store: ResourceStore,
+  dataset: { families: FamilyRegistry; iriBase: string },
+  settings: RefdataSettings['sparql'],
+  log: ReplicaLog,
+): ExternalSparql | undefined {
+  if (!settings.store) return undefined;
+  const client = new ExternalStore(settings.store);
+  const sync = new StoreSync(db, store, dataset, client, settings.pollMilliseconds, log);
+  return new ExternalSparql(client, sync, settings);
+}
+
 export function createRefdata(
   db: Kysely<RefdataTables>,
   config: ServiceConfig,
@@ -42,12 +59,14 @@ export function createRefdata(
 ): Refdata {
   const store = new ResourceStore(db, (family) => families.byKey(family)?.aggregate?.field);
   const search = new SearchService(db, families, settings.search, log);
+  const dataset = { families, iriBase: settings.iriBase };
   const sparql = new SparqlService(
     db,
     store,
-    { families, iriBase: settings.iriBase },
+    dataset,
     settings.sparql,
     log,
+    externalSparql(db, store, dataset, settings.sparql, log),
   );
   // A write committed here is in this instance's index and dataset before its next read.
   store.onCommitted(

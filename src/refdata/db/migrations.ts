@@ -313,4 +313,22 @@ export const refdataMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0009_sparql_store_sync': {
+    async up(db: MigrationDb) {
+      // How far the published view is in an external SPARQL store (docs/sparql.md),
+      // and which instance keeps it so for now: a lease, taken and renewed by a
+      // conditional update, so that one instance at a time writes to the store.
+      await db.schema
+        .createTable('sparql_store_sync')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('store', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('position', 'bigint', (c) => c.notNull())
+        .addColumn('synced_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('holder', 'varchar(255)')
+        .addColumn('lease_until', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await sql`insert into sparql_store_sync (id, store, position, synced_at, holder, lease_until)
+        values (1, '', 0, 0, null, 0)`.execute(db);
+    },
+  },
 };

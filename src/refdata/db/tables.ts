@@ -68,6 +68,24 @@ export interface SearchStateTable {
   rebuild_requested_at: number;
 }
 
+/**
+ * How far an external SPARQL store holds the published view, and who keeps it
+ * so (one row). `synced_at` 0, or a `store` other than the one configured, means a
+ * resynchronisation from scratch is due.
+ */
+export interface SparqlStoreSyncTable {
+  id: number;
+  /** The Graph Store address the position is about. */
+  store: string;
+  /** Every change up to this position in `search_changes` is in the store. */
+  position: number;
+  /** When the position last moved (or a turn found nothing to do). */
+  synced_at: number;
+  /** The instance (or command) writing to the store until `lease_until`. */
+  holder: string | null;
+  lease_until: number;
+}
+
 /** Who a subject is, as their identity provider last said when they signed in. */
 export interface PeopleTable {
   subject: string;
@@ -85,4 +103,5 @@ export interface RefdataTables {
   search_changes: SearchChangesTable;
   search_state: SearchStateTable;
   people: PeopleTable;
+  sparql_store_sync: SparqlStoreSyncTable;
 }

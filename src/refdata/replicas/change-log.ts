@@ -50,6 +50,25 @@ export class ChangeFollower {
     return follower;
   }
 
+  /**
+   * A follower from a position kept elsewhere (`safePosition` of an earlier
+   * one): every change after it is read again, what was already applied too.
+   */
+  static from(position: number, now: () => number = Date.now): ChangeFollower {
+    return new ChangeFollower(position, now);
+  }
+
+  /**
+   * The position below which every change has been read: the highest read,
+   * or just below the oldest number still awaited. A follower started from
+   * it (`from`) misses nothing.
+   */
+  get safePosition(): number {
+    let safe = this.highest;
+    for (const seq of this.gaps.keys()) safe = Math.min(safe, seq - 1);
+    return safe;
+  }
+
   /** Open gaps, for tests and logs. */
   get openGaps(): number {
     return this.gaps.size;

@@ -28,26 +28,52 @@ export function graphOf(
   return typeof ontology === 'string' ? ontology : unfiledGraph(iriBase);
 }
 
-/** One writer for every row: N-Quads has no prefixes or state between quads. */
+/** One writer for every row: N-Quads and N-Triples have no prefixes or state between lines. */
 const NQUADS = new Writer({ format: 'N-Quads' });
+const NTRIPLES = new Writer({ format: 'N-Triples' });
 
 /**
- * Each row's quads as N-Quads: exactly the triples its own RDF gives
- * (`resourceGraph`), in its library's graph. Blank nodes are the resource's
- * own; the store names them afresh on every load.
+ * Each row's triples, exactly those its own RDF gives (`resourceGraph`), and
+ * the graph they are in. Blank nodes are the resource's own; a store names
+ * them afresh on every load.
  */
+function rowTriples(
+  context: { families: FamilyRegistry; iriBase: string },
+  rows: readonly RowWithFacts[],
+): { graph: string; triples: Quad[] }[] {
+  const facts = factsOf(rows);
+  return rows.map((row) => ({
+    graph: graphOf(row, context.iriBase),
+    triples: resourceGraph(context, row, [], facts),
+  }));
+}
+
+/** Each row's quads as N-Quads, in its library's graph. */
 function rowQuads(
   context: { families: FamilyRegistry; iriBase: string },
   rows: readonly RowWithFacts[],
 ): string[] {
-  const facts = factsOf(rows);
-  return rows.map((row) => {
-    const graph = namedNode(graphOf(row, context.iriBase));
-    const quads: Quad[] = resourceGraph(context, row, [], facts).map((triple) =>
-      quad(triple.subject, triple.predicate, triple.object, graph),
+  return rowTriples(context, rows).map(({ graph, triples }) => {
+    const named = namedNode(graph);
+    return NQUADS.quadsToString(
+      triples.map((triple) => quad(triple.subject, triple.predicate, triple.object, named)),
     );
-    return NQUADS.quadsToString(quads);
   });
+}
+
+/**
+ * The published rows' triples as N-Triples, graph by graph: what an external
+ * store is sent through the Graph Store Protocol.
+ */
+export function publishedTriplesByGraph(
+  context: { families: FamilyRegistry; iriBase: string },
+  rows: readonly RowWithFacts[],
+): Map<string, string> {
+  const published = rows.filter((row) => PUBLISHED_STATUSES.includes(row.status));
+  const byGraph = new Map<string, string>();
+  for (const { graph, triples } of rowTriples(context, published))
+    byGraph.set(graph, (byGraph.get(graph) ?? '') + NTRIPLES.quadsToString(triples));
+  return byGraph;
 }
 
 /** Resources' quads as N-Quads (see `rowQuads`). */

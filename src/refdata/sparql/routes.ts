@@ -13,9 +13,12 @@ import { problem } from '../problem-codes.js';
 import { negotiate } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
 import { classify, type QueryForm } from './query-form.js';
-import { capRows } from './row-cap.js';
+import { readQuery } from './query-reading.js';
 import { serviceDescription } from './service-description.js';
 import type { QueryDataset } from './store-worker.js';
+
+/** XML Schema's namespace: its datatypes' IRIs name the casts (`xsd:integer(?x)`). */
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
 
 /** SPARQL results formats for SELECT (and, but for CSV and TSV, ASK), by media type. */
 export const RESULTS_FORMATS = {
@@ -259,28 +262,28 @@ async function answerQuery(
   const classified = classify(text);
   if (classified.kind === 'update') throw updateRefused();
   const maxRows = refdata.sparql.settings.maxRows;
-  const capped = capRows(text, maxRows);
+  const capped = readQuery(text, maxRows);
   // A text the grammar cannot read is most likely no query: what the engine says
   // of it (where it stopped reading) is the answer, whatever Accept asked for.
   if (!capped.readable || classified.kind === 'unknown') {
-    const parsed = await refdata.sparql.query(
-      view,
-      text,
-      RESULTS_FORMATS['application/json'],
-      datasetOf(protocol),
-    );
-    if (!parsed.ok) throw refusedQuery(parsed.message);
+    const refusal = await refdata.sparql.refusal(text, RESULTS_FORMATS['application/json']);
+    if (refusal !== undefined) throw refusedQuery(refusal);
   }
   // The engine reads more than SPARQL 1.1 (triple terms): the row cap cannot be put in.
   if (!capped.readable) {
-    throw new HttpError(
-      problem(
-        400,
-        'sparql-query-refused',
-        'This endpoint answers SPARQL 1.1 queries; this one is written in syntax beyond it.',
-        { title: 'Query refused' },
-      ),
+    throw queryRefused(
+      'This endpoint answers SPARQL 1.1 queries; this one is written in syntax beyond it.',
     );
+  }
+  if (capped.federated) {
+    throw queryRefused(
+      "SERVICE is not evaluated: this endpoint calls no other endpoint on a client's behalf.",
+    );
+  }
+  // An external store's own functions (Virtuoso's bif: and sql:) reach past the data.
+  const extension = capped.functions.find((iri) => !iri.startsWith(XSD));
+  if (extension !== undefined && view === 'published' && refdata.sparql.external) {
+    throw queryRefused(`The function <${extension}> is not offered here.`);
   }
   const form: QueryForm = classified.kind === 'query' ? classified.form : 'SELECT';
   const graph = form === 'CONSTRUCT' || form === 'DESCRIBE';
@@ -302,7 +305,7 @@ async function answerQuery(
         : RESULTS_FORMATS[mediaType as ResultsMediaType],
     datasetOf(protocol),
   );
-  if (!outcome.ok) throw refusedQuery(outcome.message);
+  if (!outcome.ok) throw refusedQuery(outcome.message, outcome.syntax);
   if (ownWriter) {
     const format = RDF_FORMATS['application/rdf+xml'];
     try {
@@ -341,13 +344,14 @@ function datasetOf(protocol: Omit<Protocol, 'query'>): QueryDataset | undefined 
 }
 
 /** The engine's message: a parse error says where (`error at 3:14: expected ...`). */
-function refusedQuery(message: string): HttpError {
-  const syntax = /^error at \d+:\d+/.test(message);
-  return new HttpError(
-    problem(400, syntax ? 'sparql-syntax' : 'sparql-query-refused', message, {
-      title: syntax ? 'Not a SPARQL query' : 'Query refused',
-    }),
-  );
+function refusedQuery(message: string, syntax = /^error at \d+:\d+/.test(message)): HttpError {
+  return syntax
+    ? new HttpError(problem(400, 'sparql-syntax', message, { title: 'Not a SPARQL query' }))
+    : queryRefused(message);
+}
+
+function queryRefused(message: string): HttpError {
+  return new HttpError(problem(400, 'sparql-query-refused', message, { title: 'Query refused' }));
 }
 
 function notAcceptable(offered: readonly string[]): HttpError {

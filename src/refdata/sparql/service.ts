@@ -1,15 +1,15 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
-import { HttpError } from '../../platform/http/problem.js';
 import type { RefdataSettings } from '../config.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
-import type { View } from '../lifecycle/views.js';
-import { problem } from '../problem-codes.js';
+import { VIEWS, type View } from '../lifecycle/views.js';
 import { writableIri } from '../rdf/writable-terms.js';
 import { Replica, type ReplicaLog } from '../replicas/replica.js';
 import type { ResourceStore } from '../resources/store.js';
 import { viewQuads } from './dataset.js';
+import type { ExternalSparql } from './external/engine.js';
+import { busy, timedOut, unavailable } from './refusals.js';
 import { StoreThread } from './store-thread.js';
 import type { QueryDataset, QueryOutcome } from './store-worker.js';
 
@@ -17,8 +17,6 @@ import type { QueryDataset, QueryOutcome } from './store-worker.js';
 const BUILD_BATCH = 2000;
 /** Changed resources read back per query. */
 const APPLY_BATCH = 500;
-/** What Retry-After says while the dataset is built. */
-const RETRY_WHILE_BUILDING_SECONDS = 10;
 
 /**
  * This instance's SPARQL dataset, its published and working views: built from the database
@@ -39,13 +37,41 @@ export class SparqlService extends Replica<StoreThread> {
     private readonly context: { families: FamilyRegistry; iriBase: string },
     readonly settings: RefdataSettings['sparql'],
     log: ReplicaLog,
+    /** The store the published view is kept in, when one is configured: this instance keeps the working view. */
+    readonly external?: ExternalSparql,
   ) {
     super(db, settings.pollMilliseconds, log, 'sparql dataset');
   }
 
+  /** The views this instance holds: both, or the working view beside an external store. */
+  get heldViews(): readonly View[] {
+    return this.external ? ['working'] : VIEWS;
+  }
+
   /** Starts the first build and the timer; resolves when built or after the start wait. */
   start(): Promise<void> {
+    this.external?.sync.start();
     return this.startWithin(this.settings.startWaitMilliseconds);
+  }
+
+  override async close(): Promise<void> {
+    await Promise.all([super.close(), this.external?.sync.close()]);
+  }
+
+  override noteLocalWrite(): void {
+    super.noteLocalWrite();
+    this.external?.noteLocalWrite();
+  }
+
+  /**
+   * Why the engine refuses a text it is given (its parser's message, with
+   * where it stopped), or undefined when it takes it. Always the embedded
+   * engine, on a view this instance holds: a text no grammar read is never
+   * sent to an external store.
+   */
+  async refusal(text: string, format: string): Promise<string | undefined> {
+    const outcome = await this.query(this.heldViews[0] ?? 'working', text, format, undefined);
+    return outcome.ok ? undefined : outcome.message;
   }
 
   /**
@@ -59,18 +85,14 @@ export class SparqlService extends Replica<StoreThread> {
     format: string,
     dataset: QueryDataset | undefined,
   ): Promise<QueryOutcome> {
-    if (this.active >= this.settings.maxConcurrent) {
-      throw new HttpError(
-        problem(
-          503,
-          'sparql-busy',
-          `This instance is evaluating ${this.settings.maxConcurrent} queries; ask again in a moment.`,
-          { headers: { 'retry-after': '1' } },
-        ),
-      );
-    }
+    if (this.active >= this.settings.maxConcurrent) throw busy(this.settings.maxConcurrent);
     this.active += 1;
     try {
+      if (view === 'published' && this.external) {
+        // What this instance wrote is in the store first, when it is the one keeping it.
+        await this.external.sync.caughtUp();
+        return await this.external.query(text, format, dataset);
+      }
       await this.caughtUp();
       const thread = this.thread;
       if (!thread) throw unavailable();
@@ -78,27 +100,21 @@ export class SparqlService extends Replica<StoreThread> {
       let settled = false;
       const asked = thread.query(view, text, format, dataset);
       // Its time runs from when the thread takes it up, not while it waits in line.
-      const timedOut = asked.started.then(
+      const pastTime = asked.started.then(
         () =>
           new Promise<'timeout'>((resolve) => {
             if (settled) return;
             timer = setTimeout(() => resolve('timeout'), this.settings.timeoutMilliseconds);
           }),
       );
-      const answer = await Promise.race([asked.answer.catch(() => 'ended' as const), timedOut]);
+      const answer = await Promise.race([asked.answer.catch(() => 'ended' as const), pastTime]);
       settled = true;
       clearTimeout(timer);
       if (answer === 'timeout') {
         // The store cannot interrupt a query: its copy's thread is ended and filled anew
         // from a sibling, or, without one, the whole dataset is built anew.
         if (!asked.stop()) this.discard(thread, 'a query ran past the time limit');
-        throw new HttpError(
-          problem(
-            503,
-            'sparql-timeout',
-            `The query ran longer than ${this.settings.timeoutMilliseconds / 1000} s and was stopped.`,
-          ),
-        );
+        throw timedOut(this.settings.timeoutMilliseconds);
       }
       // The thread ended under the query (another one's time ran out, or memory).
       if (answer === 'ended') throw unavailable();
@@ -109,7 +125,7 @@ export class SparqlService extends Replica<StoreThread> {
   }
 
   protected newThread(onFailure: (error: Error) => void): StoreThread {
-    return new StoreThread(this.settings.copies, onFailure);
+    return new StoreThread(this.heldViews, this.settings.copies, onFailure);
   }
 
   protected async fill(thread: StoreThread): Promise<() => void> {
@@ -162,15 +178,4 @@ export class SparqlService extends Replica<StoreThread> {
       );
     }
   }
-}
-
-function unavailable(): HttpError {
-  return new HttpError(
-    problem(
-      503,
-      'sparql-unavailable',
-      'The SPARQL dataset is being built; ask again in a moment.',
-      { headers: { 'retry-after': String(RETRY_WHILE_BUILDING_SECONDS) } },
-    ),
-  );
 }

@@ -177,10 +177,10 @@ class ViewCopies {
  */
 export class StoreThread {
   private closing = false;
-  private readonly views: Record<View, ViewCopies>;
+  private readonly views: Partial<Record<View, ViewCopies>> = {};
 
-  /** Starts empty stores; `onFailure` hears of a thread ending other than by `close`. */
-  constructor(copies: number, onFailure: (error: Error) => void) {
+  /** Starts empty stores of `views`; `onFailure` hears of a thread ending other than by `close`. */
+  constructor(views: readonly View[], copies: number, onFailure: (error: Error) => void) {
     const forView = (view: View) =>
       new ViewCopies(
         (onEnd) => {
@@ -195,17 +195,23 @@ export class StoreThread {
           if (!this.closing) onFailure(error);
         },
       );
-    this.views = { published: forView('published'), working: forView('working') };
+    for (const view of views) this.views[view] = forView(view);
   }
 
-  /** Quads held by both views, as of the last updates answered. */
+  private held(): ViewCopies[] {
+    return VIEWS.flatMap((view) => this.views[view] ?? []);
+  }
+
+  /** Quads held by the views, as of the last updates answered. */
   get size(): number {
-    return this.views.published.quads + this.views.working.quads;
+    return this.held().reduce((sum, view) => sum + view.quads, 0);
   }
 
   /** Removes what each view holds about `iris`, then adds their triples now (if any), per view. */
   async replace(iris: string[], quads: Record<View, string>): Promise<void> {
-    await Promise.all(VIEWS.map((view) => this.views[view].replace(iris, quads[view])));
+    await Promise.all(
+      VIEWS.map((view) => this.views[view]?.replace(iris, quads[view]) ?? Promise.resolve()),
+    );
   }
 
   /**
@@ -214,11 +220,13 @@ export class StoreThread {
    * time it waits in line is not its own.
    */
   query(view: View, text: string, format: string, dataset: QueryDataset | undefined): AskedQuery {
-    return this.views[view].query(text, format, dataset);
+    const copies = this.views[view];
+    if (!copies) throw new Error(`the ${view} view is not held here`);
+    return copies.query(text, format, dataset);
   }
 
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all(VIEWS.map((view) => this.views[view].close()));
+    await Promise.all(this.held().map((view) => view.close()));
   }
 }

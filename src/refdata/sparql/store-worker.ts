@@ -20,7 +20,10 @@ export interface QueryDataset {
 }
 
 /** What a query gave: its answer written out, or why the engine refused it. */
-export type QueryOutcome = { ok: true; body: string } | { ok: false; message: string };
+export type QueryOutcome =
+  | { ok: true; body: string }
+  /** `syntax`: the engine could not parse it (else its form says, or `message` does). */
+  | { ok: false; message: string; syntax?: boolean };
 
 /** Deletes `quad`, and what hangs from its object when that is a blank node of the resource. */
 function deleteWithBlankNodes(quad: Quad): void {

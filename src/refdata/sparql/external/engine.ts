@@ -1,0 +1,93 @@
+import { Parser } from 'n3';
+import { RDF_FORMATS, type RdfMediaType } from '../../rdf/serialize.js';
+import { declaresDataset } from '../query-form.js';
+import { timedOut, unavailable } from '../refusals.js';
+import type { QueryDataset, QueryOutcome } from '../store-worker.js';
+import { RESULTS_WRITERS, readJsonResults } from './results-writers.js';
+import type { ExternalStore, StoreDataset } from './store-client.js';
+import type { StoreSync } from './store-sync.js';
+
+/** How much of a store's refusal a client is shown. */
+const REFUSAL_CHARACTERS = 500;
+
+/**
+ * The published view's queries, answered by an external SPARQL store that
+ * `StoreSync` keeps. The store is asked for SPARQL JSON results or N-Triples,
+ * and the answer is written here in the format asked for, so that a client
+ * reads the same formats as from the embedded engine. Without a dataset of
+ * its own (the protocol's graphs, or `FROM`), a query runs over the
+ * libraries' graphs: each one named, their merge the default graph, as the
+ * embedded engine has it, and never the store's other graphs (Virtuoso's own).
+ */
+export class ExternalSparql {
+  private graphs: { list: string[]; until: number } | undefined;
+
+  constructor(
+    private readonly client: ExternalStore,
+    readonly sync: StoreSync,
+    private readonly settings: { timeoutMilliseconds: number; pollMilliseconds: number },
+  ) {}
+
+  /** A write of this instance has committed: a library it made is in the next query's dataset. */
+  noteLocalWrite(): void {
+    this.graphs = undefined;
+    this.sync.noteLocalWrite();
+  }
+
+  async query(
+    text: string,
+    format: string,
+    dataset: QueryDataset | undefined,
+  ): Promise<QueryOutcome> {
+    const writeResults = RESULTS_WRITERS[format];
+    const accept = writeResults ? 'application/sparql-results+json' : 'application/n-triples';
+    const graphs = dataset ?? (declaresDataset(text) ? undefined : await this.libraryDataset());
+    const signal = AbortSignal.timeout(this.settings.timeoutMilliseconds);
+    let status: number;
+    let body: string;
+    try {
+      const response = await this.client.query(text, accept, graphs, signal);
+      status = response.status;
+      body = await response.text();
+    } catch (error) {
+      if (signal.aborted) throw timedOut(this.settings.timeoutMilliseconds);
+      const why = error instanceof Error ? error.message : String(error);
+      throw unavailable(`The SPARQL store could not be reached (${why}); ask again in a moment.`);
+    }
+    if (status === 400) {
+      return {
+        ok: false,
+        message: refusalOf(body),
+        syntax: /\bSP030\b|syntax error|parse error/i.test(body),
+      };
+    }
+    if (status < 200 || status >= 300)
+      throw unavailable(`The SPARQL store answered ${status}; ask again in a moment.`);
+    try {
+      if (writeResults) return { ok: true, body: writeResults(readJsonResults(body)) };
+      const quads = new Parser({ format: 'N-Triples' }).parse(body);
+      const writer = RDF_FORMATS[format as RdfMediaType];
+      return { ok: true, body: writer ? await writer.write(quads) : body };
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      throw unavailable(`The SPARQL store's answer could not be read (${why}).`);
+    }
+  }
+
+  /** Every library's graph, named and merged as the default; read again each poll interval. */
+  private async libraryDataset(): Promise<StoreDataset> {
+    const now = Date.now();
+    if (!this.graphs || this.graphs.until < now)
+      this.graphs = {
+        list: await this.sync.libraryGraphs(),
+        until: now + this.settings.pollMilliseconds,
+      };
+    return { defaultGraphs: this.graphs.list, namedGraphs: this.graphs.list };
+  }
+}
+
+/** The store's own words, without the query it may echo after them (Virtuoso does). */
+function refusalOf(body: string): string {
+  const said = body.split(/\n\s*\n|\nSPARQL query:/)[0]?.trim() ?? '';
+  return (said || 'The SPARQL store refused the query.').slice(0, REFUSAL_CHARACTERS);
+}
