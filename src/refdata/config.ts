@@ -76,6 +76,8 @@ export interface ExternalStoreConfig {
   password: string | undefined;
   /** HTTP Basic (Fuseki, GraphDB) or Digest (Virtuoso's `/sparql-auth`). */
   auth: 'basic' | 'digest';
+  /** How long the instance keeping the store holds it unrenewed before another takes over. */
+  leaseMilliseconds: number;
 }
 
 /** A relying party's settings (refdata signing people in through a provider). */
@@ -203,6 +205,7 @@ function externalStoreConfig(read: Reader): ExternalStoreConfig | undefined {
     user,
     password,
     auth: oneOf(read, 'REFDATA_SPARQL_STORE_AUTH', 'basic', ['basic', 'digest']),
+    leaseMilliseconds: integer(read, 'REFDATA_SPARQL_STORE_LEASE_MS', 30_000, 1000, 3_600_000),
   };
 }
 

@@ -68,3 +68,26 @@ export async function sameGraphInEveryFormat(
   }
   return first;
 }
+
+const XSD_DATE_TIME = 'http://www.w3.org/2001/XMLSchema#dateTime';
+
+/**
+ * Triples with each xsd:dateTime in its canonical form (no trailing zeros in
+ * the fraction of a second, none at all when it is zero), as Virtuoso keeps
+ * them: the same values, the spelling a store chooses.
+ */
+export function withCanonicalDateTimes(triples: readonly Quad[]): Quad[] {
+  return triples.map((triple) => {
+    const object = triple.object;
+    if (object.termType !== 'Literal' || object.datatype.value !== XSD_DATE_TIME) return triple;
+    const canonical = object.value
+      .replace(/(\.\d*?)0+(?=Z|[+-]\d\d:\d\d|$)/, '$1')
+      .replace(/\.(?=Z|[+-]|$)/, '');
+    return quad(
+      triple.subject,
+      triple.predicate,
+      DataFactory.literal(canonical, object.datatype),
+      triple.graph,
+    );
+  });
+}

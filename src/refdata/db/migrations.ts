@@ -326,9 +326,12 @@ export const refdataMigrations: MigrationSet = {
         .addColumn('synced_at', TIMESTAMP, (c) => c.notNull())
         .addColumn('holder', 'varchar(255)')
         .addColumn('lease_until', TIMESTAMP, (c) => c.notNull())
+        .addColumn('resync_requested_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('resynced_at', TIMESTAMP, (c) => c.notNull())
         .execute();
-      await sql`insert into sparql_store_sync (id, store, position, synced_at, holder, lease_until)
-        values (1, '', 0, 0, null, 0)`.execute(db);
+      await sql`insert into sparql_store_sync
+        (id, store, position, synced_at, holder, lease_until, resync_requested_at, resynced_at)
+        values (1, '', 0, 0, null, 0, 0, 0)`.execute(db);
     },
   },
 };

@@ -84,6 +84,10 @@ export interface SparqlStoreSyncTable {
   /** The instance (or command) writing to the store until `lease_until`. */
   holder: string | null;
   lease_until: number;
+  /** When a resynchronisation from scratch was last asked for (the command). */
+  resync_requested_at: number;
+  /** When the last one began. */
+  resynced_at: number;
 }
 
 /** Who a subject is, as their identity provider last said when they signed in. */

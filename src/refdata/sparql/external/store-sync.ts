@@ -13,8 +13,6 @@ import { publishedTriplesByGraph, unfiledGraph } from '../dataset.js';
 import { deleteResourcesUpdate } from './delete-update.js';
 import type { ExternalStore } from './store-client.js';
 
-/** How long a lease on writing to the store lasts; it is renewed at half of it. */
-const LEASE_MILLISECONDS = 30_000;
 /** Changed resources sent to the store at once. */
 const APPLY_BATCH = 200;
 /** Published resources read per query in a resynchronisation. */
@@ -36,6 +34,18 @@ const RETRY_MILLISECONDS = 2000;
  * than the one the position is about, a position never set, or one older
  * than the change log keeps, is followed by a resynchronisation from scratch.
  */
+/**
+ * Asks for the store to be rewritten from scratch: the instance keeping it
+ * does so on its next turn, or the next one to start (the command's way).
+ */
+export async function requestResync(db: Kysely<RefdataTables>): Promise<void> {
+  await db
+    .updateTable('sparql_store_sync')
+    .set({ resync_requested_at: Date.now() })
+    .where('id', '=', 1)
+    .execute();
+}
+
 export class StoreSync {
   private readonly loop: FollowLoop;
   private readonly me = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
@@ -86,27 +96,13 @@ export class StoreSync {
   }
 
   /**
-   * Takes the lease (waiting up to `waitMilliseconds` for another holder to
-   * let go), resynchronises and lets go: the command's way.
-   */
-  async resyncHolding(waitMilliseconds: number): Promise<boolean> {
-    const until = Date.now() + waitMilliseconds;
-    while (!(await this.holdLease())) {
-      if (Date.now() > until) return false;
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-    }
-    await this.resync();
-    await this.close();
-    return true;
-  }
-
-  /**
    * Rewrites every library's graph from the database. Changes made meanwhile
    * are sent after it (the log's end is read first). A library's graph is
    * replaced by its first batch and grows with the next: until the end,
    * queries see it part written.
    */
   private async resync(): Promise<void> {
+    const began = Date.now();
     const follower = await ChangeFollower.fromEnd(this.db);
     const written = new Set<string>();
     let after = 0;
@@ -131,7 +127,7 @@ export class StoreSync {
       if (!written.has(graph))
         await this.client.update(`DROP SILENT GRAPH <${writableIri(graph)}>`);
     }
-    await this.record(follower.safePosition, true);
+    await this.record(follower.safePosition, began);
     this.follower = { follower, position: follower.safePosition };
     this.log.info({ graphs: written.size }, 'sparql store: resynchronised');
   }
@@ -179,7 +175,8 @@ export class StoreSync {
       if (
         state.synced_at === 0 ||
         state.store !== this.client.config.graphStoreUrl ||
-        Date.now() - state.synced_at > CHANGE_RETENTION_MS / 2
+        Date.now() - state.synced_at > CHANGE_RETENTION_MS / 2 ||
+        state.resync_requested_at > state.resynced_at
       ) {
         this.log.info({}, 'sparql store: resynchronising from scratch');
         await this.resync();
@@ -200,7 +197,7 @@ export class StoreSync {
           await this.apply(ids.slice(start, start + APPLY_BATCH));
         }
         if (ids.length > 0 || follower.safePosition !== this.follower.position) {
-          await this.record(follower.safePosition, false);
+          await this.record(follower.safePosition);
           this.follower.position = follower.safePosition;
         }
       }
@@ -241,29 +238,34 @@ export class StoreSync {
   /** Takes or renews the lease; false while another holds it. */
   private async holdLease(): Promise<boolean> {
     const now = Date.now();
-    if (this.leaseUntil - now > LEASE_MILLISECONDS / 2) return true;
+    if (this.leaseUntil - now > this.client.config.leaseMilliseconds / 2) return true;
     const taken = await this.db
       .updateTable('sparql_store_sync')
-      .set({ holder: this.me, lease_until: now + LEASE_MILLISECONDS })
+      .set({ holder: this.me, lease_until: now + this.client.config.leaseMilliseconds })
       .where('id', '=', 1)
       .where((eb) =>
         eb.or([eb('holder', '=', this.me), eb('holder', 'is', null), eb('lease_until', '<', now)]),
       )
       .executeTakeFirst();
     const held = Number(taken.numUpdatedRows) === 1;
-    this.leaseUntil = held ? now + LEASE_MILLISECONDS : 0;
+    this.leaseUntil = held ? now + this.client.config.leaseMilliseconds : 0;
     // Turns that find nothing to send keep the position in step with the log; failing ones do not.
-    if (held && this.inStep) await this.record(undefined, false);
+    if (held && this.inStep) await this.record(undefined);
     return held;
   }
 
-  /** Moves the position (when given), as long as this instance holds the lease. */
-  private async record(position: number | undefined, resynced: boolean): Promise<void> {
+  /**
+   * Moves the position (when given), as long as this instance holds the lease;
+   * after a resynchronisation (`resyncedAt`, when it began), names the store too.
+   */
+  private async record(position: number | undefined, resyncedAt?: number): Promise<void> {
     await this.db
       .updateTable('sparql_store_sync')
       .set({
         ...(position === undefined ? {} : { position }),
-        ...(resynced ? { store: this.client.config.graphStoreUrl } : {}),
+        ...(resyncedAt === undefined
+          ? {}
+          : { store: this.client.config.graphStoreUrl, resynced_at: resyncedAt }),
         synced_at: Date.now(),
       })
       .where('id', '=', 1)
