@@ -18,6 +18,7 @@ import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
 import { mintToken } from '../../src/refdata/auth/tokens.js';
 import { ExternalStore } from '../../src/refdata/sparql/external/store-client.js';
 import { startedForTests } from '../harness.js';
+import { startRefdata } from './helpers.js';
 import { withCanonicalDateTimes } from './rdf-readers.js';
 import { startVirtuoso, virtuosoThere } from './virtuoso.js';
 
@@ -201,6 +202,35 @@ describe.skipIf(!virtuosoThere)('the published view in an external Virtuoso', ()
     expect(said).toContain('rewrite it from scratch');
     await expect.poll(() => inStep(first, library), { timeout: 30_000, interval: 250 }).toBe(true);
     expect(first.output()).toContain('resynchronising from scratch');
+  }, 60_000);
+
+  it('stops waiting for the store at the time limit, and says so', async () => {
+    const quick = await startRefdata('sqlite', {
+      ...virtuoso.env,
+      REFDATA_IRI_BASE: IRI_BASE,
+      REFDATA_SPARQL_TIMEOUT_MS: '500',
+    });
+    try {
+      // Every triple of the library against every other, three times over: minutes.
+      const runaway = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
+      const started = Date.now();
+      const answer = await quick.call(
+        'GET',
+        `/sparql?query=${encodeURIComponent(runaway)}&default-graph-uri=${encodeURIComponent(library)}`,
+        { roles: [], headers: { accept: RESULTS_JSON } },
+      );
+      expect(answer.statusCode, answer.body).toBe(503);
+      expect(answer.json().type, answer.body).toMatch(/\/problems\/sparql-timeout$/);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      // The next query is answered.
+      const next = await quick.call('GET', `/sparql?query=${encodeURIComponent('ASK {}')}`, {
+        roles: [],
+        headers: { accept: RESULTS_JSON },
+      });
+      expect(next.statusCode).toBe(200);
+    } finally {
+      await quick.close();
+    }
   }, 60_000);
 
   it("keeps the store's own graphs and functions out of reach", async () => {

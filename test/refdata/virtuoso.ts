@@ -85,7 +85,7 @@ ServerThreads = 10
 Charset = UTF-8
 [SPARQL]
 ResultSetMaxRows = 1000000
-MaxQueryExecutionTime = 60
+MaxQueryExecutionTime = 10
 MaxQueryCostEstimationTime = 400
 `,
   );

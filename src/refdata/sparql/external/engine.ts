@@ -61,8 +61,9 @@ export class ExternalSparql {
         syntax: /\bSP030\b|syntax error|parse error/i.test(body),
       };
     }
+    // What the store says of its own failure (Virtuoso: a transaction timed out) is the client's to read.
     if (status < 200 || status >= 300)
-      throw unavailable(`The SPARQL store answered ${status}; ask again in a moment.`);
+      throw unavailable(`The SPARQL store answered ${status}: ${refusalOf(body)}`);
     try {
       if (writeResults) return { ok: true, body: writeResults(readJsonResults(body)) };
       const quads = new Parser({ format: 'N-Triples' }).parse(body);
