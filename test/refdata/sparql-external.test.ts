@@ -185,7 +185,9 @@ describe.skipIf(!virtuosoThere)('the published view in an external Virtuoso', ()
 
   it('is rewritten from scratch when the command asks', async () => {
     // The store loses a library's graph behind refdata's back.
-    const client = new ExternalStore(loadProgramConfig(env).settings.refdata.sparql.store!);
+    const settings = loadProgramConfig(env).settings.refdata.sparql.store;
+    if (!settings) throw new Error('the store is configured');
+    const client = new ExternalStore(settings);
     await client.update(`DROP SILENT GRAPH <${library}>`);
     expect(await inStep(first, library)).toBe(false);
     const stdout = new PassThrough();

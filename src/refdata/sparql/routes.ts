@@ -1,6 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { Parser } from 'n3';
 import { decodeUtf8 } from '../../platform/http/body-parsers.js';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
@@ -11,37 +10,16 @@ import { problems } from '../described-responses.js';
 import { VIEWS } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
 import { negotiate } from '../rdf/negotiation.js';
-import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
-import { classify, type QueryForm } from './query-form.js';
-import { readQuery } from './query-reading.js';
+import { RDF_FORMATS } from '../rdf/serialize.js';
+import {
+  evaluate,
+  GRAPH_OFFERED,
+  notAcceptable,
+  SELECT_OFFERED,
+  updateRefused,
+} from './evaluate.js';
 import { serviceDescription } from './service-description.js';
 import type { QueryDataset } from './store-worker.js';
-
-/** XML Schema's namespace: its datatypes' IRIs name the casts (`xsd:integer(?x)`). */
-const XSD = 'http://www.w3.org/2001/XMLSchema#';
-
-/** SPARQL results formats for SELECT (and, but for CSV and TSV, ASK), by media type. */
-export const RESULTS_FORMATS = {
-  'application/sparql-results+json': 'application/sparql-results+json',
-  'application/sparql-results+xml': 'application/sparql-results+xml',
-  'application/json': 'application/sparql-results+json',
-  'text/csv': 'text/csv',
-  'text/tab-separated-values': 'text/tab-separated-values',
-} as const;
-type ResultsMediaType = keyof typeof RESULTS_FORMATS;
-
-const SELECT_OFFERED = Object.keys(RESULTS_FORMATS) as ResultsMediaType[];
-/** CSV and TSV are defined for solution sequences only (SPARQL 1.1 CSV and TSV §1). */
-const ASK_OFFERED: ResultsMediaType[] = [
-  'application/sparql-results+json',
-  'application/sparql-results+xml',
-  'application/json',
-];
-/** Graphs are written as dereferenced resources are, Turtle first as SPARQL servers do. */
-export const GRAPH_OFFERED: RdfMediaType[] = [
-  'text/turtle',
-  ...RDF_MEDIA_TYPES.filter((mediaType) => mediaType !== 'text/turtle'),
-];
 
 const GraphIris = Type.Optional(
   Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 100 }),
@@ -221,16 +199,6 @@ function protocolError(detail: string): HttpError {
   return new HttpError(problem(400, 'validation', detail));
 }
 
-function updateRefused(): HttpError {
-  return new HttpError(
-    problem(
-      403,
-      'sparql-update-refused',
-      'This endpoint answers queries only; resources are written through the authoring API.',
-    ),
-  );
-}
-
 async function answerDescription(refdata: Refdata, request: FastifyRequest, reply: FastifyReply) {
   reply.header('vary', 'Accept');
   const mediaType = negotiate(request.headers.accept, GRAPH_OFFERED);
@@ -250,88 +218,9 @@ async function answerQuery(
   reply.header('vary', 'Accept');
   const view = protocol.view ?? 'published';
   if (view === 'working') await requireReader(request);
-  if (Buffer.byteLength(text) > refdata.sparql.settings.maxQueryBytes) {
-    throw new HttpError(
-      problem(
-        413,
-        'payload-too-large',
-        `The query is longer than ${refdata.sparql.settings.maxQueryBytes} bytes.`,
-      ),
-    );
-  }
-  const classified = classify(text);
-  if (classified.kind === 'update') throw updateRefused();
-  const maxRows = refdata.sparql.settings.maxRows;
-  const capped = readQuery(text, maxRows);
-  // A text the grammar cannot read is most likely no query: what the engine says
-  // of it (where it stopped reading) is the answer, whatever Accept asked for.
-  if (!capped.readable || classified.kind === 'unknown') {
-    const refusal = await refdata.sparql.refusal(text, RESULTS_FORMATS['application/json']);
-    if (refusal !== undefined) throw refusedQuery(refusal);
-  }
-  // The engine reads more than SPARQL 1.1 (triple terms): the row cap cannot be put in.
-  if (!capped.readable) {
-    throw queryRefused(
-      'This endpoint answers SPARQL 1.1 queries; this one is written in syntax beyond it.',
-    );
-  }
-  if (capped.federated) {
-    throw queryRefused(
-      "SERVICE is not evaluated: this endpoint calls no other endpoint on a client's behalf.",
-    );
-  }
-  // An external store's own functions (Virtuoso's bif: and sql:) reach past the data.
-  const extension = capped.functions.find((iri) => !iri.startsWith(XSD));
-  if (extension !== undefined && view === 'published' && refdata.sparql.external) {
-    throw queryRefused(`The function <${extension}> is not offered here.`);
-  }
-  const form: QueryForm = classified.kind === 'query' ? classified.form : 'SELECT';
-  const graph = form === 'CONSTRUCT' || form === 'DESCRIBE';
-  const offered = graph ? GRAPH_OFFERED : form === 'ASK' ? ASK_OFFERED : SELECT_OFFERED;
-  const mediaType = negotiate(request.headers.accept, offered as readonly string[]);
-  if (!mediaType) throw notAcceptable(offered);
-  // Oxigraph writes every graph format off the request thread, but for RDF/XML it
-  // writes predicates XML cannot name as broken XML: the service's own writer
-  // writes that one, and refuses such a graph instead.
-  const ownWriter = graph && mediaType === 'application/rdf+xml';
-  if (capped.capped) reply.header('x-sparql-maxrows', String(maxRows));
-  const outcome = await refdata.sparql.query(
-    view,
-    capped.text,
-    ownWriter
-      ? 'application/n-triples'
-      : graph
-        ? mediaType
-        : RESULTS_FORMATS[mediaType as ResultsMediaType],
-    datasetOf(protocol),
-  );
-  if (!outcome.ok) throw refusedQuery(outcome.message, outcome.syntax);
-  if (ownWriter) {
-    const format = RDF_FORMATS['application/rdf+xml'];
-    try {
-      const quads = new Parser({ format: 'N-Triples' }).parse(outcome.body);
-      return reply.type(format.contentType).send(await format.write(quads));
-    } catch (error) {
-      throw unwritable(mediaType, error instanceof Error ? error.message : String(error));
-    }
-  }
-  const contentType = graph
-    ? RDF_FORMATS[mediaType as RdfMediaType].contentType
-    : mediaType.startsWith('text/') || mediaType.endsWith('json')
-      ? `${mediaType}; charset=utf-8`
-      : mediaType;
-  return reply.type(contentType).send(outcome.body);
-}
-
-function unwritable(mediaType: string, why: string): HttpError {
-  return new HttpError(
-    problem(
-      406,
-      'not-acceptable',
-      `This graph cannot be written as ${RDF_FORMATS[mediaType as RdfMediaType]?.label ?? mediaType} (${why}); ask for Turtle or N-Triples.`,
-      { title: 'Not Acceptable' },
-    ),
-  );
+  const answer = await evaluate(refdata, text, view, datasetOf(protocol), request.headers.accept);
+  if (answer.cappedAt !== undefined) reply.header('x-sparql-maxrows', String(answer.cappedAt));
+  return reply.type(answer.contentType).send(answer.body);
 }
 
 /** The protocol's dataset, when it names one; otherwise every graph is the default. */
@@ -341,23 +230,4 @@ function datasetOf(protocol: Omit<Protocol, 'query'>): QueryDataset | undefined 
   return defaultGraphs.length === 0 && namedGraphs.length === 0
     ? undefined
     : { defaultGraphs, namedGraphs };
-}
-
-/** The engine's message: a parse error says where (`error at 3:14: expected ...`). */
-function refusedQuery(message: string, syntax = /^error at \d+:\d+/.test(message)): HttpError {
-  return syntax
-    ? new HttpError(problem(400, 'sparql-syntax', message, { title: 'Not a SPARQL query' }))
-    : queryRefused(message);
-}
-
-function queryRefused(message: string): HttpError {
-  return new HttpError(problem(400, 'sparql-query-refused', message, { title: 'Query refused' }));
-}
-
-function notAcceptable(offered: readonly string[]): HttpError {
-  return new HttpError(
-    problem(406, 'not-acceptable', `This answer is available as ${offered.join(', ')}.`, {
-      title: 'Not Acceptable',
-    }),
-  );
 }
