@@ -15,6 +15,7 @@ import { registerSubmitPages } from './authoring/submit-pages.js';
 import { registerHomePage } from './home-page.js';
 import { OidcSignIn, registerOidcSignIn } from './oidc-sign-in.js';
 import { Pages, SCRIPT_PATH } from './pages.js';
+import { registerQueryPage } from './query-page.js';
 import { registerResourcePages } from './resource-pages.js';
 import { registerSearchPage } from './search-page.js';
 import { refdataSessions } from './session.js';
@@ -28,6 +29,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerSignInPages,
   registerResourcePages,
   registerSearchPage,
+  registerQueryPage,
   registerSymbolGallery,
   registerDraftPages,
   registerSubmitPages,
