@@ -7,11 +7,16 @@
  * Oxigraph alone in this process on the same quads (the anchor: the engine
  * with no HTTP, thread or database).
  *
+ * Then, when Debian's Virtuoso is installed, the same through /sparql with the
+ * published view kept in a Virtuoso of its own (the external-store mode), and
+ * through Virtuoso alone, asked over its own HTTP endpoint with the same graphs.
+ *
  *   npm run bench:sparql -- [--databases sqlite,postgres] [--classes 100000]
  *                           [--per-query 50] [--requests 160] [--clients 16]
- *                           [--postgres-url URL] [--skip-build]
+ *                           [--postgres-url URL] [--skip-build] [--skip-virtuoso]
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { parseArgs } from 'node:util';
 import oxigraph from 'oxigraph';
@@ -21,6 +26,7 @@ import type { RefdataTables } from '../src/refdata/db/tables.js';
 import { FamilyRegistry } from '../src/refdata/families/registry.js';
 import { ResourceStore } from '../src/refdata/resources/store.js';
 import { PUBLISHED_STATUSES, resourceQuads } from '../src/refdata/sparql/dataset.js';
+import { startVirtuoso, VIRTUOSO_PATH } from '../test/refdata/virtuoso.js';
 import { type SeedResource, seedResources } from './bulk.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
 import { residentMemoryMib } from './processes.js';
@@ -34,6 +40,7 @@ const { values } = parseArgs({
     'per-query': { type: 'string', default: '50' },
     requests: { type: 'string', default: '160' },
     clients: { type: 'string', default: '16' },
+    'skip-virtuoso': { type: 'boolean', default: false },
   },
 });
 const databases = databaseKinds(values.databases);
@@ -148,6 +155,82 @@ async function engineAlone(server: RefdataBenchServer) {
   };
 }
 
+/**
+ * The same queries with the published view in a Virtuoso the instance keeps:
+ * how long the instance takes to write it there from scratch, then each query
+ * through /sparql and through Virtuoso alone (its own endpoint, the same graphs).
+ */
+async function throughVirtuoso(
+  server: RefdataBenchServer,
+  library: string,
+  asked: ReturnType<typeof queries>,
+  path: (text: string) => string,
+) {
+  // About 1.3 GiB of buffers, as Virtuoso's own guide gives for a few million triples.
+  const store = await startVirtuoso({ buffers: 170_000 });
+  try {
+    process.stderr.write('virtuoso: the instance writes the published view to it\n');
+    const spawned = await server.restart({
+      ...store.env,
+      REFDATA_SPARQL_MAX_CONCURRENT: String(clients * 2),
+      REFDATA_SPARQL_TIMEOUT_MS: '600000',
+    });
+    await waitForDataset(server, library, classes);
+    const synced = performance.now();
+    const memory = await residentMemoryMib(server.pid);
+    const graphs = [library, `${server.url}/graphs/without-library`];
+    const alone = async (text: string, accept: string) => {
+      const body = new URLSearchParams({ query: text });
+      for (const graph of graphs) {
+        body.append('default-graph-uri', graph);
+        body.append('named-graph-uri', graph);
+      }
+      const latencies: number[] = [];
+      for (let n = 0; n < perQuery + 5; n += 1) {
+        const started = performance.now();
+        const response = await fetch(`${store.httpUrl}/sparql`, {
+          method: 'POST',
+          headers: { accept, 'content-type': 'application/x-www-form-urlencoded' },
+          body,
+        });
+        await response.text();
+        if (!response.ok) throw new Error(`Virtuoso answered ${response.status}`);
+        // The first five are unmeasured, as through /sparql.
+        if (n >= 5) latencies.push(performance.now() - started);
+      }
+      return percentiles(latencies);
+    };
+    out('');
+    out(`### The published view in Virtuoso (${classes} classes, ${kindLabel(server)})`);
+    out('');
+    out(
+      `Spawn to the whole view written to Virtuoso and queryable: ${((synced - spawned) / 1000).toFixed(1)} s. refdata's resident memory (the working view alone beside the store): ${mib(memory)}.`,
+    );
+    out('');
+    out(
+      '| query | /sparql → Virtuoso p50, one client | p95 | Virtuoso alone p50 (its HTTP endpoint) | /sparql / alone | /sparql p95, 16 clients | requests/s, 16 clients |',
+    );
+    out('|---|---|---|---|---|---|---|');
+    for (const query of asked) {
+      const headers = { accept: query.accept };
+      await measurePaths(server, [path(query.text)], 5, 1, headers);
+      const one = await measurePaths(server, [path(query.text)], perQuery, 1, headers);
+      const direct = await alone(query.text, query.accept);
+      const many = await measurePaths(server, [path(query.text)], requests, clients, headers, 120);
+      if (one.failures > 0 || many.failures > 0) throw new Error(`${query.name}: failures`);
+      out(
+        `| ${query.name} | ${ms(one.p50)} ms | ${ms(one.p95)} ms | ${ms(direct.p50)} ms | ${(one.p50 / direct.p50).toFixed(2)} | ${ms(many.p95)} ms | ${many.perSecond.toFixed(0)} |`,
+      );
+    }
+  } finally {
+    await store.close();
+  }
+}
+
+function kindLabel(server: RefdataBenchServer): string {
+  return server.env.DATABASE_URL ? 'postgres' : 'sqlite';
+}
+
 if (!values['skip-build']) execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
 out(
   `Node ${process.version}, ${cpus().length} cores; ${classes} approved classes in one library; ${perQuery} askings per query by one client, then ${requests} requests from ${clients} clients; load generator on the same machine.`,
@@ -197,6 +280,9 @@ for (const kind of databases) {
       out(
         `| ${query.name} | ${ms(one.p50)} ms | ${ms(one.p95)} ms | ${ms(engine.p50)} ms | ${(one.p50 / engine.p50).toFixed(2)} | ${ms(many.p95)} ms | ${many.perSecond.toFixed(0)} |`,
       );
+    }
+    if (!values['skip-virtuoso'] && existsSync(VIRTUOSO_PATH)) {
+      await throughVirtuoso(server, library, asked, path);
     }
   } finally {
     await server.stop();
