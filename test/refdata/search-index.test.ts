@@ -338,4 +338,42 @@ describe.each(DATABASE_KINDS)('the search index on %s', (kind) => {
       expect([...second.resourceIds]).toEqual([slowId]);
       expect(follower.openGaps).toBe(0);
     });
+
+  it('starts a gap found at the log’s end on its time only at the first turn (a build may take minutes)', async () => {
+    const library = await createLibrary(service);
+    const id = (
+      await service.db
+        .selectFrom('resources')
+        .select('id')
+        .where('iri', '=', library)
+        .executeTakeFirstOrThrow()
+    ).id;
+    const end = Number(
+      (
+        await service.db
+          .selectFrom('search_changes')
+          .select(sql<number>`max(seq)`.as('seq'))
+          .executeTakeFirstOrThrow()
+      ).seq,
+    );
+    // A number left open below the end, as a transaction still open leaves it.
+    await sql`insert into search_changes (seq, resource_id, changed_at) values (${end + 2}, ${id}, 0)`.execute(
+      service.db,
+    );
+    let now = Date.now();
+    const follower = await ChangeFollower.fromEnd(service.db, () => now);
+    expect(follower.openGaps).toBe(1);
+    expect(follower.safePosition).toBe(end);
+    // Ten minutes of building later, the first turn: the gap is asked for, not given up.
+    now += 10 * 60_000;
+    await follower.next(service.db);
+    expect(follower.openGaps).toBe(1);
+    await sql`insert into search_changes (seq, resource_id, changed_at) values (${end + 1}, ${id}, 0)`.execute(
+      service.db,
+    );
+    const filled = await follower.next(service.db);
+    expect([...filled.resourceIds]).toEqual([id]);
+    expect(follower.openGaps).toBe(0);
+    expect(follower.safePosition).toBe(end + 2);
+  });
 });

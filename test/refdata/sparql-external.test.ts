@@ -18,7 +18,7 @@ import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
 import { mintToken } from '../../src/refdata/auth/tokens.js';
 import { ExternalStore } from '../../src/refdata/sparql/external/store-client.js';
 import { startedForTests } from '../harness.js';
-import { startRefdata } from './helpers.js';
+import { approve as approveIn, create, createLibrary, startRefdata } from './helpers.js';
 import { withCanonicalDateTimes } from './rdf-readers.js';
 import { startVirtuoso, virtuosoThere } from './virtuoso.js';
 
@@ -43,7 +43,7 @@ describe.skipIf(!virtuosoThere)('the published view in an external Virtuoso', ()
       DATA_DIR: dataDir,
       REFDATA_IRI_BASE: IRI_BASE,
       REFDATA_SPARQL_POLL_MS: '100',
-      REFDATA_SPARQL_STORE_LEASE_MS: '1500',
+      REFDATA_SPARQL_STORE_LEASE_MS: '3000',
       ...virtuoso.env,
     };
     const tokens = loadProgramConfig(env).settings.refdata.tokens;
@@ -213,14 +213,24 @@ describe.skipIf(!virtuosoThere)('the published view in an external Virtuoso', ()
       REFDATA_SPARQL_TIMEOUT_MS: '500',
     });
     try {
-      // Every triple of the library against every other, three times over: minutes.
+      // A library of its own, of some hundreds of triples.
+      const own = await createLibrary(quick);
+      await approveIn(quick, own);
+      for (let n = 0; n < 40; n += 1) {
+        const made = await create(quick, '/rdl/terms/subclass', {
+          name: `Timed ${n}`,
+          ontology: own,
+          subClassOf: ['http://x.example/E'],
+        });
+        await approveIn(quick, made.iri);
+      }
+      // Every triple of the library against every other, three times over: far past 500 ms.
       const runaway = 'SELECT (COUNT(*) AS ?n) WHERE { ?a ?b ?c . ?d ?e ?f . ?g ?h ?i }';
       const started = Date.now();
-      const answer = await quick.call(
-        'GET',
-        `/sparql?query=${encodeURIComponent(runaway)}&default-graph-uri=${encodeURIComponent(library)}`,
-        { roles: [], headers: { accept: RESULTS_JSON } },
-      );
+      const answer = await quick.call('GET', `/sparql?query=${encodeURIComponent(runaway)}`, {
+        roles: [],
+        headers: { accept: RESULTS_JSON },
+      });
       expect(answer.statusCode, answer.body).toBe(503);
       expect(answer.json().type, answer.body).toMatch(/\/problems\/sparql-timeout$/);
       expect(Date.now() - started).toBeLessThan(10_000);
@@ -255,6 +265,28 @@ describe.skipIf(!virtuosoThere)('the published view in an external Virtuoso', ()
     );
     expect(builtIn.status).toBe(400);
     expect(JSON.parse(builtIn.body).type).toMatch(/\/problems\/sparql-query-refused$/);
+    // Anywhere in the query: as a predicate, Virtuoso's free-text search.
+    const magic = await sparql(
+      first,
+      'PREFIX bif: <bif:> SELECT ?s WHERE { ?s ?p ?o . ?o bif:contains "x" }',
+    );
+    expect(magic.status).toBe(400);
+    // FROM naming a graph of the store's own is refused; the protocol's graphs, taken as empty.
+    const from = await sparql(
+      first,
+      'SELECT (COUNT(*) AS ?n) FROM <http://www.openlinksw.com/schemas/virtrdf#> WHERE { ?s ?p ?o }',
+    );
+    expect(from.status).toBe(400);
+    expect(JSON.parse(from.body).detail).toMatch(/not one of this endpoint's graphs/);
+    const named = await fetch(
+      `${first.url}/sparql?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }')}&default-graph-uri=${encodeURIComponent('http://www.openlinksw.com/schemas/virtrdf#')}`,
+      { headers: { accept: RESULTS_JSON } },
+    );
+    expect(named.status).toBe(200);
+    expect(
+      ((await named.json()) as { results: { bindings: { n: { value: string } }[] } }).results
+        .bindings[0]?.n.value,
+    ).toBe('0');
     // Casts to XML Schema's types are SPARQL's own, and allowed.
     const cast = await sparql(
       first,

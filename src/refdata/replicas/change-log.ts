@@ -11,6 +11,8 @@ const READ_LIMIT = 5000;
 const GAP_TIMEOUT_MS = 60_000;
 /** A jump larger than this (a sequence's cache lost in a crash) is not followed number by number. */
 const MAX_GAPS = 10_000;
+/** A gap found before the first turn: its time to be given up has not started. */
+const NOT_ASKED = -1;
 /** Entries older than this are pruned; an instance further behind rebuilds its index. */
 export const CHANGE_RETENTION_MS = 60 * 60 * 1000;
 
@@ -45,8 +47,9 @@ export class ChangeFollower {
       .where('seq', '>', highest - 1000)
       .execute();
     const present = new Set(recent.map((row) => Number(row.seq)));
+    // Not yet asked for: their time starts at the first turn, not now (a build may take minutes).
     for (let seq = Math.max(1, highest - 999); seq < highest; seq += 1)
-      if (!present.has(seq)) follower.gaps.set(seq, now());
+      if (!present.has(seq)) follower.gaps.set(seq, NOT_ASKED);
     return follower;
   }
 
@@ -77,7 +80,10 @@ export class ChangeFollower {
   /** The resources changed since the last turn; `more` when the read stopped at its limit. */
   async next(db: Kysely<RefdataTables>): Promise<{ resourceIds: Set<number>; more: boolean }> {
     const now = this.now();
-    for (const [seq, since] of this.gaps) if (now - since > GAP_TIMEOUT_MS) this.gaps.delete(seq);
+    for (const [seq, since] of this.gaps) {
+      if (since === NOT_ASKED) this.gaps.set(seq, now);
+      else if (now - since > GAP_TIMEOUT_MS) this.gaps.delete(seq);
+    }
     const resourceIds = new Set<number>();
     if (this.gaps.size > 0) {
       const filled = await db

@@ -1,4 +1,5 @@
 import { Parser } from 'n3';
+import oxigraph from 'oxigraph';
 import { HttpError } from '../../platform/http/problem.js';
 import type { Refdata } from '../context.js';
 import type { View } from '../lifecycle/views.js';
@@ -7,6 +8,7 @@ import { negotiate } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
 import { classify, type QueryForm } from './query-form.js';
 import { readQuery } from './query-reading.js';
+import { queryRefused } from './refusals.js';
 import type { QueryDataset } from './store-worker.js';
 
 /** XML Schema's namespace: its datatypes' IRIs name the casts (`xsd:integer(?x)`). */
@@ -35,6 +37,12 @@ export const GRAPH_OFFERED: RdfMediaType[] = [
   ...RDF_MEDIA_TYPES.filter((mediaType) => mediaType !== 'text/turtle'),
 ];
 
+/**
+ * A store that holds nothing, on the request thread: what the engine says of a
+ * text the grammar cannot read, with no data to evaluate it over.
+ */
+const EMPTY_STORE = new oxigraph.Store();
+
 /** A query's answer, as `/sparql` and the query page give it. */
 export interface Evaluation {
   form: QueryForm;
@@ -59,6 +67,8 @@ export async function evaluate(
   view: View,
   dataset: QueryDataset | undefined,
   accept: string | undefined,
+  /** A lower cap than the endpoint's, for a page that shows no more. */
+  rowLimit?: number,
 ): Promise<Evaluation> {
   if (Buffer.byteLength(text) > refdata.sparql.settings.maxQueryBytes) {
     throw new HttpError(
@@ -71,12 +81,13 @@ export async function evaluate(
   }
   const classified = classify(text);
   if (classified.kind === 'update') throw updateRefused();
-  const maxRows = refdata.sparql.settings.maxRows;
+  const maxRows = Math.min(refdata.sparql.settings.maxRows, rowLimit ?? Number.POSITIVE_INFINITY);
   const capped = readQuery(text, maxRows);
   // A text the grammar cannot read is most likely no query: what the engine says
   // of it (where it stopped reading) is the answer, whatever Accept asked for.
+  // It is asked of an empty store, so that such a text learns nothing of the data.
   if (!capped.readable || classified.kind === 'unknown') {
-    const refusal = await refdata.sparql.refusal(text, RESULTS_FORMATS['application/json']);
+    const refusal = engineRefusal(text);
     if (refusal !== undefined) throw refusedQuery(refusal);
   }
   // The engine reads more than SPARQL 1.1 (triple terms): the row cap cannot be put in.
@@ -90,10 +101,13 @@ export async function evaluate(
       "SERVICE is not evaluated: this endpoint calls no other endpoint on a client's behalf.",
     );
   }
-  // An external store's own functions (Virtuoso's bif: and sql:) reach past the data.
-  const extension = capped.functions.find((iri) => !iri.startsWith(XSD));
-  if (extension !== undefined && view === 'published' && refdata.sparql.external) {
-    throw queryRefused(`The function <${extension}> is not offered here.`);
+  const external = view === 'published' ? refdata.sparql.external : undefined;
+  if (external) {
+    // An external store's own functions (Virtuoso's bif: and sql:) reach past the data,
+    // and its other graphs are not the dataset's.
+    const extension = capped.functions.find((iri) => !iri.startsWith(XSD)) ?? capped.builtIns[0];
+    if (extension !== undefined) throw queryRefused(`<${extension}> is not offered here.`);
+    dataset = await external.admit(capped.fromGraphs, dataset);
   }
   const form: QueryForm = classified.kind === 'query' ? classified.form : 'SELECT';
   const graph = form === 'CONSTRUCT' || form === 'DESCRIBE';
@@ -162,8 +176,14 @@ function refusedQuery(message: string, syntax = /^error at \d+:\d+/.test(message
     : queryRefused(message);
 }
 
-function queryRefused(message: string): HttpError {
-  return new HttpError(problem(400, 'sparql-query-refused', message, { title: 'Query refused' }));
+/** The engine's refusal of a text, asked of a store that holds nothing; undefined if it reads it. */
+function engineRefusal(text: string): string | undefined {
+  try {
+    EMPTY_STORE.query(text, { results_format: 'application/sparql-results+json' });
+    return undefined;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 export function notAcceptable(offered: readonly string[]): HttpError {

@@ -22,6 +22,10 @@ export type ReadQuery =
       federated: boolean;
       /** The IRIs of the functions it calls by IRI (casts, extensions). */
       functions: string[];
+      /** IRIs in the `bif:` and `sql:` schemes, anywhere: Virtuoso's built-ins. */
+      builtIns: string[];
+      /** The graphs its `FROM` and `FROM NAMED` name. */
+      fromGraphs: string[];
     }
   /** SPARQL 1.1's grammar does not read it (the engine's parser says where, or reads more). */
   | { readable: false };
@@ -40,9 +44,16 @@ export function readQuery(text: string, maxRows: number): ReadQuery {
   } catch {
     return { readable: false };
   }
-  const found = { federated: false, functions: new Set<string>() };
+  const found: Found = { federated: false, functions: new Set(), builtIns: new Set() };
   visit(parsed, found);
-  const reading = { federated: found.federated, functions: [...found.functions] };
+  const from = (parsed as { from?: { default?: { value: string }[]; named?: { value: string }[] } })
+    .from;
+  const reading = {
+    federated: found.federated,
+    functions: [...found.functions],
+    builtIns: [...found.builtIns],
+    fromGraphs: [...(from?.default ?? []), ...(from?.named ?? [])].map((graph) => graph.value),
+  };
   if (parsed.type !== 'query' || parsed.queryType === 'ASK') {
     return { readable: true, text, capped: false, ...reading };
   }
@@ -60,8 +71,14 @@ export function readQuery(text: string, maxRows: number): ReadQuery {
   return { readable: true, text: generator.stringify(parsed), capped: true, ...reading };
 }
 
-/** Walks SPARQL.js's tree for `SERVICE` patterns and functions called by IRI. */
-function visit(node: unknown, found: { federated: boolean; functions: Set<string> }): void {
+interface Found {
+  federated: boolean;
+  functions: Set<string>;
+  builtIns: Set<string>;
+}
+
+/** Walks SPARQL.js's tree for `SERVICE` patterns, functions called by IRI and Virtuoso's built-ins. */
+function visit(node: unknown, found: Found): void {
   if (Array.isArray(node)) {
     for (const item of node) visit(item, found);
     return;
@@ -69,6 +86,9 @@ function visit(node: unknown, found: { federated: boolean; functions: Set<string
   if (node === null || typeof node !== 'object') return;
   const record = node as Record<string, unknown>;
   if (record.type === 'service') found.federated = true;
+  if (record.termType === 'NamedNode' && typeof record.value === 'string') {
+    if (/^(bif|sql):/i.test(record.value)) found.builtIns.add(record.value);
+  }
   if (record.type === 'functionCall') {
     const called = record.function as { termType?: string; value?: string } | undefined;
     if (called?.termType === 'NamedNode' && called.value) found.functions.add(called.value);

@@ -37,3 +37,8 @@ export function unavailable(
     }),
   );
 }
+
+/** 400 `sparql-query-refused`: the query reads, but is not evaluated here. */
+export function queryRefused(message: string): HttpError {
+  return new HttpError(problem(400, 'sparql-query-refused', message, { title: 'Query refused' }));
+}

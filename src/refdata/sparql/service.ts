@@ -15,6 +15,21 @@ import type { QueryDataset, QueryOutcome } from './store-worker.js';
 
 /** Published resources read per query while building; the event loop is let go between batches. */
 const BUILD_BATCH = 2000;
+/** How long a published-view query waits for its instance's writes to reach an external store. */
+const OWN_WRITES_WAIT_MILLISECONDS = 2000;
+
+/** Resolves when `promise` settles or after `milliseconds`, whichever is first. */
+async function firstOf(promise: Promise<unknown>, milliseconds: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    promise.catch(() => undefined),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, milliseconds);
+    }),
+  ]);
+  clearTimeout(timer);
+}
+
 /** Changed resources read back per query. */
 const APPLY_BATCH = 500;
 
@@ -64,17 +79,6 @@ export class SparqlService extends Replica<StoreThread> {
   }
 
   /**
-   * Why the engine refuses a text it is given (its parser's message, with
-   * where it stopped), or undefined when it takes it. Always the embedded
-   * engine, on a view this instance holds: a text no grammar read is never
-   * sent to an external store.
-   */
-  async refusal(text: string, format: string): Promise<string | undefined> {
-    const outcome = await this.query(this.heldViews[0] ?? 'working', text, format, undefined);
-    return outcome.ok ? undefined : outcome.message;
-  }
-
-  /**
    * Evaluates a query over one view, within the limits: at most
    * `maxConcurrent` at once (503 `sparql-busy` beyond), each for at most
    * `timeoutMilliseconds` (then stopped: 503 `sparql-timeout`).
@@ -89,8 +93,9 @@ export class SparqlService extends Replica<StoreThread> {
     this.active += 1;
     try {
       if (view === 'published' && this.external) {
-        // What this instance wrote is in the store first, when it is the one keeping it.
-        await this.external.sync.caughtUp();
+        // What this instance wrote is in the store first, when it is the one keeping it,
+        // unless the store takes longer than a moment (a resynchronisation under way).
+        await firstOf(this.external.sync.caughtUp(), OWN_WRITES_WAIT_MILLISECONDS);
         return await this.external.query(text, format, dataset);
       }
       await this.caughtUp();

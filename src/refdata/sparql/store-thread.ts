@@ -26,6 +26,8 @@ class Copy {
   querying = false;
   /** Stopped under a query: its calls' failures are expected, not the dataset's. */
   retired = false;
+  /** Holds the view: false while a replacement is filled from a sibling. */
+  filled = true;
   private last: Promise<unknown> = Promise.resolve();
   /** Calls wait for this (a new copy's filling) before they are sent. */
   private ready: Promise<void> = Promise.resolve();
@@ -105,12 +107,14 @@ class ViewCopies {
 
   query(text: string, format: string, dataset: QueryDataset | undefined): AskedQuery {
     let copy: Copy | undefined;
+    // A copy is taken the moment it is chosen (`querying`), so that no two queries share one.
     const taken = new Promise<Copy>((resolve, reject) => {
       const free = this.copies.find((candidate) => !candidate.querying);
-      if (free) resolve(free);
-      else this.waiting.push({ resolve, reject });
+      if (free) {
+        free.querying = true;
+        resolve(free);
+      } else this.waiting.push({ resolve, reject });
     }).then((chosen) => {
-      chosen.querying = true;
       copy = chosen;
       return { chosen, asked: chosen.call('query', text, format, dataset) };
     });
@@ -128,28 +132,38 @@ class ViewCopies {
     };
   }
 
+  /** A copy has answered (or been filled): the next query waiting takes it, still marked. */
   private release(copy: Copy): void {
-    copy.querying = false;
     if (copy.retired) return;
-    this.waiting.shift()?.resolve(copy);
+    const next = this.waiting.shift();
+    if (next) next.resolve(copy);
+    else copy.querying = false;
   }
 
   /**
-   * Ends `copy` and fills a new one from a sibling's dump, taken in the
+   * Ends `copy` and fills a new one from a filled sibling's dump, taken in the
    * sibling's call order: every update made before it is in the dump, every
-   * one made after it reaches the new copy after the dump is loaded.
+   * one made after it reaches the new copy after the dump is loaded. The dump
+   * is one string: past V8's longest (about 512 MiB of N-Quads, some three
+   * million quads) it fails, and the dataset is built anew instead.
    */
   private replaceCopy(copy: Copy): boolean {
-    const sibling = this.copies.find((candidate) => candidate !== copy && !candidate.retired);
+    const sibling = this.copies.find(
+      (candidate) => candidate !== copy && !candidate.retired && candidate.filled,
+    );
     if (!sibling || copy.retired) return false;
     copy.retired = true;
     void copy.terminate();
     const fresh = new Copy(this.start, this.onFailure);
     // Busy until filled, so that no query waits on it while a sibling is free.
     fresh.querying = true;
+    fresh.filled = false;
     this.copies = this.copies.map((candidate) => (candidate === copy ? fresh : candidate));
     fresh.fillFrom(sibling.call('dump').answer).then(
-      () => this.release(fresh),
+      () => {
+        fresh.filled = true;
+        this.release(fresh);
+      },
       (error: Error) => {
         // A fill that failed on a thread still running (memory) leaves the copy useless.
         if (!fresh.retired) this.onFailure(error);

@@ -63,16 +63,10 @@ function table(caption: Markup, head: string[], rows: Markup[][]): Markup {
 </table></div>`;
 }
 
-function counted(total: number, evaluation: Evaluation): Markup {
-  const shown = Math.min(total, SHOWN_ROWS);
-  const noun = total === 1 ? 'row' : 'rows';
-  const cut =
-    evaluation.cappedAt !== undefined && total >= evaluation.cappedAt
-      ? html` The answer was cut at ${evaluation.cappedAt} rows, the endpoint's cap: page through it with ORDER BY, LIMIT and OFFSET.`
-      : html``;
-  return shown < total
-    ? html`The first ${shown} of ${total} ${noun}.${cut}`
-    : html`${total} ${noun}.${cut}`;
+function counted(total: number): Markup {
+  if (total > SHOWN_ROWS)
+    return html`The first ${SHOWN_ROWS} rows, and there are more: page through them with ORDER BY, LIMIT and OFFSET, or ask /sparql for them all.`;
+  return html`${total} ${total === 1 ? 'row' : 'rows'}.`;
 }
 
 /** The answer as a table: solutions, a yes or no, or a graph's triples. */
@@ -80,7 +74,7 @@ function answerMarkup(pages: Pages, evaluation: Evaluation): Markup {
   if (evaluation.form === 'CONSTRUCT' || evaluation.form === 'DESCRIBE') {
     const quads: Quad[] = new Parser({ format: 'N-Triples' }).parse(evaluation.body);
     return table(
-      counted(quads.length, evaluation),
+      counted(quads.length),
       ['Subject', 'Predicate', 'Object'],
       quads
         .slice(0, SHOWN_ROWS)
@@ -97,7 +91,7 @@ function answerMarkup(pages: Pages, evaluation: Evaluation): Markup {
   const names = results.head?.vars ?? [];
   const bindings = results.results?.bindings ?? [];
   return table(
-    counted(bindings.length, evaluation),
+    counted(bindings.length),
     names,
     bindings.slice(0, SHOWN_ROWS).map((binding) => names.map((name) => cell(pages, binding[name]))),
   );
@@ -160,6 +154,8 @@ export function registerQueryPage(app: HttpApp, pages: Pages): void {
           view,
           undefined,
           'application/sparql-results+json, application/n-triples;q=0.9',
+          // One more than is shown, to know there are more.
+          SHOWN_ROWS + 1,
         );
         answer = html`<section aria-labelledby="answer-heading"><h2 id="answer-heading">Answer</h2>${answerMarkup(pages, evaluation)}</section>`;
       } catch (error) {

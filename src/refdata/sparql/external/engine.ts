@@ -1,11 +1,14 @@
 import { Parser } from 'n3';
 import { RDF_FORMATS, type RdfMediaType } from '../../rdf/serialize.js';
 import { declaresDataset } from '../query-form.js';
-import { timedOut, unavailable } from '../refusals.js';
+import { queryRefused, timedOut, unavailable } from '../refusals.js';
 import type { QueryDataset, QueryOutcome } from '../store-worker.js';
 import { RESULTS_WRITERS, readJsonResults } from './results-writers.js';
 import type { ExternalStore, StoreDataset } from './store-client.js';
 import type { StoreSync } from './store-sync.js';
+
+/** A graph no store holds: what a graph the protocol names that is not ours stands for. */
+const NO_GRAPH = 'urn:refdata:no-such-graph';
 
 /** How much of a store's refusal a client is shown. */
 const REFUSAL_CHARACTERS = 500;
@@ -27,6 +30,24 @@ export class ExternalSparql {
     readonly sync: StoreSync,
     private readonly settings: { timeoutMilliseconds: number; pollMilliseconds: number },
   ) {}
+
+  /**
+   * The dataset a published-view query may ask for here: `FROM` naming a
+   * graph that is not a library's is refused, and a graph the protocol names
+   * that is not one is taken as an empty one, as the embedded engine has it.
+   */
+  async admit(
+    fromGraphs: readonly string[],
+    dataset: QueryDataset | undefined,
+  ): Promise<QueryDataset | undefined> {
+    const ours = new Set((await this.libraryDataset()).defaultGraphs);
+    const foreign = fromGraphs.find((graph) => !ours.has(graph));
+    if (foreign !== undefined)
+      throw queryRefused(`FROM names <${foreign}>, which is not one of this endpoint's graphs.`);
+    if (!dataset) return undefined;
+    const own = (graphs: string[]) => graphs.map((graph) => (ours.has(graph) ? graph : NO_GRAPH));
+    return { defaultGraphs: own(dataset.defaultGraphs), namedGraphs: own(dataset.namedGraphs) };
+  }
 
   /** A write of this instance has committed: a library it made is in the next query's dataset. */
   noteLocalWrite(): void {

@@ -32,9 +32,16 @@ export function readJsonResults(body: string): JsonResults {
   return parsed;
 }
 
-/** A blank node's label as N-Triples takes it (Virtuoso's are `nodeID://b10004`). */
+/**
+ * A blank node's label as N-Triples takes it (Virtuoso's are `nodeID://b10004`):
+ * any other character, and `_` itself, written as `_<hex>_`, so that two labels
+ * never become one.
+ */
 function blankLabel(value: string): string {
-  return value.replace(/^nodeID:\/\//, '').replace(/[^A-Za-z0-9_-]/g, '_') || 'b';
+  const label = value
+    .replace(/^nodeID:\/\//, '')
+    .replace(/[^A-Za-z0-9-]/g, (character) => `_${character.codePointAt(0)?.toString(16)}_`);
+  return label === '' ? 'b' : /^[A-Za-z0-9_]/.test(label) ? label : `b${label}`;
 }
 
 /** The term as the specification's JSON gives it: `literal` with an optional datatype. */
@@ -66,10 +73,12 @@ function json(results: JsonResults): string {
   });
 }
 
+/** Text as XML holds it: markup escaped, and a carriage return kept (a parser turns a bare one into a line feed). */
 function escapeXml(text: string): string {
   return text.replace(
-    /[&<>"]/g,
-    (character) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;' })[character] ?? '',
+    /[&<>"\r]/g,
+    (character) =>
+      ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', '\r': '&#13;' })[character] ?? '',
   );
 }
 

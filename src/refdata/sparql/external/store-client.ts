@@ -1,8 +1,6 @@
 import DigestClient from 'digest-fetch';
 import type { ExternalStoreConfig } from '../../config.js';
 
-/** How long a write to the store may take before it counts as failed (and is sent again later). */
-const WRITE_TIMEOUT_MILLISECONDS = 120_000;
 /** How much of a store's refusal is kept for the log and for a client's problem. */
 const MESSAGE_CHARACTERS = 2000;
 
@@ -90,12 +88,21 @@ export class ExternalStore {
     });
   }
 
+  /**
+   * How long a write may take before it counts as failed (and is sent again
+   * later): a third of the lease, so that a write begun with half the lease
+   * left ends before another instance may take over (store-sync.ts).
+   */
+  private get writeTimeoutMilliseconds(): number {
+    return Math.floor(this.config.leaseMilliseconds / 3);
+  }
+
   private async write(url: string, init: RequestInit): Promise<void> {
     let response: Response;
     try {
       response = await this.writer.fetch(url, {
         ...init,
-        signal: AbortSignal.timeout(WRITE_TIMEOUT_MILLISECONDS),
+        signal: AbortSignal.timeout(this.writeTimeoutMilliseconds),
       });
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);

@@ -17,8 +17,9 @@ import type { ExternalStore } from './store-client.js';
 const APPLY_BATCH = 200;
 /** Published resources read per query in a resynchronisation. */
 const RESYNC_BATCH = 2000;
-/** How long after a failed turn the next is tried. */
+/** How long after a failed turn the next is tried; doubled after each failure in a row, up to a minute. */
 const RETRY_MILLISECONDS = 2000;
+const MAX_RETRY_MILLISECONDS = 60_000;
 
 /**
  * Keeps the published view in an external SPARQL store: from the change log,
@@ -53,6 +54,7 @@ export class StoreSync {
   /** The follower in use and the position it was started from, while this instance holds the lease. */
   private follower: { follower: ChangeFollower; position: number } | undefined;
   private failedAt = 0;
+  private retryMilliseconds = RETRY_MILLISECONDS;
   /** The last turn sent everything the log held: the position is in step, though it may not move. */
   private inStep = false;
   private closed = false;
@@ -114,8 +116,8 @@ export class StoreSync {
         .limit(RESYNC_BATCH)
         .execute();
       if (rows.length === 0) break;
-      await this.keepLease();
       for (const [graph, ntriples] of publishedTriplesByGraph(this.context, rows)) {
+        await this.keepLease();
         await this.client.writeGraph(written.has(graph) ? 'POST' : 'PUT', graph, ntriples);
         written.add(graph);
       }
@@ -124,8 +126,10 @@ export class StoreSync {
     if (this.closed) return;
     // A graph with nothing published now may hold what was: a library's, or one removed.
     for (const graph of await this.libraryGraphs(true)) {
-      if (!written.has(graph))
+      if (!written.has(graph)) {
+        await this.keepLease();
         await this.client.update(`DROP SILENT GRAPH <${writableIri(graph)}>`);
+      }
     }
     await this.record(follower.safePosition, began);
     this.follower = { follower, position: follower.safePosition };
@@ -159,7 +163,7 @@ export class StoreSync {
   }
 
   private async turn(): Promise<void> {
-    if (this.closed || Date.now() - this.failedAt < RETRY_MILLISECONDS) return;
+    if (this.closed || Date.now() - this.failedAt < this.retryMilliseconds) return;
     try {
       if (!(await this.holdLease())) {
         this.follower = undefined;
@@ -181,6 +185,7 @@ export class StoreSync {
         this.log.info({}, 'sparql store: resynchronising from scratch');
         await this.resync();
         this.inStep = true;
+        this.retryMilliseconds = RETRY_MILLISECONDS;
         return;
       }
       // Another holder may have moved the position since this instance followed.
@@ -192,19 +197,19 @@ export class StoreSync {
         const next = await follower.next(this.db);
         more = next.more;
         const ids = [...next.resourceIds];
-        for (let start = 0; start < ids.length; start += APPLY_BATCH) {
-          await this.keepLease();
+        for (let start = 0; start < ids.length; start += APPLY_BATCH)
           await this.apply(ids.slice(start, start + APPLY_BATCH));
-        }
         if (ids.length > 0 || follower.safePosition !== this.follower.position) {
           await this.record(follower.safePosition);
           this.follower.position = follower.safePosition;
         }
       }
       this.inStep = true;
+      this.retryMilliseconds = RETRY_MILLISECONDS;
     } catch (error) {
       // The position has not moved past what failed: it is sent again on a later turn.
       this.failedAt = Date.now();
+      this.retryMilliseconds = Math.min(this.retryMilliseconds * 2, MAX_RETRY_MILLISECONDS);
       this.follower = undefined;
       this.inStep = false;
       if (!this.closed) this.log.error({ err: error }, 'sparql store: a turn failed');
@@ -225,12 +230,22 @@ export class StoreSync {
             .where('resource_id', 'in', gone)
             .execute();
     const iris = [...rows.map((row) => row.iri), ...removed.map((row) => row.iri)];
-    if (iris.length > 0) await this.client.update(deleteResourcesUpdate(iris.map(writableIri)));
-    for (const [graph, ntriples] of publishedTriplesByGraph(this.context, rows))
+    if (iris.length > 0) {
+      await this.keepLease();
+      await this.client.update(deleteResourcesUpdate(iris.map(writableIri)));
+    }
+    for (const [graph, ntriples] of publishedTriplesByGraph(this.context, rows)) {
+      await this.keepLease();
       await this.client.writeGraph('POST', graph, ntriples);
+    }
   }
 
-  /** Renews the lease on a long task, which stops if another instance has taken it. */
+  /**
+   * Before each write: renews the lease when half of it is gone, and stops the
+   * task if another instance has taken it. A write lasts at most a third of
+   * the lease (store-client.ts), so it ends while this instance still holds it:
+   * a write of a former holder never lands after the next one's.
+   */
   private async keepLease(): Promise<void> {
     if (!(await this.holdLease())) throw new Error('another instance took over the SPARQL store');
   }

@@ -18,7 +18,8 @@
     consumeShareLink: null,
     createShareableLink: null,
     showQueryButton: false,
-    autocompleters: ['prefixes', 'variables'],
+    // Completion of the query's own variables only: the others ask other sites.
+    autocompleters: ['variables'],
     // As tall as the query and wrapped at the page's width: no region to scroll within.
     resizeable: false,
     editorHeight: 'auto',
