@@ -79,6 +79,7 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       '0006_browser_sessions',
       '0007_search_change_log',
       '0008_people',
+      '0009_sparql_store_sync',
     ]);
     const bodies = new Map(
       (await handle.db.selectFrom('resources').select(['iri', 'body']).execute()).map((r) => [
