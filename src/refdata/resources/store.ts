@@ -9,6 +9,7 @@ import type {
   Status,
 } from '../db/tables.js';
 import { LIBRARY_FAMILY } from '../families/family.js';
+import { writableIri } from '../rdf/writable-terms.js';
 
 export type ResourceRow = Selectable<ResourcesTable>;
 export type RevisionRow = Selectable<RevisionsTable>;
@@ -191,6 +192,28 @@ export class ResourceStore {
           .limit(1)
           .as('replaced_by'),
       ]);
+  }
+
+  /**
+   * Changed resources as a copy of them needs them: the rows still stored, with
+   * their facts, and the IRIs of all of them, those removed since found by their
+   * tombstones (a removed picklist value among them), each as triples name it
+   * (an IRI stored before the writable rules is written escaped).
+   */
+  async changed(ids: readonly number[]): Promise<{ rows: RowWithFacts[]; iris: string[] }> {
+    const rows = await this.selectWithFacts().where('resource.id', 'in', ids).execute();
+    const present = new Set(rows.map((row) => row.id));
+    const gone = ids.filter((id) => !present.has(id));
+    const removed =
+      gone.length === 0
+        ? []
+        : await this.db
+            .selectFrom('removed_resources')
+            .select('iri')
+            .where('resource_id', 'in', gone)
+            .execute();
+    const iris = [...rows.map((row) => row.iri), ...removed.map((row) => row.iri)];
+    return { rows, iris: iris.map(writableIri) };
   }
 
   /**

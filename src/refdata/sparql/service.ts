@@ -4,7 +4,6 @@ import type { RefdataSettings } from '../config.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { VIEWS, type View } from '../lifecycle/views.js';
-import { writableIri } from '../rdf/writable-terms.js';
 import { Replica, type ReplicaLog } from '../replicas/replica.js';
 import type { ResourceStore } from '../resources/store.js';
 import { viewQuads } from './dataset.js';
@@ -164,23 +163,8 @@ export class SparqlService extends Replica<StoreThread> {
    */
   protected async apply(thread: StoreThread, ids: number[]): Promise<void> {
     for (let start = 0; start < ids.length; start += APPLY_BATCH) {
-      const batch = ids.slice(start, start + APPLY_BATCH);
-      const rows = await this.store.selectWithFacts().where('resource.id', 'in', batch).execute();
-      const present = new Set(rows.map((row) => row.id));
-      const gone = batch.filter((id) => !present.has(id));
-      const removed =
-        gone.length === 0
-          ? []
-          : await this.db
-              .selectFrom('removed_resources')
-              .select('iri')
-              .where('resource_id', 'in', gone)
-              .execute();
-      // As the triples name them (an IRI stored before the writable rules is written escaped).
-      await thread.replace(
-        [...rows.map((row) => row.iri), ...removed.map((row) => row.iri)].map(writableIri),
-        viewQuads(this.context, rows),
-      );
+      const { rows, iris } = await this.store.changed(ids.slice(start, start + APPLY_BATCH));
+      await thread.replace(iris, viewQuads(this.context, rows));
     }
   }
 }

@@ -218,21 +218,10 @@ export class StoreSync {
 
   /** Sends these resources' triples now (none, when they are not published or gone). */
   private async apply(ids: number[]): Promise<void> {
-    const rows = await this.store.selectWithFacts().where('resource.id', 'in', ids).execute();
-    const present = new Set(rows.map((row) => row.id));
-    const gone = ids.filter((id) => !present.has(id));
-    const removed =
-      gone.length === 0
-        ? []
-        : await this.db
-            .selectFrom('removed_resources')
-            .select('iri')
-            .where('resource_id', 'in', gone)
-            .execute();
-    const iris = [...rows.map((row) => row.iri), ...removed.map((row) => row.iri)];
+    const { rows, iris } = await this.store.changed(ids);
     if (iris.length > 0) {
       await this.keepLease();
-      await this.client.update(deleteResourcesUpdate(iris.map(writableIri)));
+      await this.client.update(deleteResourcesUpdate(iris));
     }
     for (const [graph, ntriples] of publishedTriplesByGraph(this.context, rows)) {
       await this.keepLease();
