@@ -278,6 +278,12 @@ describe.skipIf(!virtuosoThere)('the published view in an external Virtuoso', ()
     );
     expect(from.status).toBe(400);
     expect(JSON.parse(from.body).detail).toMatch(/not one of this endpoint's graphs/);
+    // Beside the protocol's own graphs too: a store may put FROM first.
+    const fromBeside = await fetch(
+      `${first.url}/sparql?query=${encodeURIComponent('ASK FROM <http://www.openlinksw.com/schemas/virtrdf#> WHERE { ?s ?p ?o }')}&default-graph-uri=${encodeURIComponent(library)}`,
+      { headers: { accept: RESULTS_JSON } },
+    );
+    expect(fromBeside.status).toBe(400);
     const named = await fetch(
       `${first.url}/sparql?query=${encodeURIComponent('SELECT (COUNT(*) AS ?n) WHERE { ?s ?p ?o }')}&default-graph-uri=${encodeURIComponent('http://www.openlinksw.com/schemas/virtrdf#')}`,
       { headers: { accept: RESULTS_JSON } },

@@ -9,7 +9,7 @@ import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serializ
 import { classify, type QueryForm } from './query-form.js';
 import { readQuery } from './query-reading.js';
 import { queryRefused } from './refusals.js';
-import type { QueryDataset } from './store-worker.js';
+import type { DatasetChoice, QueryDataset } from './store-worker.js';
 
 /** XML Schema's namespace: its datatypes' IRIs name the casts (`xsd:integer(?x)`). */
 const XSD = 'http://www.w3.org/2001/XMLSchema#';
@@ -107,8 +107,10 @@ export async function evaluate(
     // and its other graphs are not the dataset's.
     const extension = capped.functions.find((iri) => !iri.startsWith(XSD)) ?? capped.builtIns[0];
     if (extension !== undefined) throw queryRefused(`<${extension}> is not offered here.`);
-    dataset = await external.admit(capped.fromGraphs, dataset);
   }
+  const choice: DatasetChoice = external
+    ? await external.admit(capped.fromGraphs, dataset)
+    : (dataset ?? (capped.fromGraphs.length > 0 ? 'from' : undefined));
   const form: QueryForm = classified.kind === 'query' ? classified.form : 'SELECT';
   const graph = form === 'CONSTRUCT' || form === 'DESCRIBE';
   const offered = graph ? GRAPH_OFFERED : form === 'ASK' ? ASK_OFFERED : SELECT_OFFERED;
@@ -127,7 +129,7 @@ export async function evaluate(
       : graph
         ? mediaType
         : RESULTS_FORMATS[mediaType as ResultsMediaType],
-    dataset,
+    choice,
   );
   if (!outcome.ok) throw refusedQuery(outcome.message, outcome.syntax);
   if (ownWriter) {

@@ -32,16 +32,3 @@ export function classify(text: string): Classified {
   if (form) return { kind: 'query', form: form.toUpperCase() as QueryForm };
   return UPDATE_OPERATION.test(rest) ? { kind: 'update' } : { kind: 'unknown' };
 }
-
-/** Long and short string literals, IRIs and comments: where a keyword is only text. */
-const NOT_KEYWORDS =
-  /"""[\s\S]*?"""|'''[\s\S]*?'''|"(?:[^"\\\n\r]|\\.)*"|'(?:[^'\\\n\r]|\\.)*'|<[^<>"{}|^`\\\s]*>|#[^\n\r]*/g;
-
-/**
- * Whether the query names its own dataset (`FROM`, `FROM NAMED`), which then
- * stands in for the endpoint's default dataset (SPARQL 1.1 Protocol §2.1.4).
- */
-export function declaresDataset(text: string): boolean {
-  // A prefixed name's local part may hold `-` and `.` (`ex:valid-from`): not a keyword.
-  return /(?<![A-Za-z0-9_:?$.-])FROM(?![A-Za-z0-9_:.-])/i.test(text.replace(NOT_KEYWORDS, ' '));
-}

@@ -10,7 +10,7 @@ import { viewQuads } from './dataset.js';
 import type { ExternalSparql } from './external/engine.js';
 import { busy, timedOut, unavailable } from './refusals.js';
 import { StoreThread } from './store-thread.js';
-import type { QueryDataset, QueryOutcome } from './store-worker.js';
+import type { DatasetChoice, QueryOutcome } from './store-worker.js';
 
 /** Published resources read per query while building; the event loop is let go between batches. */
 const BUILD_BATCH = 2000;
@@ -86,7 +86,7 @@ export class SparqlService extends Replica<StoreThread> {
     view: View,
     text: string,
     format: string,
-    dataset: QueryDataset | undefined,
+    dataset: DatasetChoice,
   ): Promise<QueryOutcome> {
     if (this.active >= this.settings.maxConcurrent) throw busy(this.settings.maxConcurrent);
     this.active += 1;

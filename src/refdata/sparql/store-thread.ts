@@ -1,7 +1,7 @@
 import { siblingModule, startModuleWorker } from '../../platform/threads/module-worker.js';
 import { WorkerCalls } from '../../platform/threads/worker-calls.js';
 import { VIEWS, type View } from '../lifecycle/views.js';
-import type { QueryDataset, QueryOutcome, SparqlStoreApi } from './store-worker.js';
+import type { DatasetChoice, QueryOutcome, SparqlStoreApi } from './store-worker.js';
 
 /** A query given to a copy: its answer, when the copy took it up, and how to stop it. */
 export interface AskedQuery {
@@ -105,7 +105,7 @@ class ViewCopies {
     );
   }
 
-  query(text: string, format: string, dataset: QueryDataset | undefined): AskedQuery {
+  query(text: string, format: string, dataset: DatasetChoice): AskedQuery {
     let copy: Copy | undefined;
     // A copy is taken the moment it is chosen (`querying`), so that no two queries share one.
     const taken = new Promise<Copy>((resolve, reject) => {
@@ -233,7 +233,7 @@ export class StoreThread {
    * resolves when that copy takes it up, which is when its time starts: the
    * time it waits in line is not its own.
    */
-  query(view: View, text: string, format: string, dataset: QueryDataset | undefined): AskedQuery {
+  query(view: View, text: string, format: string, dataset: DatasetChoice): AskedQuery {
     const copies = this.views[view];
     if (!copies) throw new Error(`the ${view} view is not held here`);
     return copies.query(text, format, dataset);

@@ -6,7 +6,6 @@
  */
 import { BlankNode, defaultGraph, type NamedNode, namedNode, type Quad, Store } from 'oxigraph';
 import { answerCalls } from '../../platform/threads/worker-calls.js';
-import { declaresDataset } from './query-form.js';
 
 /** This thread's store: one view of the dataset (`StoreThread` starts a thread per view). */
 const store = new Store();
@@ -18,6 +17,13 @@ export interface QueryDataset {
   /** `named-graph-uri`: the named graphs. */
   namedGraphs: string[];
 }
+
+/**
+ * The dataset a query runs over: the protocol's graphs; `from`, the query's
+ * own (`FROM`, `FROM NAMED`, as the grammar read them); undefined, every graph
+ * together as the default graph.
+ */
+export type DatasetChoice = QueryDataset | 'from' | undefined;
 
 /** What a query gave: its answer written out, or why the engine refused it. */
 export type QueryOutcome =
@@ -51,26 +57,24 @@ const api = {
     return store.dump({ format: 'application/n-quads' });
   },
   /**
-   * Evaluates `text` over `dataset` or, without one, with every graph's union
-   * as the default graph, and writes the answer here, off the request thread,
+   * Evaluates `text` over `dataset` (`DatasetChoice`), and writes the answer here, off the request thread,
    * in `format`: a results format for solutions and booleans, an RDF format
    * for a graph (CONSTRUCT, DESCRIBE).
    */
-  query(text: string, format: string, dataset: QueryDataset | undefined): QueryOutcome {
+  query(text: string, format: string, dataset: DatasetChoice): QueryOutcome {
     const graphs = (iris: string[]): NamedNode[] => iris.map((iri) => namedNode(iri));
     try {
       const answer = store.query(text, {
         results_format: format,
-        ...(dataset === undefined
-          ? // The query's own FROM, or the service's default: every graph together.
-            declaresDataset(text)
-            ? {}
-            : { use_default_graph_as_union: true }
-          : {
-              default_graph:
-                dataset.defaultGraphs.length > 0 ? graphs(dataset.defaultGraphs) : defaultGraph(),
-              named_graphs: graphs(dataset.namedGraphs),
-            }),
+        ...(dataset === 'from'
+          ? {}
+          : dataset === undefined
+            ? { use_default_graph_as_union: true }
+            : {
+                default_graph:
+                  dataset.defaultGraphs.length > 0 ? graphs(dataset.defaultGraphs) : defaultGraph(),
+                named_graphs: graphs(dataset.namedGraphs),
+              }),
       });
       return { ok: true, body: String(answer) };
     } catch (error) {

@@ -1,10 +1,9 @@
 import { Parser } from 'n3';
 import { RDF_FORMATS, type RdfMediaType } from '../../rdf/serialize.js';
-import { declaresDataset } from '../query-form.js';
 import { queryRefused, timedOut, unavailable } from '../refusals.js';
-import type { QueryDataset, QueryOutcome } from '../store-worker.js';
+import type { DatasetChoice, QueryDataset, QueryOutcome } from '../store-worker.js';
 import { RESULTS_WRITERS, readJsonResults } from './results-writers.js';
-import type { ExternalStore, StoreDataset } from './store-client.js';
+import type { ExternalStore } from './store-client.js';
 import type { StoreSync } from './store-sync.js';
 
 /** A graph no store holds: what a graph the protocol names that is not ours stands for. */
@@ -32,21 +31,27 @@ export class ExternalSparql {
   ) {}
 
   /**
-   * The dataset a published-view query may ask for here: `FROM` naming a
-   * graph that is not a library's is refused, and a graph the protocol names
-   * that is not one is taken as an empty one, as the embedded engine has it.
+   * The dataset a published-view query runs over in the store, from the
+   * grammar's reading of it. `FROM` naming a graph that is not a library's is
+   * refused. Then: the protocol's graphs, each that is not a library's taken as
+   * an empty one (as the embedded engine has it); else the query's own `FROM`
+   * (`from`); else every library's graph.
    */
   async admit(
     fromGraphs: readonly string[],
     dataset: QueryDataset | undefined,
-  ): Promise<QueryDataset | undefined> {
-    const ours = new Set((await this.libraryDataset()).defaultGraphs);
+  ): Promise<QueryDataset | 'from'> {
+    const libraries = await this.libraryDataset();
+    const ours = new Set(libraries.defaultGraphs);
+    // Refused even beside the protocol's graphs, which a store may not put first.
     const foreign = fromGraphs.find((graph) => !ours.has(graph));
     if (foreign !== undefined)
       throw queryRefused(`FROM names <${foreign}>, which is not one of this endpoint's graphs.`);
-    if (!dataset) return undefined;
-    const own = (graphs: string[]) => graphs.map((graph) => (ours.has(graph) ? graph : NO_GRAPH));
-    return { defaultGraphs: own(dataset.defaultGraphs), namedGraphs: own(dataset.namedGraphs) };
+    if (dataset) {
+      const own = (graphs: string[]) => graphs.map((graph) => (ours.has(graph) ? graph : NO_GRAPH));
+      return { defaultGraphs: own(dataset.defaultGraphs), namedGraphs: own(dataset.namedGraphs) };
+    }
+    return fromGraphs.length > 0 ? 'from' : libraries;
   }
 
   /** A write of this instance has committed: a library it made is in the next query's dataset. */
@@ -55,14 +60,11 @@ export class ExternalSparql {
     this.sync.noteLocalWrite();
   }
 
-  async query(
-    text: string,
-    format: string,
-    dataset: QueryDataset | undefined,
-  ): Promise<QueryOutcome> {
+  /** Sends a query over `dataset`, as `admit` gave it. */
+  async query(text: string, format: string, dataset: DatasetChoice): Promise<QueryOutcome> {
+    const graphs = dataset === 'from' ? undefined : (dataset ?? (await this.libraryDataset()));
     const writeResults = RESULTS_WRITERS[format];
     const accept = writeResults ? 'application/sparql-results+json' : 'application/n-triples';
-    const graphs = dataset ?? (declaresDataset(text) ? undefined : await this.libraryDataset());
     const signal = AbortSignal.timeout(this.settings.timeoutMilliseconds);
     let status: number;
     let body: string;
@@ -97,7 +99,7 @@ export class ExternalSparql {
   }
 
   /** Every library's graph, named and merged as the default; read again each poll interval. */
-  private async libraryDataset(): Promise<StoreDataset> {
+  private async libraryDataset(): Promise<{ defaultGraphs: string[]; namedGraphs: string[] }> {
     const now = Date.now();
     if (!this.graphs || this.graphs.until < now)
       this.graphs = {
