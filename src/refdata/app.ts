@@ -5,6 +5,7 @@ import { registerKeySetRoute } from './auth/routes.js';
 import { loadOrCreateSigningKey } from './auth/signing-key.js';
 import { Catalogues } from './catalogues/catalogues.js';
 import { registerAncestorRoutes } from './cfihos/ancestors.js';
+import { registerChangeFeedRoutes } from './changes/routes.js';
 import { type RefdataSettings, readRefdataSettings } from './config.js';
 import { createRefdata } from './context.js';
 import { refdataMigrations } from './db/migrations.js';
@@ -103,6 +104,7 @@ export function refdataService(
       registerSearchRoutes(app, context);
       registerShaclRoutes(app, context);
       registerSparqlRoutes(app, context);
+      registerChangeFeedRoutes(app, context);
     },
   };
 }

@@ -7,6 +7,8 @@ import {
   type Reader,
   type SettingsContext,
 } from '../platform/config.js';
+import { type ChangeFeedSettings, readChangeFeedSettings } from './changes/settings.js';
+import { readWebhookSettings, type WebhookSettings } from './webhooks/settings.js';
 
 /** refdata's identifiers and how it checks bearer tokens; see docs/authentication.md. */
 export interface RefdataSettings {
@@ -54,6 +56,10 @@ export interface RefdataSettings {
     /** A SPARQL store the published view is kept in and its queries go to; unset: the embedded one. */
     store: ExternalStoreConfig | undefined;
   };
+  /** Webhook subscriptions and their deliveries; see docs/changes.md. */
+  webhooks: WebhookSettings;
+  /** The change feed at /changes; see docs/changes.md. */
+  changes: ChangeFeedSettings;
   /** The web pages; see docs/web.md. */
   web: {
     /** Libraries, search and approved content are open to visitors who are not signed in. */
@@ -151,6 +157,8 @@ export function readRefdataSettings(
       copies: integer(read, 'REFDATA_SPARQL_COPIES', 2, 1, 16),
       store: externalStoreConfig(read),
     },
+    webhooks: readWebhookSettings(read, dataDir, cwd),
+    changes: readChangeFeedSettings(read),
     web: {
       // Open by default, as on PCA's platform.
       anonymousRead: oneOf(read, 'REFDATA_ANONYMOUS_READ', 'true', ['true', 'false']) === 'true',

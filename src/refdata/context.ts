@@ -3,6 +3,7 @@ import type { ServiceConfig } from '../platform/config.js';
 import type { SigningKey } from './auth/signing-key.js';
 import { TokenVerifier } from './auth/tokens.js';
 import type { Catalogues } from './catalogues/catalogues.js';
+import type { ChangeFeedSettings } from './changes/settings.js';
 import type { RefdataSettings } from './config.js';
 import type { RefdataTables } from './db/tables.js';
 import type { FamilyRegistry } from './families/registry.js';
@@ -32,6 +33,8 @@ export interface Refdata {
   sparql: SparqlService;
   /** Visitors without a token may read what is published (REFDATA_ANONYMOUS_READ). */
   anonymousRead: boolean;
+  /** The change feed's pages. */
+  changes: ChangeFeedSettings;
 }
 
 /** The published view in an external store: its client, what keeps it, what queries it. */
@@ -89,5 +92,6 @@ export function createRefdata(
     search,
     sparql,
     anonymousRead: settings.web.anonymousRead,
+    changes: settings.changes,
   };
 }

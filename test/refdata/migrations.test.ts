@@ -80,7 +80,21 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       '0007_search_change_log',
       '0008_people',
       '0009_sparql_store_sync',
+      '0010_change_events_and_webhooks',
     ]);
+    // The history so far is in the change feed, each event in its library's
+    // feed (a value in its picklist's library's), and none is sent to webhooks.
+    const events = await handle.db
+      .selectFrom('change_events')
+      .select(['iri', 'library_key', 'event', 'fanned_out'])
+      .orderBy('id')
+      .execute();
+    expect(events.map((event) => [event.iri, event.library_key, event.event])).toEqual([
+      [library, library, 'created'],
+      [picklist, library, 'created'],
+      [value, library, 'created'],
+    ]);
+    expect(events.every((event) => Number(event.fanned_out) === 1)).toBe(true);
     const bodies = new Map(
       (await handle.db.selectFrom('resources').select(['iri', 'body']).execute()).map((r) => [
         r.iri,

@@ -334,4 +334,131 @@ export const refdataMigrations: MigrationSet = {
         values (1, '', 0, 0, null, 0, 0, 0)`.execute(db);
     },
   },
+  '0010_change_events_and_webhooks': {
+    async up(db: MigrationDb) {
+      // The change feed and the webhooks' outbox (docs/changes.md): one row per
+      // revision, written in the same transaction, with what a feed filters on
+      // kept as it was then (a Draft may move to another library later); a
+      // library's own events carry its IRI, so it is in its own feed, and a
+      // value's its aggregate's library.
+      // `fanned_out` is 0 until the webhook dispatcher has made its deliveries.
+      await withIdColumn(db, db.schema.createTable('change_events'))
+        .addColumn('revision_id', 'integer', (c) => c.notNull())
+        .addColumn('resource_id', 'integer', (c) => c.notNull())
+        .addColumn('iri', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('family', 'varchar(32)', (c) => c.notNull())
+        .addColumn('library_key', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('event', 'varchar(16)', (c) => c.notNull())
+        .addColumn('status', 'varchar(24)', (c) => c.notNull())
+        .addColumn('version', 'integer', (c) => c.notNull())
+        .addColumn('actor', 'varchar(255)', (c) => c.notNull())
+        .addColumn('at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('fanned_out', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .createIndex('change_events_time')
+        .on('change_events')
+        .columns(['at', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('change_events_library_time')
+        .on('change_events')
+        .columns(['library_key', 'at', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('change_events_outbox')
+        .on('change_events')
+        .column('id')
+        .where(sql.ref('fanned_out'), '=', 0)
+        .execute();
+      // The history so far joins the feed; it is not sent to webhooks made later.
+      await sql`insert into change_events
+          (revision_id, resource_id, iri, family, library_key, event, status, version, actor, at, created_at, fanned_out)
+        select r.id, r.resource_id, coalesce(res.iri, rem.iri), coalesce(res.family, rem.family),
+          case when res.family = 'library' then res.iri
+            when res.parent_iri is not null then coalesce(owner.library_key, res.library_key)
+            else coalesce(res.library_key, parent.library_key, '') end,
+          case r.action when 'create' then 'created' when 'update' then 'updated'
+            when 'submit' then 'submitted' when 'approve' then 'approved'
+            when 'reject' then 'rejected' when 'deprecate' then 'deprecated' else 'removed' end,
+          r.status, r.version, r.actor, r.created_at,
+          (select min(first.created_at) from revisions first where first.resource_id = r.resource_id), 1
+        from revisions r
+        left join resources res on res.id = r.resource_id
+        left join removed_resources rem on rem.resource_id = r.resource_id
+        left join resources parent on parent.iri = rem.parent_iri
+        left join resources owner on owner.iri = res.parent_iri
+        where coalesce(res.iri, rem.iri) is not null
+        order by r.id`.execute(db);
+
+      // Webhook subscriptions. The signing secret is not stored: it is derived
+      // from `secret_salt` and the service's key file (webhooks/secrets.ts).
+      await withIdColumn(db, db.schema.createTable('webhooks'))
+        .addColumn('owner', 'varchar(255)', (c) => c.notNull())
+        .addColumn('url', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('description', 'varchar(255)', (c) => c.notNull())
+        .addColumn('events', 'text', (c) => c.notNull())
+        .addColumn('libraries', 'text', (c) => c.notNull())
+        .addColumn('families', 'text', (c) => c.notNull())
+        .addColumn('secret_salt', 'varchar(64)', (c) => c.notNull())
+        .addColumn('state', 'varchar(16)', (c) =>
+          c.notNull().check(sql.raw("state in ('active', 'paused', 'disabled')")),
+        )
+        .addColumn('disabled_reason', 'text')
+        .addColumn('disabled_at', TIMESTAMP)
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('updated_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('webhooks_owner')
+        .on('webhooks')
+        .columns(['owner', 'id'])
+        .execute();
+      // One delivery per subscription and event; attempts are its log.
+      await withIdColumn(db, db.schema.createTable('webhook_deliveries'))
+        .addColumn('webhook_id', 'integer', (c) =>
+          c.notNull().references('webhooks.id').onDelete('cascade'),
+        )
+        .addColumn('event_id', 'integer', (c) => c.notNull())
+        .addColumn('resource_id', 'integer', (c) => c.notNull())
+        .addColumn('payload', 'text', (c) => c.notNull())
+        .addColumn('state', 'varchar(16)', (c) =>
+          c.notNull().check(sql.raw("state in ('pending', 'sending', 'delivered', 'failed')")),
+        )
+        .addColumn('attempts', 'integer', (c) => c.notNull())
+        .addColumn('next_attempt_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('lease_until', TIMESTAMP, (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('finished_at', TIMESTAMP)
+        .addUniqueConstraint('webhook_deliveries_once', ['webhook_id', 'event_id'])
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_due')
+        .on('webhook_deliveries')
+        .columns(['state', 'next_attempt_at'])
+        .execute();
+      await db.schema
+        .createIndex('webhook_deliveries_order')
+        .on('webhook_deliveries')
+        .columns(['webhook_id', 'resource_id', 'id'])
+        .execute();
+      await withIdColumn(db, db.schema.createTable('webhook_attempts'))
+        .addColumn('delivery_id', 'integer', (c) =>
+          c.notNull().references('webhook_deliveries.id').onDelete('cascade'),
+        )
+        .addColumn('attempted_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('duration_ms', 'integer', (c) => c.notNull())
+        .addColumn('status_code', 'integer')
+        .addColumn('error', 'text')
+        .addColumn('request_headers', 'text', (c) => c.notNull())
+        .addColumn('response_excerpt', 'text', (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('webhook_attempts_delivery')
+        .on('webhook_attempts')
+        .columns(['delivery_id', 'id'])
+        .execute();
+    },
+  },
 };

@@ -90,6 +90,91 @@ export interface SparqlStoreSyncTable {
   resynced_at: number;
 }
 
+/** What happened to a resource, as the change feed and webhooks name it. */
+export const CHANGE_EVENTS = [
+  'created',
+  'updated',
+  'submitted',
+  'approved',
+  'rejected',
+  'deprecated',
+  'removed',
+] as const;
+export type ChangeEvent = (typeof CHANGE_EVENTS)[number];
+
+/**
+ * One per revision, written with it: the change feed's members and the
+ * webhooks' outbox (`fanned_out` 0 until the dispatcher has made its deliveries).
+ */
+export interface ChangeEventsTable {
+  id: Generated<number>;
+  revision_id: number;
+  resource_id: number;
+  iri: string;
+  family: string;
+  /** The resource's library at that version ('' for none). */
+  library_key: string;
+  event: ChangeEvent;
+  status: Status;
+  version: number;
+  actor: string;
+  at: number;
+  /** When the resource was created. */
+  created_at: number;
+  fanned_out: Generated<number>;
+}
+
+export type WebhookState = 'active' | 'paused' | 'disabled';
+
+export interface WebhooksTable {
+  id: Generated<number>;
+  /** The subject who made it; only they see and change it. */
+  owner: string;
+  url: string;
+  description: string;
+  /** JSON arrays: the events, library IRIs and family keys it wants; empty means all. */
+  events: string;
+  libraries: string;
+  families: string;
+  /** With the service's webhook key, gives the signing secret (webhooks/secrets.ts). */
+  secret_salt: string;
+  state: WebhookState;
+  disabled_reason: string | null;
+  disabled_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type DeliveryState = 'pending' | 'sending' | 'delivered' | 'failed';
+
+export interface WebhookDeliveriesTable {
+  id: Generated<number>;
+  webhook_id: number;
+  event_id: number;
+  resource_id: number;
+  /** The JSON body sent, the same on every attempt. */
+  payload: string;
+  state: DeliveryState;
+  attempts: number;
+  next_attempt_at: number;
+  /** While `sending`: when another instance may take it over. */
+  lease_until: number;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface WebhookAttemptsTable {
+  id: Generated<number>;
+  delivery_id: number;
+  attempted_at: number;
+  duration_ms: number;
+  status_code: number | null;
+  error: string | null;
+  /** JSON: the headers sent (the signature, never the secret). */
+  request_headers: string;
+  response_excerpt: string;
+}
+
 /** Who a subject is, as their identity provider last said when they signed in. */
 export interface PeopleTable {
   subject: string;
@@ -108,4 +193,8 @@ export interface RefdataTables {
   search_state: SearchStateTable;
   people: PeopleTable;
   sparql_store_sync: SparqlStoreSyncTable;
+  change_events: ChangeEventsTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }

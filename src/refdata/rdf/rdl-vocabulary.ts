@@ -4,7 +4,7 @@ import { NS, RDL_NAMESPACE, rdf, rdfs } from './vocabulary.js';
 
 const { namedNode, literal, quad } = DataFactory;
 
-type Kind = 'class' | 'object' | 'datatype' | 'status';
+type Kind = 'class' | 'object' | 'datatype' | 'status' | 'event';
 
 interface TermDefinition {
   kind: Kind;
@@ -149,6 +149,32 @@ export const RDL_TERMS = {
     label: 'Picklist',
     comment: 'A CFIHOS picklist: a controlled list of values.',
   },
+  ChangeEvent: {
+    kind: 'class',
+    label: 'Change event',
+    comment: 'What made a version of a resource, in the change feed (/changes).',
+  },
+  changeEvent: {
+    kind: 'object',
+    label: 'change event',
+    comment:
+      'The event that made this version of a resource: one of the rdl:ChangeEvent individuals.',
+  },
+  Creation: { kind: 'event', label: 'created', comment: 'The resource was created as a Draft.' },
+  Update: { kind: 'event', label: 'updated', comment: 'A Draft was changed.' },
+  Submission: { kind: 'event', label: 'submitted', comment: 'A Draft was submitted for review.' },
+  Approval: { kind: 'event', label: 'approved', comment: 'A Reviewer approved it: published.' },
+  Rejection: { kind: 'event', label: 'rejected', comment: 'A Reviewer rejected it.' },
+  Deprecation: {
+    kind: 'event',
+    label: 'deprecated',
+    comment: 'Its replacement was approved; it stays published, marked Deprecated.',
+  },
+  Removal: {
+    kind: 'event',
+    label: 'removed',
+    comment: 'A Draft value its picklist no longer lists was removed (a deletion in the feed).',
+  },
 } satisfies Record<string, TermDefinition>;
 
 export type RdlTerm = keyof typeof RDL_TERMS;
@@ -161,6 +187,7 @@ const TYPES: Record<Kind, string> = {
   object: `${NS.owl}ObjectProperty`,
   datatype: `${NS.owl}DatatypeProperty`,
   status: `${RDL_NAMESPACE}Status`,
+  event: `${RDL_NAMESPACE}ChangeEvent`,
 };
 
 /** The vocabulary as RDF: an OWL ontology with each term typed, labelled and described. */

@@ -1,6 +1,7 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
 import { reusableQuery } from '../../platform/db/reusable-query.js';
+import { EVENT_OF_ACTION } from '../changes/events.js';
 import type {
   RefdataTables,
   RemovedResourcesTable,
@@ -126,6 +127,10 @@ interface Follower {
  */
 export class ResourceStore {
   private readonly followers: Follower[] = [];
+  private readonly aggregateLibraries = new WeakMap<
+    Transaction<RefdataTables>,
+    Map<string, string>
+  >();
 
   /**
    * `valuesFieldOf` names the body field an aggregate family's revisions list
@@ -401,7 +406,11 @@ export class ResourceStore {
       .execute();
     const row = await trx
       .updateTable('resources')
-      .set({ version: aggregate.version + 1, updated_by: change.actor, updated_at: this.now() })
+      .set({
+        version: aggregate.version + 1,
+        updated_by: change.actor,
+        updated_at: this.after(aggregate.updated_at),
+      })
       .where('id', '=', aggregate.id)
       .where('version', '=', aggregate.version)
       .returningAll()
@@ -439,7 +448,7 @@ export class ResourceStore {
     if (removed.numDeletedRows !== 1n) {
       throw new LifecycleConflict('stale-write', `${value.iri} changed meanwhile.`);
     }
-    const now = this.now();
+    const now = this.after(value.updated_at);
     await trx
       .insertInto('removed_resources')
       .values({
@@ -451,7 +460,12 @@ export class ResourceStore {
         removed_at: now,
       })
       .execute();
-    await this.revise(trx, { ...value, version: value.version + 1 }, 'remove', change);
+    await this.revise(
+      trx,
+      { ...value, version: value.version + 1, updated_at: now },
+      'remove',
+      change,
+    );
   }
 
   /** A resource that was removed (a value its picklist no longer lists). */
@@ -499,6 +513,40 @@ export class ResourceStore {
       }
       return moved[0] as ResourceRow;
     });
+  }
+
+  /**
+   * The library whose feed a resource's events are in: a library's own, a
+   * term's library, and for a value its aggregate's library (a value's
+   * `library_key` names its picklist). Looked up once per transaction.
+   */
+  private async feedLibraryOf(trx: Transaction<RefdataTables>, row: ResourceRow): Promise<string> {
+    if (row.family === LIBRARY_FAMILY) return row.iri;
+    if (row.parent_iri === null) return row.library_key;
+    let known = this.aggregateLibraries.get(trx);
+    if (!known) {
+      known = new Map();
+      this.aggregateLibraries.set(trx, known);
+    }
+    const cached = known.get(row.parent_iri);
+    if (cached !== undefined) return cached;
+    const parent = await trx
+      .selectFrom('resources')
+      .select('library_key')
+      .where('iri', '=', row.parent_iri)
+      .executeTakeFirst();
+    const library = parent?.library_key ?? row.library_key;
+    known.set(row.parent_iri, library);
+    return library;
+  }
+
+  /**
+   * Now, or a millisecond after a resource's last change if the clock has not
+   * moved past it: each version of a resource is later than the one before, so
+   * the change feed orders them by time alone.
+   */
+  private after(previous: number): number {
+    return Math.max(this.now(), Number(previous) + 1);
   }
 
   private async write<T>(work: (trx: Transaction<RefdataTables>) => Promise<T>): Promise<T> {
@@ -574,7 +622,7 @@ export class ResourceStore {
         body: JSON.stringify(content.body),
         version: basedOn.version + 1,
         updated_by: change.actor,
-        updated_at: this.now(),
+        updated_at: this.after(basedOn.updated_at),
       })
       .where('id', '=', basedOn.id)
       .where('version', '=', basedOn.version)
@@ -607,7 +655,7 @@ export class ResourceStore {
         status: to,
         version: basedOn.version + 1,
         updated_by: change.actor,
-        updated_at: this.now(),
+        updated_at: this.after(basedOn.updated_at),
       })
       .where('id', '=', basedOn.id)
       .where('version', '=', basedOn.version)
@@ -647,7 +695,8 @@ export class ResourceStore {
       field === undefined
         ? row.body
         : JSON.stringify({ ...(JSON.parse(row.body) as object), [field]: values });
-    await trx
+    const at = Number(row.updated_at);
+    const revision = await trx
       .insertInto('revisions')
       .values({
         resource_id: row.id,
@@ -657,7 +706,25 @@ export class ResourceStore {
         actor: change.actor,
         justification: change.justification,
         body,
-        created_at: this.now(),
+        created_at: at,
+      })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    // The change feed's member and the webhooks' outbox entry, in the same transaction.
+    await trx
+      .insertInto('change_events')
+      .values({
+        revision_id: revision.id,
+        resource_id: row.id,
+        iri: row.iri,
+        family: row.family,
+        library_key: await this.feedLibraryOf(trx, row),
+        event: EVENT_OF_ACTION[action],
+        status: row.status,
+        version: row.version,
+        actor: change.actor,
+        at,
+        created_at: Number(row.created_at),
       })
       .execute();
   }
