@@ -181,8 +181,9 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
     )?.subject;
     expect(stream).toBeDefined();
     const about = (predicate: string) =>
-      quads.find((quad) => quad.subject.equals(stream) && quad.predicate.value === predicate)
-        ?.object.value;
+      quads.find(
+        (quad) => quad.subject.value === stream?.value && quad.predicate.value === predicate,
+      )?.object.value;
     expect(about(`${LDES}timestampPath`)).toBe(`${PROV}generatedAtTime`);
     expect(about(`${LDES}versionOfPath`)).toBe(IS_VERSION_OF);
     expect(about(`${LDES}versionDeleteObject`)).toBe(`${RDL}Removal`);
