@@ -25,6 +25,8 @@ import { registerSparqlRoutes } from './sparql/routes.js';
 import { registerSymbolRoutes } from './symbols/routes.js';
 import { pageOrProblemRenderer } from './web/errors.js';
 import { registerWebSurface } from './web/plugin.js';
+import { registerWebhookRoutes } from './webhooks/routes.js';
+import { WebhookSecrets } from './webhooks/secrets.js';
 
 /**
  * The refdata service authoring `families` (every family by default; tests add
@@ -72,6 +74,7 @@ export function refdataService(
         ? undefined
         : await loadOrCreateSigningKey(settings.tokens.signingKeyFile);
       const catalogues = await Catalogues.load(settings.cataloguesDir);
+      const webhookSecrets = await WebhookSecrets.load(settings.webhooks.keyFile);
       const context = createRefdata(
         database.db,
         config,
@@ -80,6 +83,7 @@ export function refdataService(
         catalogues,
         families,
         app.log,
+        webhookSecrets,
       );
       // Built at start, side by side, each waited for a little so that a small
       // database is searchable and queryable at once.
@@ -88,9 +92,14 @@ export function refdataService(
           context.search.start(settings.search.startWaitMilliseconds),
           context.sparql.start(),
         ]);
+        context.webhooks.start();
       });
       app.addHook('onClose', async () => {
-        await Promise.all([context.search.close(), context.sparql.close()]);
+        await Promise.all([
+          context.search.close(),
+          context.sparql.close(),
+          context.webhooks.close(),
+        ]);
       });
       await registerWebSurface(app, context, platform, settings.web);
       registerProblemTypeRoutes(app, config.publicUrl);
@@ -105,6 +114,7 @@ export function refdataService(
       registerShaclRoutes(app, context);
       registerSparqlRoutes(app, context);
       registerChangeFeedRoutes(app, context);
+      registerWebhookRoutes(app, context);
     },
   };
 }

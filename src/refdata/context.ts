@@ -14,6 +14,8 @@ import { ExternalSparql } from './sparql/external/engine.js';
 import { ExternalStore } from './sparql/external/store-client.js';
 import { StoreSync } from './sparql/external/store-sync.js';
 import { SparqlService } from './sparql/service.js';
+import type { WebhookSecrets } from './webhooks/secrets.js';
+import { Webhooks } from './webhooks/service.js';
 
 /** Everything refdata's routes work with, built once per server. */
 export interface Refdata {
@@ -35,6 +37,8 @@ export interface Refdata {
   anonymousRead: boolean;
   /** The change feed's pages. */
   changes: ChangeFeedSettings;
+  /** Webhook subscriptions and this instance's deliveries. */
+  webhooks: Webhooks;
 }
 
 /** The published view in an external store: its client, what keeps it, what queries it. */
@@ -59,6 +63,7 @@ export function createRefdata(
   catalogues: Catalogues,
   families: FamilyRegistry,
   log: ReplicaLog,
+  webhookSecrets: WebhookSecrets,
 ): Refdata {
   const store = new ResourceStore(db, (family) => families.byKey(family)?.aggregate?.field);
   const search = new SearchService(db, families, settings.search, log);
@@ -80,6 +85,12 @@ export function createRefdata(
     () => sparql.noteLocalWrite(),
     (error) => log.error({ err: error }, 'sparql did not hear of a committed write'),
   );
+  const webhooks = new Webhooks(db, webhookSecrets, settings.webhooks, config.publicUrl, log);
+  // A change committed here is sent to its subscribers at once, not at the next tick.
+  store.onCommitted(
+    () => webhooks.nudge(),
+    (error) => log.error({ err: error }, 'webhooks did not hear of a committed write'),
+  );
   return {
     db,
     publicUrl: config.publicUrl,
@@ -93,5 +104,6 @@ export function createRefdata(
     sparql,
     anonymousRead: settings.web.anonymousRead,
     changes: settings.changes,
+    webhooks,
   };
 }

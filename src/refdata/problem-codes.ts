@@ -28,6 +28,7 @@ export const REFDATA_PROBLEMS = problemCatalogue([
   'removed',
   'unsupported-route',
   'sign-in-failed',
+  'webhook-limit',
 ]);
 
 export type RefdataProblemCode = (typeof REFDATA_PROBLEMS.codes)[number];

@@ -99,6 +99,11 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
     description:
       'The query ran past the time limit (REFDATA_SPARQL_TIMEOUT_MS) and was stopped. Narrow it (a LIMIT, a library graph, fewer property paths) and ask again.',
   },
+  'webhook-limit': {
+    title: 'Too many webhooks',
+    description:
+      'Each person may have as many webhook subscriptions as REFDATA_WEBHOOK_MAX_PER_OWNER allows; delete one to make another.',
+  },
   'sparql-busy': {
     title: 'Too many queries at once',
     description:

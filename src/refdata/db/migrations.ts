@@ -441,7 +441,7 @@ export const refdataMigrations: MigrationSet = {
       await db.schema
         .createIndex('webhook_deliveries_order')
         .on('webhook_deliveries')
-        .columns(['webhook_id', 'resource_id', 'id'])
+        .columns(['webhook_id', 'resource_id', 'event_id'])
         .execute();
       await withIdColumn(db, db.schema.createTable('webhook_attempts'))
         .addColumn('delivery_id', 'integer', (c) =>

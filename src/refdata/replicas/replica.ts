@@ -14,6 +14,7 @@ export interface ReplicaThread {
 
 export interface ReplicaLog {
   info(object: object, message: string): void;
+  warn(object: object, message: string): void;
   error(object: object, message: string): void;
 }
 

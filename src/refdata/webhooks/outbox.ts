@@ -1,0 +1,318 @@
+import { type Kysely, type Selectable, sql } from 'kysely';
+import { isPostgres } from '../../platform/db/schema.js';
+import { memberIri } from '../changes/feed-graph.js';
+import type {
+  ChangeEventsTable,
+  RefdataTables,
+  WebhookDeliveriesTable,
+  WebhooksTable,
+} from '../db/tables.js';
+
+type EventRow = Selectable<ChangeEventsTable>;
+type WebhookRow = Selectable<WebhooksTable>;
+
+/** Events made into deliveries at once. */
+const FAN_OUT_BATCH = 500;
+/** Deliveries inserted per statement. */
+const INSERT_BATCH = 200;
+/** The advisory lock that keeps fan-out to one instance at a time on PostgreSQL. */
+const FAN_OUT_LOCK = 7_361_021;
+
+/** A delivery claimed for sending, with what sending it needs. */
+export interface ClaimedDelivery {
+  id: number;
+  webhookId: number;
+  eventId: number;
+  attempts: number;
+  payload: string;
+  url: string;
+  secretSalt: string;
+}
+
+function listOf(text: string): string[] {
+  const value: unknown = JSON.parse(text);
+  return Array.isArray(value)
+    ? value.filter((item): item is string => typeof item === 'string')
+    : [];
+}
+
+/** Whether a subscription wants an event: each list it names must hold the event's value. */
+export function wants(
+  webhook: Pick<WebhookRow, 'events' | 'libraries' | 'families'>,
+  event: EventRow,
+): boolean {
+  const events = listOf(webhook.events);
+  const libraries = listOf(webhook.libraries);
+  const families = listOf(webhook.families);
+  return (
+    (events.length === 0 || events.includes(event.event)) &&
+    (libraries.length === 0 || libraries.includes(event.library_key)) &&
+    (families.length === 0 || families.includes(event.family))
+  );
+}
+
+/** The JSON a receiver gets: Standard Webhooks' `type`, `timestamp` and `data`. */
+export function payloadOf(
+  event: EventRow,
+  publicUrl: string,
+  person: { name: string; username: string | null } | undefined,
+): string {
+  const at = new Date(Number(event.at)).toISOString();
+  return JSON.stringify({
+    type: `resource.${event.event}`,
+    timestamp: at,
+    data: {
+      event: event.event,
+      iri: event.iri,
+      family: event.family,
+      library: event.library_key === '' ? null : event.library_key,
+      status: event.status,
+      version: event.version,
+      at,
+      actor: {
+        subject: event.actor,
+        name: person?.name ?? null,
+        username: person?.username ?? null,
+      },
+      member: memberIri(publicUrl, Number(event.id)),
+    },
+  });
+}
+
+/**
+ * The webhooks' outbox, in the database: events (written with the changes
+ * they describe) become one delivery per subscription that wants them, and
+ * deliveries are claimed for sending under a lease, so that an instance that
+ * dies mid-way has its deliveries sent again by another (at least once) and
+ * two instances never send the same one at once.
+ */
+export class Outbox {
+  private readonly postgres: boolean;
+
+  constructor(
+    private readonly db: Kysely<RefdataTables>,
+    private readonly publicUrl: string,
+    private readonly now: () => number = Date.now,
+  ) {
+    this.postgres = isPostgres(db);
+  }
+
+  /**
+   * Makes the deliveries of events not yet fanned out; answers how many events
+   * it took (0: none left, or another instance is at it). One instance at a
+   * time, so a resource's deliveries are made in its events' order.
+   */
+  async fanOut(): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      if (this.postgres) {
+        const { rows } = await sql<{
+          locked: boolean;
+        }>`select pg_try_advisory_xact_lock(${FAN_OUT_LOCK}) as locked`.execute(trx);
+        if (!rows[0]?.locked) return 0;
+      }
+      const events = await trx
+        .selectFrom('change_events')
+        .selectAll()
+        .where('fanned_out', '=', 0)
+        .orderBy('id')
+        .limit(FAN_OUT_BATCH)
+        .execute();
+      if (events.length === 0) return 0;
+      const webhooks = await trx
+        .selectFrom('webhooks')
+        .selectAll()
+        .where('state', '=', 'active')
+        .execute();
+      const actors = [...new Set(events.map((event) => event.actor))];
+      const people = new Map(
+        (
+          await trx
+            .selectFrom('people')
+            .select(['subject', 'name', 'username'])
+            .where('subject', 'in', actors)
+            .execute()
+        ).map((person) => [person.subject, person]),
+      );
+      const now = this.now();
+      const deliveries: Omit<Selectable<WebhookDeliveriesTable>, 'id'>[] = [];
+      for (const event of events) {
+        const wanting = webhooks.filter((webhook) => wants(webhook, event));
+        if (wanting.length === 0) continue;
+        const payload = payloadOf(event, this.publicUrl, people.get(event.actor));
+        for (const webhook of wanting) {
+          deliveries.push({
+            webhook_id: webhook.id,
+            event_id: Number(event.id),
+            resource_id: event.resource_id,
+            payload,
+            state: 'pending',
+            attempts: 0,
+            next_attempt_at: now,
+            lease_until: 0,
+            created_at: now,
+            finished_at: null,
+          });
+        }
+      }
+      for (let start = 0; start < deliveries.length; start += INSERT_BATCH) {
+        await trx
+          .insertInto('webhook_deliveries')
+          .values(deliveries.slice(start, start + INSERT_BATCH))
+          .onConflict((conflict) => conflict.columns(['webhook_id', 'event_id']).doNothing())
+          .execute();
+      }
+      await trx
+        .updateTable('change_events')
+        .set({ fanned_out: 1 })
+        .where(
+          'id',
+          'in',
+          events.map((event) => Number(event.id)),
+        )
+        .execute();
+      return events.length;
+    });
+  }
+
+  /**
+   * Up to `limit` deliveries due now, marked `sending` until `leaseMs` from now:
+   * pending ones whose time has come, and sending ones whose lease lapsed (their
+   * instance died). A delivery waits while an earlier event of the same resource
+   * is still to be delivered to the same subscription, so each receiver gets a
+   * resource's events in order.
+   */
+  async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
+    const now = this.now();
+    return this.db.transaction().execute(async (trx) => {
+      const due = await trx
+        .selectFrom('webhook_deliveries as d')
+        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
+        .select('d.id')
+        .where('w.state', '=', 'active')
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('d.state', '=', 'pending'), eb('d.next_attempt_at', '<=', now)]),
+            eb.and([eb('d.state', '=', 'sending'), eb('d.lease_until', '<', now)]),
+          ]),
+        )
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('webhook_deliveries as earlier')
+                .select('earlier.id')
+                .whereRef('earlier.webhook_id', '=', 'd.webhook_id')
+                .whereRef('earlier.resource_id', '=', 'd.resource_id')
+                .whereRef('earlier.event_id', '<', 'd.event_id')
+                .where('earlier.state', 'in', ['pending', 'sending']),
+            ),
+          ),
+        )
+        .orderBy('d.event_id')
+        .limit(limit)
+        .$if(this.postgres, (query) => query.forUpdate('d').skipLocked())
+        .execute();
+      if (due.length === 0) return [];
+      const claimed = await trx
+        .updateTable('webhook_deliveries')
+        .set({ state: 'sending', lease_until: now + leaseMs, attempts: sql`attempts + 1` })
+        .where(
+          'id',
+          'in',
+          due.map((row) => row.id),
+        )
+        .returning(['id', 'webhook_id', 'event_id', 'attempts', 'payload'])
+        .execute();
+      const webhooks = new Map(
+        (
+          await trx
+            .selectFrom('webhooks')
+            .select(['id', 'url', 'secret_salt'])
+            .where('id', 'in', [...new Set(claimed.map((row) => row.webhook_id))])
+            .execute()
+        ).map((webhook) => [webhook.id, webhook]),
+      );
+      return claimed
+        .sort((a, b) => a.event_id - b.event_id)
+        .flatMap((row) => {
+          const webhook = webhooks.get(row.webhook_id);
+          return webhook
+            ? [
+                {
+                  id: row.id,
+                  webhookId: row.webhook_id,
+                  eventId: row.event_id,
+                  attempts: row.attempts,
+                  payload: row.payload,
+                  url: webhook.url,
+                  secretSalt: webhook.secret_salt,
+                },
+              ]
+            : [];
+        });
+    });
+  }
+
+  /**
+   * Records an attempt and what follows: delivered; another attempt after the
+   * schedule's next wait; or, after the last, failed, with the subscription
+   * disabled and the reason kept for its owner. A 410 Gone disables at once.
+   */
+  async record(
+    delivery: ClaimedDelivery,
+    outcome: {
+      ok: boolean;
+      status: number | null;
+      error: string | null;
+      durationMs: number;
+      requestHeaders: Record<string, string>;
+      excerpt: string;
+    },
+    schedule: readonly number[],
+  ): Promise<'delivered' | 'retry' | 'failed'> {
+    const now = this.now();
+    return this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('webhook_attempts')
+        .values({
+          delivery_id: delivery.id,
+          attempted_at: now - outcome.durationMs,
+          duration_ms: outcome.durationMs,
+          status_code: outcome.status,
+          error: outcome.error,
+          request_headers: JSON.stringify(outcome.requestHeaders),
+          response_excerpt: outcome.excerpt,
+        })
+        .execute();
+      const gone = outcome.status === 410;
+      const wait = schedule[delivery.attempts - 1];
+      const next = outcome.ok ? 'delivered' : gone || wait === undefined ? 'failed' : 'retry';
+      await trx
+        .updateTable('webhook_deliveries')
+        .set(
+          next === 'retry'
+            ? { state: 'pending', next_attempt_at: now + (wait ?? 0), lease_until: 0 }
+            : { state: next, finished_at: now, lease_until: 0 },
+        )
+        .where('id', '=', delivery.id)
+        .where('state', '=', 'sending')
+        .execute();
+      if (next === 'failed') {
+        await trx
+          .updateTable('webhooks')
+          .set({
+            state: 'disabled',
+            disabled_at: now,
+            updated_at: now,
+            disabled_reason: gone
+              ? `The receiver answered 410 Gone to delivery ${delivery.id}.`
+              : `Delivery ${delivery.id} failed ${delivery.attempts} times; the last: ${outcome.error ?? 'no reason given'}.`,
+          })
+          .where('id', '=', delivery.webhookId)
+          .where('state', '=', 'active')
+          .execute();
+      }
+      return next;
+    });
+  }
+}

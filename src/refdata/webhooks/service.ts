@@ -1,0 +1,44 @@
+import type { Kysely } from 'kysely';
+import type { RefdataTables } from '../db/tables.js';
+import type { ReplicaLog } from '../replicas/replica.js';
+import { Outbox } from './outbox.js';
+import type { WebhookSecrets } from './secrets.js';
+import type { WebhookSettings } from './settings.js';
+import { Subscriptions } from './subscriptions.js';
+import { TargetPolicy } from './targets.js';
+import { DeliveryWorker } from './worker.js';
+
+/** Webhook subscriptions and their deliveries, as the routes and pages use them. */
+export class Webhooks {
+  readonly subscriptions: Subscriptions;
+  readonly policy: TargetPolicy;
+  private readonly worker: DeliveryWorker | undefined;
+
+  constructor(
+    db: Kysely<RefdataTables>,
+    readonly secrets: WebhookSecrets,
+    readonly settings: WebhookSettings,
+    publicUrl: string,
+    log: ReplicaLog,
+  ) {
+    this.subscriptions = new Subscriptions(db);
+    this.policy = new TargetPolicy(settings.allowedNetworks);
+    this.worker = settings.deliver
+      ? new DeliveryWorker(new Outbox(db, publicUrl), secrets, this.policy, settings, log)
+      : undefined;
+  }
+
+  start(): void {
+    this.worker?.start();
+    this.worker?.nudge();
+  }
+
+  /** A change was committed here, or a delivery was asked for: send without waiting for the timer. */
+  nudge(): void {
+    this.worker?.nudge();
+  }
+
+  async close(): Promise<void> {
+    await this.worker?.close();
+  }
+}
