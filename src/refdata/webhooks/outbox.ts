@@ -36,11 +36,15 @@ function listOf(text: string): string[] {
     : [];
 }
 
-/** Whether a subscription wants an event: each list it names must hold the event's value. */
+/**
+ * Whether a subscription wants an event: one made since it was, whose values
+ * each list it names holds.
+ */
 export function wants(
-  webhook: Pick<WebhookRow, 'events' | 'libraries' | 'families'>,
+  webhook: Pick<WebhookRow, 'events' | 'libraries' | 'families' | 'created_at'>,
   event: EventRow,
 ): boolean {
+  if (Number(event.at) < Number(webhook.created_at)) return false;
   const events = listOf(webhook.events);
   const libraries = listOf(webhook.libraries);
   const families = listOf(webhook.families);

@@ -1,0 +1,140 @@
+/**
+ * A refdata process killed with SIGKILL between committing a change and
+ * delivering its event loses nothing: an event still in the outbox, and a
+ * delivery in flight when the process died, both reach the receiver after
+ * a restart (the latter once its lease lapses), as `npm start` runs it.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadProgramConfig } from '../../src/program.js';
+import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
+import { mintToken } from '../../src/refdata/auth/tokens.js';
+import { Receiver } from './webhook-receiver.js';
+
+interface Instance {
+  url: string;
+  child: ChildProcess;
+}
+
+describe('webhooks across a kill -9', () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chrd-webhooks-'));
+  const children: ChildProcess[] = [];
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    REFDATA_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+    REFDATA_WEBHOOK_POLL_MS: '50',
+    // A claimed delivery's lease is twice this and five seconds.
+    REFDATA_WEBHOOK_TIMEOUT_MS: '200',
+  };
+  let token = '';
+  let receiver: Receiver;
+
+  beforeAll(async () => {
+    receiver = await Receiver.start();
+    const tokens = loadProgramConfig(env).settings.refdata.tokens;
+    const key = await loadOrCreateSigningKey(tokens.signingKeyFile);
+    token = await mintToken(key, tokens, {
+      subject: 'alice',
+      roles: ['Creator', 'Reviewer'],
+      lifetimeSeconds: 3600,
+    });
+  });
+  afterAll(async () => {
+    for (const child of children) child.kill('SIGKILL');
+    await receiver.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function start(extra: Record<string, string> = {}): Promise<Instance> {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start', 'refdata'], {
+      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', REFDATA_PORT: '0', ...env, ...extra },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    children.push(child);
+    let output = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    for (let waited = 0; waited < 30_000; waited += 50) {
+      const url = /refdata listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
+      if (url) return { url, child };
+      if (child.exitCode !== null) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`refdata did not start: ${output}`);
+  }
+
+  async function killed(instance: Instance): Promise<void> {
+    const exited = new Promise((resolve) => instance.child.once('exit', resolve));
+    instance.child.kill('SIGKILL');
+    await exited;
+  }
+
+  async function call(instance: Instance, method: string, path: string, body?: unknown) {
+    const response = await fetch(`${instance.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+    return JSON.parse(text === '' ? '{}' : text);
+  }
+
+  it('delivers after a restart what was committed but not sent, and what was in flight', async () => {
+    // 1. A process that commits but does not deliver (its worker is off), killed.
+    const first = await start({ REFDATA_WEBHOOK_DELIVER: 'false' });
+    const library = (
+      await call(first, 'POST', '/ontologies/domains', {
+        name: 'Crash library',
+        description: 'For the crash test',
+        changeJustification: 'Test',
+      })
+    ).iri as string;
+    const hook = await call(first, 'POST', '/webhooks', {
+      url: receiver.url,
+      libraries: [library],
+      events: ['created'],
+    });
+    const committed = (
+      await call(first, 'POST', '/rdl/terms/subclass', {
+        name: 'Committed pump',
+        description: 'Created before the kill',
+        changeJustification: 'Test',
+        ontology: library,
+        subClassOf: ['http://x.example/E'],
+      })
+    ).iri as string;
+    await killed(first);
+    expect(receiver.received).toHaveLength(0);
+
+    // 2. A delivering process: the receiver holds the request unanswered; killed mid-delivery.
+    receiver.answer = () => 'hang';
+    const second = await start();
+    await receiver.until((received) => received.length >= 1);
+    const inFlight = receiver.received[0]?.headers['webhook-id'];
+    expect(JSON.parse(receiver.received[0]?.body ?? '{}').data.iri).toBe(committed);
+    await killed(second);
+
+    // 3. Restarted, with a receiver that answers: the delivery is sent again once its lease lapses.
+    receiver.answer = () => 200;
+    const third = await start();
+    await receiver.until((received) => received.length >= 2, 30_000);
+    const again = receiver.received[1];
+    expect(again?.headers['webhook-id']).toBe(inFlight);
+    const log = await call(third, 'GET', `/webhooks/${hook.id}/deliveries`);
+    const [delivery] = log.deliveries;
+    expect(delivery.state).toBe('delivered');
+    expect(delivery.log.at(-1).status).toBe(200);
+    await killed(third);
+  }, 90_000);
+});

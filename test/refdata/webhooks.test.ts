@@ -1,0 +1,383 @@
+/**
+ * Webhooks through HTTP, to a real receiver on loopback: every event of a
+ * story once, in order per resource, signed per Standard Webhooks; retries on
+ * the schedule, then the subscription disabled and its owner told; the
+ * delivery log and "send again"; two instances on one PostgreSQL sending each
+ * event once; and the subscription API's answers to bad input.
+ */
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../harness.js';
+import {
+  anotherInstance,
+  approve,
+  create,
+  createLibrary,
+  iriQuery,
+  type Refdata,
+  refdataForTests,
+  uniqueName,
+} from './helpers.js';
+import { Receiver } from './webhook-receiver.js';
+
+/** Loopback is refused unless allowed, as the receiver needs. */
+const LOOPBACK = { REFDATA_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128' };
+
+interface Payload {
+  type: string;
+  timestamp: string;
+  data: {
+    event: string;
+    iri: string;
+    family: string;
+    library: string | null;
+    status: string;
+    version: number;
+    actor: { subject: string };
+    member: string;
+  };
+}
+
+async function subscribe(service: Refdata, body: Record<string, unknown>, subject = 'alice') {
+  const response = await service.app.inject({
+    method: 'POST',
+    url: '/webhooks',
+    headers: { authorization: `Bearer ${await service.token(['Reader'], subject)}` },
+    payload: body,
+  });
+  expect(response.statusCode, response.body).toBe(201);
+  return response.json() as { id: number; secret: string; state: string };
+}
+
+async function asOwner(
+  service: Refdata,
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+  url: string,
+  body?: unknown,
+  subject = 'alice',
+) {
+  return service.app.inject({
+    method,
+    url,
+    headers: { authorization: `Bearer ${await service.token(['Reader'], subject)}` },
+    ...(body === undefined ? {} : { payload: body as object }),
+  });
+}
+
+async function eventually<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 20_000,
+) {
+  const started = Date.now();
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() - started > timeoutMs) throw new Error(`still ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
+  const service = refdataForTests(kind, {
+    ...LOOPBACK,
+    REFDATA_WEBHOOK_POLL_MS: '50',
+    REFDATA_WEBHOOK_RETRY_SCHEDULE: '200ms,400ms,800ms',
+    REFDATA_WEBHOOK_MAX_PER_OWNER: '3',
+  });
+  let receiver: Receiver;
+  beforeAll(async () => {
+    receiver = await Receiver.start();
+  });
+  afterAll(async () => {
+    await receiver.close();
+  });
+
+  it('delivers every event of a story once, in order per resource, signed', async () => {
+    const library = await createLibrary(service);
+    const hook = await subscribe(service, { url: receiver.url, libraries: [library] });
+    expect(hook.secret).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+    // The secret is shown once: reading the subscription never gives it.
+    expect((await asOwner(service, 'GET', `/webhooks/${hook.id}`)).json().secret).toBeUndefined();
+
+    const pump = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('Pump'),
+      ontology: library,
+      subClassOf: ['http://x.example/Equipment'],
+    });
+    const updated = await service.call('PUT', `/rdl/terms/subclass?${iriQuery(pump.iri)}`, {
+      headers: { 'if-match': '"1"' },
+      body: {
+        name: pump.name,
+        ontology: library,
+        subClassOf: ['http://x.example/Equipment'],
+        description: 'Moves liquids',
+        changeJustification: 'Clearer',
+      },
+    });
+    expect(updated.statusCode).toBe(204);
+    await approve(service, pump.iri);
+    const replacement = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('Centrifugal pump'),
+      ontology: library,
+      subClassOf: ['http://x.example/Equipment'],
+      replaces: pump.iri,
+    });
+    await approve(service, replacement.iri);
+    // Outside the subscription's library: not sent.
+    const elsewhere = await createLibrary(service);
+
+    const expected = { [pump.iri]: 5, [replacement.iri]: 3 };
+    await receiver.until((received) => received.length >= 8);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const mine = receiver.received.filter((request) => {
+      const body = JSON.parse(request.body) as Payload;
+      return body.data.library === library;
+    });
+    expect(mine).toHaveLength(8);
+    const verifier = new Webhook(hook.secret);
+    const payloads = mine.map((request) => {
+      expect(request.headers['content-type']).toBe('application/json');
+      // Throws unless the signature, id and timestamp verify.
+      return verifier.verify(request.body, request.headers as Record<string, string>) as Payload;
+    });
+    // Each webhook-id once.
+    const ids = mine.map((request) => request.headers['webhook-id']);
+    expect(new Set(ids).size).toBe(ids.length);
+    const story = (iri: string) =>
+      payloads.filter((payload) => payload.data.iri === iri).map((payload) => payload.type);
+    expect(story(pump.iri)).toEqual([
+      'resource.created',
+      'resource.updated',
+      'resource.submitted',
+      'resource.approved',
+      'resource.deprecated',
+    ]);
+    expect(story(replacement.iri)).toEqual([
+      'resource.created',
+      'resource.submitted',
+      'resource.approved',
+    ]);
+    expect(Object.keys(expected).every((iri) => story(iri).length === expected[iri])).toBe(true);
+    const approval = payloads.find(
+      (payload) => payload.data.iri === pump.iri && payload.data.event === 'approved',
+    );
+    expect(approval?.data).toMatchObject({
+      family: 'class',
+      library,
+      status: 'Approved',
+      actor: { subject: 'alice' },
+    });
+    expect(approval?.data.member).toMatch(/\/changes\/events\/\d+$/);
+    expect(receiver.received.some((request) => request.body.includes(elsewhere))).toBe(false);
+    // A signature made with another secret does not verify.
+    expect(() =>
+      new Webhook(`whsec_${Buffer.alloc(32, 1).toString('base64')}`).verify(
+        mine[0]?.body ?? '',
+        mine[0]?.headers as Record<string, string>,
+      ),
+    ).toThrow();
+    await asOwner(service, 'DELETE', `/webhooks/${hook.id}`);
+  });
+
+  it('retries on the schedule, then disables the subscription and says why; sends again when asked', async () => {
+    const failing = await Receiver.start('/failing');
+    try {
+      failing.answer = () => 503;
+      const library = await createLibrary(service);
+      const hook = await subscribe(service, {
+        url: failing.url,
+        libraries: [library],
+        events: ['created'],
+      });
+      const made = await create(service, '/rdl/terms/subclass', {
+        name: uniqueName('Compressor'),
+        ontology: library,
+        subClassOf: ['http://x.example/Equipment'],
+      });
+      // The first attempt and one after each of the schedule's three waits.
+      await failing.until((received) => received.length >= 4);
+      const gaps = failing.received
+        .slice(1)
+        .map((request, index) => request.at - (failing.received[index]?.at ?? 0));
+      expect(gaps[0]).toBeGreaterThanOrEqual(200);
+      expect(gaps[1]).toBeGreaterThanOrEqual(400);
+      expect(gaps[2]).toBeGreaterThanOrEqual(800);
+      const disabled = await eventually(
+        async () => (await asOwner(service, 'GET', `/webhooks/${hook.id}`)).json(),
+        (value) => value.state === 'disabled',
+      );
+      expect(disabled.disabledReason).toMatch(/failed 4 times; the last: answered 503/);
+      // Nothing more is sent while it is disabled.
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      expect(failing.received).toHaveLength(4);
+      const ids = new Set(failing.received.map((request) => request.headers['webhook-id']));
+      expect(ids.size).toBe(1);
+
+      // The delivery log has each attempt, its answer and its time.
+      const log = (await asOwner(service, 'GET', `/webhooks/${hook.id}/deliveries`)).json();
+      const [delivery] = log.deliveries;
+      expect(delivery).toMatchObject({ state: 'failed', attempts: 4 });
+      expect(delivery.payload.data.iri).toBe(made.iri);
+      expect(delivery.log).toHaveLength(4);
+      expect(delivery.log[0]).toMatchObject({
+        status: 503,
+        error: 'answered 503',
+        response: 'answered 503',
+      });
+      expect(delivery.log[0].requestHeaders['webhook-signature']).toMatch(/^v1,/);
+
+      // Mended: enabled again and sent again, it arrives.
+      failing.answer = () => 204;
+      const enabled = await asOwner(service, 'PATCH', `/webhooks/${hook.id}`, { state: 'active' });
+      expect(enabled.json()).toMatchObject({ state: 'active', disabledReason: null });
+      const again = await asOwner(
+        service,
+        'POST',
+        `/webhooks/${hook.id}/deliveries/${delivery.id}/redeliver`,
+      );
+      expect(again.statusCode).toBe(202);
+      await failing.until((received) => received.length >= 5);
+      const after = await eventually(
+        async () => (await asOwner(service, 'GET', `/webhooks/${hook.id}/deliveries`)).json(),
+        (value) => value.deliveries[0].state === 'delivered',
+      );
+      expect(after.deliveries[0].log.at(-1).status).toBe(204);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('answers bad settings, others\u2019 subscriptions and the limit with problems, storing nothing', async () => {
+    const library = await createLibrary(service);
+    const before = (await asOwner(service, 'GET', '/webhooks', undefined, 'mallory')).json();
+    expect(before).toEqual([]);
+    const cases: [unknown, number, string][] = [
+      [{}, 400, 'url'],
+      [{ url: 'ftp://example.org/x' }, 400, 'not an http(s) URL'],
+      [{ url: 'http://user:pw@127.0.0.1/x' }, 400, 'credentials'],
+      [{ url: 'http://10.1.2.3/hooks' }, 400, 'internal address'],
+      [{ url: 'http://169.254.169.254/latest' }, 400, 'internal address'],
+      [{ url: 'http://[fd00::1]/x' }, 400, 'internal address'],
+      [{ url: 'http://no-such-host.invalid/x' }, 400, 'does not resolve'],
+      [{ url: receiver.url, events: ['exploded'] }, 400, 'events'],
+      [{ url: receiver.url, events: ['created', 'created'] }, 400, 'twice'],
+      [{ url: receiver.url, families: ['spaceship'] }, 400, 'not a family'],
+      [{ url: receiver.url, libraries: ['https://nowhere.example/lib'] }, 400, 'not a library'],
+      [{ url: receiver.url, colour: 'blue' }, 400, 'colour'],
+      [{ url: 12 }, 400, 'url'],
+      [{ url: `http://127.0.0.1/${'a'.repeat(2100)}` }, 400, 'url'],
+    ];
+    for (const [body, status, words] of cases) {
+      const response = await asOwner(service, 'POST', '/webhooks', body, 'mallory');
+      expect(response.statusCode, JSON.stringify(body)).toBe(status);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+      expect(response.body, JSON.stringify(body)).toContain(words);
+    }
+    expect((await asOwner(service, 'GET', '/webhooks', undefined, 'mallory')).json()).toEqual([]);
+
+    const hook = await subscribe(service, { url: receiver.url, libraries: [library] }, 'mallory');
+    // Someone else's subscription is not there for them.
+    for (const [method, url] of [
+      ['GET', `/webhooks/${hook.id}`],
+      ['PATCH', `/webhooks/${hook.id}`],
+      ['DELETE', `/webhooks/${hook.id}`],
+      ['GET', `/webhooks/${hook.id}/deliveries`],
+      ['POST', `/webhooks/${hook.id}/secret`],
+    ] as const) {
+      const response = await asOwner(
+        service,
+        method,
+        url,
+        method === 'PATCH' ? {} : undefined,
+        'eve',
+      );
+      expect(response.statusCode, `${method} ${url}`).toBe(404);
+    }
+    const badPatch = await asOwner(
+      service,
+      'PATCH',
+      `/webhooks/${hook.id}`,
+      { state: 'disabled' },
+      'mallory',
+    );
+    expect(badPatch.statusCode).toBe(400);
+    const unchanged = await asOwner(service, 'GET', `/webhooks/${hook.id}`, undefined, 'mallory');
+    expect(unchanged.json().state).toBe('active');
+    // A new secret, and the old one no longer shown anywhere.
+    const rotated = await asOwner(
+      service,
+      'POST',
+      `/webhooks/${hook.id}/secret`,
+      undefined,
+      'mallory',
+    );
+    expect(rotated.json().secret).toMatch(/^whsec_/);
+    expect(rotated.json().secret).not.toBe(hook.secret);
+    // The limit (three here).
+    await subscribe(
+      service,
+      { url: receiver.url, libraries: [library], events: ['approved'] },
+      'mallory',
+    );
+    await subscribe(
+      service,
+      { url: receiver.url, libraries: [library], events: ['created'] },
+      'mallory',
+    );
+    const over = await asOwner(service, 'POST', '/webhooks', { url: receiver.url }, 'mallory');
+    expect(over.statusCode).toBe(409);
+    expect(over.json().type).toMatch(/webhook-limit$/);
+    // Without a token: 401.
+    const anonymous = await service.app.inject({ method: 'GET', url: '/webhooks' });
+    expect(anonymous.statusCode).toBe(401);
+    for (const created of (await asOwner(service, 'GET', '/webhooks', undefined, 'mallory')).json())
+      await asOwner(service, 'DELETE', `/webhooks/${created.id}`, undefined, 'mallory');
+  });
+});
+
+describe.skipIf(!DATABASE_KINDS.includes('postgres'))(
+  'webhooks from two instances on one PostgreSQL',
+  () => {
+    const service = refdataForTests('postgres', { ...LOOPBACK, REFDATA_WEBHOOK_POLL_MS: '20' });
+
+    it('sends each event once', async () => {
+      const receiver = await Receiver.start();
+      const other = await anotherInstance(service, { ...LOOPBACK, REFDATA_WEBHOOK_POLL_MS: '20' });
+      try {
+        const library = await createLibrary(service);
+        await subscribe(service, { url: receiver.url, libraries: [library] });
+        const token = await service.token(['Creator']);
+        const made: string[] = [];
+        for (let i = 0; i < 20; i += 1) {
+          // Written through both instances, each nudging its own worker.
+          const through = i % 2 === 0 ? service.app : other;
+          const response = await through.inject({
+            method: 'POST',
+            url: '/rdl/terms/subclass',
+            headers: { authorization: `Bearer ${token}` },
+            payload: {
+              name: uniqueName('Valve'),
+              description: 'A valve',
+              changeJustification: 'Needed',
+              ontology: library,
+              subClassOf: ['http://x.example/Equipment'],
+            },
+          });
+          expect(response.statusCode).toBe(201);
+          made.push(response.json().iri);
+        }
+        await receiver.until((received) => received.length >= 20);
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        const ids = receiver.received.map((request) => request.headers['webhook-id']);
+        expect(ids).toHaveLength(20);
+        expect(new Set(ids).size).toBe(20);
+        const iris = receiver.received.map((request) => JSON.parse(request.body).data.iri);
+        expect(new Set(iris)).toEqual(new Set(made));
+      } finally {
+        await other.close();
+        await receiver.close();
+      }
+    });
+  },
+);
