@@ -141,7 +141,7 @@ export class Pages {
     const query = partValue(request.query, 'q');
     const header = html`<nav aria-label="Site" class="site"><a href="/">Libraries</a> <a href="/symbols">Symbols</a> <a href="/query">Query</a>${
       this.holds(request, WRITE_ROLES) ? html` <a href="/authoring/new">New</a>` : html``
-    }${viewer ? html` <a href="/authoring/mine">My drafts</a>` : html``}${
+    }${viewer ? html` <a href="/authoring/mine">My drafts</a> <a href="/account/webhooks">Webhooks</a>` : html``}${
       this.holds(request, REVIEW_ROLES) ? html` <a href="/review">Review</a>` : html``
     }</nav>
 <form class="search" role="search" aria-label="Site search" method="get" action="/search">

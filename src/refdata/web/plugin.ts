@@ -22,6 +22,7 @@ import { refdataSessions } from './session.js';
 import { registerSignInPages } from './sign-in-pages.js';
 import { surfaceStrategy } from './surface.js';
 import { registerSymbolGallery } from './symbol-gallery.js';
+import { registerWebhookPages } from './webhook-pages.js';
 
 /** Every page of the web surface: a new page is a new module and a line here. */
 const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
@@ -36,6 +37,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerReviewPages,
   registerMyDraftsPage,
   registerPickRoute,
+  registerWebhookPages,
 ];
 
 /** Expired sessions are swept this often. */
