@@ -50,8 +50,10 @@ export async function startProgram(
   url: string,
   directory: string,
   env: Record<string, string>,
+  /** Another build's `main.js`, to compare two versions in one run. */
+  program = PROGRAM,
 ): Promise<{ pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [PROGRAM, 'start', service], {
+  const child = spawn(process.execPath, [program, 'start', service], {
     cwd: directory,
     env: { PATH: process.env.PATH ?? '', ...env },
     // The request log is part of the cost, so it is written, but to nowhere.

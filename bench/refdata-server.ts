@@ -41,6 +41,10 @@ export interface RefdataBenchServer {
 export async function startRefdataBenchServer(options: {
   kind: DatabaseKind;
   postgresAdminUrl: string;
+  /** Another build's `main.js` (an A/B run); the current build when unset. */
+  program?: string;
+  /** Settings beyond the defaults. */
+  env?: Record<string, string>;
 }): Promise<RefdataBenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'refdata-bench-'));
   const postgres =
@@ -55,8 +59,9 @@ export async function startRefdataBenchServer(options: {
     REFDATA_PUBLIC_URL: url,
     LOG_LEVEL: 'info',
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+    ...options.env,
   };
-  let program = await startProgram('refdata', url, dataDir, env);
+  let program = await startProgram('refdata', url, dataDir, env, options.program);
   const tokens = loadProgramConfig(env).settings.refdata.tokens;
   const key = await loadOrCreateSigningKey(tokens.signingKeyFile);
   const token = await mintToken(key, tokens, {
@@ -127,7 +132,7 @@ export async function startRefdataBenchServer(options: {
     async restart(extra = {}) {
       await program.stop();
       const spawned = performance.now();
-      program = await startProgram('refdata', url, dataDir, { ...env, ...extra });
+      program = await startProgram('refdata', url, dataDir, { ...env, ...extra }, options.program);
       server.pid = program.pid;
       return spawned;
     },

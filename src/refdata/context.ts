@@ -88,7 +88,7 @@ export function createRefdata(
   const webhooks = new Webhooks(db, webhookSecrets, settings.webhooks, config.publicUrl, log);
   // A change committed here is sent to its subscribers at once, not at the next tick.
   store.onCommitted(
-    () => webhooks.nudge(),
+    () => webhooks.committed(),
     (error) => log.error({ err: error }, 'webhooks did not hear of a committed write'),
   );
   return {

@@ -316,6 +316,7 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
     }
     const salt = webhooks.secrets.newSalt();
     const row = await webhooks.subscriptions.create(viewer.subject, input, salt);
+    webhooks.nudge();
     return webhookPage(request, reply, row, {
       status: 201,
       secret: webhooks.secrets.secretFor(salt),

@@ -15,6 +15,11 @@ type WebhookRow = Selectable<WebhooksTable>;
 const FAN_OUT_BATCH = 500;
 /** Deliveries inserted per statement. */
 const INSERT_BATCH = 200;
+/**
+ * With no subscription, events older than this are marked done unread: a
+ * subscription takes its time just before its insert commits.
+ */
+const SETTLED_MS = 5000;
 /** The advisory lock that keeps fan-out to one instance at a time on PostgreSQL. */
 const FAN_OUT_LOCK = 7_361_021;
 
@@ -103,16 +108,17 @@ export class Outbox {
 
   /**
    * Makes the deliveries of events not yet fanned out; answers how many events
-   * it took (0: none left, or another instance is at it). One instance at a
-   * time, so a resource's deliveries are made in its events' order.
+   * it took (0: none left, or another instance is at it) and how many active
+   * subscriptions there are (-1: not known, another instance is at it). One
+   * instance at a time, so a resource's deliveries are made in its events' order.
    */
-  async fanOut(): Promise<number> {
+  async fanOut(): Promise<{ events: number; subscriptions: number }> {
     return this.db.transaction().execute(async (trx) => {
       if (this.postgres) {
         const { rows } = await sql<{
           locked: boolean;
         }>`select pg_try_advisory_xact_lock(${FAN_OUT_LOCK}) as locked`.execute(trx);
-        if (!rows[0]?.locked) return 0;
+        if (!rows[0]?.locked) return { events: 0, subscriptions: -1 };
       }
       const events = await trx
         .selectFrom('change_events')
@@ -121,12 +127,24 @@ export class Outbox {
         .orderBy('id')
         .limit(FAN_OUT_BATCH)
         .execute();
-      if (events.length === 0) return 0;
+      if (events.length === 0) return { events: 0, subscriptions: 0 };
+      const now = this.now();
       const webhooks = await trx
         .selectFrom('webhooks')
         .selectAll()
         .where('state', '=', 'active')
         .execute();
+      if (webhooks.length === 0) {
+        // Nobody listens: every event settled long enough (a subscription made
+        // meanwhile wants only events from its own time on) is done with, in one statement.
+        const marked = await trx
+          .updateTable('change_events')
+          .set({ fanned_out: 1 })
+          .where('fanned_out', '=', 0)
+          .where('at', '<', now - SETTLED_MS)
+          .executeTakeFirst();
+        return { events: Number(marked.numUpdatedRows), subscriptions: 0 };
+      }
       const actors = [...new Set(events.map((event) => event.actor))];
       const people = new Map(
         (
@@ -137,7 +155,7 @@ export class Outbox {
             .execute()
         ).map((person) => [person.subject, person]),
       );
-      const now = this.now();
+
       const deliveries: Omit<Selectable<WebhookDeliveriesTable>, 'id'>[] = [];
       for (const event of events) {
         const wanting = webhooks.filter((webhook) => wants(webhook, event));
@@ -174,8 +192,19 @@ export class Outbox {
           events.map((event) => Number(event.id)),
         )
         .execute();
-      return events.length;
+      return { events: events.length, subscriptions: webhooks.length };
     });
+  }
+
+  /** Hands claimed deliveries back unsent (an instance closing): due again at once. */
+  async release(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.db
+      .updateTable('webhook_deliveries')
+      .set({ state: 'pending', lease_until: 0, attempts: sql`attempts - 1` })
+      .where('id', 'in', [...ids])
+      .where('state', '=', 'sending')
+      .execute();
   }
 
   /**

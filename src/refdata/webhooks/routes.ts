@@ -207,6 +207,7 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
       }
       const salt = webhooks.secrets.newSalt();
       const row = await webhooks.subscriptions.create(owner, input, salt);
+      webhooks.nudge();
       const json = subscriptionJson(row, refdata.publicUrl);
       return reply
         .status(201)

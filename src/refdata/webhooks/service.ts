@@ -33,7 +33,12 @@ export class Webhooks {
     this.worker?.nudge();
   }
 
-  /** A change was committed here, or a delivery was asked for: send without waiting for the timer. */
+  /** A change was committed here: sent without waiting for the timer, if anyone listens. */
+  committed(): void {
+    this.worker?.committed();
+  }
+
+  /** A subscription was made or resumed, or a delivery asked for: look at once. */
   nudge(): void {
     this.worker?.nudge();
   }

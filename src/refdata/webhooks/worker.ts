@@ -5,17 +5,24 @@ import { send } from './sender.js';
 import type { WebhookSettings } from './settings.js';
 import type { TargetPolicy } from './targets.js';
 
+/** Deliveries claimed ahead of those in flight, as a multiple of the concurrency. */
+const AHEAD = 3;
+
 /**
- * Sends the webhooks' deliveries, in every instance: on a timer, and at once
- * after this instance commits a change. It turns new events into deliveries,
- * then keeps up to `concurrency` deliveries in flight, claiming more as each
- * ends, so one slow receiver does not hold the others back.
+ * Sends the webhooks' deliveries, in every instance. On a timer it turns new
+ * events into deliveries (the outbox's fan-out); after a commit here it does
+ * so at once, when anyone listens. It claims deliveries a batch at a time and
+ * keeps up to `concurrency` in flight, starting the next as each ends, so one
+ * slow receiver does not hold the others back.
  */
 export class DeliveryWorker {
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
-  private again = false;
+  private again: { fanOut: boolean } | undefined;
   private closed = false;
+  /** Whether any subscription was active at the last fan-out (so a commit is worth a look). */
+  private listening = true;
+  private readonly queue: ClaimedDelivery[] = [];
   private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
@@ -26,70 +33,93 @@ export class DeliveryWorker {
     private readonly log: ReplicaLog,
   ) {}
 
-  /** A claimed delivery's lease: long enough for its attempt, then another instance may take it. */
+  /** A claimed delivery's lease: its wait in line and its attempt, then another instance may take it. */
   private get leaseMs(): number {
-    return this.settings.timeoutMilliseconds * 2 + 5000;
+    return this.settings.timeoutMilliseconds * (AHEAD + 1) + 5000;
   }
 
   start(): void {
     this.schedule();
   }
 
-  /** Something may be waiting: look now rather than at the next tick. */
-  nudge(): void {
+  /** A change was committed here: look now, if anyone listens, rather than at the next tick. */
+  committed(): void {
+    if (this.listening) this.nudge(true);
+  }
+
+  /** A subscription was made or resumed, or a delivery asked for: look now. */
+  nudge(fanOut = true): void {
     if (this.closed) return;
+    if (fanOut) this.listening = true;
     if (this.running) {
-      this.again = true;
+      this.again = { fanOut: fanOut || (this.again?.fanOut ?? false) };
       return;
     }
-    this.running = this.pump().finally(() => {
+    this.running = this.pump(fanOut).finally(() => {
       this.running = undefined;
-      if (this.again) {
-        this.again = false;
-        this.nudge();
-      }
+      const again = this.again;
+      this.again = undefined;
+      if (again) this.nudge(again.fanOut);
     });
   }
 
-  /** Stops claiming; waits for the deliveries in flight to be recorded. */
+  /** Stops claiming, hands back what waits in line, and waits for the deliveries in flight. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
     await this.running;
+    const unsent = this.queue.splice(0).map((delivery) => delivery.id);
+    await this.outbox.release(unsent).catch((error: unknown) => {
+      this.log.error({ err: error }, 'claimed webhook deliveries could not be handed back');
+    });
     await Promise.allSettled([...this.inFlight]);
   }
 
   private schedule(): void {
     if (this.closed) return;
     this.timer = setTimeout(() => {
-      this.nudge();
+      this.nudge(true);
       this.schedule();
     }, this.settings.pollMilliseconds);
     this.timer.unref();
   }
 
-  private async pump(): Promise<void> {
+  private async pump(fanOut: boolean): Promise<void> {
     try {
-      while (!this.closed && (await this.outbox.fanOut()) > 0);
+      if (fanOut) {
+        for (;;) {
+          const made = await this.outbox.fanOut();
+          if (made.subscriptions >= 0) this.listening = made.subscriptions > 0;
+          if (made.events === 0 || this.closed) break;
+        }
+      }
       while (!this.closed) {
-        const room = this.settings.concurrency - this.inFlight.size;
-        if (room <= 0) return;
-        const claimed = await this.outbox.claim(room, this.leaseMs);
+        this.startWaiting();
+        const wanted =
+          this.settings.concurrency * (AHEAD + 1) - this.inFlight.size - this.queue.length;
+        if (this.queue.length > 0 || wanted <= 0) return;
+        const claimed = await this.outbox.claim(wanted, this.leaseMs);
         if (claimed.length === 0) return;
-        for (const delivery of claimed) this.startSending(delivery);
+        this.queue.push(...claimed);
       }
     } catch (error) {
       this.log.error({ err: error }, 'webhook deliveries could not be read or claimed');
     }
   }
 
-  private startSending(delivery: ClaimedDelivery): void {
-    const sending = this.deliver(delivery).finally(() => {
-      this.inFlight.delete(sending);
-      // A slot is free: whatever waits may go.
-      this.nudge();
-    });
-    this.inFlight.add(sending);
+  /** Starts deliveries from the line while there is room. */
+  private startWaiting(): void {
+    while (this.inFlight.size < this.settings.concurrency && !this.closed) {
+      const delivery = this.queue.shift();
+      if (!delivery) return;
+      const sending = this.deliver(delivery).finally(() => {
+        this.inFlight.delete(sending);
+        this.startWaiting();
+        // The line runs short: claim more (no fan-out needed for that).
+        if (this.queue.length < this.settings.concurrency) this.nudge(false);
+      });
+      this.inFlight.add(sending);
+    }
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
