@@ -7,6 +7,7 @@ import type {
   WebhookDeliveriesTable,
   WebhooksTable,
 } from '../db/tables.js';
+import type { Outcome } from './sender.js';
 
 type EventRow = Selectable<ChangeEventsTable>;
 type WebhookRow = Selectable<WebhooksTable>;
@@ -22,6 +23,8 @@ const INSERT_BATCH = 200;
 const SETTLED_MS = 5000;
 /** The advisory lock that keeps fan-out to one instance at a time on PostgreSQL. */
 const FAN_OUT_LOCK = 7_361_021;
+
+export type Next = 'delivered' | 'retry' | 'failed';
 
 /** A delivery claimed for sending, with what sending it needs. */
 export interface ClaimedDelivery {
@@ -287,65 +290,87 @@ export class Outbox {
   }
 
   /**
-   * Records an attempt and what follows: delivered; another attempt after the
-   * schedule's next wait; or, after the last, failed, with the subscription
-   * disabled and the reason kept for its owner. A 410 Gone disables at once.
+   * Records attempts and what follows each: delivered; another attempt after
+   * the schedule's next wait; or, after the last, failed, with the
+   * subscription disabled and the reason kept for its owner (a 410 Gone
+   * disables at once). Several in one transaction: a worker records what
+   * ended while the last record was being written, together.
    */
   async record(
-    delivery: ClaimedDelivery,
-    outcome: {
-      ok: boolean;
-      status: number | null;
-      error: string | null;
-      durationMs: number;
-      requestHeaders: Record<string, string>;
-      excerpt: string;
-    },
+    results: readonly { delivery: ClaimedDelivery; outcome: Outcome }[],
     schedule: readonly number[],
-  ): Promise<'delivered' | 'retry' | 'failed'> {
+  ): Promise<Next[]> {
     const now = this.now();
-    return this.db.transaction().execute(async (trx) => {
+    const nexts = results.map(({ delivery, outcome }): Next => {
+      if (outcome.ok) return 'delivered';
+      const wait = schedule[delivery.attempts - 1];
+      return outcome.status === 410 || wait === undefined ? 'failed' : 'retry';
+    });
+    await this.db.transaction().execute(async (trx) => {
       await trx
         .insertInto('webhook_attempts')
-        .values({
-          delivery_id: delivery.id,
-          attempted_at: now - outcome.durationMs,
-          duration_ms: outcome.durationMs,
-          status_code: outcome.status,
-          error: outcome.error,
-          request_headers: JSON.stringify(outcome.requestHeaders),
-          response_excerpt: outcome.excerpt,
-        })
-        .execute();
-      const gone = outcome.status === 410;
-      const wait = schedule[delivery.attempts - 1];
-      const next = outcome.ok ? 'delivered' : gone || wait === undefined ? 'failed' : 'retry';
-      await trx
-        .updateTable('webhook_deliveries')
-        .set(
-          next === 'retry'
-            ? { state: 'pending', next_attempt_at: now + (wait ?? 0), lease_until: 0 }
-            : { state: next, finished_at: now, lease_until: 0 },
+        .values(
+          results.map(({ delivery, outcome }) => ({
+            delivery_id: delivery.id,
+            attempted_at: now - outcome.durationMs,
+            duration_ms: outcome.durationMs,
+            status_code: outcome.status,
+            error: outcome.error,
+            request_headers: JSON.stringify(outcome.requestHeaders),
+            response_excerpt: outcome.excerpt,
+          })),
         )
-        .where('id', '=', delivery.id)
-        .where('state', '=', 'sending')
         .execute();
-      if (next === 'failed') {
+      const delivered = results.filter((_, index) => nexts[index] === 'delivered');
+      if (delivered.length > 0) {
         await trx
-          .updateTable('webhooks')
-          .set({
-            state: 'disabled',
-            disabled_at: now,
-            updated_at: now,
-            disabled_reason: gone
-              ? `The receiver answered 410 Gone to delivery ${delivery.id}.`
-              : `Delivery ${delivery.id} failed ${delivery.attempts} times; the last: ${outcome.error ?? 'no reason given'}.`,
-          })
-          .where('id', '=', delivery.webhookId)
-          .where('state', '=', 'active')
+          .updateTable('webhook_deliveries')
+          .set({ state: 'delivered', finished_at: now, lease_until: 0 })
+          .where(
+            'id',
+            'in',
+            delivered.map(({ delivery }) => delivery.id),
+          )
+          .where('state', '=', 'sending')
           .execute();
       }
-      return next;
+      for (const [index, { delivery, outcome }] of results.entries()) {
+        const next = nexts[index];
+        if (next === 'retry') {
+          await trx
+            .updateTable('webhook_deliveries')
+            .set({
+              state: 'pending',
+              next_attempt_at: now + (schedule[delivery.attempts - 1] ?? 0),
+              lease_until: 0,
+            })
+            .where('id', '=', delivery.id)
+            .where('state', '=', 'sending')
+            .execute();
+        } else if (next === 'failed') {
+          await trx
+            .updateTable('webhook_deliveries')
+            .set({ state: 'failed', finished_at: now, lease_until: 0 })
+            .where('id', '=', delivery.id)
+            .where('state', '=', 'sending')
+            .execute();
+          await trx
+            .updateTable('webhooks')
+            .set({
+              state: 'disabled',
+              disabled_at: now,
+              updated_at: now,
+              disabled_reason:
+                outcome.status === 410
+                  ? `The receiver answered 410 Gone to delivery ${delivery.id}.`
+                  : `Delivery ${delivery.id} failed ${delivery.attempts} times; the last: ${outcome.error ?? 'no reason given'}.`,
+            })
+            .where('id', '=', delivery.webhookId)
+            .where('state', '=', 'active')
+            .execute();
+        }
+      }
     });
+    return nexts;
   }
 }

@@ -1,10 +1,12 @@
 import type { ReplicaLog } from '../replicas/replica.js';
 import type { ClaimedDelivery, Outbox } from './outbox.js';
 import type { WebhookSecrets } from './secrets.js';
-import { send } from './sender.js';
+import { type Outcome, send } from './sender.js';
 import type { WebhookSettings } from './settings.js';
 import type { TargetPolicy } from './targets.js';
 
+/** Attempts written in one transaction at most. */
+const RECORD_BATCH = 100;
 /** Deliveries claimed ahead of those in flight, as a multiple of the concurrency. */
 const AHEAD = 3;
 
@@ -24,6 +26,9 @@ export class DeliveryWorker {
   private listening = true;
   private readonly queue: ClaimedDelivery[] = [];
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly toRecord: { delivery: ClaimedDelivery; outcome: Outcome; done: () => void }[] =
+    [];
+  private recording: Promise<void> | undefined;
 
   constructor(
     private readonly outbox: Outbox,
@@ -123,8 +128,9 @@ export class DeliveryWorker {
   }
 
   private async deliver(delivery: ClaimedDelivery): Promise<void> {
+    let outcome: Outcome;
     try {
-      const outcome = await send(
+      outcome = await send(
         {
           messageId: `msg_${delivery.eventId}`,
           url: delivery.url,
@@ -134,19 +140,46 @@ export class DeliveryWorker {
         this.policy,
         this.settings.timeoutMilliseconds,
       );
-      const next = await this.outbox.record(delivery, outcome, this.settings.retrySchedule);
-      if (next === 'failed') {
-        this.log.warn(
-          { webhook: delivery.webhookId, delivery: delivery.id, error: outcome.error },
-          'a webhook delivery failed for the last time; its subscription is disabled',
-        );
-      }
     } catch (error) {
-      // Left `sending`: when its lease lapses it is claimed and sent again.
-      this.log.error(
-        { err: error, delivery: delivery.id },
-        'a webhook delivery could not be recorded',
-      );
+      outcome = {
+        ok: false,
+        status: null,
+        error: error instanceof Error ? error.message : String(error),
+        durationMs: 0,
+        requestHeaders: {},
+        excerpt: '',
+      };
     }
+    await new Promise<void>((done) => {
+      this.toRecord.push({ delivery, outcome, done });
+      if (!this.recording) this.recording = this.recordAll();
+    });
+  }
+
+  /**
+   * Writes the attempts that ended, all those waiting in one transaction, until
+   * none waits: under load, many deliveries share one commit.
+   */
+  private async recordAll(): Promise<void> {
+    while (this.toRecord.length > 0) {
+      const batch = this.toRecord.splice(0, RECORD_BATCH);
+      try {
+        const nexts = await this.outbox.record(batch, this.settings.retrySchedule);
+        for (const [index, next] of nexts.entries()) {
+          const { delivery, outcome } = batch[index] ?? {};
+          if (next === 'failed') {
+            this.log.warn(
+              { webhook: delivery?.webhookId, delivery: delivery?.id, error: outcome?.error },
+              'a webhook delivery failed for the last time; its subscription is disabled',
+            );
+          }
+        }
+      } catch (error) {
+        // Left `sending`: when their leases lapse they are claimed and sent again.
+        this.log.error({ err: error }, 'webhook deliveries could not be recorded');
+      }
+      for (const item of batch) item.done();
+    }
+    this.recording = undefined;
   }
 }
