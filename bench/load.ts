@@ -7,6 +7,7 @@ export interface LoadFigures {
   seconds: number;
   /** Successful answers per second over the whole run. */
   perSecond: number;
+  latencyMeanMs: number;
   latencyP50Ms: number;
   latencyP99Ms: number;
   latencyMaxMs: number;
@@ -67,6 +68,7 @@ export async function runLoad(run: LoadRun): Promise<LoadFigures> {
     requests: answered,
     seconds: result.duration,
     perSecond: expected / result.duration,
+    latencyMeanMs: result.latency.average,
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
     latencyMaxMs: result.latency.max,

@@ -107,6 +107,15 @@ export function etagOf(row: Pick<ResourceRow, 'version'>): string {
   return `"${row.version}"`;
 }
 
+/**
+ * An event is in the webhooks' outbox (0) only while a subscription is
+ * active: with none, nothing reads it, and no write is spent on marking it
+ * done. A subscription takes its time after its insert commits
+ * (webhooks/subscriptions.ts), so one made meanwhile wants no event this
+ * statement could have missed it for.
+ */
+const UNLESS_SUBSCRIBED = sql<number>`(case when exists (select 1 from webhooks where state = 'active') then 0 else 1 end)`;
+
 /** The body field an aggregate family lists its values under; undefined for other families. */
 export type ValuesFieldOf = (family: string) => string | undefined;
 
@@ -731,10 +740,10 @@ export class ResourceStore {
             ${revision.actor}, ${revision.justification}, ${revision.body}, ${revision.created_at})
           returning id)
         insert into change_events
-          (revision_id, resource_id, iri, family, library_key, event, status, version, actor, at, created_at)
+          (revision_id, resource_id, iri, family, library_key, event, status, version, actor, at, created_at, fanned_out)
         select id, ${event.resource_id}::integer, ${event.iri}, ${event.family}, ${event.library_key},
           ${event.event}, ${event.status}, ${event.version}::integer, ${event.actor},
-          ${event.at}::bigint, ${event.created_at}::bigint
+          ${event.at}::bigint, ${event.created_at}::bigint, ${UNLESS_SUBSCRIBED}
         from revision`.execute(trx);
       return;
     }
@@ -745,7 +754,7 @@ export class ResourceStore {
       .executeTakeFirstOrThrow();
     await trx
       .insertInto('change_events')
-      .values({ revision_id: id, ...event })
+      .values({ revision_id: id, ...event, fanned_out: UNLESS_SUBSCRIBED })
       .execute();
   }
 }

@@ -129,9 +129,14 @@ export class Subscriptions {
       .executeTakeFirst();
   }
 
+  /**
+   * Makes a subscription. Its time is taken again once the insert has
+   * committed: it wants events from then on, and every write that starts
+   * after the commit sees it and leaves its event in the outbox.
+   */
   async create(owner: string, input: SubscriptionInput, salt: string): Promise<WebhookRow> {
     const now = this.now();
-    return this.db
+    const made = await this.db
       .insertInto('webhooks')
       .values({
         owner,
@@ -147,6 +152,13 @@ export class Subscriptions {
         created_at: now,
         updated_at: now,
       })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    const committed = Math.max(this.now(), now);
+    return this.db
+      .updateTable('webhooks')
+      .set({ created_at: committed, updated_at: committed })
+      .where('id', '=', made.id)
       .returningAll()
       .executeTakeFirstOrThrow();
   }
