@@ -8,8 +8,8 @@ export interface Received {
   body: string;
 }
 
-/** What the receiver does with the next request: answer with a status, or never answer. */
-export type Behaviour = number | 'hang';
+/** What the receiver does with the next request: answer with a status (and a body), or never answer. */
+export type Behaviour = number | { status: number; body: string } | 'hang';
 
 /**
  * A real HTTP server on loopback that records every request it gets and
@@ -42,9 +42,11 @@ export class Receiver {
           receiver?.hanging.add(() => response.destroy());
           return;
         }
-        response
-          .writeHead(behaviour, { 'content-type': 'text/plain' })
-          .end(`answered ${behaviour}`);
+        const { status, body } =
+          typeof behaviour === 'number'
+            ? { status: behaviour, body: `answered ${behaviour}` }
+            : behaviour;
+        response.writeHead(status, { 'content-type': 'text/plain' }).end(body);
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -248,6 +248,29 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     }
   });
 
+  it('records an answer with a NUL byte in it, and the delivery as done', async () => {
+    const odd = await Receiver.start('/odd');
+    try {
+      odd.answer = () => ({ status: 200, body: 'ok\u0000done' });
+      const library = await createLibrary(service);
+      const hook = await subscribe(service, { url: odd.url, libraries: [library] });
+      await create(service, '/rdl/terms/subclass', {
+        name: uniqueName('Seal'),
+        ontology: library,
+        subClassOf: ['http://x.example/Equipment'],
+      });
+      const log = await eventually(
+        async () => (await asOwner(service, 'GET', `/webhooks/${hook.id}/deliveries`)).json(),
+        (value) => value.deliveries[0]?.state === 'delivered',
+      );
+      expect(log.deliveries[0].log[0].response).toBe('ok\uFFFDdone');
+      expect(odd.received).toHaveLength(1);
+      await asOwner(service, 'DELETE', `/webhooks/${hook.id}`);
+    } finally {
+      await odd.close();
+    }
+  });
+
   it('answers bad settings, others\u2019 subscriptions and the limit with problems, storing nothing', async () => {
     const library = await createLibrary(service);
     const before = (await asOwner(service, 'GET', '/webhooks', undefined, 'mallory')).json();
@@ -265,6 +288,7 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
       [{ url: receiver.url, families: ['spaceship'] }, 400, 'not a family'],
       [{ url: receiver.url, libraries: ['https://nowhere.example/lib'] }, 400, 'not a library'],
       [{ url: receiver.url, colour: 'blue' }, 400, 'colour'],
+      [{ url: receiver.url, description: 'd'.repeat(256) }, 400, 'description'],
       [{ url: 12 }, 400, 'url'],
       [{ url: `http://127.0.0.1/${'a'.repeat(2100)}` }, 400, 'url'],
     ];

@@ -45,10 +45,14 @@ export function cursorText(cursor: Cursor): string {
   return `${cursor.at}.${cursor.id}`;
 }
 
+/** The largest event id (the column is a 32-bit integer on PostgreSQL). */
+export const MAX_EVENT_ID = 2 ** 31 - 1;
+
 export function parseCursor(text: string): Cursor | undefined {
-  const match = /^(\d{1,15})\.(\d{1,15})$/.exec(text);
+  const match = /^(\d{1,15})\.(\d{1,10})$/.exec(text);
   if (!match) return undefined;
-  return { at: Number(match[1]), id: Number(match[2]) };
+  const cursor = { at: Number(match[1]), id: Number(match[2]) };
+  return cursor.id <= MAX_EVENT_ID ? cursor : undefined;
 }
 
 /** Events with the revision each one made, and the facts the resource's RDF had then. */

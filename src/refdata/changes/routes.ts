@@ -17,18 +17,13 @@ import {
   type Cursor,
   cursorText,
   type FeedFilter,
+  MAX_EVENT_ID,
   parseCursor,
   readEvent,
   readEvents,
 } from './feed.js';
 import { memberIri, memberQuads, pageQuads, streamQuads } from './feed-graph.js';
 
-/**
- * A full page whose newest member is older than this will not change again:
- * a write's time is taken inside its transaction, and one that commits later
- * than this after taking it is not expected (docs/changes.md).
- */
-const SETTLE_MILLISECONDS = 60_000;
 const A_YEAR = 31_536_000;
 
 const FEED_QUERY = Type.Object(
@@ -48,7 +43,7 @@ const FEED_QUERY = Type.Object(
     ),
     after: Type.Optional(
       Type.String({
-        pattern: '^[0-9]{1,15}\\.[0-9]{1,15}$',
+        pattern: '^[0-9]{1,15}\\.[0-9]{1,10}$',
         description: "A page's position, as the relation to it gives it",
       }),
     ),
@@ -168,11 +163,18 @@ export function registerChangeFeedRoutes(app: HttpApp, refdata: Refdata): void {
       }
       const after: Cursor | undefined =
         afterText === undefined ? undefined : parseCursor(afterText);
+      if (afterText !== undefined && after === undefined)
+        throw badRequest('after is not a position in the feed.');
       const filter: FeedFilter = { library, since, until, publishedOnly };
       const events = await readEvents(refdata.db, filter, after, pageSize);
       const last = events.at(-1);
-      const full = events.length === pageSize && last !== undefined;
-      const immutable = full && last.at < Date.now() - SETTLE_MILLISECONDS;
+      // A full page links on, and is final, once its members are settled: until
+      // then a change that took its time earlier may still commit into it, and a
+      // client polls it (docs/changes.md#caching).
+      const settled =
+        events.length === pageSize &&
+        last !== undefined &&
+        last.at < Date.now() - refdata.changes.settleMilliseconds;
       const addressOf = (position: Cursor | undefined) => {
         const query = new URLSearchParams();
         if (library !== undefined) query.set('library', library);
@@ -184,8 +186,8 @@ export function registerChangeFeedRoutes(app: HttpApp, refdata: Refdata): void {
       };
       const streamIri = `${refdata.publicUrl}/changes${library === undefined ? '' : `?${new URLSearchParams({ library })}`}#stream`;
       const pageUrl = addressOf(after);
-      const etag = `"${last ? cursorText(last) : 'empty'}-${events.length}-${immutable ? 'i' : 'm'}-${RDF_FORMATS[mediaType].shortName}-${publishedOnly ? 'p' : 'w'}"`;
-      return send(request, reply, mediaType, etag, immutable, () => {
+      const etag = `"${last ? cursorText(last) : 'empty'}-${events.length}-${settled ? 'i' : 'm'}-${RDF_FORMATS[mediaType].shortName}-${publishedOnly ? 'p' : 'w'}"`;
+      return send(request, reply, mediaType, etag, settled, () => {
         const { namedNode } = DataFactory;
         const stream = namedNode(streamIri);
         const page = namedNode(pageUrl);
@@ -194,9 +196,9 @@ export function registerChangeFeedRoutes(app: HttpApp, refdata: Refdata): void {
           ...streamQuads(stream, after === undefined ? page : undefined),
           ...pageQuads(
             page,
-            full ? { url: addressOf(last), at: last.at } : undefined,
+            settled ? { url: addressOf(last), at: last.at } : undefined,
             until,
-            immutable,
+            settled,
           ),
           ...events.flatMap((event) =>
             memberQuads(refdata, stream, namedNode(memberIri(refdata.publicUrl, event.id)), event),
@@ -210,7 +212,7 @@ export function registerChangeFeedRoutes(app: HttpApp, refdata: Refdata): void {
     schema: {
       summary: 'One member of the change feed: a version of a resource',
       tags: ['changes'],
-      params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 53 - 1 }) }),
+      params: Type.Object({ id: Type.Integer({ minimum: 1, maximum: MAX_EVENT_ID }) }),
       response: {
         200: { description: 'The member', content: RDF_CONTENT },
         304: { description: 'The member the If-None-Match tag names is current', type: 'null' },

@@ -344,7 +344,7 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
     if (!viewer) return reply;
     const row = await owned(viewer, request.params.id);
     const input = inputFrom(request.body);
-    const errors = formErrors(await checkSubscription(input, context));
+    const errors = formErrors(await checkSubscription(input, context, inputOf(row)));
     if (Object.keys(errors).length > 0)
       return webhookPage(request, reply, row, { input, errors, status: 400 });
     await webhooks.subscriptions.update(row, input, undefined);

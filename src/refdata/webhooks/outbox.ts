@@ -35,6 +35,8 @@ export interface ClaimedDelivery {
   payload: string;
   url: string;
   secretSalt: string;
+  /** The claim's own mark: its lease's end, which a later claim of the same delivery changes. */
+  leaseUntil: number;
 }
 
 function listOf(text: string): string[] {
@@ -42,6 +44,11 @@ function listOf(text: string): string[] {
   return Array.isArray(value)
     ? value.filter((item): item is string => typeof item === 'string')
     : [];
+}
+
+/** Text a receiver sent, as a database column takes it (PostgreSQL refuses NUL). */
+function storable(text: string): string {
+  return text.replaceAll('\u0000', '\uFFFD');
 }
 
 /**
@@ -130,7 +137,15 @@ export class Outbox {
         .orderBy('id')
         .limit(FAN_OUT_BATCH)
         .execute();
-      if (events.length === 0) return { events: 0, subscriptions: 0 };
+      if (events.length === 0) {
+        const active = await trx
+          .selectFrom('webhooks')
+          .select('id')
+          .where('state', '=', 'active')
+          .limit(1)
+          .execute();
+        return { events: 0, subscriptions: active.length };
+      }
       const now = this.now();
       const webhooks = await trx
         .selectFrom('webhooks')
@@ -200,14 +215,16 @@ export class Outbox {
   }
 
   /** Hands claimed deliveries back unsent (an instance closing): due again at once. */
-  async release(ids: readonly number[]): Promise<void> {
-    if (ids.length === 0) return;
-    await this.db
-      .updateTable('webhook_deliveries')
-      .set({ state: 'pending', lease_until: 0, attempts: sql`attempts - 1` })
-      .where('id', 'in', [...ids])
-      .where('state', '=', 'sending')
-      .execute();
+  async release(claims: readonly ClaimedDelivery[]): Promise<void> {
+    for (const claim of claims) {
+      await this.db
+        .updateTable('webhook_deliveries')
+        .set({ state: 'pending', lease_until: 0, attempts: sql`attempts - 1` })
+        .where('id', '=', claim.id)
+        .where('state', '=', 'sending')
+        .where('lease_until', '=', claim.leaseUntil)
+        .execute();
+    }
   }
 
   /**
@@ -282,6 +299,7 @@ export class Outbox {
                   payload: row.payload,
                   url: webhook.url,
                   secretSalt: webhook.secret_salt,
+                  leaseUntil: now + leaseMs,
                 },
               ]
             : [];
@@ -307,21 +325,49 @@ export class Outbox {
       return outcome.status === 410 || wait === undefined ? 'failed' : 'retry';
     });
     await this.db.transaction().execute(async (trx) => {
+      // Only claims still held: a delivery deleted with its subscription, or
+      // claimed again by another instance after this one's lease lapsed, is
+      // theirs to record now.
+      const held = new Set(
+        (
+          await trx
+            .selectFrom('webhook_deliveries')
+            .select(['id', 'lease_until'])
+            .where(
+              'id',
+              'in',
+              results.map(({ delivery }) => delivery.id),
+            )
+            .where('state', '=', 'sending')
+            .execute()
+        )
+          .filter((row) =>
+            results.some(
+              ({ delivery }) =>
+                delivery.id === row.id && delivery.leaseUntil === Number(row.lease_until),
+            ),
+          )
+          .map((row) => row.id),
+      );
+      const kept = results.filter(({ delivery }) => held.has(delivery.id));
+      if (kept.length === 0) return;
       await trx
         .insertInto('webhook_attempts')
         .values(
-          results.map(({ delivery, outcome }) => ({
+          kept.map(({ delivery, outcome }) => ({
             delivery_id: delivery.id,
             attempted_at: now - outcome.durationMs,
             duration_ms: outcome.durationMs,
             status_code: outcome.status,
-            error: outcome.error,
+            error: outcome.error === null ? null : storable(outcome.error),
             request_headers: JSON.stringify(outcome.requestHeaders),
-            response_excerpt: outcome.excerpt,
+            response_excerpt: storable(outcome.excerpt),
           })),
         )
         .execute();
-      const delivered = results.filter((_, index) => nexts[index] === 'delivered');
+      const delivered = results.filter(
+        ({ delivery }, index) => nexts[index] === 'delivered' && held.has(delivery.id),
+      );
       if (delivered.length > 0) {
         await trx
           .updateTable('webhook_deliveries')
@@ -335,6 +381,7 @@ export class Outbox {
           .execute();
       }
       for (const [index, { delivery, outcome }] of results.entries()) {
+        if (!held.has(delivery.id)) continue;
         const next = nexts[index];
         if (next === 'retry') {
           await trx

@@ -169,8 +169,8 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
     if (!row) throw new HttpError(problem(404, 'not-found', `You have no webhook ${id}.`));
     return row;
   };
-  const checked = async (input: SubscriptionInput) => {
-    const errors = await checkSubscription(input, context);
+  const checked = async (input: SubscriptionInput, previous?: SubscriptionInput) => {
+    const errors = await checkSubscription(input, context, previous);
     if (errors.length > 0) throw new HttpError(validationProblem(errors));
   };
   const tags = ['webhooks'];
@@ -253,7 +253,7 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
     handler: async (request) => {
       const row = await owned(request, request.params.id);
       const input = merged(request.body, row);
-      await checked(input);
+      await checked(input, merged({}, row));
       const saved = await webhooks.subscriptions.update(row, input, request.body.state);
       if (saved.state === 'active') webhooks.nudge();
       return subscriptionJson(saved, refdata.publicUrl);

@@ -23,6 +23,8 @@ export interface SubscriptionInput {
 
 /** At most this many libraries or families are named on one subscription. */
 export const MAX_LISTED = 100;
+/** The longest description. */
+export const MAX_DESCRIPTION = 255;
 
 /** A subscription as the API shows it (never its secret). */
 export function subscriptionJson(row: WebhookRow, publicUrl: string) {
@@ -57,15 +59,27 @@ function duplicates(values: readonly string[]): string[] {
 export async function checkSubscription(
   input: SubscriptionInput,
   context: { db: Kysely<RefdataTables>; families: FamilyRegistry; policy: TargetPolicy },
+  /** The settings saved before: what is unchanged is not looked up again (a host down, say). */
+  previous?: SubscriptionInput,
 ): Promise<FieldError[]> {
   const errors: FieldError[] = [];
   const refuse = (field: string, detail: string) => errors.push({ in: 'body', field, detail });
   const form = context.policy.formProblem(input.url);
   if (form) refuse('/url', form);
-  else {
+  else if (input.url !== previous?.url) {
     const host = await context.policy.hostProblem(input.url);
     if (host) refuse('/url', host);
   }
+  if (input.description.length > MAX_DESCRIPTION)
+    refuse('/description', `is longer than ${MAX_DESCRIPTION} characters`);
+  for (const [name, list] of [
+    ['events', input.events],
+    ['libraries', input.libraries],
+    ['families', input.families],
+  ] as const) {
+    if (list.length > MAX_LISTED) refuse(`/${name}`, `names more than ${MAX_LISTED}`);
+  }
+  if (errors.length > 0) return errors;
   for (const [index, event] of input.events.entries())
     if (!CHANGE_EVENTS.includes(event))
       refuse(`/events/${index}`, `is not one of ${CHANGE_EVENTS.join(', ')}`);
@@ -78,7 +92,10 @@ export async function checkSubscription(
       );
   for (const value of duplicates(input.families)) refuse('/families', `names ${value} twice`);
   for (const value of duplicates(input.libraries)) refuse('/libraries', `names ${value} twice`);
-  if (input.libraries.length > 0) {
+  const sameLibraries =
+    previous !== undefined &&
+    JSON.stringify(previous.libraries) === JSON.stringify(input.libraries);
+  if (input.libraries.length > 0 && !sameLibraries) {
     const stored = new Set(
       (
         await context.db

@@ -73,7 +73,7 @@ export class DeliveryWorker {
     this.closed = true;
     clearTimeout(this.timer);
     await this.running;
-    const unsent = this.queue.splice(0).map((delivery) => delivery.id);
+    const unsent = this.queue.splice(0);
     await this.outbox.release(unsent).catch((error: unknown) => {
       this.log.error({ err: error }, 'claimed webhook deliveries could not be handed back');
     });
