@@ -127,6 +127,37 @@ async function bareSends(receiver: Receiver, count: number, bytes: number): Prom
   return count / ((performance.now() - started) / 1000);
 }
 
+/** `count` creates of a dimension (one event each), over `connections`. */
+function dimensionCreates(
+  server: Awaited<ReturnType<typeof startRefdataBenchServer>>,
+  count: number,
+  label: string,
+) {
+  let n = 0;
+  return runLoad({
+    name: `${label}s`,
+    url: server.url,
+    connections,
+    amount: count,
+    method: 'POST',
+    headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
+    nextRequest: () => {
+      n += 1;
+      return {
+        path: '/cfihos/dimension',
+        body: JSON.stringify({
+          changeJustification: 'Benchmark',
+          name: `${label} ${n}`,
+          description: 'One event',
+          ontology: server.refs.library,
+          dimensionCode: 'E',
+        }),
+      };
+    },
+    expectedStatus: 201,
+  });
+}
+
 async function deliveryRate(kind: 'sqlite' | 'postgres', receiver: Receiver) {
   const server = await startRefdataBenchServer({
     kind,
@@ -141,30 +172,8 @@ async function deliveryRate(kind: 'sqlite' | 'postgres', receiver: Receiver) {
       body: JSON.stringify({ url: receiver.url }),
     });
     if (made.status !== 201) throw new Error(`subscribe: ${made.status} ${await made.text()}`);
-    let n = 0;
     process.stderr.write(`  ${kind}: ${events} events with the worker off\n`);
-    await runLoad({
-      name: 'events',
-      url: server.url,
-      connections,
-      amount: events,
-      method: 'POST',
-      headers,
-      nextRequest: () => {
-        n += 1;
-        return {
-          path: '/cfihos/dimension',
-          body: JSON.stringify({
-            changeJustification: 'Benchmark',
-            name: `Event ${n}`,
-            description: 'One event',
-            ontology: server.refs.library,
-            dimensionCode: 'E',
-          }),
-        };
-      },
-      expectedStatus: 201,
-    });
+    await dimensionCreates(server, events, 'Event');
     receiver.reset();
     process.stderr.write(`  ${kind}: an instance with the worker on delivers them\n`);
     await server.restart({ ...LOOPBACK, REFDATA_WEBHOOK_DELIVER: 'true' });
@@ -187,29 +196,7 @@ async function createRate(kind: 'sqlite' | 'postgres', program: string | undefin
     ...(program ? { program } : {}),
   });
   try {
-    let n = 0;
-    const figures = await runLoad({
-      name: 'creates',
-      url: server.url,
-      connections,
-      amount: creates,
-      method: 'POST',
-      headers: { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' },
-      nextRequest: () => {
-        n += 1;
-        return {
-          path: '/cfihos/dimension',
-          body: JSON.stringify({
-            changeJustification: 'Benchmark',
-            name: `Create ${n}`,
-            description: 'One create',
-            ontology: server.refs.library,
-            dimensionCode: 'C',
-          }),
-        };
-      },
-      expectedStatus: 201,
-    });
+    const figures = await dimensionCreates(server, creates, 'Create');
     // From the mean latency with every connection busy (Little's law): the load
     // tool's own duration, and so a wall-clock rate, moves in whole seconds.
     return { ...figures, perSecond: (connections * 1000) / figures.latencyMeanMs };

@@ -11,9 +11,9 @@ import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   approve,
+  classChangedOnce,
   create,
   createLibrary,
-  iriQuery,
   type Refdata,
   refdataForTests,
   startListeningRefdata,
@@ -90,22 +90,7 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
     // The window starts after the library's approval, in a later millisecond.
     await new Promise((resolve) => setTimeout(resolve, 5));
     const since = new Date().toISOString();
-    const pump = await create(service, '/rdl/terms/subclass', {
-      name: uniqueName('Pump'),
-      ontology: library,
-      subClassOf: ['http://x.example/Equipment'],
-    });
-    const updated = await service.call('PUT', `/rdl/terms/subclass?${iriQuery(pump.iri)}`, {
-      headers: { 'if-match': '"1"' },
-      body: {
-        name: pump.name,
-        ontology: library,
-        subClassOf: ['http://x.example/Equipment'],
-        description: 'Moves liquids',
-        changeJustification: 'Clearer',
-      },
-    });
-    expect(updated.statusCode, updated.body).toBe(204);
+    const pump = await classChangedOnce(service, library, uniqueName('Pump'));
     await approve(service, pump.iri);
     const draft = await create(service, '/rdl/terms/subclass', {
       name: uniqueName('Draft valve'),

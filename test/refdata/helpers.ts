@@ -206,3 +206,32 @@ export async function approve(
     throw new Error(`approve: ${approved.statusCode} ${approved.body}`);
   }
 }
+
+/**
+ * A Draft class, then changed once (its description now `description`): the
+ * first two steps of a story the change feed and webhooks tell. Answers the created class.
+ */
+export async function classChangedOnce(
+  service: Refdata,
+  library: string,
+  name: string,
+  description = 'Moves liquids',
+) {
+  const made = await create(service, '/rdl/terms/subclass', {
+    name,
+    ontology: library,
+    subClassOf: ['http://x.example/Equipment'],
+  });
+  const updated = await service.call('PUT', `/rdl/terms/subclass?${iriQuery(made.iri)}`, {
+    headers: { 'if-match': '"1"' },
+    body: {
+      name,
+      ontology: library,
+      subClassOf: ['http://x.example/Equipment'],
+      description,
+      changeJustification: 'Clearer',
+    },
+  });
+  if (updated.statusCode !== 204) throw new Error(`update: ${updated.statusCode} ${updated.body}`);
+  return made;
+}

@@ -5,7 +5,7 @@
  * rewrites it from scratch; the store's own graphs and functions stay out of
  * reach. (The query tests run against Virtuoso in sparql.test.ts.)
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,17 +19,14 @@ import { mintToken } from '../../src/refdata/auth/tokens.js';
 import { ExternalStore } from '../../src/refdata/sparql/external/store-client.js';
 import { startedForTests } from '../harness.js';
 import { approve as approveIn, create, createLibrary, startRefdata } from './helpers.js';
+import { type RefdataProcess, startRefdataProcess } from './processes.js';
 import { withCanonicalDateTimes } from './rdf-readers.js';
 import { startVirtuoso, virtuosoThere } from './virtuoso.js';
 
 const RESULTS_JSON = 'application/sparql-results+json';
 const IRI_BASE = 'https://rdl.example.org';
 
-interface Instance {
-  url: string;
-  child: ChildProcess;
-  output(): string;
-}
+type Instance = RefdataProcess;
 
 describe.skipIf(!virtuosoThere)('the published view in an external Virtuoso', () => {
   const virtuoso = startedForTests(startVirtuoso);
@@ -60,27 +57,7 @@ describe.skipIf(!virtuosoThere)('the published view in an external Virtuoso', ()
   });
 
   /** Starts refdata as `npm start` would, on this data directory and store. */
-  async function start(): Promise<Instance> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start', 'refdata'], {
-      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', REFDATA_PORT: '0', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    for (let waited = 0; waited < 30_000; waited += 50) {
-      const url = /refdata listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-      if (url) return { url, child, output: () => output };
-      if (child.exitCode !== null) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`refdata did not start: ${output}`);
-  }
+  const start = (): Promise<Instance> => startRefdataProcess(env, children);
 
   async function call(instance: Instance, method: string, path: string, body?: unknown) {
     const response = await fetch(`${instance.url}${path}`, {

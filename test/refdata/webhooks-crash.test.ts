@@ -4,7 +4,7 @@
  * delivery in flight when the process died, both reach the receiver after
  * a restart (the latter once its lease lapses), as `npm start` runs it.
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,12 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProgramConfig } from '../../src/program.js';
 import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
 import { mintToken } from '../../src/refdata/auth/tokens.js';
+import { killed, type RefdataProcess, startRefdataProcess } from './processes.js';
 import { Receiver } from './webhook-receiver.js';
 
-interface Instance {
-  url: string;
-  child: ChildProcess;
-}
+type Instance = RefdataProcess;
 
 describe('webhooks across a kill -9', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'chrd-webhooks-'));
@@ -48,33 +46,8 @@ describe('webhooks across a kill -9', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  async function start(extra: Record<string, string> = {}): Promise<Instance> {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts', 'start', 'refdata'], {
-      env: { PATH: process.env.PATH ?? '', HOST: '127.0.0.1', REFDATA_PORT: '0', ...env, ...extra },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    children.push(child);
-    let output = '';
-    child.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    child.stderr?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
-    for (let waited = 0; waited < 30_000; waited += 50) {
-      const url = /refdata listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-      if (url) return { url, child };
-      if (child.exitCode !== null) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    throw new Error(`refdata did not start: ${output}`);
-  }
-
-  async function killed(instance: Instance): Promise<void> {
-    const exited = new Promise((resolve) => instance.child.once('exit', resolve));
-    instance.child.kill('SIGKILL');
-    await exited;
-  }
+  const start = (extra: Record<string, string> = {}): Promise<Instance> =>
+    startRefdataProcess({ ...env, ...extra }, children);
 
   async function call(instance: Instance, method: string, path: string, body?: unknown) {
     const response = await fetch(`${instance.url}${path}`, {

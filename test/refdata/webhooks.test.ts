@@ -11,9 +11,9 @@ import { DATABASE_KINDS } from '../harness.js';
 import {
   anotherInstance,
   approve,
+  classChangedOnce,
   create,
   createLibrary,
-  iriQuery,
   type Refdata,
   refdataForTests,
   uniqueName,
@@ -100,22 +100,7 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     // The secret is shown once: reading the subscription never gives it.
     expect((await asOwner(service, 'GET', `/webhooks/${hook.id}`)).json().secret).toBeUndefined();
 
-    const pump = await create(service, '/rdl/terms/subclass', {
-      name: uniqueName('Pump'),
-      ontology: library,
-      subClassOf: ['http://x.example/Equipment'],
-    });
-    const updated = await service.call('PUT', `/rdl/terms/subclass?${iriQuery(pump.iri)}`, {
-      headers: { 'if-match': '"1"' },
-      body: {
-        name: pump.name,
-        ontology: library,
-        subClassOf: ['http://x.example/Equipment'],
-        description: 'Moves liquids',
-        changeJustification: 'Clearer',
-      },
-    });
-    expect(updated.statusCode).toBe(204);
+    const pump = await classChangedOnce(service, library, uniqueName('Pump'));
     await approve(service, pump.iri);
     const replacement = await create(service, '/rdl/terms/subclass', {
       name: uniqueName('Centrifugal pump'),
