@@ -41,7 +41,7 @@ export function refdataService(
     readSettings: readRefdataSettings,
     title: 'refdata',
     description:
-      'Reference-data authoring service: Draft and Submitted resources of twelve families, dereferencing in JSON and RDF, search, SPARQL 1.1 queries over the published view (`/sparql`), and complete IMF SHACL. Requests carry `Authorization: Bearer` JWT access tokens with the roles Reader, Creator or Reviewer. Errors are RFC 9457 Problem Details (`application/problem+json`) with a `traceId`.',
+      'Reference-data authoring service: Draft and Submitted resources of twelve families, dereferencing in JSON and RDF, search, SPARQL 1.1 queries over the published view (`/sparql`), complete IMF SHACL, a change feed (`/changes`) and webhooks. Requests carry `Authorization: Bearer` JWT access tokens with the roles Reader, Creator or Reviewer. Errors are RFC 9457 Problem Details (`application/problem+json`) with a `traceId`.',
     apiTags: [
       { name: 'authoring', description: 'Create and update Drafts of each resource family' },
       { name: 'lifecycle', description: 'Submit, review and the history of changes' },
@@ -49,6 +49,14 @@ export function refdataService(
       { name: 'search', description: 'The search index' },
       { name: 'sparql', description: 'SPARQL 1.1 queries over the published (or working) view' },
       { name: 'shacl', description: 'Complete IMF SHACL of block and terminal types' },
+      {
+        name: 'changes',
+        description: 'Every version of every resource, as a Linked Data Event Stream (/changes)',
+      },
+      {
+        name: 'webhooks',
+        description: 'Subscriptions that POST each change to a URL, signed per Standard Webhooks',
+      },
       { name: 'authentication', description: "refdata's own token keys" },
       { name: 'problems', description: 'Problem types used in error responses' },
     ],
