@@ -18,6 +18,7 @@ import {
   refdataForTests,
   uniqueName,
 } from './helpers.js';
+import { Browser } from './page-client.js';
 import { Receiver } from './webhook-receiver.js';
 
 /** Loopback is refused unless allowed, as the receiver needs. */
@@ -256,6 +257,44 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     }
   });
 
+  it('answers bad forms on the pages with the form again, saying what is wrong, storing nothing', async () => {
+    const browser = new Browser(service);
+    await browser.signInWithToken(await service.token(['Reader'], 'peggy'));
+    await browser.get('/account/webhooks/new');
+    const refusals: [Record<string, string>, string][] = [
+      [{ url: 'gopher://example.org/' }, 'This URL is not an http(s) URL.'],
+      [{ url: 'http://192.168.1.20/hooks' }, 'internal address'],
+      [{ url: receiver.url, description: 'd'.repeat(300) }, 'longer than 255 characters'],
+      [{ url: receiver.url, events: 'exploded' }, 'is not one of'],
+      [{ url: receiver.url, families: 'spaceship' }, 'not a family'],
+      [
+        { url: receiver.url, libraries: 'https://nowhere.example/lib' },
+        'not a library stored here',
+      ],
+    ];
+    for (const [fields, words] of refusals) {
+      const response = await browser.post('/account/webhooks/new', fields);
+      expect(response.statusCode, JSON.stringify(fields)).toBe(400);
+      expect(response.body.toLowerCase()).toContain(words.toLowerCase());
+      // Said beside the field it is about, and tied to it for screen readers.
+      expect(response.body).toMatch(/aria-describedby="[^"]*-error"/);
+      expect(response.body).toContain('class="field-error"');
+    }
+    // Without the form's token: refused before anything is read.
+    const forged = await browser.post('/account/webhooks/new', {
+      authenticity_token: '0'.repeat(64),
+      url: receiver.url,
+    });
+    expect(forged.statusCode).toBe(422);
+    expect((await asOwner(service, 'GET', '/webhooks', undefined, 'peggy')).json()).toEqual([]);
+    expect((await browser.get('/account/webhooks/abc')).statusCode).toBe(404);
+    expect((await browser.get('/account/webhooks/99999999')).statusCode).toBe(404);
+    // Signed out: asked to sign in.
+    const visitor = await new Browser(service).get('/account/webhooks');
+    expect(visitor.statusCode).toBe(302);
+    expect(visitor.headers.location).toMatch(/^\/sign-in/);
+  });
+
   it('answers bad settings, others\u2019 subscriptions and the limit with problems, storing nothing', async () => {
     const library = await createLibrary(service);
     const before = (await asOwner(service, 'GET', '/webhooks', undefined, 'mallory')).json();
@@ -337,6 +376,33 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     const over = await asOwner(service, 'POST', '/webhooks', { url: receiver.url }, 'mallory');
     expect(over.statusCode).toBe(409);
     expect(over.json().type).toMatch(/webhook-limit$/);
+    // Malformed addresses and parameters.
+    for (const [method, url, body, status] of [
+      ['GET', '/webhooks/abc', undefined, 400],
+      ['GET', '/webhooks/0', undefined, 400],
+      ['GET', '/webhooks/99999999', undefined, 404],
+      ['GET', `/webhooks/${hook.id}/deliveries?page=0`, undefined, 400],
+      ['GET', `/webhooks/${hook.id}/deliveries?perPage=1000`, undefined, 400],
+      ['GET', `/webhooks/${hook.id}/deliveries?colour=blue`, undefined, 400],
+      ['POST', `/webhooks/${hook.id}/deliveries/99999999/redeliver`, undefined, 404],
+      ['POST', `/webhooks/${hook.id}/deliveries/x/redeliver`, undefined, 400],
+      ['PATCH', `/webhooks/${hook.id}`, { secret: 'mine' }, 400],
+      ['PATCH', `/webhooks/${hook.id}`, { events: 'created' }, 400],
+    ] as const) {
+      const response = await asOwner(service, method, url, body, 'mallory');
+      expect(response.statusCode, `${method} ${url}`).toBe(status);
+      expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+    const notJson = await service.app.inject({
+      method: 'POST',
+      url: '/webhooks',
+      headers: {
+        authorization: `Bearer ${await service.token(['Reader'], 'mallory')}`,
+        'content-type': 'application/json',
+      },
+      payload: '{"url": ',
+    });
+    expect(notJson.statusCode).toBe(400);
     // Without a token: 401.
     const anonymous = await service.app.inject({ method: 'GET', url: '/webhooks' });
     expect(anonymous.statusCode).toBe(401);
