@@ -166,6 +166,13 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
       headers: { accept: 'image/png' },
     });
     expect(html.statusCode).toBe(406);
+    // A browser (which takes anything at a lower weight) following the library page's link gets JSON-LD.
+    const browser = await service.call('GET', '/changes', {
+      roles: [],
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(browser.statusCode).toBe(200);
+    expect(browser.headers['content-type']).toMatch(/^application\/ld\+json/);
     // A Draft library is not there for visitors.
     const draft = await createLibrary(service);
     const hidden = await service.call(

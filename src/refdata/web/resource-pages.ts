@@ -4,6 +4,7 @@ import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { copyable } from '../../platform/web/copy.js';
 import { html, trusted } from '../../platform/web/html.js';
+import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { statementsTable } from '../rdf/html.js';
 import { single } from '../rdf/library-graph.js';
@@ -119,6 +120,10 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
       )}${
         pages.refdata.families.byKey(row.family)?.hasShacl && pages.viewerOf(request)
           ? html`<li><a href="${path}?format=${SHACL_FORMAT}">Complete IMF SHACL (Turtle)</a></li>`
+          : html``
+      }${
+        isLibrary(row)
+          ? html`<li><a href="/changes?${new URLSearchParams({ library: row.iri }).toString()}">Its changes (a Linked Data Event Stream)</a></li>`
           : html``
       }</ul>
 <h2>History</h2>
