@@ -194,6 +194,13 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
         (value) => value.state === 'disabled',
       );
       expect(disabled.disabledReason).toMatch(/failed 4 times; the last: answered 503/);
+      // Its owner is told on every page of the web app, not only the webhook pages.
+      const owner = new Browser(service);
+      await owner.signInWithToken(await service.token(['Reader'], 'alice'));
+      expect((await owner.get('/')).body).toContain('A webhook of yours was disabled');
+      const other = new Browser(service);
+      await other.signInWithToken(await service.token(['Reader'], 'someone-else'));
+      expect((await other.get('/')).body).not.toContain('A webhook of yours was disabled');
       // Nothing more is sent while it is disabled.
       await new Promise((resolve) => setTimeout(resolve, 1200));
       expect(failing.received).toHaveLength(4);

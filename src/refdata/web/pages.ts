@@ -50,6 +50,8 @@ const STYLE = readAsset(new URL('./assets/refdata.css', import.meta.url));
  */
 export class Pages {
   private readonly loaded = new WeakMap<FastifyRequest, RefdataSession>();
+  /** Signed-in viewers one of whose webhooks was disabled: every page tells them. */
+  private readonly webhookTrouble = new WeakSet<FastifyRequest>();
   /** Who the actors on a page are (names, not subjects). */
   readonly people: PeopleStore;
 
@@ -90,6 +92,11 @@ export class Pages {
     web.addHook('preHandler', async (request) => {
       const data = this.sessionOf(request)?.data;
       checkPageRequest(request, data && { csrf: data.csrf, signedIn: Boolean(data.viewer) });
+      if (
+        data?.viewer &&
+        (await this.refdata.webhooks.subscriptions.anyDisabled(data.viewer.subject))
+      )
+        this.webhookTrouble.add(request);
     });
   }
 
@@ -160,7 +167,14 @@ export class Pages {
         service: 'refdata',
         title: options.title,
         header,
-        notice: options.notice,
+        notice:
+          options.notice ??
+          (this.webhookTrouble.has(request)
+            ? {
+                kind: 'error',
+                text: 'A webhook of yours was disabled after its deliveries failed for about a day: see Webhooks.',
+              }
+            : undefined),
         style: STYLE + STATUS_STYLE,
         script: [SCRIPT_PATH, ...(options.scripts ?? [])],
         wide: options.wide,

@@ -128,6 +128,18 @@ export class Subscriptions {
       .execute();
   }
 
+  /** Whether one of the owner's subscriptions was disabled (what every page of theirs says). */
+  async anyDisabled(owner: string): Promise<boolean> {
+    const row = await this.db
+      .selectFrom('webhooks')
+      .select('id')
+      .where('owner', '=', owner)
+      .where('state', '=', 'disabled')
+      .limit(1)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
   async count(owner: string): Promise<number> {
     const row = await this.db
       .selectFrom('webhooks')
