@@ -45,3 +45,28 @@ export async function killed(instance: RefdataProcess): Promise<void> {
   instance.child.kill('SIGKILL');
   await exited;
 }
+
+/**
+ * A JSON call to it with a bearer token, as a client makes it; throws unless
+ * it succeeds. Answers the parsed body (an empty object for none).
+ */
+export async function callProcess(
+  instance: RefdataProcess,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  // biome-ignore lint/suspicious/noExplicitAny: each test reads the fields it asked for.
+): Promise<any> {
+  const response = await fetch(`${instance.url}${path}`, {
+    method,
+    headers: {
+      authorization: `Bearer ${token}`,
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
+  return JSON.parse(text === '' ? '{}' : text);
+}

@@ -19,7 +19,7 @@ import { mintToken } from '../../src/refdata/auth/tokens.js';
 import { ExternalStore } from '../../src/refdata/sparql/external/store-client.js';
 import { startedForTests } from '../harness.js';
 import { approve as approveIn, create, createLibrary, startRefdata } from './helpers.js';
-import { type RefdataProcess, startRefdataProcess } from './processes.js';
+import { callProcess, type RefdataProcess, startRefdataProcess } from './processes.js';
 import { withCanonicalDateTimes } from './rdf-readers.js';
 import { startVirtuoso, virtuosoThere } from './virtuoso.js';
 
@@ -59,19 +59,8 @@ describe.skipIf(!virtuosoThere)('the published view in an external Virtuoso', ()
   /** Starts refdata as `npm start` would, on this data directory and store. */
   const start = (): Promise<Instance> => startRefdataProcess(env, children);
 
-  async function call(instance: Instance, method: string, path: string, body?: unknown) {
-    const response = await fetch(`${instance.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return (text === '' ? { iri: '' } : JSON.parse(text)) as { iri: string };
-  }
+  const call = (instance: Instance, method: string, path: string, body?: unknown) =>
+    callProcess(instance, token, method, path, body) as Promise<{ iri: string }>;
 
   async function approve(instance: Instance, iri: string) {
     const query = `iri=${encodeURIComponent(iri)}`;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadProgramConfig } from '../../src/program.js';
 import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
 import { mintToken } from '../../src/refdata/auth/tokens.js';
-import { killed, type RefdataProcess, startRefdataProcess } from './processes.js';
+import { callProcess, killed, type RefdataProcess, startRefdataProcess } from './processes.js';
 import { Receiver } from './webhook-receiver.js';
 
 type Instance = RefdataProcess;
@@ -49,19 +49,8 @@ describe('webhooks across a kill -9', () => {
   const start = (extra: Record<string, string> = {}): Promise<Instance> =>
     startRefdataProcess({ ...env, ...extra }, children);
 
-  async function call(instance: Instance, method: string, path: string, body?: unknown) {
-    const response = await fetch(`${instance.url}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text}`);
-    return JSON.parse(text === '' ? '{}' : text);
-  }
+  const call = (instance: Instance, method: string, path: string, body?: unknown) =>
+    callProcess(instance, token, method, path, body);
 
   it('delivers after a restart what was committed but not sent, and what was in flight', async () => {
     // 1. A process that commits but does not deliver (its worker is off), killed.
