@@ -15,6 +15,8 @@ export interface CsvTable {
   encodingFrom: 'byte-order mark' | 'valid UTF-8' | 'detected' | 'chosen';
   header: string[];
   records: { line: number; values: string[] }[];
+  /** Lines of records whose every field is empty (`,,,`): blank rows, as a spreadsheet has them, left out. */
+  blankLines: number[];
 }
 
 /** Why a file could not be read, and where: the line (1 is the header) and the column, when known. */
@@ -104,7 +106,7 @@ function positionOf(error: CsvError): { line?: number; column?: number } {
 /**
  * Reads a CSV file: decoded (`decodeText`), parsed by RFC 4180's rules
  * (quoted fields may hold commas, quotes and line breaks), empty lines
- * skipped, every record as wide as the header. A record that cannot be read
+ * and blank records (every field empty) left out, every record as wide as the header. A record that cannot be read
  * is an error naming its line and column; nothing is guessed.
  */
 export function readCsv(file: string, bytes: Buffer, chosen?: Encoding): CsvTable {
@@ -128,12 +130,15 @@ export function readCsv(file: string, bytes: Buffer, chosen?: Encoding): CsvTabl
   }
   // A record's `lines` is where it ended; it began after the one before it.
   let previousEnd = first.info.lines;
-  const records = rest.map((row) => {
+  const records: CsvTable['records'] = [];
+  const blankLines: number[] = [];
+  for (const row of rest) {
     const line = previousEnd + 1;
     previousEnd = row.info.lines;
-    return { line, values: row.record };
-  });
-  return { file, encoding, encodingFrom, header, records };
+    if (row.record.every((value) => value.trim() === '')) blankLines.push(line);
+    else records.push({ line, values: row.record });
+  }
+  return { file, encoding, encodingFrom, header, records, blankLines };
 }
 
 /** The parser's reason in words a person reads. */
