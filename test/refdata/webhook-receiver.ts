@@ -1,6 +1,9 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+/** The setting that lets deliveries reach a receiver on loopback (refused by default). */
+export const LOOPBACK_ALLOWED = { REFDATA_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128' };
+
 /** A request a receiver got: when, its headers and its body. */
 export interface Received {
   at: number;

@@ -13,7 +13,7 @@ import { loadProgramConfig } from '../../src/program.js';
 import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
 import { mintToken } from '../../src/refdata/auth/tokens.js';
 import { callProcess, killed, type RefdataProcess, startRefdataProcess } from './processes.js';
-import { Receiver } from './webhook-receiver.js';
+import { LOOPBACK_ALLOWED, Receiver } from './webhook-receiver.js';
 
 type Instance = RefdataProcess;
 
@@ -22,7 +22,7 @@ describe('webhooks across a kill -9', () => {
   const children: ChildProcess[] = [];
   const env: Record<string, string> = {
     DATA_DIR: dataDir,
-    REFDATA_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+    ...LOOPBACK_ALLOWED,
     REFDATA_WEBHOOK_POLL_MS: '50',
     // A claimed delivery's lease is twice this and five seconds.
     REFDATA_WEBHOOK_TIMEOUT_MS: '200',

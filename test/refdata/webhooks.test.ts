@@ -19,10 +19,7 @@ import {
   uniqueName,
 } from './helpers.js';
 import { Browser } from './page-client.js';
-import { Receiver } from './webhook-receiver.js';
-
-/** Loopback is refused unless allowed, as the receiver needs. */
-const LOOPBACK = { REFDATA_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8,::1/128' };
+import { LOOPBACK_ALLOWED as LOOPBACK, Receiver } from './webhook-receiver.js';
 
 interface Payload {
   type: string;
@@ -113,7 +110,6 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
     // Outside the subscription's library: not sent.
     const elsewhere = await createLibrary(service);
 
-    const expected = { [pump.iri]: 5, [replacement.iri]: 3 };
     await receiver.until((received) => received.length >= 8);
     await new Promise((resolve) => setTimeout(resolve, 300));
     const mine = receiver.received.filter((request) => {
@@ -144,7 +140,6 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
       'resource.submitted',
       'resource.approved',
     ]);
-    expect(Object.keys(expected).every((iri) => story(iri).length === expected[iri])).toBe(true);
     const approval = payloads.find(
       (payload) => payload.data.iri === pump.iri && payload.data.event === 'approved',
     );

@@ -7,7 +7,7 @@ import { html, type Markup } from '../../platform/web/html.js';
 import { csrfField, frame, type Notice } from '../../platform/web/layout.js';
 import { checkPageRequest } from '../../platform/web/page-checks.js';
 import { safeReturnPath } from '../../platform/web/return-path.js';
-import { REVIEW_ROLES, type Role, WRITE_ROLES } from '../auth/roles.js';
+import { READ_ROLES, REVIEW_ROLES, type Role, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUS_STYLE } from '../rdf/html.js';
 import type { OidcSignIn } from './oidc-sign-in.js';
@@ -148,9 +148,9 @@ export class Pages {
     const query = partValue(request.query, 'q');
     const header = html`<nav aria-label="Site" class="site"><a href="/">Libraries</a> <a href="/symbols">Symbols</a> <a href="/query">Query</a>${
       this.holds(request, WRITE_ROLES) ? html` <a href="/authoring/new">New</a>` : html``
-    }${viewer ? html` <a href="/authoring/mine">My drafts</a> <a href="/account/webhooks">Webhooks</a>` : html``}${
-      this.holds(request, REVIEW_ROLES) ? html` <a href="/review">Review</a>` : html``
-    }</nav>
+    }${viewer ? html` <a href="/authoring/mine">My drafts</a>` : html``}${
+      this.holds(request, READ_ROLES) ? html` <a href="/account/webhooks">Webhooks</a>` : html``
+    }${this.holds(request, REVIEW_ROLES) ? html` <a href="/review">Review</a>` : html``}</nav>
 <form class="search" role="search" aria-label="Site search" method="get" action="/search">
   <label class="visually-hidden" for="site-search">Search reference data</label>
   <input type="search" id="site-search" name="q" value="${typeof query === 'string' ? query : ''}" placeholder="Search terms…" maxlength="200">
