@@ -10,7 +10,7 @@ import type { Browser, Page } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { create, createLibrary, type Refdata, startListeningRefdata } from '../refdata/helpers.js';
-import { Receiver } from '../refdata/webhook-receiver.js';
+import { LOOPBACK_ALLOWED, Receiver } from '../refdata/webhook-receiver.js';
 import {
   accessibilityViolations,
   browserAvailable,
@@ -33,7 +33,7 @@ describe.skipIf(!browserAvailable)(
       browser = await launchChromium();
       receiver = await Receiver.start();
       service = await startListeningRefdata({
-        REFDATA_WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+        ...LOOPBACK_ALLOWED,
         REFDATA_WEBHOOK_POLL_MS: '50',
       });
       library = await createLibrary(service, { name: 'Rotating equipment' });
@@ -140,6 +140,39 @@ describe.skipIf(!browserAvailable)(
       await context.close();
     });
 
+    it('serves a returning person under the pages\u2019 own security policy', async () => {
+      // No bypass here: the Content Security Policy is enforced, as in any browser.
+      const context = await browser.newContext();
+      const problems: string[] = [];
+      const watch = (page: Page) => {
+        page.on('console', (message) => {
+          if (message.type() === 'error') problems.push(message.text());
+        });
+        page.on('pageerror', (error) => problems.push(error.message));
+      };
+      const first = await context.newPage();
+      watch(first);
+      await signIn(first);
+      await first.goto(`${service.url}/account/webhooks/new`);
+      await first.fill('#url', `${receiver.url}/returning`);
+      await press(first, 'button:has-text("Make webhook")');
+      // The secret's Copy button comes from the pages' own script, allowed by the policy.
+      await first.waitForSelector('button:has-text("Copy secret")');
+      await first.close();
+      // Back later in the same browser: still signed in, straight to the list and the webhook.
+      const later = await context.newPage();
+      watch(later);
+      await later.goto(`${service.url}/account/webhooks`);
+      expect(new URL(later.url()).pathname).toBe('/account/webhooks');
+      expect(await later.textContent('main')).toContain(`${receiver.url}/returning`);
+      await press(later, `a:has-text("${receiver.url}/returning")`);
+      expect(await later.textContent('main')).toContain('State: Active');
+      expect(await later.$('#signing-secret')).toBeNull();
+      expect(problems).toEqual([]);
+      await press(later, 'button:has-text("Delete webhook")');
+      await context.close();
+    });
+
     it('works without script, and keeps others out', async () => {
       const context = await browser.newContext({ javaScriptEnabled: false });
       const page = await context.newPage();
@@ -148,10 +181,17 @@ describe.skipIf(!browserAvailable)(
       await page.fill('#url', receiver.url);
       await press(page, 'button:has-text("Make webhook")');
       expect(await page.textContent('#signing-secret')).toMatch(/^whsec_/);
-      const path = new URL(page.url()).pathname;
-      expect(path).toBe('/account/webhooks/new');
+      // Redirected after the post: reloading shows the webhook, makes no second one, and
+      // the secret is not shown again.
       const list = await service.call('GET', '/webhooks', { roles: ['Reader'] });
       const [made] = list.json();
+      expect(new URL(page.url()).pathname).toBe(`/account/webhooks/${made.id}`);
+      await page.reload();
+      expect(await page.$('#signing-secret')).toBeNull();
+      expect(await page.textContent('main')).toContain('State: Active');
+      expect((await service.call('GET', '/webhooks', { roles: ['Reader'] })).json()).toHaveLength(
+        1,
+      );
       // Someone else opening it gets "not found".
       const other = await browser.newContext();
       const stranger = await other.newPage();

@@ -3,6 +3,7 @@ import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { fieldError, textField } from '../../platform/web/forms.js';
 import { html, type Markup, timeTag } from '../../platform/web/html.js';
+import { keepToShowOnce, takeShownOnce } from '../../platform/web/shown-once.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import {
@@ -18,7 +19,6 @@ import { confirmLink, registerConfirmation } from './confirm.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { keepToShowOnce, takeShownOnce } from './shown-once.js';
 import { accountOf } from './surface.js';
 import { doneNotice, field, fieldValues, ROW_ID_PARAMS } from './web-context.js';
 
@@ -233,7 +233,7 @@ ${authorized.map(
     try {
       input = inputFrom(request.body);
       const { application, secret } = await codehost.applications.create(user.id, input);
-      await keepToShowOnce(codehost, session, {
+      await keepToShowOnce(codehost.sessions, session, {
         purpose: secretPurpose(application),
         value: secret,
       });
@@ -256,7 +256,7 @@ ${authorized.map(
       const { id } = request.params;
       const session = request.session as Session;
       const application = await owned(user, id);
-      const secret = await takeShownOnce(codehost, session, secretPurpose(application));
+      const secret = await takeShownOnce(codehost.sessions, session, secretPurpose(application));
       return showPage(reply, user, session, application, secret);
     },
   );
@@ -319,7 +319,7 @@ ${authorized.map(
       // Destroyed between the lookup and now.
       if (secret === undefined)
         throw new HttpError(problem(404, 'not-found', 'No such application.'));
-      await keepToShowOnce(codehost, request.session as Session, {
+      await keepToShowOnce(codehost.sessions, request.session as Session, {
         purpose: secretPurpose(application),
         value: secret,
       });

@@ -2,6 +2,7 @@ import type { FastifyReply } from 'fastify';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, timeTag } from '../../platform/web/html.js';
+import { keepToShowOnce, takeShownOnce } from '../../platform/web/shown-once.js';
 import { PersonalAccessTokenError, parseExpiryDate } from '../accounts/personal-access-tokens.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
@@ -11,7 +12,6 @@ import { confirmLink, registerConfirmation } from './confirm.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { keepToShowOnce, takeShownOnce } from './shown-once.js';
 import { accountOf } from './surface.js';
 import { doneNotice, field, fieldValues, ROW_ID_PARAMS } from './web-context.js';
 
@@ -110,7 +110,7 @@ ${inactive.map(
     async (request, reply) => {
       const user = accountOf(request);
       const session = request.session as Session;
-      const created = await takeShownOnce(codehost, session, TOKEN_PURPOSE);
+      const created = await takeShownOnce(codehost.sessions, session, TOKEN_PURPOSE);
       const done = doneNotice(request, { revoked: 'The token was revoked.' });
       return tokensPage(reply, user, session, created ? { created } : done ? { done } : {});
     },
@@ -136,7 +136,7 @@ ${inactive.map(
           scopes: scopes as Scope[],
           expiresAt: expiry ? parseExpiryDate(expiry, Date.now()) : null,
         });
-        await keepToShowOnce(codehost, session, { purpose: TOKEN_PURPOSE, value: token });
+        await keepToShowOnce(codehost.sessions, session, { purpose: TOKEN_PURPOSE, value: token });
         return reply.redirect('/profile/personal_access_tokens', 303);
       } catch (error) {
         if (!(error instanceof PersonalAccessTokenError)) throw error;

@@ -1,6 +1,10 @@
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
-import type { Codehost } from '../context.js';
-import type { Session } from './sessions.js';
+import type { Session, SessionBase, SessionStore } from './sessions.js';
+
+/** Session data that can keep one sealed secret for the next page. */
+export interface SealsSecrets extends SessionBase {
+  sealedSecret?: string;
+}
 
 /** What a page that shows a new secret once needs to show it. */
 export interface ShownOnce {
@@ -9,8 +13,8 @@ export interface ShownOnce {
   value: string;
 }
 
-function keyOf(session: Session): Buffer {
-  return createHmac('sha256', session.id).update('codehost shown-once secret').digest();
+function keyOf(session: Session<SealsSecrets>): Buffer {
+  return createHmac('sha256', session.id).update('shown-once secret').digest();
 }
 
 /**
@@ -20,9 +24,9 @@ function keyOf(session: Session): Buffer {
  * cookie, which the server never stores, so the session row holds nothing a
  * reader of the database could use.
  */
-export async function keepToShowOnce(
-  codehost: Codehost,
-  session: Session,
+export async function keepToShowOnce<Data extends SealsSecrets>(
+  sessions: SessionStore<Data>,
+  session: Session<Data>,
   secret: ShownOnce,
 ): Promise<void> {
   const iv = randomBytes(12);
@@ -31,19 +35,19 @@ export async function keepToShowOnce(
   session.data.sealedSecret = [iv, cipher.getAuthTag(), sealed]
     .map((part) => part.toString('base64url'))
     .join('.');
-  await codehost.sessions.save(session);
+  await sessions.save(session);
 }
 
 /** The kept secret for this purpose, removed as it is read: it is shown once. */
-export async function takeShownOnce(
-  codehost: Codehost,
-  session: Session,
+export async function takeShownOnce<Data extends SealsSecrets>(
+  sessions: SessionStore<Data>,
+  session: Session<Data>,
   purpose: string,
 ): Promise<string | undefined> {
   const sealed = session.data.sealedSecret;
   if (sealed === undefined) return undefined;
   delete session.data.sealedSecret;
-  await codehost.sessions.save(session);
+  await sessions.save(session);
   const [iv, tag, data] = sealed.split('.').map((part) => Buffer.from(part, 'base64url'));
   if (!iv || !tag || !data) return undefined;
   try {

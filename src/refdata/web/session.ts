@@ -31,6 +31,8 @@ export interface RefdataSessionData {
   /** The ID token, for ending the session at the provider too (`id_token_hint`). */
   idToken?: string;
   signIn?: PendingSignIn;
+  /** A new secret sealed for the page redirected to (platform/web/shown-once.ts). */
+  sealedSecret?: string;
 }
 
 export type RefdataSession = Session<RefdataSessionData>;

@@ -7,6 +7,7 @@ import { copyable } from '../../platform/web/copy.js';
 import { errorSummary, type FieldErrors, fieldError, textField } from '../../platform/web/forms.js';
 import { html, type Markup, timeTag } from '../../platform/web/html.js';
 import { csrfField, type Notice } from '../../platform/web/layout.js';
+import { keepToShowOnce, takeShownOnce } from '../../platform/web/shown-once.js';
 import { READ_ROLES } from '../auth/roles.js';
 import { CHANGE_EVENTS, type ChangeEvent } from '../db/tables.js';
 import { problem } from '../problem-codes.js';
@@ -274,6 +275,25 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
     );
   };
 
+  /**
+   * Post/Redirect/Get: the new secret is sealed into the session for the page
+   * redirected to, which shows it once; reloading that page makes nothing again.
+   */
+  const showSecretOnce = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    row: WebhookRow,
+    salt: string,
+    done: 'made' | 'secret',
+  ) => {
+    const session = await pages.ensureSession(request, reply);
+    await keepToShowOnce(pages.sessions, session, {
+      purpose: secretPurpose(row),
+      value: webhooks.secrets.secretFor(salt),
+    });
+    return reply.redirect(`${BASE}/${String(row.id)}?done=${done}`, 303);
+  };
+
   app.get(BASE, async (request, reply) => {
     const viewer = signedIn(request, reply);
     if (!viewer) return reply;
@@ -317,11 +337,7 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
     const salt = webhooks.secrets.newSalt();
     const row = await webhooks.subscriptions.create(viewer.subject, input, salt);
     webhooks.nudge();
-    return webhookPage(request, reply, row, {
-      status: 201,
-      secret: webhooks.secrets.secretFor(salt),
-      notice: { kind: 'ok', text: 'The webhook was made. Copy its signing secret now.' },
-    });
+    return showSecretOnce(request, reply, row, salt, 'made');
   });
 
   app.get(`${BASE}/:id`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
@@ -330,13 +346,20 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
     const row = await owned(viewer, request.params.id);
     const done = partValue(request.query, 'done');
     const notices: Record<string, string> = {
+      made: 'The webhook was made. Copy its signing secret now.',
+      secret: 'A new signing secret signs every delivery from now on. Copy it now.',
       saved: 'The settings were saved.',
       paused: 'Paused: nothing is sent until you resume it.',
       resumed: 'Resumed: new events are sent again.',
       redeliver: 'The delivery is being sent again.',
     };
     const text = typeof done === 'string' ? notices[done] : undefined;
-    return webhookPage(request, reply, row, text ? { notice: { kind: 'ok', text } } : {});
+    const session = pages.sessionOf(request);
+    const secret = session && (await takeShownOnce(pages.sessions, session, secretPurpose(row)));
+    return webhookPage(request, reply, row, {
+      ...(text ? { notice: { kind: 'ok', text } } : {}),
+      ...(secret ? { secret } : {}),
+    });
   });
 
   app.post(`${BASE}/:id`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
@@ -371,13 +394,7 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
     const row = await owned(viewer, request.params.id);
     const salt = webhooks.secrets.newSalt();
     await webhooks.subscriptions.rotateSecret(row, salt);
-    return webhookPage(request, reply, row, {
-      secret: webhooks.secrets.secretFor(salt),
-      notice: {
-        kind: 'ok',
-        text: 'A new signing secret signs every delivery from now on. Copy it now.',
-      },
-    });
+    return showSecretOnce(request, reply, row, salt, 'secret');
   });
 
   app.post(`${BASE}/:id/delete`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
@@ -401,6 +418,11 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
       return reply.redirect(`${BASE}/${String(row.id)}?done=redeliver#deliveries`, 303);
     },
   );
+}
+
+/** What a sealed secret is for: this subscription's signing. */
+function secretPurpose(row: WebhookRow): string {
+  return `webhook ${row.id} signing secret`;
 }
 
 function noticeOf(errors: FieldErrors): Notice | undefined {
