@@ -429,6 +429,26 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
         isAbstract: false,
       });
       expect(equipment.iri).toMatch(/\/cfihos\/equipmentClass\//);
+      // CFIHOS names a tag class and an equipment class alike: each kind is its own name scope.
+      const twin = await create(service, '/cfihos/entity', {
+        name: tag.name,
+        ontology,
+        entityType: 'equipment',
+        propertyReferences: [],
+      });
+      expect(twin.iri).toMatch(/\/cfihos\/equipmentClass\//);
+      await refused(
+        'POST',
+        '/cfihos/entity',
+        {
+          ...base,
+          name: String(tag.name).toUpperCase(),
+          entityType: 'tag',
+          propertyReferences: [],
+        },
+        409,
+        [],
+      );
     });
   });
 

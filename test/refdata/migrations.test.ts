@@ -81,6 +81,7 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       '0008_people',
       '0009_sparql_store_sync',
       '0010_change_events_and_webhooks',
+      '0011_name_scopes',
     ]);
     // The history so far is in the change feed, each event in its library's
     // feed (a value in its picklist's library's), and none is sent to webhooks.
@@ -122,5 +123,83 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       .executeTakeFirstOrThrow();
     expect(row.state).toBe('available');
     expect(Number(row.rebuild_requested_at)).toBe(0);
+  });
+
+  it('scopes CFIHOS class names by entity type, keeping every row, revision, id and trigger', async () => {
+    database = await createTestDatabase(kind, 'migrations');
+    handle = openDatabase<RefdataTables>(database.config);
+    await migrateToLatest(handle, migrationsUpTo('0010_change_events_and_webhooks'));
+    const library = 'https://rdl.example.org/ontology/plant';
+    const entity = (iri: string, name: string, entityType: string) => ({
+      iri,
+      family: 'cfihos-entity',
+      status: 'Draft' as const,
+      name,
+      name_normalized: name,
+      library_key: library,
+      body: JSON.stringify({ name, entityType, ontology: library }),
+      version: 1,
+      created_by: 'alice',
+      created_at: 1,
+      updated_by: 'alice',
+      updated_at: 1,
+    });
+    const [clamp, gone] = await handle.db
+      .insertInto('resources')
+      .values([
+        entity('https://rdl.example.org/cfihos/equipmentClass/1', 'beam clamp', 'equipment'),
+        entity('https://rdl.example.org/cfihos/equipmentClass/2', 'bicycle', 'equipment'),
+      ])
+      .returning('id')
+      .execute();
+    await handle.db
+      .insertInto('revisions')
+      .values({
+        resource_id: Number(clamp?.id),
+        version: 1,
+        action: 'create',
+        status: 'Draft',
+        actor: 'alice',
+        justification: 'Kept',
+        body: '{}',
+        created_at: 1,
+      })
+      .execute();
+    // The last id is deleted: a new row must still not get it again.
+    await handle.db.deleteFrom('resources').where('id', '=', Number(gone?.id)).execute();
+    const tag = entity('https://rdl.example.org/cfihos/tagClass/1', 'beam clamp', 'tag');
+    await expect(handle.db.insertInto('resources').values(tag).execute()).rejects.toThrow();
+
+    await migrateToLatest(handle, refdataMigrations);
+    const before = await handle.db
+      .selectFrom('resources')
+      .select(['id', 'name_scope'])
+      .executeTakeFirstOrThrow();
+    expect(before).toEqual({ id: clamp?.id, name_scope: 'equipment' });
+    expect(await handle.db.selectFrom('revisions').select('justification').execute()).toEqual([
+      { justification: 'Kept' },
+    ]);
+    const changesBefore = (await handle.db.selectFrom('search_changes').selectAll().execute())
+      .length;
+    const inserted = await handle.db
+      .insertInto('resources')
+      .values({ ...tag, name_scope: 'tag' })
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    expect(inserted.id).toBeGreaterThan(Number(gone?.id));
+    // The triggers the search log is written by came along.
+    expect((await handle.db.selectFrom('search_changes').selectAll().execute()).length).toBe(
+      changesBefore + 1,
+    );
+    // The same name in the same scope is still refused.
+    await expect(
+      handle.db
+        .insertInto('resources')
+        .values({
+          ...entity('https://rdl.example.org/cfihos/equipmentClass/3', 'beam clamp', 'equipment'),
+          name_scope: 'equipment',
+        })
+        .execute(),
+    ).rejects.toThrow();
   });
 });

@@ -16,6 +16,9 @@ export class MigrationError extends Error {
  * - SQLite: Kysely assumes a single process there, so the whole run happens in one
  *   BEGIN IMMEDIATE transaction: a second process waits for the write lock (busy
  *   timeout), then finds nothing left to do; a failure rolls the run back whole.
+ *   Foreign keys are not enforced meanwhile, as SQLite's procedure for changing a
+ *   table's constraints asks (a rebuilt table is dropped, and dropping enforced
+ *   parents would cascade); they are checked whole before the commit instead.
  */
 export async function migrateToLatest<Tables>(
   handle: DatabaseHandle<Tables>,
@@ -35,12 +38,34 @@ export async function migrateToLatest<Tables>(
     config.kind === 'postgres'
       ? await run(database)
       : await database.connection().execute(async (connection) => {
-          await sql`begin immediate`.execute(connection);
-          const result = await run(connection).catch((error: unknown) => ({ error }));
-          await sql.raw(result.error ? 'rollback' : 'commit').execute(connection);
-          return result;
+          await sql`pragma foreign_keys = off`.execute(connection);
+          try {
+            await sql`begin immediate`.execute(connection);
+            const result = await run(connection)
+              .then(async (ran) => ({ ...ran, ...(await danglingReferences(connection)) }))
+              .catch((error: unknown) => ({ error }));
+            await sql.raw(result.error ? 'rollback' : 'commit').execute(connection);
+            return result;
+          } finally {
+            await sql`pragma foreign_keys = on`.execute(connection);
+          }
         });
   return appliedOrThrow(outcome);
+}
+
+/** A migration that left a row naming a parent that is not there fails the run. */
+async function danglingReferences(connection: Kysely<unknown>): Promise<{ error?: Error }> {
+  const { rows } = await sql<{ table: string; parent: string }>`pragma foreign_key_check`.execute(
+    connection,
+  );
+  const [first] = rows;
+  return first
+    ? {
+        error: new MigrationError(
+          `${rows.length} row(s) of ${first.table} name a missing row of ${first.parent}`,
+        ),
+      }
+    : {};
 }
 
 function appliedOrThrow(outcome: MigrationResultSet): string[] {

@@ -121,6 +121,7 @@ export function memberQuads(
     name: '',
     name_normalized: '',
     library_key: event.libraryKey,
+    name_scope: '',
     parent_iri: null,
     replaces_iri: null,
     body: event.body,

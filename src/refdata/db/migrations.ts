@@ -461,4 +461,48 @@ export const refdataMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0011_name_scopes': {
+    async up(db: MigrationDb) {
+      // Names are unique per family and library, and within a name scope a family
+      // may set: CFIHOS names a tag class and an equipment class alike ("beam
+      // clamp", 818 of them in CFIHOS v2.0), and both are the CFIHOS class family.
+      if (isPostgres(db)) {
+        await sql`alter table resources add column name_scope varchar(32) not null default ''`.execute(
+          db,
+        );
+        await sql`update resources set name_scope = body::json->>'entityType'
+          where family = 'cfihos-entity'`.execute(db);
+        await sql`alter table resources drop constraint resources_name_in_library`.execute(db);
+        await sql`alter table resources add constraint resources_name_in_library
+          unique (family, library_key, name_scope, name_normalized)`.execute(db);
+        return;
+      }
+      // SQLite changes a table's constraints only by building the table anew
+      // (its documented procedure): the same definition with the wider
+      // constraint, the rows and the id sequence copied, then the indexes and
+      // triggers the old table had.
+      await sql`alter table resources add column name_scope varchar(32) not null default ''`.execute(
+        db,
+      );
+      await sql`update resources set name_scope = json_extract(body, '$.entityType')
+        where family = 'cfihos-entity'`.execute(db);
+      const { rows } = await sql<{ type: string; sql: string }>`select type, sql from sqlite_master
+        where tbl_name = 'resources' and sql is not null order by type = 'table' desc`.execute(db);
+      const [table, ...dependents] = rows;
+      const constraint = /unique \("family", "library_key", "name_normalized"\)/i;
+      if (!table || !constraint.test(table.sql) || !/^create table "resources"/i.test(table.sql))
+        throw new Error('The resources table is not as migration 0001 made it.');
+      const rebuilt = table.sql
+        .replace(/^create table "resources"/i, 'create table "resources_rebuilt"')
+        .replace(constraint, 'unique ("family", "library_key", "name_scope", "name_normalized")');
+      await sql.raw(rebuilt).execute(db);
+      await sql`insert into resources_rebuilt select * from resources`.execute(db);
+      // Ids are never reused after a delete: the sequence goes on where it was.
+      await sql`update sqlite_sequence set seq = (select seq from sqlite_sequence where name = 'resources')
+        where name = 'resources_rebuilt'`.execute(db);
+      await sql`drop table resources`.execute(db);
+      await sql`alter table resources_rebuilt rename to resources`.execute(db);
+      for (const dependent of dependents) await sql.raw(dependent.sql).execute(db);
+    },
+  },
 };

@@ -19,6 +19,8 @@ export interface ResourcesTable {
   name: string;
   name_normalized: string;
   library_key: string;
+  /** Where a family's names are unique within a library beside it ('' for most). */
+  name_scope: Generated<string>;
   parent_iri: string | null;
   replaces_iri: string | null;
   /** The family's JSON body as last saved. */

@@ -47,6 +47,7 @@ export const cfihosEntity = defineFamily({
   mintIri: (body, context) =>
     `${context.iriBase}/cfihos/${body.entityType === 'equipment' ? 'equipmentClass' : 'tagClass'}/${randomUUID()}`,
   libraryKey: (body) => body.ontology,
+  nameScope: (body) => body.entityType,
   rdf(body, g) {
     classTyped(g, body.superEntity === undefined ? [] : [body.superEntity]);
     g.about(g.our('entityType'), g.plain(body.entityType));

@@ -108,6 +108,12 @@ export interface Family<Schema extends TObject = TObject> {
   mintIri(body: Static<Schema>, context: RuleContext): Promise<string> | string;
   /** The library whose names must be unique, '' when names are unique family-wide. */
   libraryKey(body: Static<Schema>): string;
+  /**
+   * Within a library, the kind of the family's resources a name is unique
+   * among ('' when among all of them): CFIHOS names a tag class and an
+   * equipment class alike.
+   */
+  nameScope?(body: Static<Schema>): string;
   /** The aggregate a resource belongs to (a picklist value's picklist). */
   parentIri?(body: Static<Schema>): string | undefined;
   /**

@@ -85,6 +85,7 @@ function contentOf<S extends TObject>(family: Family<S>, body: Static<S>): Resou
   return {
     name: common.name,
     libraryKey: family.libraryKey(body),
+    nameScope: family.nameScope?.(body) ?? '',
     parentIri: family.parentIri?.(body) ?? null,
     replacesIri: common.replaces ?? null,
     body: JSON.parse(JSON.stringify(rest)) as Record<string, unknown>,

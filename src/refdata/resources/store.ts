@@ -35,6 +35,8 @@ export class LifecycleConflict extends Error {
 export interface ResourceContent {
   name: string;
   libraryKey: string;
+  /** See `Family.nameScope`. */
+  nameScope: string;
   parentIri: string | null;
   replacesIri: string | null;
   body: Record<string, unknown>;
@@ -602,6 +604,7 @@ export class ResourceStore {
         name: resource.name.trim(),
         name_normalized: normalizedName(resource.name),
         library_key: resource.libraryKey,
+        name_scope: resource.nameScope,
         parent_iri: resource.parentIri,
         replaces_iri: resource.replacesIri,
         body: JSON.stringify(resource.body),
@@ -630,6 +633,7 @@ export class ResourceStore {
         name: content.name.trim(),
         name_normalized: normalizedName(content.name),
         library_key: content.libraryKey,
+        name_scope: content.nameScope,
         parent_iri: content.parentIri,
         replaces_iri: content.replacesIri,
         body: JSON.stringify(content.body),
