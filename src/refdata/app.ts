@@ -12,6 +12,7 @@ import { refdataMigrations } from './db/migrations.js';
 import type { RefdataTables } from './db/tables.js';
 import { problems } from './described-responses.js';
 import { FamilyRegistry } from './families/registry.js';
+import { registerImportRoutes } from './imports/routes.js';
 import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
 import { registerDereferenceRoutes } from './rdf/routes.js';
@@ -57,6 +58,10 @@ export function refdataService(
         name: 'webhooks',
         description: 'Subscriptions that POST each change to a URL, signed per Standard Webhooks',
       },
+      {
+        name: 'imports',
+        description: 'Bulk imports of CSV and .xlsx files into a library, as background jobs',
+      },
       { name: 'authentication', description: "refdata's own token keys" },
       { name: 'problems', description: 'Problem types used in error responses' },
     ],
@@ -101,12 +106,14 @@ export function refdataService(
           context.sparql.start(),
         ]);
         context.webhooks.start();
+        context.imports.start();
       });
       app.addHook('onClose', async () => {
         await Promise.all([
           context.search.close(),
           context.sparql.close(),
           context.webhooks.close(),
+          context.imports.close(),
         ]);
       });
       await registerWebSurface(app, context, platform, settings.web);
@@ -123,6 +130,7 @@ export function refdataService(
       registerSparqlRoutes(app, context);
       registerChangeFeedRoutes(app, context);
       registerWebhookRoutes(app, context);
+      registerImportRoutes(app, context);
     },
   };
 }

@@ -8,6 +8,7 @@ import {
   type SettingsContext,
 } from '../platform/config.js';
 import { type ChangeFeedSettings, readChangeFeedSettings } from './changes/settings.js';
+import { type ImportSettings, readImportSettings } from './imports/settings.js';
 import { readWebhookSettings, type WebhookSettings } from './webhooks/settings.js';
 
 /** refdata's identifiers and how it checks bearer tokens; see docs/authentication.md. */
@@ -60,6 +61,8 @@ export interface RefdataSettings {
   webhooks: WebhookSettings;
   /** The change feed at /changes; see docs/changes.md. */
   changes: ChangeFeedSettings;
+  /** Bulk imports; see docs/import.md. */
+  imports: ImportSettings;
   /** The web pages; see docs/web.md. */
   web: {
     /** Libraries, search and approved content are open to visitors who are not signed in. */
@@ -159,6 +162,7 @@ export function readRefdataSettings(
     },
     webhooks: readWebhookSettings(read, dataDir, cwd),
     changes: readChangeFeedSettings(read),
+    imports: readImportSettings(read),
     web: {
       // Open by default, as on PCA's platform.
       anonymousRead: oneOf(read, 'REFDATA_ANONYMOUS_READ', 'true', ['true', 'false']) === 'true',

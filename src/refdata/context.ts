@@ -7,6 +7,7 @@ import type { ChangeFeedSettings } from './changes/settings.js';
 import type { RefdataSettings } from './config.js';
 import type { RefdataTables } from './db/tables.js';
 import type { FamilyRegistry } from './families/registry.js';
+import { ImportJobs } from './imports/jobs.js';
 import type { ReplicaLog } from './replicas/replica.js';
 import { ResourceStore } from './resources/store.js';
 import { SearchService } from './search/service.js';
@@ -39,6 +40,8 @@ export interface Refdata {
   changes: ChangeFeedSettings;
   /** Webhook subscriptions and this instance's deliveries. */
   webhooks: Webhooks;
+  /** Bulk import jobs and this instance's worker for them. */
+  imports: ImportJobs;
 }
 
 /** The published view in an external store: its client, what keeps it, what queries it. */
@@ -91,7 +94,7 @@ export function createRefdata(
     () => webhooks.committed(),
     (error) => log.error({ err: error }, 'webhooks did not hear of a committed write'),
   );
-  return {
+  const refdata: Omit<Refdata, 'imports'> = {
     db,
     publicUrl: config.publicUrl,
     iriBase: settings.iriBase,
@@ -106,4 +109,8 @@ export function createRefdata(
     changes: settings.changes,
     webhooks,
   };
+  // Jobs write through the same store, rules and families as the API.
+  const whole = refdata as Refdata;
+  whole.imports = new ImportJobs(whole, settings.imports, log);
+  return whole;
 }

@@ -29,6 +29,7 @@ export const REFDATA_PROBLEMS = problemCatalogue([
   'unsupported-route',
   'sign-in-failed',
   'webhook-limit',
+  'import-running',
 ]);
 
 export type RefdataProblemCode = (typeof REFDATA_PROBLEMS.codes)[number];

@@ -99,6 +99,11 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
     description:
       'The query ran past the time limit (REFDATA_SPARQL_TIMEOUT_MS) and was stopped. Narrow it (a LIMIT, a library graph, fewer property paths) and ask again.',
   },
+  'import-running': {
+    title: 'An import is under way',
+    description:
+      'One import at a time works on a library. Follow the one under way at its address (GET /imports/{id}) and start the next once it has ended.',
+  },
   'webhook-limit': {
     title: 'Too many webhooks',
     description:

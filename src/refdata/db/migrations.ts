@@ -505,4 +505,57 @@ export const refdataMigrations: MigrationSet = {
       for (const dependent of dependents) await sql.raw(dependent.sql).execute(db);
     },
   },
+  '0012_import_jobs': {
+    async up(db: MigrationDb) {
+      // Bulk imports (docs/import.md): a job per upload, worked on under a lease
+      // by any instance, its files kept with it so that any instance can resume it.
+      await withIdColumn(db, db.schema.createTable('import_jobs'))
+        .addColumn('library_iri', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('owner', 'varchar(255)', (c) => c.notNull())
+        .addColumn('dry_run', 'integer', (c) => c.notNull())
+        .addColumn('mode', 'varchar(16)', (c) =>
+          c.notNull().check(sql.raw("mode in ('all-or-nothing', 'valid-only')")),
+        )
+        .addColumn('encoding', 'varchar(16)')
+        .addColumn('state', 'varchar(16)', (c) =>
+          c
+            .notNull()
+            .check(sql.raw("state in ('queued', 'checking', 'writing', 'done', 'failed')")),
+        )
+        .addColumn('total', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('done', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('phase_started_at', TIMESTAMP)
+        .addColumn('lease_until', TIMESTAMP, (c) => c.notNull().defaultTo(0))
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('files', 'text', (c) => c.notNull().defaultTo('[]'))
+        .addColumn('counts', 'text')
+        .addColumn('report', 'text')
+        .addColumn('written', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('error', 'text')
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('finished_at', TIMESTAMP)
+        .execute();
+      // One job at a time per library: a second is refused until the first ends.
+      await db.schema
+        .createIndex('import_jobs_one_per_library')
+        .on('import_jobs')
+        .column('library_iri')
+        .unique()
+        .where(sql.ref('state'), 'in', sql`('queued', 'checking', 'writing')`)
+        .execute();
+      await db.schema
+        .createIndex('import_jobs_owner')
+        .on('import_jobs')
+        .columns(['owner', 'id'])
+        .execute();
+      await withIdColumn(db, db.schema.createTable('import_files'))
+        .addColumn('job_id', 'integer', (c) =>
+          c.notNull().references('import_jobs.id').onDelete('cascade'),
+        )
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('bytes', isPostgres(db) ? 'bytea' : 'blob', (c) => c.notNull())
+        .execute();
+      await db.schema.createIndex('import_files_job').on('import_files').column('job_id').execute();
+    },
+  },
 };

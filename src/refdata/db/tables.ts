@@ -199,4 +199,43 @@ export interface RefdataTables {
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  import_jobs: ImportJobsTable;
+  import_files: ImportFilesTable;
+}
+
+export type ImportState = 'queued' | 'checking' | 'writing' | 'done' | 'failed';
+
+/** A bulk import (imports/jobs.ts): its settings, progress, outcome and report. */
+export interface ImportJobsTable {
+  id: Generated<number>;
+  library_iri: string;
+  owner: string;
+  dry_run: number;
+  mode: 'all-or-nothing' | 'valid-only';
+  encoding: string | null;
+  state: ImportState;
+  /** Of the phase in progress (checking or writing): how many, and how many done. */
+  total: Generated<number>;
+  done: Generated<number>;
+  phase_started_at: number | null;
+  lease_until: Generated<number>;
+  attempts: Generated<number>;
+  /** JSON: each file's name, encoding, records and tables. */
+  files: Generated<string>;
+  /** JSON: created, updated, unchanged and refused. */
+  counts: string | null;
+  /** JSON: the report's lines. */
+  report: string | null;
+  /** 1 once the import's writes were committed. */
+  written: Generated<number>;
+  error: string | null;
+  created_at: number;
+  finished_at: number | null;
+}
+
+export interface ImportFilesTable {
+  id: Generated<number>;
+  job_id: number;
+  name: string;
+  bytes: Buffer;
 }

@@ -11,7 +11,7 @@ import {
   loopError,
   ONTOLOGY_FIELD,
 } from './common.js';
-import { defineFamily } from './family.js';
+import { defineFamily, type RuleContext } from './family.js';
 import { mapsToKind, UNSPSC_EQUIPMENT } from './mappings.js';
 
 const Cardinality = Type.Integer({ minimum: 0, maximum: 1_000_000 });
@@ -38,6 +38,15 @@ export const cfihosEntity = defineFamily({
         ),
         { maxItems: 500 },
       ),
+      equipmentClasses: Type.Optional(
+        Type.Array(
+          IRI('An equipment class that equipment installed at a tag of this class is of', {
+            families: ['cfihos-entity'],
+            noun: 'CFIHOS equipment class',
+          }),
+          { maxItems: 500, description: 'For a tag class: the equipment classes it maps to' },
+        ),
+      ),
       requiresSparePartInformation: Type.Optional(Type.Boolean()),
       installedIndicator: Type.Optional(Type.Boolean()),
       isAbstract: Type.Optional(Type.Boolean()),
@@ -59,6 +68,8 @@ export const cfihosEntity = defineFamily({
       const value = body[flag];
       if (value !== undefined) g.about(g.our(flag), g.boolean(value));
     }
+    for (const equipment of body.equipmentClasses ?? [])
+      g.about(g.our('equipmentClass'), g.iri(equipment));
     for (const ref of body.propertyReferences) {
       const restriction = g.node();
       g.about(rdfs('subClassOf'), restriction);
@@ -89,6 +100,7 @@ export const cfihosEntity = defineFamily({
         if (loop) errors.push(loop);
       }
     }
+    errors.push(...(await equipmentClassErrors(body, context)));
     errors.push(
       ...countedReferenceErrors(
         '/propertyReferences',
@@ -100,3 +112,25 @@ export const cfihosEntity = defineFamily({
     return errors;
   },
 });
+
+/** A tag class's equipment classes: only a tag class has them, each an equipment class, once. */
+async function equipmentClassErrors(
+  body: { entityType: string; equipmentClasses?: string[] | undefined },
+  context: RuleContext,
+): Promise<FieldError[]> {
+  const listed = body.equipmentClasses ?? [];
+  if (listed.length > 0 && body.entityType !== 'tag')
+    return [fieldError('/equipmentClasses', 'is only for a tag class')];
+  const errors: FieldError[] = [];
+  const seen = new Set<string>();
+  for (const [index, iri] of listed.entries()) {
+    const pointer = `/equipmentClasses/${index}`;
+    if (seen.has(iri)) errors.push(fieldError(pointer, 'is listed twice'));
+    seen.add(iri);
+    // Whether it is a stored CFIHOS class at all, the generic reference check says.
+    const found = await context.find(iri);
+    if (found?.family === 'cfihos-entity' && found.body.entityType !== 'equipment')
+      errors.push(fieldError(pointer, 'must be an equipment class, not a tag class'));
+  }
+  return errors;
+}

@@ -109,6 +109,11 @@ export const RDL_TERMS = {
     label: 'installed indicator',
     comment: 'Whether a CFIHOS class is for installed equipment.',
   },
+  equipmentClass: {
+    kind: 'object',
+    label: 'equipment class',
+    comment: 'A CFIHOS equipment class that the equipment installed at a tag of a tag class is of.',
+  },
   isAbstract: {
     kind: 'datatype',
     label: 'is abstract',

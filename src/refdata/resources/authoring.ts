@@ -15,7 +15,7 @@ import { cleanBody } from './text.js';
  */
 
 /** The fields every family's schema has (`familySchema`), read from any body. */
-function commonOf(body: object): { name: string; justification: string; replaces?: string } {
+export function commonOf(body: object): { name: string; justification: string; replaces?: string } {
   const fields = body as Partial<Record<string, unknown>>;
   return {
     name: String(fields.name),
@@ -55,7 +55,7 @@ function fixedFieldErrors(family: Family<TObject>, body: object, stored: object)
     }));
 }
 
-async function completed<S extends TObject>(
+export async function completed<S extends TObject>(
   family: Family<S>,
   body: Static<S>,
   context: RuleContext,
@@ -78,7 +78,7 @@ function ruleProblem(family: Family<TObject>, errors: FieldError[]): HttpError {
 }
 
 /** What is stored for a body: the justification belongs to the revision, the values to their rows. */
-function contentOf<S extends TObject>(family: Family<S>, body: Static<S>): ResourceContent {
+export function contentOf<S extends TObject>(family: Family<S>, body: Static<S>): ResourceContent {
   const { changeJustification: _why, ...rest } = body as Partial<Record<string, unknown>>;
   if (family.aggregate) delete rest[family.aggregate.field];
   const common = commonOf(body);

@@ -54,6 +54,11 @@ export interface OwnedChanges {
   remove: ResourceRow[];
 }
 
+/** One write of `ResourceStore.writeMany`. */
+export type WriteStep =
+  | { kind: 'create'; resource: NewResource; owned: NewResource[] | undefined }
+  | { kind: 'update'; row: ResourceRow; content: ResourceContent; owned: OwnedChanges | undefined };
+
 /** See `graphFacts`. */
 export interface GraphFacts {
   justifications: ReadonlyMap<number, string>;
@@ -175,6 +180,41 @@ export class ResourceStore {
       .where('family', '=', LIBRARY_FAMILY)
       .$if(statuses !== undefined, (query) => query.where('status', 'in', statuses ?? []))
       .orderBy('name_normalized')
+      .execute();
+  }
+
+  /** The stored resources among `iris`, read a few hundred at a time. */
+  async findMany(iris: readonly string[]): Promise<ResourceRow[]> {
+    const wanted = iris.filter(storable);
+    const rows: ResourceRow[] = [];
+    for (let start = 0; start < wanted.length; start += 500) {
+      rows.push(
+        ...(await this.db
+          .selectFrom('resources')
+          .selectAll()
+          .where('iri', 'in', wanted.slice(start, start + 500))
+          .execute()),
+      );
+    }
+    return rows;
+  }
+
+  /** Every resource of a library (by `library_key`), and the values of its aggregates. */
+  async libraryContents(libraryIri: string): Promise<ResourceRow[]> {
+    return this.db
+      .selectFrom('resources as r')
+      .selectAll('r')
+      .where((eb) =>
+        eb.or([
+          eb('r.library_key', '=', libraryIri),
+          eb(
+            'r.parent_iri',
+            'in',
+            eb.selectFrom('resources as p').select('p.iri').where('p.library_key', '=', libraryIri),
+          ),
+        ]),
+      )
+      .orderBy('r.id')
       .execute();
   }
 
@@ -356,15 +396,41 @@ export class ResourceStore {
     owned: NewResource[] | undefined,
     change: Change,
   ): Promise<ResourceRow> {
-    return this.write(async (trx) => {
-      const values = owned?.map((value) => ownedEntry(value.iri, value));
-      const row = await this.insert(trx, resource, change, values);
-      for (const value of owned ?? []) await this.insert(trx, value, change);
-      // A value added on its own changes its aggregate (see `update`).
-      if (owned === undefined && resource.parentIri !== null) {
-        await this.reviseAggregate(trx, resource.parentIri, change);
+    return this.write((trx) => this.createIn(trx, resource, owned, change));
+  }
+
+  private async createIn(
+    trx: Transaction<RefdataTables>,
+    resource: NewResource,
+    owned: NewResource[] | undefined,
+    change: Change,
+  ): Promise<ResourceRow> {
+    const values = owned?.map((value) => ownedEntry(value.iri, value));
+    const row = await this.insert(trx, resource, change, values);
+    for (const value of owned ?? []) await this.insert(trx, value, change);
+    // A value added on its own changes its aggregate (see `update`).
+    if (owned === undefined && resource.parentIri !== null) {
+      await this.reviseAggregate(trx, resource.parentIri, change);
+    }
+    return row;
+  }
+
+  /**
+   * Creates and updates Drafts together, in one transaction, as `create` and
+   * `update` each would (an import's batch), then `alongside` in the same
+   * transaction (the import's progress, committed with what it counts).
+   */
+  async writeMany(
+    steps: readonly WriteStep[],
+    change: Change,
+    alongside?: (trx: Transaction<RefdataTables>) => Promise<void>,
+  ): Promise<void> {
+    await this.write(async (trx) => {
+      for (const step of steps) {
+        if (step.kind === 'create') await this.createIn(trx, step.resource, step.owned, change);
+        else await this.updateIn(trx, step.row, step.content, step.owned, change);
       }
-      return row;
+      await alongside?.(trx);
     });
   }
 
@@ -379,27 +445,35 @@ export class ResourceStore {
     owned: OwnedChanges | undefined,
     change: Change,
   ): Promise<ResourceRow> {
-    return this.write(async (trx) => {
-      // The values in the order a read lists them: kept ones by id, then new ones.
-      const values = owned && [
-        ...[...owned.update]
-          .sort((a, b) => a.row.id - b.row.id)
-          .map((value) => ownedEntry(value.row.iri, value.content)),
-        ...owned.create.map((value) => ownedEntry(value.iri, value)),
-      ];
-      const row = await this.replace(trx, basedOn, content, change, values);
-      for (const value of owned?.update ?? [])
-        await this.replace(trx, value.row, value.content, change);
-      for (const value of owned?.create ?? []) await this.insert(trx, value, change);
-      for (const value of owned?.remove ?? []) await this.remove(trx, value, change);
-      // A value changed on its own changes its aggregate too: the aggregate's
-      // version (and so its ETag, which If-Match and If-None-Match compare) covers
-      // its values, and its revision records them as they now are.
-      if (owned === undefined && basedOn.parent_iri !== null) {
-        await this.reviseAggregate(trx, basedOn.parent_iri, change);
-      }
-      return row;
-    });
+    return this.write((trx) => this.updateIn(trx, basedOn, content, owned, change));
+  }
+
+  private async updateIn(
+    trx: Transaction<RefdataTables>,
+    basedOn: ResourceRow,
+    content: ResourceContent,
+    owned: OwnedChanges | undefined,
+    change: Change,
+  ): Promise<ResourceRow> {
+    // The values in the order a read lists them: kept ones by id, then new ones.
+    const values = owned && [
+      ...[...owned.update]
+        .sort((a, b) => a.row.id - b.row.id)
+        .map((value) => ownedEntry(value.row.iri, value.content)),
+      ...owned.create.map((value) => ownedEntry(value.iri, value)),
+    ];
+    const row = await this.replace(trx, basedOn, content, change, values);
+    for (const value of owned?.update ?? [])
+      await this.replace(trx, value.row, value.content, change);
+    for (const value of owned?.create ?? []) await this.insert(trx, value, change);
+    for (const value of owned?.remove ?? []) await this.remove(trx, value, change);
+    // A value changed on its own changes its aggregate too: the aggregate's
+    // version (and so its ETag, which If-Match and If-None-Match compare) covers
+    // its values, and its revision records them as they now are.
+    if (owned === undefined && basedOn.parent_iri !== null) {
+      await this.reviseAggregate(trx, basedOn.parent_iri, change);
+    }
+    return row;
   }
 
   private async reviseAggregate(

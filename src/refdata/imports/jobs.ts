@@ -1,0 +1,399 @@
+import type { Selectable } from 'kysely';
+import { ConstraintViolationError } from '../../platform/db/errors.js';
+import type { Refdata } from '../context.js';
+import type { ImportJobsTable } from '../db/tables.js';
+import { normalizedName } from '../resources/store.js';
+import { cfihosItems } from './cfihos-mapping.js';
+import { identify, type KnownTable, UnknownTable } from './cfihos-tables.js';
+import type { Encoding } from './csv-table.js';
+import { type Counts, countsOf, type ImportPlan, planImport, type ReportEntry } from './plan.js';
+import type { ImportSettings } from './settings.js';
+import { readUploadedFile, UnreadableFile, type UploadedFile } from './sources.js';
+
+export type ImportJobRow = Selectable<ImportJobsTable>;
+
+/** Another import of the library has not ended yet. */
+export class ImportRunning extends Error {
+  override readonly name = 'ImportRunning';
+}
+
+/** This worker's claim on a job lapsed and another took it up: it stops at once. */
+class LeaseLost extends Error {
+  override readonly name = 'LeaseLost';
+}
+
+/** A file as a job's status describes it. */
+export interface FileSummary {
+  name: string;
+  encoding?: string;
+  encodingFrom?: string;
+  records: number;
+  blankRecords: number;
+  tables: { source: string; kind: string; records: number; unread: string[] }[];
+}
+
+export interface NewImport {
+  library: string;
+  owner: string;
+  dryRun: boolean;
+  mode: 'all-or-nothing' | 'valid-only';
+  encoding: Encoding | undefined;
+  files: UploadedFile[];
+}
+
+/** A job taken up this many times without ending has ended: it is failed, saying so. */
+const MAX_ATTEMPTS = 3;
+/** Writes of a valid-only import commit this many resources at a time. */
+const BATCH = 200;
+/** Progress is recorded (and the lease renewed) after this many resources are checked. */
+const CHECK_STEP = 250;
+
+/**
+ * Import jobs (docs/import.md): made by a request, worked on by whichever
+ * instance claims one first, under a lease it renews as it goes, so that a job
+ * whose instance stopped is taken up again (at most `MAX_ATTEMPTS` times) and
+ * two instances never work on one. A valid-only import's writes commit in
+ * batches together with the count of them, and only while the lease is held.
+ */
+export class ImportJobs {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly refdata: Refdata,
+    readonly settings: ImportSettings,
+    private readonly log: { error(object: unknown, message: string): void },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  async create(input: NewImport): Promise<ImportJobRow> {
+    const db = this.refdata.db;
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const job = await trx
+          .insertInto('import_jobs')
+          .values({
+            library_iri: input.library,
+            owner: input.owner,
+            dry_run: input.dryRun ? 1 : 0,
+            mode: input.mode,
+            encoding: input.encoding ?? null,
+            state: 'queued',
+            created_at: this.now(),
+          })
+          .returningAll()
+          .executeTakeFirstOrThrow();
+        for (const file of input.files) {
+          await trx
+            .insertInto('import_files')
+            .values({ job_id: job.id, name: file.name, bytes: file.bytes })
+            .execute();
+        }
+        return job;
+      });
+    } catch (error) {
+      if (error instanceof ConstraintViolationError && error.kind === 'unique')
+        throw new ImportRunning(
+          `An import into ${input.library} is under way; wait for it to end.`,
+        );
+      throw error;
+    }
+  }
+
+  async find(owner: string, id: number): Promise<ImportJobRow | undefined> {
+    return this.refdata.db
+      .selectFrom('import_jobs')
+      .selectAll()
+      .where('id', '=', id)
+      .where('owner', '=', owner)
+      .executeTakeFirst();
+  }
+
+  async list(owner: string, limit = 50): Promise<ImportJobRow[]> {
+    return this.refdata.db
+      .selectFrom('import_jobs')
+      .selectAll()
+      .where('owner', '=', owner)
+      .orderBy('id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  start(): void {
+    if (this.timer || this.closed) return;
+    this.timer = setInterval(() => this.nudge(), this.settings.pollMilliseconds);
+    this.timer.unref();
+    this.nudge();
+  }
+
+  /** Looks for work now (a job was just made here). */
+  nudge(): void {
+    if (this.running || this.closed) return;
+    this.running = this.work()
+      .catch((error: unknown) => this.log.error({ err: error }, 'import worker failed'))
+      .finally(() => {
+        this.running = undefined;
+      });
+  }
+
+  /** Ends the worker; a job under way is left to its lease, and taken up again later. */
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+  }
+
+  /** Works on claimable jobs one after another until none is left. */
+  private async work(): Promise<void> {
+    for (;;) {
+      if (this.closed) return;
+      const job = await this.claim();
+      if (!job) return;
+      try {
+        await this.run(job);
+      } catch (error) {
+        if (error instanceof LeaseLost || this.closed) return;
+        this.log.error({ err: error, importJob: job.id }, 'import job failed');
+        await this.finish(job, {
+          state: 'failed',
+          error:
+            'The import stopped on an unexpected error; nothing more was written. Run it again.',
+        });
+      }
+    }
+  }
+
+  /** The oldest job nobody holds, now held by this instance (its `attempts` is the claim's mark). */
+  private async claim(): Promise<ImportJobRow | undefined> {
+    const now = this.now();
+    return this.refdata.db
+      .updateTable('import_jobs')
+      .set((eb) => ({
+        lease_until: now + this.settings.leaseMilliseconds,
+        attempts: eb('attempts', '+', 1),
+      }))
+      .where('id', '=', (eb) =>
+        eb
+          .selectFrom('import_jobs')
+          .select('id')
+          .where('state', 'in', ['queued', 'checking', 'writing'])
+          .where('lease_until', '<', now)
+          .orderBy('id')
+          .limit(1),
+      )
+      .where('lease_until', '<', now)
+      .returningAll()
+      .executeTakeFirst();
+  }
+
+  /** Records progress while the claim holds, renewing it; a lapsed claim stops the work. */
+  private async progress(
+    job: ImportJobRow,
+    fields: Partial<
+      Pick<ImportJobRow, 'state' | 'total' | 'done' | 'phase_started_at' | 'report' | 'files'>
+    >,
+  ): Promise<void> {
+    const updated = await this.refdata.db
+      .updateTable('import_jobs')
+      .set({ ...fields, lease_until: this.now() + this.settings.leaseMilliseconds })
+      .where('id', '=', job.id)
+      .where('attempts', '=', job.attempts)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows !== 1n) throw new LeaseLost();
+  }
+
+  private async finish(
+    job: ImportJobRow,
+    fields: Partial<
+      Pick<ImportJobRow, 'state' | 'counts' | 'report' | 'error' | 'written' | 'done'>
+    >,
+  ): Promise<void> {
+    await this.refdata.db
+      .updateTable('import_jobs')
+      .set({ state: 'done', ...fields, finished_at: this.now(), lease_until: 0 })
+      .where('id', '=', job.id)
+      .where('attempts', '=', job.attempts)
+      .execute();
+  }
+
+  private async run(job: ImportJobRow): Promise<void> {
+    if (job.attempts > MAX_ATTEMPTS) {
+      await this.finish(job, {
+        state: 'failed',
+        error: `The service stopped ${MAX_ATTEMPTS} times while this import ran; it was given up. ${job.state === 'writing' && job.mode === 'valid-only' ? 'Some batches may have been written: ' : ''}Run it again: what was written is then reported unchanged.`,
+      });
+      return;
+    }
+    const read = await this.readFiles(job);
+    if ('error' in read) {
+      await this.finish(job, { state: 'failed', error: read.error });
+      return;
+    }
+    const library = await this.refdata.store.findByIri(job.library_iri);
+    if (library?.family !== 'library') {
+      await this.finish(job, {
+        state: 'failed',
+        error: `${job.library_iri} is no library (any more).`,
+      });
+      return;
+    }
+    const resuming = job.state === 'writing';
+    const previous = resuming && job.report ? (JSON.parse(job.report) as ReportEntry[]) : undefined;
+    await this.progress(job, {
+      state: resuming ? 'writing' : 'checking',
+      files: JSON.stringify(read.files),
+      done: 0,
+      phase_started_at: this.now(),
+    });
+    const justification = `Imported from ${read.files.map((file) => file.name).join(', ')} (import ${job.id})`;
+    const plan = await this.plan(job, read.tables, library.iri, justification);
+    const entries = previous ? resumed(plan.entries, previous) : plan.entries;
+    const counts = countsOf(entries);
+    const report = JSON.stringify(entries);
+    if (job.dry_run === 1 || plan.steps.length === 0) {
+      await this.finish(job, { counts: JSON.stringify(counts), report, done: plan.steps.length });
+      return;
+    }
+    if (job.mode === 'all-or-nothing' && counts.refused > 0) {
+      await this.finish(job, {
+        counts: JSON.stringify(counts),
+        report,
+        error: `Nothing was written: ${counts.refused} line(s) were refused, and this import is all or nothing.`,
+      });
+      return;
+    }
+    await this.write(job, plan, counts, report, justification);
+  }
+
+  /** The job's files read into CFIHOS tables, or why they cannot be. */
+  private async readFiles(
+    job: ImportJobRow,
+  ): Promise<{ tables: KnownTable[]; files: FileSummary[] } | { error: string }> {
+    const rows = await this.refdata.db
+      .selectFrom('import_files')
+      .select(['name', 'bytes'])
+      .where('job_id', '=', job.id)
+      .orderBy('id')
+      .execute();
+    const tables: KnownTable[] = [];
+    const files: FileSummary[] = [];
+    try {
+      for (const row of rows) {
+        const file = await readUploadedFile(
+          { name: row.name, bytes: Buffer.from(row.bytes) },
+          (job.encoding ?? undefined) as Encoding | undefined,
+        );
+        const known = file.tables.map(identify);
+        tables.push(...known);
+        files.push({
+          name: file.name,
+          ...(file.encoding ? { encoding: file.encoding, encodingFrom: file.encodingFrom } : {}),
+          records: file.records,
+          blankRecords: file.blankRecords,
+          tables: known.map((table) => ({
+            source: table.source,
+            kind: table.kind,
+            records: table.records.length,
+            unread: table.unread,
+          })),
+        });
+      }
+    } catch (error) {
+      if (error instanceof UnreadableFile || error instanceof UnknownTable)
+        return { error: error.message };
+      throw error;
+    }
+    return { tables, files };
+  }
+
+  private async plan(
+    job: ImportJobRow,
+    tables: KnownTable[],
+    library: string,
+    justification: string,
+  ): Promise<ImportPlan> {
+    const stored = await this.refdata.store.libraryContents(library);
+    const classes = new Map<string, string>();
+    for (const row of stored) {
+      if (row.family === 'cfihos-entity')
+        classes.set(`${row.name_scope} ${row.name_normalized}`, row.iri);
+    }
+    const mapping = cfihosItems(tables, {
+      iriBase: this.refdata.iriBase,
+      library,
+      storedClass: (kind, name) => classes.get(`${kind} ${normalizedName(name)}`),
+    });
+    await this.progress(job, { total: mapping.items.length });
+    let checked = 0;
+    return planImport(this.refdata, mapping.items, mapping.refused, {
+      justification,
+      checked: async () => {
+        checked += 1;
+        if (checked % CHECK_STEP === 0) await this.progress(job, { done: checked });
+      },
+    });
+  }
+
+  private async write(
+    job: ImportJobRow,
+    plan: ImportPlan,
+    counts: Counts,
+    report: string,
+    justification: string,
+  ): Promise<void> {
+    const { steps } = plan;
+    await this.progress(job, {
+      state: 'writing',
+      total: steps.length,
+      done: 0,
+      phase_started_at: this.now(),
+      report,
+    });
+    const change = { actor: job.owner, justification };
+    const batch = job.mode === 'all-or-nothing' ? steps.length : BATCH;
+    for (let start = 0; start < steps.length; start += batch) {
+      const slice = steps.slice(start, start + batch);
+      const last = start + slice.length >= steps.length;
+      await this.refdata.store.writeMany(slice, change, async (trx) => {
+        // The count commits with the writes it counts, and only while the claim holds.
+        const updated = await trx
+          .updateTable('import_jobs')
+          .set({
+            done: start + slice.length,
+            lease_until: this.now() + this.settings.leaseMilliseconds,
+            ...(last
+              ? {
+                  state: 'done' as const,
+                  written: 1,
+                  counts: JSON.stringify(counts),
+                  finished_at: this.now(),
+                  lease_until: 0,
+                }
+              : {}),
+          })
+          .where('id', '=', job.id)
+          .where('attempts', '=', job.attempts)
+          .executeTakeFirst();
+        if (updated.numUpdatedRows !== 1n) throw new LeaseLost();
+      });
+    }
+  }
+}
+
+/**
+ * A report made again after a restart, with what the run before it wrote
+ * (now found unchanged) reported as that run planned it.
+ */
+function resumed(entries: readonly ReportEntry[], previous: readonly ReportEntry[]): ReportEntry[] {
+  const key = (entry: ReportEntry) => `${entry.source}\n${entry.line}\n${entry.iri}`;
+  const before = new Map(previous.map((entry) => [key(entry), entry]));
+  return entries.map((entry) => {
+    const earlier = before.get(key(entry));
+    return entry.outcome === 'unchanged' &&
+      earlier &&
+      (earlier.outcome === 'created' || earlier.outcome === 'updated')
+      ? { ...entry, outcome: earlier.outcome }
+      : entry;
+  });
+}

@@ -1,0 +1,584 @@
+import type { TObject } from '@sinclair/typebox';
+import { type FieldError, HttpError } from '../../platform/http/problem.js';
+import { bodyErrors } from '../../platform/http/validate.js';
+import type { Refdata } from '../context.js';
+import type { Family, ReferencedResource, RuleContext } from '../families/family.js';
+import { ruleErrors } from '../families/rules.js';
+import { completed, contentOf } from '../resources/authoring.js';
+import { ruleContext } from '../resources/lookup.js';
+import {
+  type NewResource,
+  normalizedName,
+  type OwnedChanges,
+  type ResourceRow,
+  type WriteStep,
+} from '../resources/store.js';
+import { cleanBody } from '../resources/text.js';
+import type { RefusedRecord } from './cfihos-mapping.js';
+import {
+  FAMILY_ORDER,
+  type ImportItem,
+  type ImportPart,
+  type SourcePlace,
+} from './import-items.js';
+
+export const OUTCOMES = ['created', 'updated', 'unchanged', 'refused'] as const;
+export type Outcome = (typeof OUTCOMES)[number];
+
+/**
+ * One line of an import's report: a record, what became of it, and why. A
+ * record that makes a resource is a `resource` line; one folded into a
+ * resource (a class's property row) is a `row` line and shares its resource's
+ * outcome unless it was refused on its own.
+ */
+export interface ReportEntry {
+  source: string;
+  line: number;
+  column: number | null;
+  kind: 'resource' | 'row';
+  family: string;
+  iri: string;
+  name: string;
+  outcome: Outcome;
+  messages: string[];
+  /** Columns the record fills that the model has no place for. */
+  notKept: string[];
+}
+
+export type Counts = Record<Outcome, number>;
+
+/** A plan: the report, and the writes that carry it out, in the order they can be made. */
+export interface ImportPlan {
+  entries: ReportEntry[];
+  steps: WriteStep[];
+  counts: Counts;
+}
+
+/** The summary figures: resources by outcome, and every refused line. */
+export function countsOf(entries: readonly ReportEntry[]): Counts {
+  const counts: Counts = { created: 0, updated: 0, unchanged: 0, refused: 0 };
+  for (const entry of entries) {
+    if (entry.kind === 'resource' || entry.outcome === 'refused') counts[entry.outcome] += 1;
+  }
+  return counts;
+}
+
+/** JSON with its keys in order, so that two equal bodies compare equal. */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, inner: unknown) =>
+    inner !== null && typeof inner === 'object' && !Array.isArray(inner)
+      ? Object.fromEntries(Object.entries(inner).sort(([a], [b]) => (a < b ? -1 : 1)))
+      : inner,
+  );
+}
+
+interface Options {
+  justification: string;
+  /** Told after each resource is checked (an import's progress). */
+  checked?: () => Promise<void>;
+}
+
+/**
+ * What importing `items` into the store would do, checked by the same schema
+ * and rules a write through the API is, each resource seeing the ones before
+ * it as if they were stored. Nothing is written.
+ */
+export async function planImport(
+  refdata: Refdata,
+  items: readonly ImportItem[],
+  refusedRecords: readonly RefusedRecord[],
+  options: Options,
+): Promise<ImportPlan> {
+  const planner = new Planner(refdata, options);
+  await planner.prefetch(items);
+  for (const record of refusedRecords) planner.refuseRecord(record);
+  for (const item of ordered(items)) {
+    await planner.plan(item);
+    await options.checked?.();
+  }
+  return planner.result();
+}
+
+/** Families in `FAMILY_ORDER`; equipment classes before tag classes (which name them); parents first. */
+function ordered(items: readonly ImportItem[]): ImportItem[] {
+  const byIri = new Map(items.map((item) => [item.iri, item]));
+  const depth = new Map<string, number>();
+  const depthOf = (item: ImportItem, seen = new Set<string>()): number => {
+    const known = depth.get(item.iri);
+    if (known !== undefined) return known;
+    const parentIri = item.body.superEntity as string | undefined;
+    const parent = parentIri === undefined ? undefined : byIri.get(parentIri);
+    const value = parent && !seen.has(parent.iri) ? depthOf(parent, seen.add(item.iri)) + 1 : 0;
+    depth.set(item.iri, value);
+    return value;
+  };
+  const rank = (item: ImportItem) => {
+    const family = FAMILY_ORDER.indexOf(item.family);
+    return [
+      family === -1 ? FAMILY_ORDER.length : family,
+      item.body.entityType === 'tag' ? 1 : 0,
+      depthOf(item),
+    ];
+  };
+  const ranks = new Map(items.map((item) => [item.iri, rank(item)]));
+  return [...items].sort((a, b) => {
+    const [x, y] = [ranks.get(a.iri) ?? [], ranks.get(b.iri) ?? []];
+    for (let index = 0; index < x.length; index += 1) {
+      const difference = (x[index] ?? 0) - (y[index] ?? 0);
+      if (difference !== 0) return difference;
+    }
+    return 0;
+  });
+}
+
+function place(
+  from: SourcePlace,
+  column?: number,
+): Pick<ReportEntry, 'source' | 'line' | 'column'> {
+  return { source: from.source, line: from.line, column: column ?? from.column ?? null };
+}
+
+class Planner {
+  private readonly entries: ReportEntry[] = [];
+  private readonly steps: WriteStep[] = [];
+  /** What the items planned so far will be, as rules see stored resources. */
+  private readonly planned = new Map<string, ReferencedResource>();
+  /** Items refused that are not stored: nothing may refer to them. */
+  private readonly refusedNew = new Set<string>();
+  private readonly stored = new Map<string, ResourceRow>();
+  private readonly storedValues = new Map<string, ResourceRow[]>();
+  /** Names taken, by family, library, scope and name: the IRI that holds each. */
+  private readonly names = new Map<string, string>();
+  private readonly base: RuleContext;
+
+  constructor(
+    private readonly refdata: Refdata,
+    private readonly options: Options,
+  ) {
+    this.base = ruleContext(refdata, undefined);
+  }
+
+  /** The stored rows the items and their values are compared with, read in a few queries. */
+  async prefetch(items: readonly ImportItem[]): Promise<void> {
+    const iris = items.flatMap((item) => [
+      item.iri,
+      ...item.parts.flatMap((part) => (part.iri ? [part.iri] : [])),
+    ]);
+    for (const row of await this.refdata.store.findMany(iris)) this.stored.set(row.iri, row);
+    const libraries = new Set(items.map((item) => String(item.body.ontology)));
+    for (const library of libraries) {
+      for (const row of await this.refdata.store.libraryContents(library)) {
+        this.names.set(nameKey(row.family, row.library_key, row.name_scope, row.name), row.iri);
+        if (row.parent_iri !== null) {
+          const values = this.storedValues.get(row.parent_iri) ?? [];
+          values.push(row);
+          this.storedValues.set(row.parent_iri, values);
+        }
+      }
+    }
+  }
+
+  result(): ImportPlan {
+    const entries = [...this.entries].sort((a, b) =>
+      a.source < b.source ? -1 : a.source > b.source ? 1 : a.line - b.line,
+    );
+    return { entries, steps: this.steps, counts: countsOf(entries) };
+  }
+
+  refuseRecord(record: RefusedRecord): void {
+    this.entries.push({
+      ...place(record.from, record.problems[0]?.column),
+      kind: 'row',
+      family: record.family,
+      iri: record.iri,
+      name: record.name,
+      outcome: 'refused',
+      messages: record.problems.map((problem) => problem.message),
+      notKept: [],
+    });
+  }
+
+  private context(self: string): RuleContext {
+    return {
+      ...this.base,
+      self,
+      find: async (iri) => {
+        const planned = this.planned.get(iri);
+        if (planned) return planned;
+        if (this.refusedNew.has(iri)) return undefined;
+        const row = this.stored.get(iri);
+        if (row) return referenced(row);
+        return this.base.find(iri);
+      },
+    };
+  }
+
+  private entry(
+    item: ImportItem,
+    outcome: Outcome,
+    messages: string[] = [],
+    column?: number,
+  ): ReportEntry {
+    return {
+      ...place(item.from, column),
+      kind: 'resource',
+      family: item.family,
+      iri: item.iri,
+      name: item.name,
+      outcome,
+      messages,
+      notKept: item.notKept,
+    };
+  }
+
+  private partEntry(
+    item: ImportItem,
+    part: ImportPart,
+    outcome: Outcome,
+    messages: string[] = [],
+    column?: number,
+  ): ReportEntry {
+    const value = part.value as { name?: unknown };
+    return {
+      ...place(part.from, column),
+      kind: part.iri === undefined ? 'row' : 'resource',
+      family: part.family ?? item.family,
+      iri: part.iri ?? item.iri,
+      name: part.iri === undefined ? item.name : String(value.name ?? ''),
+      outcome,
+      messages,
+      notKept: part.notKept,
+    };
+  }
+
+  private refuse(
+    item: ImportItem,
+    messages: string[],
+    column: number | undefined,
+    parts: readonly ImportPart[] = item.parts,
+  ): void {
+    if (!this.stored.has(item.iri)) this.refusedNew.add(item.iri);
+    this.entries.push(this.entry(item, 'refused', messages, column));
+    for (const part of parts) {
+      this.entries.push(
+        this.partEntry(item, part, 'refused', [
+          `belongs to ${item.name || item.iri}, which was refused`,
+        ]),
+      );
+    }
+  }
+
+  async plan(item: ImportItem): Promise<void> {
+    const family = this.refdata.families.byKey(item.family);
+    if (!family) throw new Error(`No family ${item.family} is served.`);
+    if (item.problems.length > 0) {
+      this.refuse(
+        item,
+        item.problems.map((problem) => problem.message),
+        item.problems[0]?.column,
+      );
+      return;
+    }
+    const parts = item.parts.filter((part) => {
+      const why = part.duplicateOf
+        ? `repeats ${part.duplicateOf.source} line ${part.duplicateOf.line}`
+        : part.problems[0]?.message;
+      if (why === undefined) return true;
+      this.entries.push(
+        this.partEntry(
+          item,
+          part,
+          'refused',
+          why === undefined ? [] : [why],
+          part.problems[0]?.column,
+        ),
+      );
+      return false;
+    });
+    const context = this.context(item.iri);
+    const stored = this.stored.get(item.iri);
+    // Values are seen as the picklist's own before its rules ask about them.
+    for (const part of parts) {
+      if (part.iri !== undefined && !this.stored.has(part.iri))
+        this.planned.set(part.iri, {
+          iri: part.iri,
+          family: part.family ?? '',
+          status: 'Draft',
+          body: part.value as Record<string, unknown>,
+          parentIri: item.iri,
+        });
+    }
+    // Parts a rule refuses are left out and the resource checked again without
+    // them; each round leaves one out at least, so it ends.
+    for (;;) {
+      const { body, errors } = await this.check(family, item, parts, context, stored);
+      const whole = errors.filter((error) => !partOf(error, parts));
+      if (errors.length > 0 && whole.length === 0) {
+        for (const [part, messages] of this.partErrors(errors, parts)) {
+          this.entries.push(this.partEntry(item, part, 'refused', messages));
+          parts.splice(parts.indexOf(part), 1);
+          if (part.iri !== undefined) this.planned.delete(part.iri);
+        }
+        continue;
+      }
+      if (errors.length > 0) {
+        for (const part of parts) if (part.iri !== undefined) this.planned.delete(part.iri);
+        this.refuse(
+          item,
+          errors.map((error) => `${error.field} ${error.detail}`),
+          item.columns[topField(errors[0])],
+          parts,
+        );
+        return;
+      }
+      this.settle(family, item, parts, body, stored);
+      return;
+    }
+  }
+
+  /** The errors of `item` with `parts` folded in, and its body as it would be stored. */
+  private async check(
+    family: Family<TObject>,
+    item: ImportItem,
+    parts: readonly ImportPart[],
+    context: RuleContext,
+    stored: ResourceRow | undefined,
+  ): Promise<{ body: Record<string, unknown>; errors: FieldError[] }> {
+    const input: Record<string, unknown> = {
+      changeJustification: this.options.justification,
+      ...item.body,
+    };
+    for (const part of parts) {
+      const list = (input[part.field] as unknown[] | undefined) ?? [];
+      input[part.field] = [...list, part.value];
+    }
+    const schemaErrors = bodyErrors(family.schema, input);
+    if (schemaErrors.length > 0) return { body: input, errors: schemaErrors };
+    let body: Record<string, unknown>;
+    try {
+      body = (await completed(family, cleanBody(input), context)) as Record<string, unknown>;
+    } catch (error) {
+      if (error instanceof HttpError && error.problem.errors)
+        return { body: input, errors: error.problem.errors };
+      throw error;
+    }
+    if (stored) {
+      const refusal = this.storedRefusal(family, stored, body);
+      if (refusal === 'unchanged') return { body, errors: [] };
+      if (refusal) return { body, errors: [refusal] };
+    }
+    const errors = [
+      ...(await ruleErrors(family, body, context)),
+      ...this.nameErrors(family, item, body),
+    ];
+    return { body, errors };
+  }
+
+  /** Why a stored resource cannot take `body`; 'unchanged' when it holds it already. */
+  private storedRefusal(
+    family: Family<TObject>,
+    stored: ResourceRow,
+    body: Record<string, unknown>,
+  ): FieldError | 'unchanged' | undefined {
+    if (stored.family !== family.key)
+      return {
+        in: 'body',
+        field: '',
+        detail: `the IRI ${stored.iri} is a stored ${this.refdata.families.labelOf(stored.family)}`,
+      };
+    if (stored.library_key !== family.libraryKey(body))
+      return {
+        in: 'body',
+        field: '/ontology',
+        detail: `${stored.iri} is stored in another library (${stored.library_key}); a code names one resource`,
+      };
+    if (this.unchanged(family, stored, body)) return 'unchanged';
+    if (stored.status !== 'Draft')
+      return {
+        in: 'body',
+        field: '',
+        detail: `${stored.iri} is ${stored.status} and differs from this record; an import changes only Drafts (propose the change as a Draft that replaces it)`,
+      };
+    return undefined;
+  }
+
+  private unchanged(
+    family: Family<TObject>,
+    stored: ResourceRow,
+    body: Record<string, unknown>,
+  ): boolean {
+    const content = contentOf(family, body);
+    if (
+      content.name.trim() !== stored.name ||
+      canonical(content.body) !== canonical(JSON.parse(stored.body)) ||
+      content.replacesIri !== stored.replaces_iri
+    )
+      return false;
+    const field = family.aggregate?.field;
+    if (field === undefined) return true;
+    const listed = (body[field] as { id?: string; name: string; description: string }[]) ?? [];
+    const values = this.storedValues.get(stored.iri) ?? [];
+    if (listed.length !== values.length) return false;
+    const byIri = new Map(values.map((value) => [value.iri, value]));
+    return listed.every((value) => {
+      const row = value.id === undefined ? undefined : byIri.get(value.id);
+      if (!row) return false;
+      const storedBody = JSON.parse(row.body) as { description?: string };
+      return row.name === value.name.trim() && storedBody.description === value.description;
+    });
+  }
+
+  /** A name another resource of the import, or of the library, holds already. */
+  private nameErrors(
+    family: Family<TObject>,
+    item: ImportItem,
+    body: Record<string, unknown>,
+  ): FieldError[] {
+    const key = nameKey(
+      family.key,
+      family.libraryKey(body),
+      family.nameScope?.(body) ?? '',
+      String(body.name),
+    );
+    const holder = this.names.get(key);
+    return holder !== undefined && holder !== item.iri
+      ? [
+          {
+            in: 'body',
+            field: '/name',
+            detail: `is the name of another ${family.label} in this library (${holder})`,
+          },
+        ]
+      : [];
+  }
+
+  /** Errors that point into a part's entry, by part. */
+  private partErrors(
+    errors: readonly FieldError[],
+    parts: readonly ImportPart[],
+  ): Map<ImportPart, string[]> {
+    const found = new Map<ImportPart, string[]>();
+    for (const error of errors) {
+      const part = partOf(error, parts);
+      if (!part) continue;
+      const messages = found.get(part) ?? [];
+      messages.push(`${error.field} ${error.detail}`);
+      found.set(part, messages);
+    }
+    return found;
+  }
+
+  /** The item passed: its outcome, its write, and what later items see of it. */
+  private settle(
+    family: Family<TObject>,
+    item: ImportItem,
+    parts: readonly ImportPart[],
+    body: Record<string, unknown>,
+    stored: ResourceRow | undefined,
+  ): void {
+    const content = contentOf(family, body);
+    const outcome: Outcome = !stored
+      ? 'created'
+      : this.unchanged(family, stored, body)
+        ? 'unchanged'
+        : 'updated';
+    this.planned.set(item.iri, {
+      iri: item.iri,
+      family: family.key,
+      status: stored?.status ?? 'Draft',
+      body,
+      parentIri: content.parentIri,
+    });
+    this.names.set(
+      nameKey(family.key, content.libraryKey, content.nameScope, content.name),
+      item.iri,
+    );
+    this.entries.push(this.entry(item, outcome));
+    const owned = this.ownedChanges(family, item, body, stored);
+    for (const part of parts) {
+      let partOutcome = outcome;
+      if (part.iri !== undefined) {
+        const value = this.stored.get(part.iri);
+        const now = part.value as { name: string; description: string };
+        partOutcome = !value
+          ? 'created'
+          : value.name === now.name.trim() &&
+              (JSON.parse(value.body) as { description?: string }).description === now.description
+            ? 'unchanged'
+            : 'updated';
+      }
+      this.entries.push(this.partEntry(item, part, partOutcome));
+    }
+    if (outcome === 'created')
+      this.steps.push({
+        kind: 'create',
+        resource: { iri: item.iri, family: family.key, ...content },
+        owned: owned?.create,
+      });
+    else if (outcome === 'updated' && stored)
+      this.steps.push({ kind: 'update', row: stored, content, owned });
+  }
+
+  /** An aggregate's values as the store writes them, each with the IRI its code gives it. */
+  private ownedChanges(
+    family: Family<TObject>,
+    item: ImportItem,
+    body: Record<string, unknown>,
+    stored: ResourceRow | undefined,
+  ): OwnedChanges | undefined {
+    const aggregate = family.aggregate;
+    if (!aggregate) return undefined;
+    const valueFamily = this.refdata.families.byKey(aggregate.valueFamily);
+    if (!valueFamily) throw new Error(`No family ${aggregate.valueFamily} is served.`);
+    const existing = stored ? (this.storedValues.get(stored.iri) ?? []) : [];
+    const changes: OwnedChanges = { create: [], update: [], remove: [] };
+    const kept = new Set<string>();
+    for (const value of (body[aggregate.field] as {
+      id: string;
+      name: string;
+      description: string;
+    }[]) ?? []) {
+      const valueBody = {
+        changeJustification: this.options.justification,
+        ...aggregate.valueBody(value, body as never, item.iri),
+      };
+      const content = contentOf(valueFamily, valueBody);
+      const row = existing.find((candidate) => candidate.iri === value.id);
+      if (row) {
+        kept.add(row.iri);
+        changes.update.push({ row, content });
+      } else {
+        const created: NewResource = { iri: value.id, family: valueFamily.key, ...content };
+        changes.create.push(created);
+      }
+    }
+    changes.remove = existing.filter((row) => !kept.has(row.iri));
+    return changes;
+  }
+}
+
+/** The body's top-level field an error points at ('/range' of '/range' or '/types/0'). */
+function topField(error: FieldError | undefined): string {
+  return error === undefined ? '' : `/${error.field.split('/')[1] ?? ''}`;
+}
+
+/** The part whose entry an error points into (`/propertyReferences/3/...` is the fourth of that list). */
+function partOf(error: FieldError, parts: readonly ImportPart[]): ImportPart | undefined {
+  const [, field, index] = error.field.split('/');
+  if (field === undefined || index === undefined || !/^\d+$/.test(index)) return undefined;
+  return parts.filter((part) => part.field === field)[Number(index)];
+}
+
+function nameKey(family: string, library: string, scope: string, name: string): string {
+  return JSON.stringify([family, library, scope, normalizedName(name)]);
+}
+
+function referenced(row: ResourceRow): ReferencedResource {
+  return {
+    iri: row.iri,
+    family: row.family,
+    status: row.status,
+    body: JSON.parse(row.body) as Record<string, unknown>,
+    parentIri: row.parent_iri,
+  };
+}

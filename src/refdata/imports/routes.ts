@@ -1,0 +1,244 @@
+import multipart from '@fastify/multipart';
+import { Type } from '@sinclair/typebox';
+import type { FastifyRequest } from 'fastify';
+import { isLinkIri } from '../../platform/http/formats.js';
+import { type FieldError, HttpError, validationProblem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { authorize, principalOf } from '../auth/authenticate.js';
+import { WRITE_ROLES } from '../auth/roles.js';
+import type { Refdata } from '../context.js';
+import { problems } from '../described-responses.js';
+import { isLibrary } from '../families/family.js';
+import { problem } from '../problem-codes.js';
+import { ENCODINGS, type Encoding } from './csv-table.js';
+import { ImportRunning, type NewImport } from './jobs.js';
+import type { UploadedFile } from './sources.js';
+import { reportCsv, statusJson } from './status.js';
+
+const ID = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }) });
+const MAX_FILES = 50;
+const FIELDS = ['library', 'dryRun', 'mode', 'encoding'] as const;
+
+/** A multipart field's value, checked as the documented parameters say. */
+function settingsOf(fields: Map<string, string>): {
+  settings?: Omit<NewImport, 'owner' | 'files'>;
+  errors: FieldError[];
+} {
+  const errors: FieldError[] = [];
+  const error = (field: string, detail: string) =>
+    errors.push({ in: 'body', field: `/${field}`, detail });
+  const library = fields.get('library');
+  if (library === undefined || library === '')
+    error('library', 'is required: the IRI of the library to import into');
+  else if (!isLinkIri(library)) error('library', 'must be an absolute http, https or urn IRI');
+  const dryRun = fields.get('dryRun') ?? 'false';
+  if (dryRun !== 'true' && dryRun !== 'false') error('dryRun', 'must be true or false');
+  const mode = fields.get('mode') ?? 'all-or-nothing';
+  if (mode !== 'all-or-nothing' && mode !== 'valid-only')
+    error('mode', 'must be all-or-nothing or valid-only');
+  const encoding = fields.get('encoding');
+  if (encoding !== undefined && encoding !== '' && !ENCODINGS.includes(encoding as Encoding))
+    error('encoding', `must be one of ${ENCODINGS.join(', ')}, or left out to detect it`);
+  if (errors.length > 0) return { errors };
+  return {
+    errors,
+    settings: {
+      library: library as string,
+      dryRun: dryRun === 'true',
+      mode: mode as NewImport['mode'],
+      encoding: encoding === undefined || encoding === '' ? undefined : (encoding as Encoding),
+    },
+  };
+}
+
+/**
+ * Bulk imports (docs/import.md): `POST /imports` takes the files and answers
+ * 202 with the job's address at once; the job runs in the background on
+ * whichever instance claims it; `GET` on it tells its progress and outcome,
+ * and `/report` gives every line of its report as CSV.
+ */
+export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
+  const writer = authorize(refdata.verifier, WRITE_ROLES);
+  const { imports } = refdata;
+  const limit = imports.settings.maxUploadBytes;
+  const tags = ['imports'];
+  const owned = async (request: FastifyRequest, id: number) => {
+    const job = await imports.find(principalOf(request).subject, id);
+    if (!job) throw new HttpError(problem(404, 'not-found', `You have no import ${id}.`));
+    return job;
+  };
+
+  app.register(async (scope: HttpApp) => {
+    await scope.register(multipart, {
+      limits: {
+        fileSize: limit,
+        files: MAX_FILES,
+        fields: FIELDS.length * 2,
+        fieldSize: 4096,
+        parts: MAX_FILES + FIELDS.length * 2,
+      },
+    });
+    scope.post('/imports', {
+      schema: {
+        summary: 'Import files into a library, in the background',
+        description: `multipart/form-data: \`file\` (one or more CSV or .xlsx files: the CFIHOS tables), \`library\` (the target library's IRI), \`dryRun\` (true: report only), \`mode\` (all-or-nothing, the default, or valid-only), \`encoding\` (${ENCODINGS.join(', ')}; detected when left out). At most ${limit} bytes in all. Answers 202 with the job's address; docs/import.md.`,
+        tags,
+        response: {
+          202: {
+            description: 'Accepted; Location names the job, whose status GET tells',
+            headers: { location: { type: 'string' } },
+            content: { 'application/json': { schema: Type.Unknown() } },
+          },
+          ...problems(400, 401, 403, 409, 413, 415),
+        },
+      },
+      onRequest: writer,
+      handler: async (request, reply) => {
+        if (!request.isMultipart())
+          throw new HttpError(
+            problem(415, 'unsupported-media-type', 'Send the files as multipart/form-data.'),
+          );
+        const fields = new Map<string, string>();
+        const files: UploadedFile[] = [];
+        const errors: FieldError[] = [];
+        let total = 0;
+        try {
+          for await (const part of request.parts()) {
+            if (part.type === 'file') {
+              if (part.fieldname !== 'file') {
+                errors.push({
+                  in: 'body',
+                  field: `/${part.fieldname}`,
+                  detail: 'is not a field of an import; files go in "file"',
+                });
+                await part.toBuffer();
+                continue;
+              }
+              const bytes = await part.toBuffer();
+              total += bytes.length;
+              if (total > limit) throw tooLarge(limit);
+              files.push({ name: (part.filename || 'upload').slice(0, 255), bytes });
+            } else if (!(FIELDS as readonly string[]).includes(part.fieldname)) {
+              errors.push({
+                in: 'body',
+                field: `/${part.fieldname}`,
+                detail: `is not a field of an import (${FIELDS.join(', ')}, file)`,
+              });
+            } else if (fields.has(part.fieldname)) {
+              errors.push({ in: 'body', field: `/${part.fieldname}`, detail: 'is given twice' });
+            } else fields.set(part.fieldname, String(part.value));
+          }
+        } catch (error) {
+          throw uploadProblem(error, limit);
+        }
+        const checked = settingsOf(fields);
+        errors.push(...checked.errors);
+        if (files.length === 0)
+          errors.push({
+            in: 'body',
+            field: '/file',
+            detail: 'is required: one or more CSV or .xlsx files',
+          });
+        for (const file of files) {
+          if (file.bytes.length === 0)
+            errors.push({ in: 'body', field: '/file', detail: `${file.name} is empty` });
+        }
+        if (errors.length > 0 || !checked.settings) throw new HttpError(validationProblem(errors));
+        const library = await refdata.store.findByIri(checked.settings.library);
+        if (!library || !isLibrary(library))
+          throw new HttpError(
+            validationProblem([
+              { in: 'body', field: '/library', detail: 'must be the IRI of an existing library' },
+            ]),
+          );
+        try {
+          const job = await imports.create({
+            ...checked.settings,
+            owner: principalOf(request).subject,
+            files,
+          });
+          imports.nudge();
+          const json = statusJson(job, refdata.publicUrl);
+          return reply.status(202).header('location', json.links.self).send(json);
+        } catch (error) {
+          if (error instanceof ImportRunning)
+            throw new HttpError(problem(409, 'import-running', error.message));
+          throw error;
+        }
+      },
+    });
+  });
+
+  app.get('/imports', {
+    schema: {
+      summary: 'Your imports, the latest first',
+      tags,
+      response: { 200: Type.Unknown(), ...problems(401, 403) },
+    },
+    onRequest: writer,
+    handler: async (request) =>
+      (await imports.list(principalOf(request).subject)).map((job) =>
+        statusJson(job, refdata.publicUrl),
+      ),
+  });
+
+  app.get('/imports/:id', {
+    schema: {
+      summary: "An import's state, progress and outcome",
+      description:
+        'While it runs: rows done, rows per second and time left; once it has ended: the counts and the refused lines.',
+      tags,
+      params: ID,
+      response: { 200: Type.Unknown(), ...problems(400, 401, 403, 404) },
+    },
+    onRequest: writer,
+    handler: async (request) =>
+      statusJson(await owned(request, request.params.id), refdata.publicUrl, { withRefused: true }),
+  });
+
+  app.get('/imports/:id/report', {
+    schema: {
+      summary: "An import's report, every line, as CSV",
+      tags,
+      params: ID,
+      produces: ['text/csv'],
+      response: { ...problems(400, 401, 403, 404) },
+    },
+    onRequest: writer,
+    handler: async (request, reply) => {
+      const job = await owned(request, request.params.id);
+      return reply
+        .header('content-type', 'text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="import-${job.id}-report.csv"`)
+        .send(reportCsv(job));
+    },
+  });
+}
+
+function tooLarge(limit: number): HttpError {
+  return new HttpError(
+    problem(
+      413,
+      'payload-too-large',
+      `The files are larger than this service takes in one import (${limit} bytes).`,
+    ),
+  );
+}
+
+/** What a failed multipart upload is answered with: too large, or not a whole form. */
+function uploadProblem(error: unknown, limit: number): unknown {
+  if (error instanceof HttpError) return error;
+  const code = (error as { code?: unknown }).code;
+  if (code === 'FST_REQ_FILE_TOO_LARGE') return tooLarge(limit);
+  if (code === 'FST_FILES_LIMIT' || code === 'FST_PARTS_LIMIT' || code === 'FST_FIELDS_LIMIT')
+    return new HttpError(
+      problem(413, 'payload-too-large', `An import takes at most ${MAX_FILES} files.`),
+    );
+  return new HttpError(
+    problem(
+      400,
+      'malformed-body',
+      'The upload is not a whole multipart/form-data body (was it cut short?).',
+    ),
+  );
+}

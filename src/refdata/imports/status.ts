@@ -1,0 +1,93 @@
+import { stringify } from 'csv-stringify/sync';
+import type { FileSummary, ImportJobRow } from './jobs.js';
+import type { Counts, ReportEntry } from './plan.js';
+
+/** How many refused lines a status lists; the report has them all. */
+const REFUSED_LISTED = 200;
+
+/** Progress in the words a person watching it wants: done of all, rows a second, time left. */
+export function progressOf(job: ImportJobRow, now = Date.now()) {
+  const total = Number(job.total);
+  const done = Number(job.done);
+  const running = job.state === 'checking' || job.state === 'writing';
+  const elapsed = job.phase_started_at === null ? 0 : (now - Number(job.phase_started_at)) / 1000;
+  const rate = running && elapsed > 0 && done > 0 ? done / elapsed : null;
+  return {
+    phase: job.state,
+    done,
+    total,
+    percent: total === 0 ? (running ? 0 : 100) : Math.min(100, Math.floor((done / total) * 100)),
+    rowsPerSecond: rate === null ? null : Math.round(rate),
+    secondsLeft: rate === null ? null : Math.ceil((total - done) / rate),
+  };
+}
+
+export function statusJson(
+  job: ImportJobRow,
+  publicUrl: string,
+  options: { withRefused?: boolean } = {},
+) {
+  const self = `${publicUrl}/imports/${job.id}`;
+  const entries =
+    options.withRefused && job.report ? (JSON.parse(job.report) as ReportEntry[]) : [];
+  const refused = entries.filter((entry) => entry.outcome === 'refused');
+  return {
+    id: job.id,
+    library: job.library_iri,
+    state: job.state,
+    dryRun: job.dry_run === 1,
+    mode: job.mode,
+    encoding: job.encoding,
+    written: job.written === 1,
+    progress: progressOf(job),
+    files: JSON.parse(job.files) as FileSummary[],
+    counts: job.counts === null ? null : (JSON.parse(job.counts) as Counts),
+    summary: job.counts === null ? null : summaryLine(JSON.parse(job.counts) as Counts),
+    error: job.error,
+    ...(options.withRefused
+      ? {
+          refused: refused.slice(0, REFUSED_LISTED),
+          refusedListed: Math.min(refused.length, REFUSED_LISTED),
+        }
+      : {}),
+    createdAt: new Date(Number(job.created_at)).toISOString(),
+    finishedAt: job.finished_at === null ? null : new Date(Number(job.finished_at)).toISOString(),
+    links: { self, report: `${self}/report` },
+  };
+}
+
+/** The one line a script reads: `created N, updated N, unchanged N, refused N`. */
+export function summaryLine(counts: Counts): string {
+  return `created ${counts.created}, updated ${counts.updated}, unchanged ${counts.unchanged}, refused ${counts.refused}`;
+}
+
+export const REPORT_COLUMNS = [
+  'file',
+  'line',
+  'column',
+  'outcome',
+  'family',
+  'iri',
+  'name',
+  'message',
+  'not kept',
+] as const;
+
+/** Every line of the report as CSV (UTF-8 with a byte-order mark, which spreadsheets need to read it so). */
+export function reportCsv(job: ImportJobRow): string {
+  const entries = job.report ? (JSON.parse(job.report) as ReportEntry[]) : [];
+  return `\uFEFF${stringify(
+    entries.map((entry) => [
+      entry.source,
+      entry.line,
+      entry.column ?? '',
+      entry.outcome,
+      entry.family,
+      entry.iri,
+      entry.name,
+      entry.messages.join('; '),
+      entry.notKept.join('; '),
+    ]),
+    { header: true, columns: [...REPORT_COLUMNS], record_delimiter: '\r\n' },
+  )}`;
+}
