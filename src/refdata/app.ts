@@ -18,6 +18,7 @@ import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js
 import { registerDereferenceRoutes } from './rdf/routes.js';
 import { registerVocabularyRoutes } from './rdf/vocabulary-routes.js';
 import { registerResourceRoutes } from './resources/routes.js';
+import { REFDATA_TEXT_POLICY } from './resources/text.js';
 import { searchCommands } from './search/commands.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { registerShaclRoutes } from './shacl/routes.js';
@@ -70,9 +71,7 @@ export function refdataService(
     internalError: () => problems(500)[500],
     migrations: refdataMigrations,
     errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
-    // Text ends up in RDF/XML and every other format: no character XML cannot
-    // hold, and one spelling of each name (search already treats NFC and NFD as one).
-    bodyText: { normalizeNfc: true, refuseControlCharacters: true },
+    bodyText: REFDATA_TEXT_POLICY,
     adminCommands: [...authCommands, ...searchCommands, ...sparqlCommands],
     async initialize({ settings }) {
       // The first thing a new user needs: how to call the API at all.

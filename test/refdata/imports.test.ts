@@ -7,8 +7,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
-import { createLibrary, refdataForTests } from './helpers.js';
-import { finished, startImport } from './import-client.js';
+import { anotherInstance, createLibrary, refdataForTests, storedCounts } from './helpers.js';
+import { finished, multipart, startImport } from './import-client.js';
 
 const CFIHOS = join(import.meta.dirname, '../fixtures/cfihos');
 const CFIHOS_FILES = readdirSync(CFIHOS).filter((name) => name.endsWith('.csv'));
@@ -30,8 +30,218 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
     const job = await finished(service, started.headers.location as string);
     expect(job.error).toBeNull();
     expect(job.counts).toEqual({ created: 8109, updated: 0, unchanged: 0, refused: 12 });
+    // The four Number properties without a dimension, each with the API's own rule.
+    const properties = job.refused.filter(
+      (entry: { family: string }) => entry.family === 'property',
+    );
+    expect(properties).toHaveLength(4);
+    for (const entry of properties) {
+      expect(entry.source).toBe('cfihos-core-property-v2.0.csv');
+      expect(entry.messages).toEqual(['/range is required for a number: the UoM dimension']);
+      expect(entry.column).toBe(6);
+    }
+    // The tag-class rows that name them are left out of their classes, which are imported.
+    const rows = job.refused.filter(
+      (entry: { source: string }) => entry.source === 'cfihos-core-tag-class-property-v2.0.csv',
+    );
+    expect(rows).toHaveLength(8);
+    expect(rows[0].messages[0]).toMatch(
+      /^\/propertyReferences\/\d+\/propertyUri must be the IRI of an existing property$/,
+    );
+    const report = await service.call('GET', `${new URL(job.links.report).pathname}`);
+    expect(report.headers['content-type']).toMatch(/^text\/csv/);
+    const lines = report.body
+      .replace(/^\uFEFF/, '')
+      .trim()
+      .split('\r\n');
+    expect(lines[0]).toBe('file,line,column,outcome,family,iri,name,message,not kept');
+    // One line per resource made and per row folded into one; blank rows are counted apart.
+    expect(lines.length - 1).toBe(8109 + 12 + 4707 + 4018 - 8 + 911);
+    const files = job.files as { name: string; records: number; blankRecords: number }[];
+    expect(files.find((file) => file.name === 'cfihos-core-tag-class-v2.0.csv')).toMatchObject({
+      records: 848,
+      blankRecords: 27,
+    });
+
+    // An equipment class as the API reads it: parent, flags and property references.
+    const iriBase = String(properties[0].iri).split('/cfihos/')[0];
+    const pump = await service.call(
+      'GET',
+      `/cfihos/entity?iri=${encodeURIComponent(`${iriBase}/cfihos/equipmentClass/CFIHOS-30000521`)}`,
+    );
+    expect(pump.statusCode, pump.body).toBe(200);
+    const body = pump.json();
+    expect(body.status).toBe('Draft');
+    expect(body.entityType).toBe('equipment');
+    expect(body.name).toBe('centrifugal pump');
+    expect(body.isAbstract).toBe(false);
+    expect(body.requiresSparePartInformation).toBe(true);
+    expect(body.superEntity).toMatch(/\/cfihos\/equipmentClass\/CFIHOS-\d+$/);
+    expect(body.propertyReferences.length).toBeGreaterThan(0);
+    expect(body.propertyReferences[0]).toEqual({
+      propertyUri: expect.stringMatching(/\/cfihos\/property\/CFIHOS-4\d+$/),
+      minCardinality: 0,
+      maxCardinality: 1,
+    });
+    // A picklist with its values, each at the IRI its own code gives it.
+    const picklist = await service.call(
+      'GET',
+      `/cfihos/picklist?iri=${encodeURIComponent(`${iriBase}/cfihos/propertyPicklist/CFIHOS-50000073`)}`,
+    );
+    expect(picklist.json().name).toBe('material specification');
+    expect(picklist.json().picklistValues[0]).toMatchObject({
+      id: `${iriBase}/cfihos/propertyPicklistValue/CFIHOS-60000002`,
+      name: '.5CR-.5MO',
+    });
     const again = await startImport(service, { library, mode: 'valid-only' }, cfihosFiles());
     const second = await finished(service, again.headers.location as string);
     expect(second.counts).toEqual({ created: 0, updated: 0, unchanged: 8109, refused: 12 });
   }, 300_000);
+
+  describe('checking first', () => {
+    const fresh = refdataForTests(kind);
+
+    it('writes nothing in a dry run, nor when all or nothing meets a refused line', async () => {
+      const library = await createLibrary(fresh);
+      const before = await storedCounts(fresh);
+      const dry = await startImport(fresh, { library, dryRun: 'true' }, cfihosFiles());
+      const planned = await finished(fresh, dry.headers.location as string);
+      expect(planned.counts).toEqual({ created: 8109, updated: 0, unchanged: 0, refused: 12 });
+      expect(planned.written).toBe(false);
+      const whole = await startImport(fresh, { library }, cfihosFiles());
+      const refused = await finished(fresh, whole.headers.location as string);
+      expect(refused.error).toMatch(/^Nothing was written: 12 line\(s\) were refused/);
+      expect(await storedCounts(fresh)).toEqual(before);
+    }, 300_000);
+  });
+
+  describe('one job per library, on any instance', () => {
+    // This instance takes no jobs itself: one stays queued until another instance takes it up.
+    const serving = refdataForTests(kind, { REFDATA_IMPORT_WORKER: 'false' });
+
+    it('answers one import per library at a time, only to its owner, and another instance runs it', async () => {
+      const library = await createLibrary(serving);
+      const first = await startImport(serving, { library, mode: 'valid-only' }, cfihosFiles());
+      expect(first.statusCode).toBe(202);
+      const second = await startImport(serving, { library }, cfihosFiles());
+      expect(second.statusCode).toBe(409);
+      expect(second.json().title).toBe('An import is under way');
+      const path = new URL(first.headers.location as string).pathname;
+      const queued = await serving.call('GET', path);
+      expect(queued.json()).toMatchObject({ state: 'queued', written: false, counts: null });
+      const stranger = await serving.app.inject({
+        method: 'GET',
+        url: path,
+        headers: { authorization: `Bearer ${await serving.token(['Creator'], 'mallory')}` },
+      });
+      expect(stranger.statusCode).toBe(404);
+      expect((await serving.call('GET', path, { roles: [] })).statusCode).toBe(401);
+      const worker = await anotherInstance(serving);
+      try {
+        const job = await finished(serving, first.headers.location as string);
+        expect(job.counts).toEqual({ created: 8109, updated: 0, unchanged: 0, refused: 12 });
+      } finally {
+        await worker.close();
+      }
+    }, 300_000);
+  });
+
+  describe('bad input', () => {
+    const service = refdataForTests(kind);
+
+    const EQUIPMENT_HEADER =
+      'parent equipment class name,equipment class CFIHOS unique code,equipment class name,equipment class definition,abstract class indicator,spare part information required indicator,equipment class existence reason description,equipment class synonym name';
+    const PROPERTY_HEADER =
+      'CFIHOS unique code,property name,property definition,property data type,property data type length,unit of measure dimension code CFIHOS unique code,unit of measure dimension code,property picklist name CFIHOS unique code,property picklist name,property existence reason description,property synonym name';
+    const csv = (name: string, ...lines: string[]) => ({
+      name,
+      bytes: Buffer.from(`${lines.join('\r\n')}\r\n`),
+    });
+
+    async function refusedAtUpload(files: { name: string; bytes: Buffer }[], detail: RegExp) {
+      const library = await createLibrary(service);
+      const before = await storedCounts(service);
+      const response = await startImport(service, { library }, files);
+      expect(response.statusCode, response.body).toBe(400);
+      expect(response.json().errors[0].detail).toMatch(detail);
+      expect(await storedCounts(service)).toEqual(before);
+    }
+
+    it('refuses a file that is not CSV, a wrong header and a truncated one at once', async () => {
+      await refusedAtUpload(
+        [{ name: 'photo.csv', bytes: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 13, 0xff]) }],
+        /photo\.csv: is not text/,
+      );
+      await refusedAtUpload(
+        [csv('classes.csv', 'code,name,definition', 'X-1,pump,A pump')],
+        /classes\.csv: has a header that is none of the CFIHOS tables'/,
+      );
+      await refusedAtUpload(
+        [csv('cut.csv', EQUIPMENT_HEADER, ',X-1,pump,"A pump that')],
+        /cut\.csv, line \d+.*never closed/,
+      );
+    });
+
+    it('refuses an upload cut short, and one larger than the limit', async () => {
+      const library = await createLibrary(service);
+      const body = await multipart({ library }, [
+        csv('classes.csv', EQUIPMENT_HEADER, ',X-1,pump,A pump,no,no,,'),
+      ]);
+      const cut = await service.call('POST', '/imports', {
+        body: body.payload.subarray(0, body.payload.length - 60),
+        headers: { 'content-type': body.contentType },
+      });
+      expect(cut.statusCode, cut.body).toBe(400);
+      expect(cut.json().code ?? cut.json().type).toMatch(/malformed-body/);
+      // 200 MB, past the 64 MiB an import takes by default.
+      const huge = await startImport(service, { library }, [
+        { name: 'huge.csv', bytes: Buffer.alloc(200 * 1024 * 1024, 0x61) },
+      ]);
+      expect(huge.statusCode).toBe(413);
+      const json = await service.call('POST', '/imports', { body: { library } });
+      expect(json.statusCode).toBe(415);
+    }, 120_000);
+
+    it('refuses rows with a control character, a circular parent chain or an unknown dimension', async () => {
+      const library = await createLibrary(service);
+      const before = await storedCounts(service);
+      const started = await startImport(service, { library, mode: 'valid-only' }, [
+        csv(
+          'classes.csv',
+          EQUIPMENT_HEADER,
+          ',X-1,pump,A pump,no,no,,',
+          'pump,X-2,bell\u0007 pump,A pump that rings,no,no,,',
+          'loop b,X-3,loop a,One end of a loop,no,no,,',
+          'loop a,X-4,loop b,The other end,no,no,,',
+        ),
+        csv('properties.csv', PROPERTY_HEADER, 'P-1,length,How long,Number,,D-404,LENGTH,,,,'),
+      ]);
+      expect(started.statusCode, started.body).toBe(202);
+      const job = await finished(service, started.headers.location as string);
+      expect(job.counts).toEqual({ created: 1, updated: 0, unchanged: 0, refused: 4 });
+      const why = Object.fromEntries(
+        job.refused.map(
+          (entry: { name: string; line: number; column: number; messages: string[] }) => [
+            entry.name,
+            [entry.line, entry.column, entry.messages.join('; ')],
+          ],
+        ),
+      );
+      expect(why['bell\u0007 pump'][0]).toBe(3);
+      expect(why['bell\u0007 pump'][2]).toMatch(/control character/);
+      expect(why['loop a']).toEqual([
+        4,
+        1,
+        'the parent chain is circular: loop a → loop b → loop a',
+      ]);
+      expect(why['loop b'][2]).toBe('the parent chain is circular: loop b → loop a → loop b');
+      expect(why.length).toEqual([
+        2,
+        6,
+        '/range must be the IRI of an existing unit-of-measure dimension',
+      ]);
+      const after = await storedCounts(service);
+      expect(after.resources).toBe(before.resources + 1);
+    });
+  });
 });

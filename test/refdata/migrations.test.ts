@@ -82,6 +82,7 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       '0009_sparql_store_sync',
       '0010_change_events_and_webhooks',
       '0011_name_scopes',
+      '0012_import_jobs',
     ]);
     // The history so far is in the change feed, each event in its library's
     // feed (a value in its picklist's library's), and none is sent to webhooks.

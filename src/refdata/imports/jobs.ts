@@ -121,7 +121,7 @@ export class ImportJobs {
   }
 
   start(): void {
-    if (this.timer || this.closed) return;
+    if (this.timer || this.closed || !this.settings.worker) return;
     this.timer = setInterval(() => this.nudge(), this.settings.pollMilliseconds);
     this.timer.unref();
     this.nudge();
@@ -129,7 +129,7 @@ export class ImportJobs {
 
   /** Looks for work now (a job was just made here). */
   nudge(): void {
-    if (this.running || this.closed) return;
+    if (this.running || this.closed || !this.settings.worker) return;
     this.running = this.work()
       .catch((error: unknown) => this.log.error({ err: error }, 'import worker failed'))
       .finally(() => {

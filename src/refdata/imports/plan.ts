@@ -1,4 +1,5 @@
 import type { TObject } from '@sinclair/typebox';
+import { checkBodyText } from '../../platform/http/body-parsers.js';
 import { type FieldError, HttpError } from '../../platform/http/problem.js';
 import { bodyErrors } from '../../platform/http/validate.js';
 import type { Refdata } from '../context.js';
@@ -13,7 +14,7 @@ import {
   type ResourceRow,
   type WriteStep,
 } from '../resources/store.js';
-import { cleanBody } from '../resources/text.js';
+import { cleanBody, REFDATA_TEXT_POLICY } from '../resources/text.js';
 import type { RefusedRecord } from './cfihos-mapping.js';
 import {
   FAMILY_ORDER,
@@ -351,6 +352,13 @@ class Planner {
     for (const part of parts) {
       const list = (input[part.field] as unknown[] | undefined) ?? [];
       input[part.field] = [...list, part.value];
+    }
+    try {
+      checkBodyText(input, REFDATA_TEXT_POLICY);
+    } catch (error) {
+      if (error instanceof HttpError && error.problem.errors)
+        return { body: input, errors: error.problem.errors };
+      throw error;
     }
     const schemaErrors = bodyErrors(family.schema, input);
     if (schemaErrors.length > 0) return { body: input, errors: schemaErrors };

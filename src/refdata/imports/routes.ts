@@ -10,9 +10,10 @@ import type { Refdata } from '../context.js';
 import { problems } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
+import { identify, UnknownTable } from './cfihos-tables.js';
 import { ENCODINGS, type Encoding } from './csv-table.js';
 import { ImportRunning, type NewImport } from './jobs.js';
-import type { UploadedFile } from './sources.js';
+import { readUploadedFile, UnreadableFile, type UploadedFile } from './sources.js';
 import { reportCsv, statusJson } from './status.js';
 
 const ID = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }) });
@@ -139,10 +140,8 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
             field: '/file',
             detail: 'is required: one or more CSV or .xlsx files',
           });
-        for (const file of files) {
-          if (file.bytes.length === 0)
-            errors.push({ in: 'body', field: '/file', detail: `${file.name} is empty` });
-        }
+        for (const file of files)
+          errors.push(...(await fileErrors(file, checked.settings?.encoding)));
         if (errors.length > 0 || !checked.settings) throw new HttpError(validationProblem(errors));
         const library = await refdata.store.findByIri(checked.settings.library);
         if (!library || !isLibrary(library))
@@ -202,7 +201,14 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
       tags,
       params: ID,
       produces: ['text/csv'],
-      response: { ...problems(400, 401, 403, 404) },
+      response: {
+        200: {
+          description:
+            'One line per record: file, line, column, outcome, family, IRI, name, messages, what was not kept',
+          content: { 'text/csv': { schema: Type.String() } },
+        },
+        ...problems(400, 401, 403, 404),
+      },
     },
     onRequest: writer,
     handler: async (request, reply) => {
@@ -241,4 +247,26 @@ function uploadProblem(error: unknown, limit: number): unknown {
       'The upload is not a whole multipart/form-data body (was it cut short?).',
     ),
   );
+}
+
+/**
+ * Why a file cannot be imported at all (not text, not CSV, a header that is
+ * none of the CFIHOS tables'), found while the person still waits for the
+ * answer; what its records say is the job's to check.
+ */
+async function fileErrors(
+  file: UploadedFile,
+  encoding: Encoding | undefined,
+): Promise<FieldError[]> {
+  if (file.bytes.length === 0)
+    return [{ in: 'body', field: '/file', detail: `${file.name} is empty` }];
+  try {
+    const read = await readUploadedFile(file, encoding);
+    for (const table of read.tables) identify(table);
+    return [];
+  } catch (error) {
+    if (error instanceof UnreadableFile || error instanceof UnknownTable)
+      return [{ in: 'body', field: '/file', detail: error.message }];
+    throw error;
+  }
 }

@@ -1,4 +1,4 @@
-import { integer, type Reader } from '../../platform/config.js';
+import { integer, oneOf, type Reader } from '../../platform/config.js';
 
 export interface ImportSettings {
   /** The most an upload of one import may hold, all files together. */
@@ -7,6 +7,8 @@ export interface ImportSettings {
   leaseMilliseconds: number;
   /** How often each instance looks for a job to work on. */
   pollMilliseconds: number;
+  /** Whether this instance works on jobs (an instance that only serves requests may leave them to others). */
+  worker: boolean;
 }
 
 export function readImportSettings(read: Reader): ImportSettings {
@@ -14,5 +16,6 @@ export function readImportSettings(read: Reader): ImportSettings {
     maxUploadBytes: integer(read, 'REFDATA_IMPORT_MAX_BYTES', 64 * 1024 * 1024, 1024, 1024 ** 3),
     leaseMilliseconds: integer(read, 'REFDATA_IMPORT_LEASE_MS', 30_000, 1000, 3_600_000),
     pollMilliseconds: integer(read, 'REFDATA_IMPORT_POLL_MS', 1000, 50, 60_000),
+    worker: oneOf(read, 'REFDATA_IMPORT_WORKER', 'true', ['true', 'false']) === 'true',
   };
 }

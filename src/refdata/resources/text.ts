@@ -1,5 +1,16 @@
+import type { BodyTextPolicy } from '../../platform/http/body-parsers.js';
 import { type FieldError, HttpError } from '../../platform/http/problem.js';
 import { problem } from '../problem-codes.js';
+
+/**
+ * What every body's text must be: text ends up in RDF/XML and every other
+ * format, so no character XML cannot hold, and one spelling of each name
+ * (search already treats NFC and NFD as one). Imported records are held to it too.
+ */
+export const REFDATA_TEXT_POLICY: BodyTextPolicy = {
+  normalizeNfc: true,
+  refuseControlCharacters: true,
+};
 
 /** Fields people write prose in: stored without surrounding white space. */
 const PROSE_FIELDS = new Set(['name', 'description', 'changeJustification', 'packageName']);
