@@ -182,6 +182,35 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
       );
     });
 
+    it('names each missing, unknown or wrong field of the form', async () => {
+      const library = await createLibrary(service);
+      const file = csv('classes.csv', EQUIPMENT_HEADER, ',X-9,pump,A pump,no,no,,');
+      const cases: [Record<string, string>, { name: string; bytes: Buffer }[], string[]][] = [
+        [{}, [file], ['/library']],
+        [{ library: 'not an IRI' }, [file], ['/library']],
+        [{ library: `${library}/nothing-here` }, [file], ['/library']],
+        [
+          { library, mode: 'some', dryRun: 'maybe', encoding: 'ebcdic' },
+          [file],
+          ['/dryRun', '/mode', '/encoding'],
+        ],
+        [{ library, colour: 'red' }, [file], ['/colour']],
+        [{ library }, [], ['/file']],
+        [{ library }, [{ name: 'empty.csv', bytes: Buffer.alloc(0) }], ['/file']],
+      ];
+      for (const [fields, files, pointers] of cases) {
+        const response = await startImport(service, fields, files);
+        expect(response.statusCode, JSON.stringify(fields)).toBe(400);
+        expect(response.json().errors.map((error: { pointer: string }) => error.pointer)).toEqual(
+          pointers.map((pointer) => `#${pointer}`),
+        );
+      }
+      expect((await service.call('GET', '/imports/0')).statusCode).toBe(400);
+      expect((await service.call('GET', '/imports/99999')).statusCode).toBe(404);
+      const reader = await service.call('POST', '/imports', { roles: ['Reader'], body: {} });
+      expect(reader.statusCode).toBe(403);
+    });
+
     it('refuses an upload cut short, and one larger than the limit', async () => {
       const library = await createLibrary(service);
       const body = await multipart({ library }, [
