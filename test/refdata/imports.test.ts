@@ -96,6 +96,33 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
     const again = await startImport(service, { library, mode: 'valid-only' }, cfihosFiles());
     const second = await finished(service, again.headers.location as string);
     expect(second.counts).toEqual({ created: 0, updated: 0, unchanged: 8109, refused: 12 });
+
+    // Exported as the same tables (CSV in a ZIP archive, and a workbook), it imports back unchanged.
+    for (const format of ['zip', 'xlsx']) {
+      const exported = await service.call(
+        'GET',
+        `/exports?library=${encodeURIComponent(library)}&format=${format}`,
+        { roles: ['Reader'] },
+      );
+      expect(exported.statusCode, exported.body).toBe(200);
+      expect(exported.headers['content-disposition']).toMatch(new RegExp(`\\.${format}"$`));
+      const back = await startImport(service, { library }, [
+        { name: `library.${format}`, bytes: exported.rawPayload },
+      ]);
+      expect(back.statusCode, back.body).toBe(202);
+      const roundTrip = await finished(service, back.headers.location as string);
+      expect(roundTrip.error).toBeNull();
+      expect(roundTrip.counts).toEqual({ created: 0, updated: 0, unchanged: 8109, refused: 0 });
+    }
+    const missing = await service.call(
+      'GET',
+      `/exports?library=${encodeURIComponent(`${library}-not`)}`,
+    );
+    expect(missing.statusCode).toBe(404);
+    expect(
+      (await service.call('GET', `/exports?library=${encodeURIComponent(library)}&format=pdf`))
+        .statusCode,
+    ).toBe(400);
   }, 300_000);
 
   describe('checking first', () => {

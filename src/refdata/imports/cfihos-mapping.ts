@@ -1,3 +1,4 @@
+import { isLinkIri } from '../../platform/http/formats.js';
 import { normalizedName } from '../resources/store.js';
 import type { KnownTable, TableKind } from './cfihos-tables.js';
 import type { ImportItem, ImportPart, RecordProblem, SourcePlace } from './import-items.js';
@@ -63,6 +64,7 @@ const NO = new Set(['no', 'n', 'false', '0']);
 export function cfihosItems(tables: readonly KnownTable[], context: MappingContext): CfihosMapping {
   const mapper = new Mapper(context);
   const byKind = (kind: TableKind) => tables.filter((table) => table.kind === kind);
+  for (const table of byKind('unit-of-measure-dimension')) mapper.dimensions(table);
   for (const table of byKind('unit-of-measure')) mapper.units(table);
   for (const table of byKind('picklist-value')) mapper.values(table);
   for (const table of byKind('property')) mapper.properties(table);
@@ -93,8 +95,9 @@ class Mapper {
     return { items: [...this.items.values()], refused: this.refused };
   }
 
+  /** A code's IRI; a column may hold the IRI itself (what an export writes for one minted otherwise). */
   private iri(segment: keyof typeof SEGMENTS, code: string): string {
-    return `${this.context.iriBase}/cfihos/${SEGMENTS[segment]}/${code}`;
+    return isFullIri(code) ? code : `${this.context.iriBase}/cfihos/${SEGMENTS[segment]}/${code}`;
   }
 
   private place(table: KnownTable, record: Record_, column?: string): SourcePlace {
@@ -107,7 +110,7 @@ class Mapper {
     const code = record.field(column);
     if (code === '')
       problems.push({ column: record.columnOf(column), message: `${column} is empty` });
-    else if (!CODE.test(code))
+    else if (!CODE.test(code) && !isFullIri(code))
       problems.push({
         column: record.columnOf(column),
         message: `${column} "${code}" is not a code: letters, digits, ".", "_", "~" and "-", at most 100, starting with a letter or digit`,
@@ -212,7 +215,9 @@ class Mapper {
           from: this.place(table, record),
           body: {
             name,
-            description: `The unit of measure ${name} (${record.field('unit of measure symbol')}).`,
+            description:
+              record.field('unit of measure definition') ||
+              `The unit of measure ${name} (${record.field('unit of measure symbol')}).`,
             ontology: this.context.library,
             dimensionRef: dimension === undefined ? '' : this.iri('dimension', dimension),
             measurementSystem: system === '' ? NO_MEASUREMENT_SYSTEM : system,
@@ -220,6 +225,7 @@ class Mapper {
           },
           columns: {
             '/name': record.columnOf('unit of measure name'),
+            '/description': record.columnOf('unit of measure definition'),
             '/dimensionRef': dimensionColumn,
             '/measurementSystem': record.columnOf('measurement system code'),
             '/symbol': record.columnOf('unit of measure symbol'),
@@ -250,7 +256,7 @@ class Mapper {
   ): void {
     const problems: RecordProblem[] = [];
     const column = record.columnOf('unit of measure dimension code CFIHOS unique code');
-    if (!CODE.test(code))
+    if (!CODE.test(code) && !isFullIri(code))
       problems.push({ column, message: `dimension code "${code}" is not a code` });
     const iri = this.iri('dimension', code);
     if (this.items.has(iri)) return;
@@ -276,6 +282,37 @@ class Mapper {
     );
   }
 
+  /** Dimensions of refdata's own table, each with its description. */
+  dimensions(table: KnownTable): void {
+    for (const record of table.records) {
+      const problems: RecordProblem[] = [];
+      const codeColumn = 'unit of measure dimension code CFIHOS unique code';
+      const code = this.code(record, codeColumn, problems);
+      const name = record.field('unit of measure dimension name');
+      this.add(
+        this.item({
+          iri: this.iri('dimension', code),
+          family: 'dimension',
+          name,
+          from: this.place(table, record),
+          body: {
+            name,
+            description: record.field('unit of measure dimension definition'),
+            ontology: this.context.library,
+            dimensionCode: record.field('unit of measure dimension code'),
+          },
+          columns: {
+            '/name': record.columnOf('unit of measure dimension name'),
+            '/description': record.columnOf('unit of measure dimension definition'),
+            '/dimensionCode': record.columnOf('unit of measure dimension code'),
+          },
+          problems,
+        }),
+        record.columnOf(codeColumn),
+      );
+    }
+  }
+
   values(table: KnownTable): void {
     for (const record of table.records) {
       const problems: RecordProblem[] = [];
@@ -298,15 +335,24 @@ class Mapper {
           from,
           body: {
             name: picklistName,
-            description: `The CFIHOS property picklist ${picklistName}.`,
+            description:
+              record.field('property picklist definition') ||
+              `The CFIHOS property picklist ${picklistName}.`,
             ontology: this.context.library,
-            subClassOf: PICKLIST_KIND,
+            subClassOf: record.field('property picklist superclass') || PICKLIST_KIND,
             picklistValues: [],
           },
-          columns: { '/name': record.columnOf('property picklist name') },
-          problems: CODE.test(picklistCode)
-            ? []
-            : problems.filter((problem) => problem.message.startsWith('property picklist CFIHOS')),
+          columns: {
+            '/name': record.columnOf('property picklist name'),
+            '/description': record.columnOf('property picklist definition'),
+            '/subClassOf': record.columnOf('property picklist superclass'),
+          },
+          problems:
+            CODE.test(picklistCode) || isFullIri(picklistCode)
+              ? []
+              : problems.filter((problem) =>
+                  problem.message.startsWith('property picklist CFIHOS'),
+                ),
         });
         this.items.set(picklistIri, picklist);
       }
@@ -615,6 +661,11 @@ class Mapper {
       owner.after.push(equipment);
     }
   }
+}
+
+/** An absolute IRI in a code's column: the resource's own IRI. */
+function isFullIri(value: string): boolean {
+  return /^(https?|urn):/i.test(value) && isLinkIri(value);
 }
 
 /** A `;`-separated list, as CFIHOS gives a unit's several dimensions. */

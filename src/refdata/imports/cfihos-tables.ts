@@ -13,6 +13,7 @@ export interface SourceTable {
 }
 
 export const TABLE_KINDS = [
+  'unit-of-measure-dimension',
   'equipment-class',
   'tag-class',
   'property',
@@ -34,6 +35,18 @@ interface TableDefinition {
 
 /** The columns of each table, in CFIHOS v2.0's order; an export writes them so. */
 export const TABLES: Readonly<Record<TableKind, TableDefinition>> = {
+  // Not a CFIHOS table: refdata's export writes it, so that a dimension's own
+  // description comes back (CFIHOS names dimensions only in its units table).
+  'unit-of-measure-dimension': {
+    title: 'units of measure dimensions',
+    columns: [
+      'unit of measure dimension code CFIHOS unique code',
+      'unit of measure dimension code',
+      'unit of measure dimension name',
+      'unit of measure dimension definition',
+    ],
+    required: 4,
+  },
   'equipment-class': {
     title: 'equipment classes',
     columns: [
@@ -90,6 +103,9 @@ export const TABLES: Readonly<Record<TableKind, TableDefinition>> = {
       'property picklist value description',
       'Source standard CFIHOS unique code',
       'source standard code',
+      // refdata's own, which its export writes: what CFIHOS leaves to the reader.
+      'property picklist definition',
+      'property picklist superclass',
     ],
     required: 4,
   },
@@ -106,6 +122,7 @@ export const TABLES: Readonly<Record<TableKind, TableDefinition>> = {
       'measurement system code CFIHOS unique code',
       'measurement system code',
       'unit of measure synonym name',
+      'unit of measure definition',
     ],
     required: 6,
   },

@@ -5,17 +5,19 @@ import { isLinkIri } from '../../platform/http/formats.js';
 import { type FieldError, HttpError, validationProblem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize, principalOf } from '../auth/authenticate.js';
-import { WRITE_ROLES } from '../auth/roles.js';
+import { READ_ROLES, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { problems } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { identify, UnknownTable } from './cfihos-tables.js';
 import { ENCODINGS, type Encoding } from './csv-table.js';
+import { exportTables, tablesAsWorkbook, tablesAsZip } from './export.js';
 import { ImportRunning, type NewImport } from './jobs.js';
 import { readUploadedFile, UnreadableFile, type UploadedFile } from './sources.js';
 import { reportCsv, statusJson } from './status.js';
 
+const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const ID = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }) });
 const MAX_FILES = 50;
 const FIELDS = ['library', 'dryRun', 'mode', 'encoding'] as const;
@@ -60,6 +62,7 @@ function settingsOf(fields: Map<string, string>): {
  */
 export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
   const writer = authorize(refdata.verifier, WRITE_ROLES);
+  const reader = authorize(refdata.verifier, READ_ROLES);
   const { imports } = refdata;
   const limit = imports.settings.maxUploadBytes;
   const tags = ['imports'];
@@ -166,6 +169,50 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
         }
       },
     });
+  });
+
+  app.get('/exports', {
+    schema: {
+      summary: "A library's resources as the CFIHOS tables",
+      description:
+        'The tables an import reads, so that importing them again changes nothing: CSV files in a ZIP archive (format=zip, the default) or the sheets of one workbook (format=xlsx). Drafts included, so a token with any role is needed. docs/import.md#export',
+      tags,
+      querystring: Type.Object(
+        {
+          library: Type.String({ minLength: 1, maxLength: 2048, description: "The library's IRI" }),
+          format: Type.Optional(Type.Union([Type.Literal('zip'), Type.Literal('xlsx')])),
+        },
+        { additionalProperties: false },
+      ),
+      produces: ['application/zip', XLSX],
+      response: {
+        200: {
+          description: 'The tables, as an attachment',
+          content: {
+            'application/zip': {
+              schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }),
+            },
+            [XLSX]: { schema: Type.Unsafe<Buffer>({ type: 'string', format: 'binary' }) },
+          },
+        },
+        ...problems(400, 401, 403, 404),
+      },
+    },
+    onRequest: reader,
+    handler: async (request, reply) => {
+      const library = await refdata.store.findByIri(request.query.library);
+      if (!library || !isLibrary(library))
+        throw new HttpError(
+          problem(404, 'not-found', `No library has the IRI ${request.query.library}.`),
+        );
+      const tables = await exportTables(refdata, library);
+      const path = library.iri.slice(library.iri.lastIndexOf('/') + 1) || 'library';
+      const xlsx = request.query.format === 'xlsx';
+      return reply
+        .header('content-type', xlsx ? XLSX : 'application/zip')
+        .header('content-disposition', `attachment; filename="${path}.${xlsx ? 'xlsx' : 'zip'}"`)
+        .send(xlsx ? await tablesAsWorkbook(tables) : await tablesAsZip(tables));
+    },
   });
 
   app.get('/imports', {
