@@ -12,6 +12,7 @@ import { refdataMigrations } from './db/migrations.js';
 import type { RefdataTables } from './db/tables.js';
 import { problems } from './described-responses.js';
 import { FamilyRegistry } from './families/registry.js';
+import { importCommands } from './imports/commands.js';
 import { registerImportRoutes } from './imports/routes.js';
 import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
@@ -72,7 +73,7 @@ export function refdataService(
     migrations: refdataMigrations,
     errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
     bodyText: REFDATA_TEXT_POLICY,
-    adminCommands: [...authCommands, ...searchCommands, ...sparqlCommands],
+    adminCommands: [...authCommands, ...searchCommands, ...sparqlCommands, ...importCommands],
     async initialize({ settings }) {
       // The first thing a new user needs: how to call the API at all.
       const tokens = settings.tokens.jwksUrl

@@ -330,7 +330,11 @@ export class ImportJobs {
       justification,
       checked: async () => {
         checked += 1;
-        if (checked % CHECK_STEP === 0) await this.progress(job, { done: checked });
+        if (checked % CHECK_STEP === 0) {
+          await this.progress(job, { done: checked });
+          // Checking is work in this thread: requests are served between steps.
+          await breather();
+        }
       },
     });
   }
@@ -353,6 +357,7 @@ export class ImportJobs {
     const change = { actor: job.owner, justification };
     const batch = job.mode === 'all-or-nothing' ? steps.length : BATCH;
     for (let start = 0; start < steps.length; start += batch) {
+      if (start > 0) await breather();
       const slice = steps.slice(start, start + batch);
       const last = start + slice.length >= steps.length;
       await this.refdata.store.writeMany(slice, change, async (trx) => {
@@ -379,6 +384,11 @@ export class ImportJobs {
       });
     }
   }
+}
+
+/** Lets the event loop serve what waits (requests, timers) before the work goes on. */
+function breather(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**

@@ -42,7 +42,8 @@ export function statusJson(
     progress: progressOf(job),
     files: JSON.parse(job.files) as FileSummary[],
     counts: job.counts === null ? null : (JSON.parse(job.counts) as Counts),
-    summary: job.counts === null ? null : summaryLine(JSON.parse(job.counts) as Counts),
+    summary:
+      job.counts === null ? null : summaryLine(JSON.parse(job.counts) as Counts, job.written === 1),
     error: job.error,
     ...(options.withRefused
       ? {
@@ -56,9 +57,16 @@ export function statusJson(
   };
 }
 
-/** The one line a script reads: `created N, updated N, unchanged N, refused N`. */
-export function summaryLine(counts: Counts): string {
-  return `created ${counts.created}, updated ${counts.updated}, unchanged ${counts.unchanged}, refused ${counts.refused}`;
+/**
+ * The one line a script reads: `created N, updated N, unchanged N, refused N`,
+ * and `(nothing written)` after it when the figures are what would have been
+ * done (a dry run, or an all-or-nothing import that met a refused line).
+ */
+export function summaryLine(counts: Counts, written: boolean): string {
+  const figures = `created ${counts.created}, updated ${counts.updated}, unchanged ${counts.unchanged}, refused ${counts.refused}`;
+  return written || counts.created + counts.updated === 0
+    ? figures
+    : `${figures} (nothing written)`;
 }
 
 export const REPORT_COLUMNS = [
