@@ -23,6 +23,11 @@ export interface FrameOptions {
   script?: string | readonly string[] | undefined;
   /** Wider pages (tables of terms, search results) than a form's reading width. */
   wide?: boolean | undefined;
+  /**
+   * Reload the page after this many seconds when script is off (a page that
+   * watches work in progress; with script, the page's own script updates it).
+   */
+  refreshSeconds?: number | undefined;
 }
 
 export interface Notice {
@@ -46,7 +51,11 @@ export function frame(options: FrameOptions, content: Markup): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${options.title} · ${options.service}</title>
-<link rel="icon" href="${FAVICON}">
+<link rel="icon" href="${FAVICON}">${
+    options.refreshSeconds === undefined
+      ? html``
+      : html`<noscript><meta http-equiv="refresh" content="${String(options.refreshSeconds)}"></noscript>`
+  }
 <style>${trusted(STYLE)}${trusted(options.style ?? '')}</style>
 ${(typeof options.script === 'string' ? [options.script] : (options.script ?? [])).map(
   // Modules: deferred like `defer`, and strict, as the asset files are written.

@@ -360,6 +360,7 @@ class Mapper {
       const part: ImportPart = {
         from,
         field: 'picklistValues',
+        column: record.columnOf('property picklist value code'),
         iri: this.iri('value', code),
         family: 'picklist-value',
         value: {
@@ -603,6 +604,8 @@ class Mapper {
         from,
         field: 'propertyReferences',
         value: entry,
+        column: record.columnOf('property CFIHOS unique code'),
+        names: entry.propertyUri,
         notKept: this.notKept(record, [
           'property relevant for equipment indicator',
           'property relevant for model / part indicator',
@@ -650,6 +653,8 @@ class Mapper {
         from,
         field: 'equipmentClasses',
         value: equipment,
+        column: record.columnOf('equipment class CFIHOS unique code'),
+        names: equipment,
         notKept: this.notKept(record, ['tag or equipment class relationship reason for mapping']),
         problems,
       };

@@ -25,6 +25,10 @@ export interface ImportPart {
   field: string;
   /** The entry it adds (an object, or an IRI for a list of IRIs). */
   value: unknown;
+  /** The column of what it names (a property's code), where a rule's refusal points. */
+  column?: number;
+  /** The resource it names, whose own refusal explains its own. */
+  names?: string;
   /** For a value of an aggregate, the value's own IRI and family. */
   iri?: string;
   family?: FamilyKey;

@@ -101,6 +101,24 @@ export class ImportJobs {
     }
   }
 
+  /** The same files imported again, as a new job: a dry run's real run. */
+  async rerun(job: ImportJobRow, dryRun: boolean): Promise<ImportJobRow> {
+    const files = await this.refdata.db
+      .selectFrom('import_files')
+      .select(['name', 'bytes'])
+      .where('job_id', '=', job.id)
+      .orderBy('id')
+      .execute();
+    return this.create({
+      library: job.library_iri,
+      owner: job.owner,
+      dryRun,
+      mode: job.mode,
+      encoding: (job.encoding ?? undefined) as Encoding | undefined,
+      files: files.map((file) => ({ name: file.name, bytes: Buffer.from(file.bytes) })),
+    });
+  }
+
   async find(owner: string, id: number): Promise<ImportJobRow | undefined> {
     return this.refdata.db
       .selectFrom('import_jobs')

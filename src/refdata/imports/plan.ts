@@ -144,8 +144,8 @@ class Planner {
   private readonly steps: WriteStep[] = [];
   /** What the items planned so far will be, as rules see stored resources. */
   private readonly planned = new Map<string, ReferencedResource>();
-  /** Items refused that are not stored: nothing may refer to them. */
-  private readonly refusedNew = new Set<string>();
+  /** Items refused that are not stored (nothing may refer to them), and where. */
+  private readonly refusedNew = new Map<string, SourcePlace>();
   private readonly stored = new Map<string, ResourceRow>();
   private readonly storedValues = new Map<string, ResourceRow[]>();
   /** Names taken, by family, library, scope and name: the IRI that holds each. */
@@ -258,7 +258,7 @@ class Planner {
     column: number | undefined,
     parts: readonly ImportPart[] = item.parts,
   ): void {
-    if (!this.stored.has(item.iri)) this.refusedNew.add(item.iri);
+    if (!this.stored.has(item.iri)) this.refusedNew.set(item.iri, item.from);
     this.entries.push(this.entry(item, 'refused', messages, column));
     for (const part of parts) {
       this.entries.push(
@@ -316,7 +316,12 @@ class Planner {
       const whole = errors.filter((error) => !partOf(error, parts));
       if (errors.length > 0 && whole.length === 0) {
         for (const [part, messages] of this.partErrors(errors, parts)) {
-          this.entries.push(this.partEntry(item, part, 'refused', messages));
+          // A row naming a refused resource says where that one was refused.
+          const named = part.names === undefined ? undefined : this.refusedNew.get(part.names);
+          const why = named
+            ? [...messages, `${part.names} was refused at ${named.source} line ${named.line}`]
+            : messages;
+          this.entries.push(this.partEntry(item, part, 'refused', why, part.column));
           parts.splice(parts.indexOf(part), 1);
           if (part.iri !== undefined) this.planned.delete(part.iri);
         }

@@ -34,6 +34,8 @@ export interface PageOptions {
   wide?: boolean;
   /** Scripts beyond the pages' own (the authoring forms'). */
   scripts?: readonly string[];
+  /** See `FrameOptions.refreshSeconds`. */
+  refreshSeconds?: number;
 }
 
 /** The pages' one script (Copy buttons), served by the web plugin. */
@@ -150,7 +152,7 @@ export class Pages {
       this.holds(request, WRITE_ROLES) ? html` <a href="/authoring/new">New</a>` : html``
     }${viewer ? html` <a href="/authoring/mine">My drafts</a>` : html``}${
       this.holds(request, READ_ROLES) ? html` <a href="/account/webhooks">Webhooks</a>` : html``
-    }${this.holds(request, REVIEW_ROLES) ? html` <a href="/review">Review</a>` : html``}</nav>
+    }${this.holds(request, WRITE_ROLES) ? html` <a href="/account/imports">Imports</a>` : html``}${this.holds(request, REVIEW_ROLES) ? html` <a href="/review">Review</a>` : html``}</nav>
 <form class="search" role="search" aria-label="Site search" method="get" action="/search">
   <label class="visually-hidden" for="site-search">Search reference data</label>
   <input type="search" id="site-search" name="q" value="${typeof query === 'string' ? query : ''}" placeholder="Search terms…" maxlength="200">
@@ -178,6 +180,7 @@ export class Pages {
         style: STYLE + STATUS_STYLE,
         script: [SCRIPT_PATH, ...(options.scripts ?? [])],
         wide: options.wide,
+        refreshSeconds: options.refreshSeconds,
       },
       content,
     );

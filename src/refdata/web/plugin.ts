@@ -13,6 +13,7 @@ import { registerReviewPages } from './authoring/review-pages.js';
 import { AUTHORING_SCRIPT, AUTHORING_SCRIPT_PATH } from './authoring/script.js';
 import { registerSubmitPages } from './authoring/submit-pages.js';
 import { registerHomePage } from './home-page.js';
+import { registerImportPages } from './import-pages.js';
 import { OidcSignIn, registerOidcSignIn } from './oidc-sign-in.js';
 import { Pages, SCRIPT_PATH } from './pages.js';
 import { registerQueryPage } from './query-page.js';
@@ -38,6 +39,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerMyDraftsPage,
   registerPickRoute,
   registerWebhookPages,
+  registerImportPages,
 ];
 
 /** Expired sessions are swept this often. */
