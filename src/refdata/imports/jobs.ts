@@ -4,11 +4,12 @@ import type { Refdata } from '../context.js';
 import type { ImportJobsTable } from '../db/tables.js';
 import { normalizedName } from '../resources/store.js';
 import { cfihosItems } from './cfihos-mapping.js';
-import { identify, type KnownTable, UnknownTable } from './cfihos-tables.js';
+import type { KnownTable } from './cfihos-tables.js';
 import type { Encoding } from './csv-table.js';
 import { type Counts, countsOf, type ImportPlan, planImport, type ReportEntry } from './plan.js';
 import type { ImportSettings } from './settings.js';
-import { readUploadedFile, UnreadableFile, type UploadedFile } from './sources.js';
+import type { UploadedFile } from './sources.js';
+import { type ReadTables, readTables } from './upload-rules.js';
 
 export type ImportJobRow = Selectable<ImportJobsTable>;
 
@@ -20,16 +21,6 @@ export class ImportRunning extends Error {
 /** This worker's claim on a job lapsed and another took it up: it stops at once. */
 class LeaseLost extends Error {
   override readonly name = 'LeaseLost';
-}
-
-/** A file as a job's status describes it. */
-export interface FileSummary {
-  name: string;
-  encoding?: string;
-  encodingFrom?: string;
-  records: number;
-  blankRecords: number;
-  tables: { source: string; kind: string; records: number; unread: string[] }[];
 }
 
 export interface NewImport {
@@ -57,6 +48,7 @@ const CHECK_STEP = 250;
  */
 export class ImportJobs {
   private timer: NodeJS.Timeout | undefined;
+  private readonly preRead = new Map<number, ReadTables>();
   private running: Promise<void> | undefined;
   private closed = false;
 
@@ -67,31 +59,42 @@ export class ImportJobs {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async create(input: NewImport): Promise<ImportJobRow> {
+  /**
+   * Makes a job; `read`, the files as the upload's checks read them, spares
+   * this instance's worker reading them again (another instance reads them
+   * from the database).
+   */
+  async create(input: NewImport, read?: ReadTables): Promise<ImportJobRow> {
     const db = this.refdata.db;
     try {
-      return await db.transaction().execute(async (trx) => {
-        const job = await trx
-          .insertInto('import_jobs')
-          .values({
-            library_iri: input.library,
-            owner: input.owner,
-            dry_run: input.dryRun ? 1 : 0,
-            mode: input.mode,
-            encoding: input.encoding ?? null,
-            state: 'queued',
-            created_at: this.now(),
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        for (const file of input.files) {
-          await trx
-            .insertInto('import_files')
-            .values({ job_id: job.id, name: file.name, bytes: file.bytes })
-            .execute();
-        }
-        return job;
-      });
+      return await db
+        .transaction()
+        .execute(async (trx) => {
+          const job = await trx
+            .insertInto('import_jobs')
+            .values({
+              library_iri: input.library,
+              owner: input.owner,
+              dry_run: input.dryRun ? 1 : 0,
+              mode: input.mode,
+              encoding: input.encoding ?? null,
+              state: 'queued',
+              created_at: this.now(),
+            })
+            .returningAll()
+            .executeTakeFirstOrThrow();
+          for (const file of input.files) {
+            await trx
+              .insertInto('import_files')
+              .values({ job_id: job.id, name: file.name, bytes: file.bytes })
+              .execute();
+          }
+          return job;
+        })
+        .then((job) => {
+          if (read) this.preRead.set(job.id, read);
+          return job;
+        });
     } catch (error) {
       if (error instanceof ConstraintViolationError && error.kind === 'unique')
         throw new ImportRunning(
@@ -284,45 +287,22 @@ export class ImportJobs {
     await this.write(job, plan, counts, report, justification);
   }
 
-  /** The job's files read into CFIHOS tables, or why they cannot be. */
-  private async readFiles(
-    job: ImportJobRow,
-  ): Promise<{ tables: KnownTable[]; files: FileSummary[] } | { error: string }> {
+  /** The job's files read into CFIHOS tables (kept from its upload when made here), or why not. */
+  private async readFiles(job: ImportJobRow): Promise<ReadTables | { error: string }> {
+    const kept = this.preRead.get(job.id);
+    this.preRead.delete(job.id);
+    if (kept) return kept;
     const rows = await this.refdata.db
       .selectFrom('import_files')
       .select(['name', 'bytes'])
       .where('job_id', '=', job.id)
       .orderBy('id')
       .execute();
-    const tables: KnownTable[] = [];
-    const files: FileSummary[] = [];
-    try {
-      for (const row of rows) {
-        const file = await readUploadedFile(
-          { name: row.name, bytes: Buffer.from(row.bytes) },
-          (job.encoding ?? undefined) as Encoding | undefined,
-        );
-        const known = file.tables.map(identify);
-        tables.push(...known);
-        files.push({
-          name: file.name,
-          ...(file.encoding ? { encoding: file.encoding, encodingFrom: file.encodingFrom } : {}),
-          records: file.records,
-          blankRecords: file.blankRecords,
-          tables: known.map((table) => ({
-            source: table.source,
-            kind: table.kind,
-            records: table.records.length,
-            unread: table.unread,
-          })),
-        });
-      }
-    } catch (error) {
-      if (error instanceof UnreadableFile || error instanceof UnknownTable)
-        return { error: error.message };
-      throw error;
-    }
-    return { tables, files };
+    const read = await readTables(
+      rows.map((row) => ({ name: row.name, bytes: Buffer.from(row.bytes) })),
+      (job.encoding ?? undefined) as Encoding | undefined,
+    );
+    return 'errors' in read ? { error: read.errors.map((error) => error.detail).join(' ') } : read;
   }
 
   private async plan(

@@ -101,7 +101,7 @@ export async function planImport(
 }
 
 /** Families in `FAMILY_ORDER`; equipment classes before tag classes (which name them); parents first. */
-function ordered(items: readonly ImportItem[]): ImportItem[] {
+export function ordered(items: readonly ImportItem[]): ImportItem[] {
   const byIri = new Map(items.map((item) => [item.iri, item]));
   const depth = new Map<string, number>();
   const depthOf = (item: ImportItem, seen = new Set<string>()): number => {

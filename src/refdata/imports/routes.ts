@@ -14,7 +14,7 @@ import { exportTables, tablesAsWorkbook, tablesAsZip } from './export.js';
 import { ImportRunning } from './jobs.js';
 import type { UploadedFile } from './sources.js';
 import { reportCsv, statusJson } from './status.js';
-import { FIELDS, fileErrors, settingsOf } from './upload-rules.js';
+import { FIELDS, readTables, settingsOf } from './upload-rules.js';
 
 const XLSX = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
 const ID = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }) });
@@ -109,9 +109,11 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
             field: '/file',
             detail: 'is required: one or more CSV or .xlsx files',
           });
-        for (const file of files)
-          errors.push(...(await fileErrors(file, checked.settings?.encoding)));
-        if (errors.length > 0 || !checked.settings) throw new HttpError(validationProblem(errors));
+        const read =
+          files.length === 0 ? undefined : await readTables(files, checked.settings?.encoding);
+        if (read && 'errors' in read) errors.push(...read.errors);
+        if (errors.length > 0 || !checked.settings || !read || 'errors' in read)
+          throw new HttpError(validationProblem(errors));
         const library = await refdata.store.findByIri(checked.settings.library);
         if (!library || !isLibrary(library))
           throw new HttpError(
@@ -120,11 +122,10 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
             ]),
           );
         try {
-          const job = await imports.create({
-            ...checked.settings,
-            owner: principalOf(request).subject,
-            files,
-          });
+          const job = await imports.create(
+            { ...checked.settings, owner: principalOf(request).subject, files },
+            read,
+          );
           imports.nudge();
           const json = statusJson(job, refdata.publicUrl);
           return reply.status(202).header('location', json.links.self).send(json);

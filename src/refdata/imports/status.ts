@@ -1,6 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
-import type { FileSummary, ImportJobRow } from './jobs.js';
+import type { ImportJobRow } from './jobs.js';
 import type { Counts, ReportEntry } from './plan.js';
+import type { FileSummary } from './upload-rules.js';
 
 /** How many refused lines a status lists; the report has them all. */
 const REFUSED_LISTED = 200;

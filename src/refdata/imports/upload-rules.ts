@@ -1,6 +1,6 @@
 import { isLinkIri } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
-import { identify, UnknownTable } from './cfihos-tables.js';
+import { identify, type KnownTable, UnknownTable } from './cfihos-tables.js';
 import { ENCODINGS, type Encoding } from './csv-table.js';
 import type { NewImport } from './jobs.js';
 import { readUploadedFile, UnreadableFile, type UploadedFile } from './sources.js';
@@ -45,24 +45,58 @@ export function settingsOf(fields: Map<string, string>): {
   };
 }
 
+/** A file as a job's status describes it. */
+export interface FileSummary {
+  name: string;
+  encoding?: string;
+  encodingFrom?: string;
+  records: number;
+  blankRecords: number;
+  tables: { source: string; kind: string; records: number; unread: string[] }[];
+}
+
+/** Files read as CFIHOS tables, with what the job's status says of each. */
+export interface ReadTables {
+  tables: KnownTable[];
+  files: FileSummary[];
+}
+
 /**
- * Why a file cannot be imported at all (not text, not CSV, a header that is
- * none of the CFIHOS tables'), found while the person still waits for the
- * answer; what its records say is the job's to check.
+ * Reads uploaded files as CFIHOS tables; or the reasons they cannot be (a file
+ * that is empty, not text, not CSV, or none of the tables), one per file.
  */
-export async function fileErrors(
-  file: UploadedFile,
+export async function readTables(
+  uploaded: readonly UploadedFile[],
   encoding: Encoding | undefined,
-): Promise<FieldError[]> {
-  if (file.bytes.length === 0)
-    return [{ in: 'body', field: '/file', detail: `${file.name} is empty` }];
-  try {
-    const read = await readUploadedFile(file, encoding);
-    for (const table of read.tables) identify(table);
-    return [];
-  } catch (error) {
-    if (error instanceof UnreadableFile || error instanceof UnknownTable)
-      return [{ in: 'body', field: '/file', detail: error.message }];
-    throw error;
+): Promise<ReadTables | { errors: FieldError[] }> {
+  const tables: KnownTable[] = [];
+  const files: FileSummary[] = [];
+  const errors: FieldError[] = [];
+  for (const upload of uploaded) {
+    if (upload.bytes.length === 0) {
+      errors.push({ in: 'body', field: '/file', detail: `${upload.name} is empty` });
+      continue;
+    }
+    try {
+      const file = await readUploadedFile(upload, encoding);
+      const known = file.tables.map(identify);
+      tables.push(...known);
+      files.push({
+        name: file.name,
+        ...(file.encoding ? { encoding: file.encoding, encodingFrom: file.encodingFrom } : {}),
+        records: file.records,
+        blankRecords: file.blankRecords,
+        tables: known.map((table) => ({
+          source: table.source,
+          kind: table.kind,
+          records: table.records.length,
+          unread: table.unread,
+        })),
+      });
+    } catch (error) {
+      if (!(error instanceof UnreadableFile || error instanceof UnknownTable)) throw error;
+      errors.push({ in: 'body', field: '/file', detail: error.message });
+    }
   }
+  return errors.length > 0 ? { errors } : { tables, files };
 }

@@ -12,7 +12,7 @@ import { type ImportJobRow, ImportRunning } from '../imports/jobs.js';
 import type { Counts, ReportEntry } from '../imports/plan.js';
 import type { UploadedFile } from '../imports/sources.js';
 import { progressOf, reportCsv, summaryLine } from '../imports/status.js';
-import { fileErrors, settingsOf } from '../imports/upload-rules.js';
+import { readTables, settingsOf } from '../imports/upload-rules.js';
 import { problem } from '../problem-codes.js';
 import { viewerWith } from './authoring/access.js';
 import { pageHref } from './links.js';
@@ -183,7 +183,7 @@ ${
     );
   });
 
-  app.get(BASE + '/new', async (request, reply) => {
+  app.get(`${BASE}/new`, async (request, reply) => {
     const viewer = signedIn(request, reply);
     if (!viewer) return reply;
     const library = (request.query as Record<string, unknown>).library;
@@ -212,7 +212,7 @@ ${
         uploads.set(this, list);
       },
     });
-    upload.post(BASE + '/new', async (request, reply) => {
+    upload.post(`${BASE}/new`, async (request, reply) => {
       const viewer = signedIn(request, reply);
       if (!viewer) return reply;
       const body = (request.body ?? {}) as Record<string, unknown>;
@@ -228,18 +228,21 @@ ${
       // The API's words name the field; the form's say what to do.
       if (values.library === undefined) errors.library = 'Choose a library.';
       if (files.length === 0) errors.file = 'Choose one or more files.';
-      for (const file of files) {
-        for (const error of await fileErrors(file, checked.settings?.encoding))
-          errors.file ??= sentence(error.detail);
-      }
+      const read =
+        files.length === 0 ? undefined : await readTables(files, checked.settings?.encoding);
+      if (read && 'errors' in read)
+        errors.file ??= read.errors.map((error) => sentence(error.detail)).join(' ');
       const library = checked.settings
         ? await refdata.store.findByIri(checked.settings.library)
         : undefined;
       if (checked.settings && library?.family !== 'library') errors.library ??= 'Choose a library.';
-      if (Object.keys(errors).length > 0 || !checked.settings)
+      if (Object.keys(errors).length > 0 || !checked.settings || !read || 'errors' in read)
         return formPage(request, reply, values, errors, 400);
       try {
-        const job = await imports.create({ ...checked.settings, owner: viewer.subject, files });
+        const job = await imports.create(
+          { ...checked.settings, owner: viewer.subject, files },
+          read,
+        );
         imports.nudge();
         return reply.redirect(`${BASE}/${String(job.id)}`, 303);
       } catch (error) {
