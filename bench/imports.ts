@@ -126,28 +126,40 @@ async function measure(kind: DatabaseKind) {
     postgresAdminUrl: values['postgres-url'],
   });
   let first: Awaited<ReturnType<typeof importJob>>;
-  let _again: Awaited<ReturnType<typeof importJob>>;
+  let again: Awaited<ReturnType<typeof importJob>>;
   try {
     const library = await newLibrary(importing.url, importing.token);
     first = await importJob(importing.url, importing.token, library);
-    _again = await importJob(importing.url, importing.token, library);
+    again = await importJob(importing.url, importing.token, library);
   } finally {
     await importing.stop();
   }
   const single = await startRefdataBenchServer({ kind, postgresAdminUrl: values['postgres-url'] });
-  let _anchor: Awaited<ReturnType<typeof oneAtATime>>;
+  let anchor: Awaited<ReturnType<typeof oneAtATime>>;
   try {
-    _anchor = await oneAtATime(
-      single.url,
-      single.token,
-      await newLibrary(single.url, single.token),
-    );
+    anchor = await oneAtATime(single.url, single.token, await newLibrary(single.url, single.token));
   } finally {
     await single.stop();
   }
-  const _created = first.counts.created ?? 0;
-  const _rate = (count: number, seconds: number) =>
-    Math.round(count / seconds).toLocaleString('en');
+  const created = first.counts.created ?? 0;
+  const rate = (count: number, seconds: number) => Math.round(count / seconds).toLocaleString('en');
+  const line = (what: string, seconds: number, count: number, note: string) =>
+    `  ${what.padEnd(26)} ${seconds.toFixed(1).padStart(6)} s  ${rate(count, seconds).padStart(7)} resources/s  ${note}`;
+  process.stdout.write(
+    `${[
+      '',
+      kind,
+      line('import job, whole set', first.seconds, created, JSON.stringify(first.counts)),
+      line(
+        'import job, again',
+        again.seconds,
+        again.counts.unchanged ?? 0,
+        JSON.stringify(again.counts),
+      ),
+      line('one request per resource', anchor.seconds, anchor.made, `(${anchor.made} made)`),
+      `  ratio: ${(created / first.seconds / (anchor.made / anchor.seconds)).toFixed(1)} times the one-at-a-time rate`,
+    ].join('\n')}\n`,
+  );
 }
 
 for (const kind of databases) await measure(kind);

@@ -530,6 +530,8 @@ export const refdataMigrations: MigrationSet = {
         .addColumn('files', 'text', (c) => c.notNull().defaultTo('[]'))
         .addColumn('counts', 'text')
         .addColumn('report', 'text')
+        // The first refused lines, which a status shows, apart from the whole report.
+        .addColumn('refused_lines', 'text')
         .addColumn('written', 'integer', (c) => c.notNull().defaultTo(0))
         .addColumn('error', 'text')
         .addColumn('created_at', TIMESTAMP, (c) => c.notNull())

@@ -226,6 +226,8 @@ export interface ImportJobsTable {
   counts: string | null;
   /** JSON: the report's lines. */
   report: string | null;
+  /** JSON: the first refused lines of the report, which a status lists. */
+  refused_lines: string | null;
   /** 1 once the import's writes were committed. */
   written: Generated<number>;
   error: string | null;

@@ -1,4 +1,4 @@
-import type { Selectable } from 'kysely';
+import { type Selectable, sql } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
 import type { Refdata } from '../context.js';
 import type { ImportJobsTable } from '../db/tables.js';
@@ -38,6 +38,8 @@ const MAX_ATTEMPTS = 3;
 const BATCH = 200;
 /** Progress is recorded (and the lease renewed) after this many resources are checked. */
 const CHECK_STEP = 250;
+/** Refused lines kept apart for a status to list; the report has them all. */
+const REFUSED_KEPT = 200;
 
 /**
  * Import jobs (docs/import.md): made by a request, worked on by whichever
@@ -122,19 +124,51 @@ export class ImportJobs {
     });
   }
 
+  /** A job of its owner's, without its report (megabytes, which a status does not need). */
   async find(owner: string, id: number): Promise<ImportJobRow | undefined> {
-    return this.refdata.db
+    return this.withoutReport().where('id', '=', id).where('owner', '=', owner).executeTakeFirst();
+  }
+
+  /** The whole report of a job of its owner's, as stored (JSON). */
+  async report(owner: string, id: number): Promise<string | null | undefined> {
+    const row = await this.refdata.db
       .selectFrom('import_jobs')
-      .selectAll()
+      .select('report')
       .where('id', '=', id)
       .where('owner', '=', owner)
       .executeTakeFirst();
+    return row?.report;
+  }
+
+  private withoutReport() {
+    return this.refdata.db
+      .selectFrom('import_jobs')
+      .select([
+        'id',
+        'library_iri',
+        'owner',
+        'dry_run',
+        'mode',
+        'encoding',
+        'state',
+        'total',
+        'done',
+        'phase_started_at',
+        'lease_until',
+        'attempts',
+        'files',
+        'counts',
+        'refused_lines',
+        'written',
+        'error',
+        'created_at',
+        'finished_at',
+      ])
+      .select(sql<null>`null`.as('report'));
   }
 
   async list(owner: string, limit = 50): Promise<ImportJobRow[]> {
-    return this.refdata.db
-      .selectFrom('import_jobs')
-      .selectAll()
+    return this.withoutReport()
       .where('owner', '=', owner)
       .orderBy('id', 'desc')
       .limit(limit)
@@ -212,7 +246,10 @@ export class ImportJobs {
   private async progress(
     job: ImportJobRow,
     fields: Partial<
-      Pick<ImportJobRow, 'state' | 'total' | 'done' | 'phase_started_at' | 'report' | 'files'>
+      Pick<
+        ImportJobRow,
+        'state' | 'total' | 'done' | 'phase_started_at' | 'report' | 'refused_lines' | 'files'
+      >
     >,
   ): Promise<void> {
     const updated = await this.refdata.db
@@ -227,7 +264,10 @@ export class ImportJobs {
   private async finish(
     job: ImportJobRow,
     fields: Partial<
-      Pick<ImportJobRow, 'state' | 'counts' | 'report' | 'error' | 'written' | 'done'>
+      Pick<
+        ImportJobRow,
+        'state' | 'counts' | 'report' | 'refused_lines' | 'error' | 'written' | 'done'
+      >
     >,
   ): Promise<void> {
     await this.refdata.db
@@ -272,19 +312,28 @@ export class ImportJobs {
     const entries = previous ? resumed(plan.entries, previous) : plan.entries;
     const counts = countsOf(entries);
     const report = JSON.stringify(entries);
+    const refusedLines = JSON.stringify(
+      entries.filter((entry) => entry.outcome === 'refused').slice(0, REFUSED_KEPT),
+    );
     if (job.dry_run === 1 || plan.steps.length === 0) {
-      await this.finish(job, { counts: JSON.stringify(counts), report, done: plan.steps.length });
+      await this.finish(job, {
+        counts: JSON.stringify(counts),
+        report,
+        refused_lines: refusedLines,
+        done: plan.steps.length,
+      });
       return;
     }
     if (job.mode === 'all-or-nothing' && counts.refused > 0) {
       await this.finish(job, {
         counts: JSON.stringify(counts),
         report,
+        refused_lines: refusedLines,
         error: `Nothing was written: ${counts.refused} line(s) were refused, and this import is all or nothing.`,
       });
       return;
     }
-    await this.write(job, plan, counts, report, justification);
+    await this.write(job, plan, counts, { report, refused_lines: refusedLines }, justification);
   }
 
   /** The job's files read into CFIHOS tables (kept from its upload when made here), or why not. */
@@ -341,7 +390,7 @@ export class ImportJobs {
     job: ImportJobRow,
     plan: ImportPlan,
     counts: Counts,
-    report: string,
+    report: Pick<ImportJobRow, 'report' | 'refused_lines'>,
     justification: string,
   ): Promise<void> {
     const { steps } = plan;
@@ -350,7 +399,7 @@ export class ImportJobs {
       total: steps.length,
       done: 0,
       phase_started_at: this.now(),
-      report,
+      ...report,
     });
     const change = { actor: job.owner, justification };
     const batch = job.mode === 'all-or-nothing' ? steps.length : BATCH;

@@ -230,7 +230,7 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
       return reply
         .header('content-type', 'text/csv; charset=utf-8')
         .header('content-disposition', `attachment; filename="import-${job.id}-report.csv"`)
-        .send(reportCsv(job));
+        .send(reportCsv((await imports.report(job.owner, job.id)) ?? null));
     },
   });
 }

@@ -29,9 +29,10 @@ export function statusJson(
   options: { withRefused?: boolean } = {},
 ) {
   const self = `${publicUrl}/imports/${job.id}`;
-  const entries =
-    options.withRefused && job.report ? (JSON.parse(job.report) as ReportEntry[]) : [];
-  const refused = entries.filter((entry) => entry.outcome === 'refused');
+  const refused =
+    options.withRefused && job.refused_lines
+      ? (JSON.parse(job.refused_lines) as ReportEntry[])
+      : [];
   return {
     id: job.id,
     library: job.library_iri,
@@ -82,9 +83,9 @@ export const REPORT_COLUMNS = [
   'not kept',
 ] as const;
 
-/** Every line of the report as CSV (UTF-8 with a byte-order mark, which spreadsheets need to read it so). */
-export function reportCsv(job: ImportJobRow): string {
-  const entries = job.report ? (JSON.parse(job.report) as ReportEntry[]) : [];
+/** Every line of the report (as stored) as CSV, UTF-8 with a byte-order mark, which spreadsheets need to read it so. */
+export function reportCsv(report: string | null): string {
+  const entries = report ? (JSON.parse(report) as ReportEntry[]) : [];
   return `\uFEFF${stringify(
     entries.map((entry) => [
       entry.source,

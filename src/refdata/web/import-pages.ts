@@ -280,7 +280,7 @@ ${
     return reply
       .type('text/csv; charset=utf-8')
       .header('content-disposition', `attachment; filename="import-${String(job.id)}-report.csv"`)
-      .send(reportCsv(job));
+      .send(reportCsv((await imports.report(job.owner, job.id)) ?? null));
   });
 
   const jobPage = async (
@@ -305,9 +305,7 @@ ${
     }[];
     const counts = job.counts ? (JSON.parse(job.counts) as Counts) : undefined;
     const refused =
-      !running && job.report
-        ? (JSON.parse(job.report) as ReportEntry[]).filter((entry) => entry.outcome === 'refused')
-        : [];
+      !running && job.refused_lines ? (JSON.parse(job.refused_lines) as ReportEntry[]) : [];
     const title = `${job.dry_run === 1 ? 'Check' : 'Import'} ${String(job.id)}`;
     const words =
       job.state === 'queued'
@@ -367,7 +365,7 @@ ${
 ${
   refused.length === 0
     ? html``
-    : html`<h2>Refused lines</h2>${refused.length > LISTED ? html`<p>The first ${String(LISTED)} of ${refused.length.toLocaleString('en')}; the report has them all.</p>` : html``}
+    : html`<h2>Refused lines</h2>${(counts?.refused ?? 0) > LISTED ? html`<p>The first ${String(LISTED)} of ${(counts?.refused ?? 0).toLocaleString('en')}; the report has them all.</p>` : html``}
 <div class="table-scroll"><table><caption class="visually-hidden">Refused lines</caption><thead><tr><th scope="col">File</th><th scope="col">Line</th><th scope="col">Column</th><th scope="col">Name</th><th scope="col">Why</th></tr></thead><tbody>${refused
         .slice(0, LISTED)
         .map(
