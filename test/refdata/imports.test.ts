@@ -76,6 +76,14 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
     expect(body.name).toBe('centrifugal pump');
     expect(body.isAbstract).toBe(false);
     expect(body.requiresSparePartInformation).toBe(true);
+    // Its CFIHOS code kept as its source, with the attribution CC BY 4.0 asks for.
+    expect(body.definitionSources).toEqual([
+      {
+        sourceName: 'CFIHOS reference data library, © IOGP JIP36, licensed CC BY 4.0',
+        sourceId: 'CFIHOS-30000521',
+        sourceUrl: 'https://www.jip36-cfihos.org/cfihos-standards/',
+      },
+    ]);
     expect(body.superEntity).toMatch(/\/cfihos\/equipmentClass\/CFIHOS-\d+$/);
     expect(body.propertyReferences.length).toBeGreaterThan(0);
     expect(body.propertyReferences[0]).toEqual({

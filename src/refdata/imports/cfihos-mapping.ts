@@ -17,6 +17,15 @@ export const PICKLIST_KIND = 'http://www.w3.org/2004/02/skos/core#Concept';
 /** What a unit's measurement system is when CFIHOS leaves it empty (716 of its units). */
 export const NO_MEASUREMENT_SYSTEM = 'unspecified';
 
+/**
+ * Where a CFIHOS record's resource comes from, with the attribution its
+ * licence asks for; `sourceId` is the record's CFIHOS code.
+ */
+export const CFIHOS_SOURCE = {
+  sourceName: 'CFIHOS reference data library, © IOGP JIP36, licensed CC BY 4.0',
+  sourceUrl: 'https://www.jip36-cfihos.org/cfihos-standards/',
+} as const;
+
 /** A property reference's cardinality when the table has no columns for it (CFIHOS's have none). */
 export const DEFAULT_CARDINALITY = { minCardinality: 0, maxCardinality: 1 } as const;
 
@@ -163,7 +172,12 @@ class Mapper {
     fields: Omit<ImportItem, 'notKept' | 'parts' | 'after'> &
       Partial<Pick<ImportItem, 'notKept' | 'parts' | 'after'>>,
   ): ImportItem {
-    return { notKept: [], parts: [], after: [], ...fields };
+    const code = fields.iri.slice(fields.iri.lastIndexOf('/') + 1);
+    // CFIHOS's own records keep their source, and its licence's attribution, on each resource.
+    const body = code.startsWith('CFIHOS-')
+      ? { ...fields.body, definitionSources: [{ ...CFIHOS_SOURCE, sourceId: code }] }
+      : fields.body;
+    return { notKept: [], parts: [], after: [], ...fields, body };
   }
 
   units(table: KnownTable): void {
