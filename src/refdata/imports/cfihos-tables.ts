@@ -230,6 +230,12 @@ export function identify(table: SourceTable): KnownTable {
   }
   const kind = best.kind;
   const known = new Set(TABLES[kind].columns.map(columnKey));
+  // Columns are asked for by name for every record: each name is looked up once.
+  const indexes = new Map<string, number | undefined>();
+  const indexOf = (column: string) => {
+    if (!indexes.has(column)) indexes.set(column, positions.get(columnKey(column)));
+    return indexes.get(column);
+  };
   return {
     kind,
     source: table.source,
@@ -237,11 +243,11 @@ export function identify(table: SourceTable): KnownTable {
     records: table.records.map(({ line, values }) => ({
       line,
       field(column) {
-        const index = positions.get(columnKey(column));
+        const index = indexOf(column);
         return index === undefined ? '' : (values[index] ?? '').trim();
       },
       columnOf(column) {
-        return (positions.get(columnKey(column)) ?? -1) + 1;
+        return (indexOf(column) ?? -1) + 1;
       },
     })),
   };
