@@ -60,7 +60,7 @@ async function importJob(url: string, token: string, library: string) {
   });
   if (response.status !== 202)
     throw new Error(`POST /imports: ${response.status} ${await response.text()}`);
-  const location = response.headers.get("location") as string;
+  const location = response.headers.get('location') as string;
   for (;;) {
     const job = (await (
       await fetch(location, { headers: { authorization: `Bearer ${token}` } })

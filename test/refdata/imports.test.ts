@@ -181,6 +181,49 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
     }, 300_000);
   });
 
+  describe('an instance that stops mid-way', () => {
+    const serving = refdataForTests(kind, { REFDATA_IMPORT_WORKER: 'false' });
+
+    it('has its job taken up again by another, and one taken up three times ended, saying so', async () => {
+      const files = cfihosFiles().filter((file) => file.name.includes('unit-of-measure'));
+      const started = await Promise.all(
+        [1, 2].map(async () =>
+          startImport(
+            serving,
+            { library: await createLibrary(serving), mode: 'valid-only' },
+            files,
+          ),
+        ),
+      );
+      const [resumed, givenUp] = started.map((response) => Number(response.json().id));
+      // As an instance that died leaves them: under way, their leases lapsed.
+      await serving.db
+        .updateTable('import_jobs')
+        .set({ state: 'checking', attempts: 1, lease_until: 0 })
+        .where('id', '=', resumed as number)
+        .execute();
+      await serving.db
+        .updateTable('import_jobs')
+        .set({ state: 'writing', attempts: 3, lease_until: 0 })
+        .where('id', '=', givenUp as number)
+        .execute();
+      const worker = await anotherInstance(serving);
+      try {
+        const [first, second] = await Promise.all(
+          started.map((response) => finished(serving, response.headers.location as string)),
+        );
+        expect(first.state).toBe('done');
+        expect(first.counts).toEqual({ created: 1651, updated: 0, unchanged: 0, refused: 0 });
+        expect(second.state).toBe('failed');
+        expect(second.error).toMatch(
+          /^The service stopped 3 times while this import ran; it was given up\./,
+        );
+      } finally {
+        await worker.close();
+      }
+    }, 120_000);
+  });
+
   describe('bad input', () => {
     const service = refdataForTests(kind);
 
