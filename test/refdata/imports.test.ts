@@ -260,6 +260,21 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
       );
     });
 
+    it('writes a report no spreadsheet takes a formula from', async () => {
+      const library = await createLibrary(service);
+      const started = await startImport(service, { library }, [
+        csv(
+          'classes.csv',
+          EQUIPMENT_HEADER,
+          ',X-7,"=HYPERLINK(""http://evil.example"")",A trap,no,no,,',
+        ),
+      ]);
+      const job = await finished(service, started.headers.location as string);
+      expect(job.counts.created).toBe(1);
+      const report = await service.call('GET', new URL(job.links.report).pathname);
+      expect(report.body).toContain(`"'=HYPERLINK(""http://evil.example"")"`);
+    });
+
     it('names each missing, unknown or wrong field of the form', async () => {
       const library = await createLibrary(service);
       const file = csv('classes.csv', EQUIPMENT_HEADER, ',X-9,pump,A pump,no,no,,');

@@ -83,21 +83,32 @@ export const REPORT_COLUMNS = [
   'not kept',
 ] as const;
 
+/**
+ * A cell a spreadsheet will not take for a formula: the report repeats what
+ * the files said (names, codes), and a person opens it in a spreadsheet; text
+ * starting with = + - @ or a tab gets an apostrophe before it (OWASP's advice).
+ */
+function inert(value: string | number): string | number {
+  return typeof value === 'string' && /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
 /** Every line of the report (as stored) as CSV, UTF-8 with a byte-order mark, which spreadsheets need to read it so. */
 export function reportCsv(report: string | null): string {
   const entries = report ? (JSON.parse(report) as ReportEntry[]) : [];
   return `\uFEFF${stringify(
-    entries.map((entry) => [
-      entry.source,
-      entry.line,
-      entry.column ?? '',
-      entry.outcome,
-      entry.family,
-      entry.iri,
-      entry.name,
-      entry.messages.join('; '),
-      entry.notKept.join('; '),
-    ]),
+    entries.map((entry) =>
+      [
+        entry.source,
+        entry.line,
+        entry.column ?? '',
+        entry.outcome,
+        entry.family,
+        entry.iri,
+        entry.name,
+        entry.messages.join('; '),
+        entry.notKept.join('; '),
+      ].map(inert),
+    ),
     { header: true, columns: [...REPORT_COLUMNS], record_delimiter: '\r\n' },
   )}`;
 }
