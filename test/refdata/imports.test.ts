@@ -5,9 +5,17 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import JSZip from 'jszip';
 import { describe, expect, it } from 'vitest';
+import { justificationOf } from '../../src/refdata/imports/jobs.js';
 import { DATABASE_KINDS } from '../harness.js';
-import { anotherInstance, createLibrary, refdataForTests, storedCounts } from './helpers.js';
+import {
+  anotherInstance,
+  create,
+  createLibrary,
+  refdataForTests,
+  storedCounts,
+} from './helpers.js';
 import { finished, multipart, startImport } from './import-client.js';
 
 const CFIHOS = join(import.meta.dirname, '../fixtures/cfihos');
@@ -222,6 +230,99 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
         await worker.close();
       }
     }, 120_000);
+  });
+
+  describe('what the tables do not say', () => {
+    const service = refdataForTests(kind);
+    const VALUES_HEADER =
+      'property picklist CFIHOS unique code,property picklist name,property picklist value CFIHOS unique code,property picklist value code,property picklist value description';
+    const EQUIPMENT =
+      'equipment class CFIHOS unique code,equipment class name,equipment class definition';
+    const csv = (name: string, ...lines: string[]) => ({
+      name,
+      bytes: Buffer.from(`${lines.join('\r\n')}\r\n`),
+    });
+
+    it('keeps what a stored resource has beyond the tables, and guards CSV cells against formulas', async () => {
+      const library = await createLibrary(service);
+      const dimension = await create(service, '/cfihos/dimension', {
+        name: '=1+1',
+        ontology: library,
+        dimensionCode: '@SUM(1)',
+        packageName: 'Lengths',
+        relatedTerms: [
+          { relationType: 'closeMatch', targetLibrary: 'Other', targetIdentifier: 'L' },
+        ],
+      });
+      const exported = await service.call('GET', `/exports?library=${encodeURIComponent(library)}`);
+      const zip = await JSZip.loadAsync(exported.rawPayload);
+      const [name] = Object.keys(zip.files);
+      const text = await zip.file(name as string)?.async('string');
+      expect(text).toContain(`'=1+1`);
+      expect(text).toContain(`'@SUM(1)`);
+      const back = await startImport(service, { library }, [
+        { name: 'export.zip', bytes: exported.rawPayload },
+      ]);
+      const job = await finished(service, back.headers.location as string);
+      expect(job.counts).toEqual({ created: 0, updated: 0, unchanged: 1, refused: 0 });
+      const read = await service.call(
+        'GET',
+        `/cfihos/dimension?iri=${encodeURIComponent(dimension.iri)}`,
+      );
+      expect(read.json()).toMatchObject({
+        name: '=1+1',
+        dimensionCode: '@SUM(1)',
+        packageName: 'Lengths',
+      });
+    });
+
+    it('refuses a new IRI given in a code column, and a value code two picklists give', async () => {
+      const library = await createLibrary(service);
+      const started = await startImport(service, { library, mode: 'valid-only' }, [
+        csv('classes.csv', EQUIPMENT, `${library}/squatted,pump,A pump`),
+        csv(
+          'values.csv',
+          VALUES_HEADER,
+          'PL-1,seals,PV-1,lip,A lip seal',
+          'PL-2,gaskets,PV-1,flat,A flat gasket',
+        ),
+      ]);
+      expect(started.statusCode, started.body).toBe(202);
+      const job = await finished(service, started.headers.location as string);
+      expect(job.state).toBe('done');
+      // Two picklists (the second without the value it gave) and the first one’s value.
+      expect(job.counts).toEqual({ created: 3, updated: 0, unchanged: 0, refused: 2 });
+      const messages = job.refused.map((entry: { messages: string[] }) =>
+        entry.messages.join('; '),
+      );
+      expect(messages).toContain(
+        `names ${library}/squatted in its code column, which is no resource of this library; a new resource needs a code, from which its IRI is made`,
+      );
+      expect(
+        messages.some((message: string) =>
+          /has the code of a value of .*PL-1; a value stays with its picklist/.test(message),
+        ),
+      ).toBe(true);
+    });
+
+    it('answers a damaged archive with 400, and names at most what fits in a justification', async () => {
+      const library = await createLibrary(service);
+      const zip = new JSZip();
+      zip.file('classes.csv', `${EQUIPMENT}\r\nX-1,pump,A pump\r\n`);
+      const bytes = await zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });
+      // The compressed data garbled, past the local header.
+      for (let index = 60; index < 70; index += 1) bytes[index] = 0xff;
+      const damaged = await startImport(service, { library }, [{ name: 'damaged.zip', bytes }]);
+      expect(damaged.statusCode, damaged.body).toBe(400);
+      expect(
+        justificationOf(
+          7,
+          Array.from({ length: 12 }, (_, index) => ({
+            name: `${'x'.repeat(200)}${index}\u0007.csv`,
+          })),
+        ).length,
+      ).toBeLessThan(2000);
+    });
   });
 
   describe('bad input', () => {

@@ -32,6 +32,14 @@ export const DEFAULT_CARDINALITY = { minCardinality: 0, maxCardinality: 1 } as c
 /** CFIHOS codes become the last segment of IRIs: letters, digits and a few marks. */
 const CODE = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,99}$/;
 
+/** The kind of IRI each family's records make (a CFIHOS class's, by its entity type). */
+const FAMILY_SEGMENTS: Readonly<Record<string, keyof typeof SEGMENTS>> = {
+  dimension: 'dimension',
+  unit: 'unit',
+  picklist: 'picklist',
+  property: 'property',
+};
+
 /** The path segment of each family's IRIs, as PCA's CFIHOS content has them. */
 const SEGMENTS = {
   equipment: 'equipmentClass',
@@ -169,15 +177,20 @@ class Mapper {
   }
 
   private item(
-    fields: Omit<ImportItem, 'notKept' | 'parts' | 'after'> &
-      Partial<Pick<ImportItem, 'notKept' | 'parts' | 'after'>>,
+    fields: Omit<ImportItem, 'notKept' | 'parts' | 'givenIri'> &
+      Partial<Pick<ImportItem, 'notKept' | 'parts'>>,
   ): ImportItem {
     const code = fields.iri.slice(fields.iri.lastIndexOf('/') + 1);
     // CFIHOS's own records keep their source, and its licence's attribution, on each resource.
     const body = code.startsWith('CFIHOS-')
       ? { ...fields.body, definitionSources: [{ ...CFIHOS_SOURCE, sourceId: code }] }
       : fields.body;
-    return { notKept: [], parts: [], after: [], ...fields, body };
+    const kind =
+      fields.family === 'cfihos-entity'
+        ? (fields.body.entityType as 'equipment' | 'tag')
+        : FAMILY_SEGMENTS[fields.family];
+    const made = kind !== undefined && fields.iri === this.iri(kind, code) && CODE.test(code);
+    return { notKept: [], parts: [], ...fields, body, givenIri: !made };
   }
 
   units(table: KnownTable): void {
@@ -253,7 +266,6 @@ class Mapper {
               : []),
           ]),
           problems,
-          after: dimension === undefined ? [] : [this.iri('dimension', dimension)],
         }),
         record.columnOf('CFIHOS unique code'),
       );
@@ -456,7 +468,6 @@ class Mapper {
             'property synonym name',
           ]),
           problems,
-          after: range === undefined ? [] : [range],
         }),
         record.columnOf('CFIHOS unique code'),
       );
@@ -554,7 +565,6 @@ class Mapper {
         continue;
       }
       item.body.superEntity = found;
-      item.after.push(found);
     }
     for (const item of this.items.values()) {
       const loop = this.parentLoop(item);
@@ -635,7 +645,6 @@ class Mapper {
       );
       if (earlier) part.duplicateOf = earlier.from;
       owner.parts.push(part);
-      owner.after.push(entry.propertyUri);
     }
   }
 
@@ -677,7 +686,6 @@ class Mapper {
       );
       if (earlier) part.duplicateOf = earlier.from;
       owner.parts.push(part);
-      owner.after.push(equipment);
     }
   }
 }

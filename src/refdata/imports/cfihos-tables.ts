@@ -8,6 +8,8 @@
 export interface SourceTable {
   /** What the report calls it: the file's name, and a sheet's after it. */
   source: string;
+  /** CSV text, whose cells an export guards against spreadsheets' formulas (`unguarded`). */
+  csv?: boolean;
   header: string[];
   records: { line: number; values: string[] }[];
 }
@@ -244,11 +246,26 @@ export function identify(table: SourceTable): KnownTable {
       line,
       field(column) {
         const index = indexOf(column);
-        return index === undefined ? '' : (values[index] ?? '').trim();
+        const value = index === undefined ? '' : (values[index] ?? '').trim();
+        return table.csv ? unguarded(value) : value;
       },
       columnOf(column) {
         return (indexOf(column) ?? -1) + 1;
       },
     })),
   };
+}
+
+/**
+ * CSV cells a spreadsheet would take for a formula (`=`, `+`, `-`, `@`, a tab
+ * or a return first, after any apostrophes) get an apostrophe before them
+ * when exported (OWASP's advice); `unguarded` takes it off again, so an
+ * export reads back as it was.
+ */
+export function guarded(value: string): string {
+  return /^'*[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+export function unguarded(value: string): string {
+  return /^'+[=+\-@\t\r]/.test(value) ? value.slice(1) : value;
 }

@@ -3,7 +3,7 @@ import JSZip from 'jszip';
 import type { Refdata } from '../context.js';
 import type { ResourceRow } from '../resources/store.js';
 import { NO_MEASUREMENT_SYSTEM, PICKLIST_KIND } from './cfihos-mapping.js';
-import { TABLES, type TableKind } from './cfihos-tables.js';
+import { guarded, TABLES, type TableKind } from './cfihos-tables.js';
 import { writeWorkbook } from './workbook.js';
 
 /**
@@ -190,7 +190,9 @@ export async function tablesAsZip(tables: readonly ExportedTable[]): Promise<Buf
   for (const table of tables) {
     zip.file(
       `${table.name}.csv`,
-      stringify([[...table.header], ...table.rows], { record_delimiter: '\r\n' }),
+      stringify([[...table.header], ...table.rows.map((row) => row.map(guarded))], {
+        record_delimiter: '\r\n',
+      }),
     );
   }
   return zip.generateAsync({ type: 'nodebuffer', compression: 'DEFLATE' });

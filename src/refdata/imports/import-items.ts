@@ -58,8 +58,12 @@ export interface ImportItem {
   /** Problems found while reading the record, before any rule: the item is refused. */
   problems: RecordProblem[];
   parts: ImportPart[];
-  /** Other items it must come after (parents first), by IRI. */
-  after: string[];
+  /**
+   * Its code column held its IRI itself rather than a code: only a resource
+   * already stored in the library may be named so (a new one's IRI is made
+   * from a code, as the API mints one).
+   */
+  givenIri: boolean;
 }
 
 /** The order families are written in: what a resource names exists before it. */

@@ -18,6 +18,11 @@ export class ImportRunning extends Error {
   override readonly name = 'ImportRunning';
 }
 
+/** A check's files were let go (a day after it ended): it cannot be run for real. */
+export class FilesGone extends Error {
+  override readonly name = 'FilesGone';
+}
+
 /** This worker's claim on a job lapsed and another took it up: it stops at once. */
 class LeaseLost extends Error {
   override readonly name = 'LeaseLost';
@@ -38,6 +43,10 @@ const MAX_ATTEMPTS = 3;
 const BATCH = 200;
 /** Progress is recorded (and the lease renewed) after this many resources are checked. */
 const CHECK_STEP = 250;
+/** Uploads whose tables this instance keeps for its worker, at most. */
+const PRE_READ_KEPT = 4;
+/** How long a check's files are kept for running it for real. */
+const FILES_KEPT_MS = 24 * 60 * 60 * 1000;
 /** Refused lines kept apart for a status to list; the report has them all. */
 const REFUSED_KEPT = 200;
 
@@ -94,7 +103,14 @@ export class ImportJobs {
           return job;
         })
         .then((job) => {
-          if (read) this.preRead.set(job.id, read);
+          // Only a worker takes its own jobs up first; a few are kept, the oldest let go.
+          if (read && this.settings.worker) {
+            this.preRead.set(job.id, read);
+            for (const id of this.preRead.keys()) {
+              if (this.preRead.size <= PRE_READ_KEPT) break;
+              this.preRead.delete(id);
+            }
+          }
           return job;
         });
     } catch (error) {
@@ -114,6 +130,10 @@ export class ImportJobs {
       .where('job_id', '=', job.id)
       .orderBy('id')
       .execute();
+    if (files.length === 0)
+      throw new FilesGone(
+        `The files of import ${job.id} are kept a day after it ended, and are gone; upload them again.`,
+      );
     return this.create({
       library: job.library_iri,
       owner: job.owner,
@@ -201,6 +221,7 @@ export class ImportJobs {
 
   /** Works on claimable jobs one after another until none is left. */
   private async work(): Promise<void> {
+    await this.dropOldFiles();
     for (;;) {
       if (this.closed) return;
       const job = await this.claim();
@@ -222,24 +243,29 @@ export class ImportJobs {
   /** The oldest job nobody holds, now held by this instance (its `attempts` is the claim's mark). */
   private async claim(): Promise<ImportJobRow | undefined> {
     const now = this.now();
-    return this.refdata.db
-      .updateTable('import_jobs')
-      .set((eb) => ({
-        lease_until: now + this.settings.leaseMilliseconds,
-        attempts: eb('attempts', '+', 1),
-      }))
-      .where('id', '=', (eb) =>
-        eb
-          .selectFrom('import_jobs')
-          .select('id')
-          .where('state', 'in', ['queued', 'checking', 'writing'])
-          .where('lease_until', '<', now)
-          .orderBy('id')
-          .limit(1),
-      )
-      .where('lease_until', '<', now)
-      .returningAll()
-      .executeTakeFirst();
+    return (
+      this.refdata.db
+        .updateTable('import_jobs')
+        .set((eb) => ({
+          lease_until: now + this.settings.leaseMilliseconds,
+          attempts: eb('attempts', '+', 1),
+        }))
+        .where('id', '=', (eb) =>
+          eb
+            .selectFrom('import_jobs')
+            .select('id')
+            .where('state', 'in', ['queued', 'checking', 'writing'])
+            .where('lease_until', '<', now)
+            .orderBy('id')
+            .limit(1),
+        )
+        // Checked again on the row itself: on PostgreSQL a claim that waited for
+        // another's final write sees the row as that write left it (ended).
+        .where('state', 'in', ['queued', 'checking', 'writing'])
+        .where('lease_until', '<', now)
+        .returningAll()
+        .executeTakeFirst()
+    );
   }
 
   /** Records progress while the claim holds, renewing it; a lapsed claim stops the work. */
@@ -261,6 +287,11 @@ export class ImportJobs {
     if (updated.numUpdatedRows !== 1n) throw new LeaseLost();
   }
 
+  /**
+   * Ends a job. The files of a real run are not needed any more and are let
+   * go; a check's stay for "Import these files" (those of checks ended a day
+   * ago are let go as the worker goes on).
+   */
   private async finish(
     job: ImportJobRow,
     fields: Partial<
@@ -276,6 +307,32 @@ export class ImportJobs {
       .where('id', '=', job.id)
       .where('attempts', '=', job.attempts)
       .execute();
+    if (job.dry_run === 0) await this.dropFiles([job.id]);
+  }
+
+  private async dropFiles(jobs: readonly number[]): Promise<void> {
+    if (jobs.length > 0)
+      await this.refdata.db.deleteFrom('import_files').where('job_id', 'in', jobs).execute();
+  }
+
+  /** The files of checks that ended more than `FILES_KEPT_MS` ago. */
+  private async dropOldFiles(): Promise<void> {
+    const old = await this.refdata.db
+      .selectFrom('import_jobs')
+      .select('id')
+      .where('state', 'in', ['done', 'failed'])
+      .where('finished_at', '<', this.now() - FILES_KEPT_MS)
+      .where((eb) =>
+        eb.exists(
+          eb
+            .selectFrom('import_files')
+            .select('id')
+            .whereRef('import_files.job_id', '=', 'import_jobs.id'),
+        ),
+      )
+      .limit(100)
+      .execute();
+    await this.dropFiles(old.map((row) => row.id));
   }
 
   private async run(job: ImportJobRow): Promise<void> {
@@ -307,7 +364,7 @@ export class ImportJobs {
       done: 0,
       phase_started_at: this.now(),
     });
-    const justification = `Imported from ${read.files.map((file) => file.name).join(', ')} (import ${job.id})`;
+    const justification = justificationOf(job.id, read.files);
     const plan = await this.plan(job, read.tables, library.iri, justification);
     const entries = previous ? resumed(plan.entries, previous) : plan.entries;
     const counts = countsOf(entries);
@@ -413,6 +470,8 @@ export class ImportJobs {
           .updateTable('import_jobs')
           .set({
             done: start + slice.length,
+            // Some of it is written from the first batch on, whatever befalls the rest.
+            written: 1,
             lease_until: this.now() + this.settings.leaseMilliseconds,
             ...(last
               ? {
@@ -431,6 +490,17 @@ export class ImportJobs {
       });
     }
   }
+}
+
+/**
+ * What each revision an import writes says: its files, as many names as fit
+ * (the justification's limit is 2,000 characters), without control characters.
+ */
+export function justificationOf(id: number, files: readonly { name: string }[]): string {
+  const names = files.map((file) => file.name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?'));
+  let listed = names.join(', ');
+  if (listed.length > 1500) listed = `${listed.slice(0, 1500)}…`;
+  return `Imported from ${files.length === 1 ? 'the file' : `${files.length} files`} ${listed} (import ${id})`;
 }
 
 /** Lets the event loop serve what waits (requests, timers) before the work goes on. */

@@ -280,19 +280,23 @@ class Planner {
       );
       return;
     }
+    if (item.givenIri && !this.stored.has(item.iri)) {
+      this.refuse(
+        item,
+        [
+          `names ${item.iri} in its code column, which is no resource of this library; a new resource needs a code, from which its IRI is made`,
+        ],
+        undefined,
+      );
+      return;
+    }
     const parts = item.parts.filter((part) => {
       const why = part.duplicateOf
         ? `repeats ${part.duplicateOf.source} line ${part.duplicateOf.line}`
-        : part.problems[0]?.message;
+        : (part.problems[0]?.message ?? this.elsewhere(part, item));
       if (why === undefined) return true;
       this.entries.push(
-        this.partEntry(
-          item,
-          part,
-          'refused',
-          why === undefined ? [] : [why],
-          part.problems[0]?.column,
-        ),
+        this.partEntry(item, part, 'refused', [why], part.problems[0]?.column ?? part.column),
       );
       return false;
     });
@@ -342,6 +346,15 @@ class Planner {
     }
   }
 
+  /** Why a value cannot be one of `item`'s: it is another aggregate's, stored or in this import. */
+  private elsewhere(part: ImportPart, item: ImportItem): string | undefined {
+    if (part.iri === undefined) return undefined;
+    const owner = this.stored.get(part.iri)?.parent_iri ?? this.planned.get(part.iri)?.parentIri;
+    return owner !== undefined && owner !== null && owner !== item.iri
+      ? `has the code of a value of ${owner}; a value stays with its picklist`
+      : undefined;
+  }
+
   /** The errors of `item` with `parts` folded in, and its body as it would be stored. */
   private async check(
     family: Family<TObject>,
@@ -352,6 +365,7 @@ class Planner {
   ): Promise<{ body: Record<string, unknown>; errors: FieldError[] }> {
     const input: Record<string, unknown> = {
       changeJustification: this.options.justification,
+      ...(stored ? keptFrom(stored, item.body) : {}),
       ...item.body,
     };
     for (const part of parts) {
@@ -580,6 +594,19 @@ function partOf(error: FieldError, parts: readonly ImportPart[]): ImportPart | u
   const [, field, index] = error.field.split('/');
   if (field === undefined || index === undefined || !/^\d+$/.test(index)) return undefined;
   return parts.filter((part) => part.field === field)[Number(index)];
+}
+
+/** Fields no table has a column for: an import keeps what a stored resource has of them. */
+const KEPT_FIELDS = ['packageName', 'replaces', 'relatedTerms', 'definitionSources'] as const;
+
+/** What `stored` has of `KEPT_FIELDS` that the imported body does not give. */
+function keptFrom(stored: ResourceRow, body: Record<string, unknown>): Record<string, unknown> {
+  const before = JSON.parse(stored.body) as Record<string, unknown>;
+  return Object.fromEntries(
+    KEPT_FIELDS.filter((field) => before[field] !== undefined && body[field] === undefined).map(
+      (field) => [field, before[field]],
+    ),
+  );
 }
 
 function nameKey(family: string, library: string, scope: string, name: string): string {

@@ -38,52 +38,103 @@ function isZip(bytes: Buffer): boolean {
   return bytes.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]));
 }
 
-/** The most CSV files one ZIP archive may hold, and the most they may unpack to. */
+/** The most CSV files one ZIP archive may hold. */
 const MAX_ZIPPED_FILES = 50;
-const MAX_UNZIPPED_BYTES = 512 * 1024 * 1024;
 
 /**
- * The CSV files of a ZIP archive (an export of the CSV set), each read as a
- * file of its own; an archive that holds a workbook is read as one.
+ * What the ZIP archives of one upload may unpack to together: a small archive
+ * may unpack to gigabytes, so the sizes they declare are counted before
+ * anything is unpacked, and what is unpacked is counted too.
  */
-async function readZip(file: UploadedFile, encoding?: Encoding): Promise<ReadFile | undefined> {
+export class UnpackBudget {
+  constructor(public left = 512 * 1024 * 1024) {}
+
+  spend(file: string, bytes: number): void {
+    this.left -= bytes;
+    if (this.left < 0)
+      throw new UnreadableFile(
+        file,
+        `${file}: the upload's archives unpack to more than this service takes`,
+      );
+  }
+}
+
+/** What a ZIP entry says it unpacks to (JSZip keeps it from the archive's directory). */
+function declaredSize(entry: JSZip.JSZipObject): number {
+  return (
+    (entry as unknown as { _data?: { uncompressedSize?: number } })._data?.uncompressedSize ?? 0
+  );
+}
+
+/** Files a ZIP tool adds beside the real ones (macOS's resource forks). */
+function isClutter(name: string): boolean {
+  return name.startsWith('__MACOSX/') || /(^|\/)\._/.test(name);
+}
+
+/**
+ * A ZIP archive: the sheets of a workbook (`.xlsx`), or its CSV files (an
+ * export of the CSV set), each read as a file of its own.
+ */
+async function readZip(
+  file: UploadedFile,
+  budget: UnpackBudget,
+  encoding?: Encoding,
+): Promise<ReadFile> {
   let zip: JSZip;
   try {
     zip = await JSZip.loadAsync(file.bytes);
   } catch {
     throw new UnreadableFile(file.name, `${file.name}: is not a ZIP archive or an .xlsx workbook`);
   }
-  if (zip.file('xl/workbook.xml')) return undefined;
-  const entries = Object.values(zip.files).filter(
-    (entry) => !entry.dir && entry.name.toLowerCase().endsWith('.csv'),
-  );
-  if (entries.length === 0) throw new UnreadableFile(file.name, `${file.name}: holds no CSV file`);
-  if (entries.length > MAX_ZIPPED_FILES)
+  const entries = Object.values(zip.files).filter((entry) => !entry.dir && !isClutter(entry.name));
+  if (zip.file('xl/workbook.xml')) {
+    budget.spend(
+      file.name,
+      entries.reduce((sum, entry) => sum + declaredSize(entry), 0),
+    );
+    const sheets = await readWorkbook(file.name, file.bytes);
+    return {
+      name: file.name,
+      tables: sheets.map((sheet) => ({
+        source: `${file.name} › ${sheet.sheet}`,
+        header: sheet.header,
+        records: sheet.records,
+      })),
+      blankRecords: 0,
+      records: sheets.reduce((sum, sheet) => sum + sheet.records.length, 0),
+    };
+  }
+  const csvs = entries.filter((entry) => entry.name.toLowerCase().endsWith('.csv'));
+  if (csvs.length === 0) throw new UnreadableFile(file.name, `${file.name}: holds no CSV file`);
+  if (csvs.length > MAX_ZIPPED_FILES)
     throw new UnreadableFile(
       file.name,
       `${file.name}: holds more than ${MAX_ZIPPED_FILES} CSV files`,
     );
+  const declared = csvs.reduce((sum, entry) => sum + declaredSize(entry), 0);
+  budget.spend(file.name, declared);
   const read: ReadFile = { name: file.name, tables: [], blankRecords: 0, records: 0 };
   let unpacked = 0;
-  for (const entry of entries) {
-    // The size the archive declares, checked before anything is unpacked (a
-    // small archive may unpack to gigabytes); what is unpacked is counted too.
-    const declared = (entry as unknown as { _data?: { uncompressedSize?: number } })._data
-      ?.uncompressedSize;
-    if (declared !== undefined && unpacked + declared > MAX_UNZIPPED_BYTES)
+  for (const entry of csvs) {
+    let bytes: Buffer;
+    try {
+      bytes = await entry.async('nodebuffer');
+    } catch {
       throw new UnreadableFile(
         file.name,
-        `${file.name}: unpacks to more than ${MAX_UNZIPPED_BYTES} bytes`,
+        `${file.name}: ${entry.name} cannot be unpacked (a damaged archive?)`,
       );
-    const bytes = await entry.async('nodebuffer');
+    }
     unpacked += bytes.length;
-    if (unpacked > MAX_UNZIPPED_BYTES)
-      throw new UnreadableFile(
-        file.name,
-        `${file.name}: unpacks to more than ${MAX_UNZIPPED_BYTES} bytes`,
-      );
+    // An archive that declared less than it holds is counted at what it holds.
+    if (unpacked > declared) budget.spend(file.name, bytes.length);
     const table = readCsv(`${file.name} › ${entry.name}`, bytes, encoding);
-    read.tables.push({ source: table.file, header: table.header, records: table.records });
+    read.tables.push({
+      source: table.file,
+      header: table.header,
+      records: table.records,
+      csv: true,
+    });
     read.blankRecords += table.blankLines.length;
     read.records += table.records.length;
     read.encoding ??= table.encoding;
@@ -93,31 +144,21 @@ async function readZip(file: UploadedFile, encoding?: Encoding): Promise<ReadFil
 }
 
 /**
- * Reads an uploaded file as tables: a workbook sheet by sheet, anything else
- * as CSV text in its encoding (or the one chosen). A file that cannot be read
- * is refused whole, saying where.
+ * Reads an uploaded file as tables: a workbook sheet by sheet, a ZIP archive
+ * file by file, anything else as CSV text in its encoding (or the one
+ * chosen). A file that cannot be read is refused whole, saying where.
  */
-export async function readUploadedFile(file: UploadedFile, encoding?: Encoding): Promise<ReadFile> {
+export async function readUploadedFile(
+  file: UploadedFile,
+  encoding?: Encoding,
+  budget = new UnpackBudget(),
+): Promise<ReadFile> {
   try {
-    const zipped = isZip(file.bytes) ? await readZip(file, encoding) : undefined;
-    if (zipped) return zipped;
-    if (isZip(file.bytes)) {
-      const sheets = await readWorkbook(file.name, file.bytes);
-      return {
-        name: file.name,
-        tables: sheets.map((sheet) => ({
-          source: `${file.name} › ${sheet.sheet}`,
-          header: sheet.header,
-          records: sheet.records,
-        })),
-        blankRecords: 0,
-        records: sheets.reduce((sum, sheet) => sum + sheet.records.length, 0),
-      };
-    }
+    if (isZip(file.bytes)) return await readZip(file, budget, encoding);
     const table = readCsv(file.name, file.bytes, encoding);
     return {
       name: file.name,
-      tables: [{ source: file.name, header: table.header, records: table.records }],
+      tables: [{ source: file.name, header: table.header, records: table.records, csv: true }],
       encoding: table.encoding,
       encodingFrom: table.encodingFrom,
       blankRecords: table.blankLines.length,

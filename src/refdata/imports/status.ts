@@ -3,9 +3,6 @@ import type { ImportJobRow } from './jobs.js';
 import type { Counts, ReportEntry } from './plan.js';
 import type { FileSummary } from './upload-rules.js';
 
-/** How many refused lines a status lists; the report has them all. */
-const REFUSED_LISTED = 200;
-
 /** Progress in the words a person watching it wants: done of all, rows a second, time left. */
 export function progressOf(job: ImportJobRow, now = Date.now()) {
   const total = Number(job.total);
@@ -49,8 +46,9 @@ export function statusJson(
     error: job.error,
     ...(options.withRefused
       ? {
-          refused: refused.slice(0, REFUSED_LISTED),
-          refusedListed: Math.min(refused.length, REFUSED_LISTED),
+          // The first refused lines (jobs.ts keeps them apart); the report has them all.
+          refused,
+          refusedListed: refused.length,
         }
       : {}),
     createdAt: new Date(Number(job.created_at)).toISOString(),

@@ -3,7 +3,7 @@ import type { FieldError } from '../../platform/http/problem.js';
 import { identify, type KnownTable, UnknownTable } from './cfihos-tables.js';
 import { ENCODINGS, type Encoding } from './csv-table.js';
 import type { NewImport } from './jobs.js';
-import { readUploadedFile, UnreadableFile, type UploadedFile } from './sources.js';
+import { readUploadedFile, UnpackBudget, UnreadableFile, type UploadedFile } from './sources.js';
 
 /**
  * What an upload must be, the API's and the page's alike: its fields, and
@@ -72,13 +72,14 @@ export async function readTables(
   const tables: KnownTable[] = [];
   const files: FileSummary[] = [];
   const errors: FieldError[] = [];
+  const budget = new UnpackBudget();
   for (const upload of uploaded) {
     if (upload.bytes.length === 0) {
       errors.push({ in: 'body', field: '/file', detail: `${upload.name} is empty` });
       continue;
     }
     try {
-      const file = await readUploadedFile(upload, encoding);
+      const file = await readUploadedFile(upload, encoding, budget);
       const known = file.tables.map(identify);
       tables.push(...known);
       files.push({

@@ -8,7 +8,7 @@ import { html, type Markup, timeTag } from '../../platform/web/html.js';
 import { csrfField, type Notice } from '../../platform/web/layout.js';
 import { WRITE_ROLES } from '../auth/roles.js';
 import { ENCODINGS } from '../imports/csv-table.js';
-import { type ImportJobRow, ImportRunning } from '../imports/jobs.js';
+import { FilesGone, type ImportJobRow, ImportRunning } from '../imports/jobs.js';
 import type { Counts, ReportEntry } from '../imports/plan.js';
 import type { UploadedFile } from '../imports/sources.js';
 import { progressOf, reportCsv, summaryLine } from '../imports/status.js';
@@ -192,6 +192,10 @@ ${
 
   // The upload is read before the page checks run (they need its form token).
   app.register(async (upload: HttpApp) => {
+    // Who may not import is answered before a byte of the upload is read.
+    upload.addHook('onRequest', async (request, reply) =>
+      signedIn(request, reply) ? undefined : reply,
+    );
     await upload.register(multipart, {
       attachFieldsToBody: 'keyValues',
       limits: { fileSize: imports.settings.maxUploadBytes, files: 50, fields: 12, fieldSize: 4096 },
@@ -268,7 +272,7 @@ ${
       imports.nudge();
       return reply.redirect(`${BASE}/${String(run.id)}`, 303);
     } catch (error) {
-      if (!(error instanceof ImportRunning)) throw error;
+      if (!(error instanceof ImportRunning || error instanceof FilesGone)) throw error;
       return jobPage(request, reply, job, { kind: 'error', text: error.message }, 409);
     }
   });
