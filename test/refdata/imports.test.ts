@@ -130,6 +130,23 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
       expect(roundTrip.error).toBeNull();
       expect(roundTrip.counts).toEqual({ created: 0, updated: 0, unchanged: 8109, refused: 0 });
     }
+    // The library's RDF, as refdata writes it, imports back unchanged too.
+    for (const [accept, extension] of [
+      ['text/turtle', 'ttl'],
+      ['application/n-triples', 'nt'],
+    ]) {
+      const rdf = await service.call('GET', `${new URL(library).pathname}?detailLevel=3`, {
+        headers: { accept: accept as string },
+      });
+      expect(rdf.statusCode).toBe(200);
+      const back = await startImport(service, { library }, [
+        { name: `library.${extension}`, bytes: rdf.rawPayload },
+      ]);
+      expect(back.statusCode, back.body).toBe(202);
+      const roundTrip = await finished(service, back.headers.location as string);
+      expect(roundTrip.refused).toEqual([]);
+      expect(roundTrip.counts).toEqual({ created: 0, updated: 0, unchanged: 8109, refused: 0 });
+    }
     const missing = await service.call(
       'GET',
       `/exports?library=${encodeURIComponent(`${library}-not`)}`,

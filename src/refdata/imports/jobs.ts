@@ -4,9 +4,9 @@ import type { Refdata } from '../context.js';
 import type { ImportJobsTable } from '../db/tables.js';
 import { normalizedName } from '../resources/store.js';
 import { cfihosItems } from './cfihos-mapping.js';
-import type { KnownTable } from './cfihos-tables.js';
 import type { Encoding } from './csv-table.js';
 import { type Counts, countsOf, type ImportPlan, planImport, type ReportEntry } from './plan.js';
+import { rdfItems } from './rdf-source.js';
 import type { ImportSettings } from './settings.js';
 import type { UploadedFile } from './sources.js';
 import { type ReadTables, readTables } from './upload-rules.js';
@@ -365,7 +365,7 @@ export class ImportJobs {
       phase_started_at: this.now(),
     });
     const justification = justificationOf(job.id, read.files);
-    const plan = await this.plan(job, read.tables, library.iri, justification);
+    const plan = await this.plan(job, read, library.iri, justification);
     const entries = previous ? resumed(plan.entries, previous) : plan.entries;
     const counts = countsOf(entries);
     const report = JSON.stringify(entries);
@@ -413,10 +413,11 @@ export class ImportJobs {
 
   private async plan(
     job: ImportJobRow,
-    tables: KnownTable[],
+    read: ReadTables,
     library: string,
     justification: string,
   ): Promise<ImportPlan> {
+    const { tables } = read;
     const stored = await this.refdata.store.libraryContents(library);
     const classes = new Map<string, string>();
     for (const row of stored) {
@@ -428,6 +429,14 @@ export class ImportJobs {
       library,
       storedClass: (kind, name) => classes.get(`${kind} ${normalizedName(name)}`),
     });
+    for (const graph of read.graphs) {
+      const described = rdfItems(graph.quads, graph.source, {
+        iriBase: this.refdata.iriBase,
+        library,
+      });
+      mapping.items.push(...described.items);
+      mapping.refused.push(...described.refused);
+    }
     await this.progress(job, { total: mapping.items.length });
     let checked = 0;
     return planImport(this.refdata, mapping.items, mapping.refused, {
@@ -492,12 +501,15 @@ export class ImportJobs {
   }
 }
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is this pattern's job
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
 /**
  * What each revision an import writes says: its files, as many names as fit
  * (the justification's limit is 2,000 characters), without control characters.
  */
 export function justificationOf(id: number, files: readonly { name: string }[]): string {
-  const names = files.map((file) => file.name.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?'));
+  const names = files.map((file) => file.name.replace(CONTROL_CHARACTERS, '?'));
   let listed = names.join(', ');
   if (listed.length > 1500) listed = `${listed.slice(0, 1500)}…`;
   return `Imported from ${files.length === 1 ? 'the file' : `${files.length} files`} ${listed} (import ${id})`;

@@ -1,8 +1,10 @@
+import type { Quad } from 'n3';
 import { isLinkIri } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import { identify, type KnownTable, UnknownTable } from './cfihos-tables.js';
 import { ENCODINGS, type Encoding } from './csv-table.js';
 import type { NewImport } from './jobs.js';
+import { rdfFormatOf, readRdf } from './rdf-source.js';
 import { readUploadedFile, UnpackBudget, UnreadableFile, type UploadedFile } from './sources.js';
 
 /**
@@ -58,6 +60,8 @@ export interface FileSummary {
 /** Files read as CFIHOS tables, with what the job's status says of each. */
 export interface ReadTables {
   tables: KnownTable[];
+  /** RDF files' triples, by file. */
+  graphs: { source: string; quads: Quad[] }[];
   files: FileSummary[];
 }
 
@@ -70,6 +74,7 @@ export async function readTables(
   encoding: Encoding | undefined,
 ): Promise<ReadTables | { errors: FieldError[] }> {
   const tables: KnownTable[] = [];
+  const graphs: ReadTables['graphs'] = [];
   const files: FileSummary[] = [];
   const errors: FieldError[] = [];
   const budget = new UnpackBudget();
@@ -79,6 +84,17 @@ export async function readTables(
       continue;
     }
     try {
+      if (rdfFormatOf(upload.name)) {
+        const quads = await readRdf(upload);
+        graphs.push({ source: upload.name, quads });
+        files.push({
+          name: upload.name,
+          records: quads.length,
+          blankRecords: 0,
+          tables: [{ source: upload.name, kind: 'rdf', records: quads.length, unread: [] }],
+        });
+        continue;
+      }
       const file = await readUploadedFile(upload, encoding, budget);
       const known = file.tables.map(identify);
       tables.push(...known);
@@ -99,5 +115,5 @@ export async function readTables(
       errors.push({ in: 'body', field: '/file', detail: error.message });
     }
   }
-  return errors.length > 0 ? { errors } : { tables, files };
+  return errors.length > 0 ? { errors } : { tables, graphs, files };
 }
