@@ -342,6 +342,89 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
     });
   });
 
+  describe('RDF from another refdata', () => {
+    // Another service: its IRIs are its own.
+    const source = refdataForTests(kind, { REFDATA_IRI_BASE: 'https://rdl.other.example' });
+    const target = refdataForTests(kind);
+
+    it('imports a library in every RDF syntax refdata writes, at its IRIs, and again unchanged', async () => {
+      const from = await createLibrary(source);
+      const dimension = await create(source, '/cfihos/dimension', {
+        name: 'length',
+        ontology: from,
+        dimensionCode: 'LENGTH',
+      });
+      await create(source, '/cfihos/unitofmeasure', {
+        name: 'metre',
+        ontology: from,
+        dimensionRef: dimension.iri,
+        measurementSystem: 'SI',
+        symbol: 'm',
+      });
+      const picklist = await create(source, '/cfihos/picklist', {
+        name: 'seal type',
+        ontology: from,
+        subClassOf: 'http://www.w3.org/2004/02/skos/core#Concept',
+        picklistValues: [
+          { name: 'lip', description: 'A lip seal' },
+          { name: 'mechanical', description: 'A mechanical seal' },
+        ],
+      });
+      const property = await create(source, '/general/property', {
+        name: 'seal',
+        ontology: from,
+        types: ['controlledText'],
+        range: picklist.iri,
+      });
+      const pump = await create(source, '/cfihos/entity', {
+        name: 'pump',
+        ontology: from,
+        entityType: 'equipment',
+        propertyReferences: [{ propertyUri: property.iri, minCardinality: 1, maxCardinality: 1 }],
+        isAbstract: true,
+        packageName: 'Rotating',
+      });
+      const into = await createLibrary(target);
+      const formats = [
+        ['application/rdf+xml', 'rdf'],
+        ['application/ld+json', 'jsonld'],
+        ['text/turtle', 'ttl'],
+      ];
+      for (const [index, [accept, extension]] of formats.entries()) {
+        const rdf = await source.call('GET', `${new URL(from).pathname}?detailLevel=3`, {
+          headers: { accept: accept as string },
+        });
+        const started = await startImport(target, { library: into }, [
+          { name: `pumps.${extension}`, bytes: rdf.rawPayload },
+        ]);
+        expect(started.statusCode, started.body).toBe(202);
+        const job = await finished(target, started.headers.location as string);
+        expect(job.refused, accept).toEqual([]);
+        // Dimension, unit, picklist and its two values, property, class; then all unchanged.
+        expect(job.counts, accept).toEqual(
+          index === 0
+            ? { created: 7, updated: 0, unchanged: 0, refused: 0 }
+            : { created: 0, updated: 0, unchanged: 7, refused: 0 },
+        );
+      }
+      const copied = await target.call('GET', `/cfihos/entity?iri=${encodeURIComponent(pump.iri)}`);
+      expect(copied.json()).toMatchObject({
+        ontology: into,
+        isAbstract: true,
+        packageName: 'Rotating',
+        propertyReferences: [{ propertyUri: property.iri, minCardinality: 1, maxCardinality: 1 }],
+      });
+      // A file that is no RDF of its kind is refused at once.
+      const broken = await startImport(target, { library: into }, [
+        { name: 'broken.ttl', bytes: Buffer.from('<a> <b> "unclosed .') },
+      ]);
+      expect(broken.statusCode).toBe(400);
+      expect(broken.json().errors[0].detail).toMatch(
+        /^broken\.ttl: is not Turtle that can be read/,
+      );
+    }, 120_000);
+  });
+
   describe('bad input', () => {
     const service = refdataForTests(kind);
 

@@ -118,8 +118,8 @@ export function registerImportPages(app: HttpApp, pages: Pages): void {
     )}</select>
 <p class="hint" id="library-hint">The resources are made as Drafts of this library.</p>${fieldError(errors.library ? 'library-error' : undefined, errors.library)}</div>
 <div class="field"><label for="file">Files</label>
-<input type="file" id="file" name="file" multiple required accept=".csv,.xlsx,.zip,text/csv" aria-describedby="${describedBy('file')}">
-<p class="hint" id="file-hint">The CFIHOS tables as CSV files, an Excel workbook with a sheet per table, or a ZIP archive of CSV files (docs/import.md). At most ${String(Math.floor(imports.settings.maxUploadBytes / (1024 * 1024)))} MB in all.</p>${fieldError(errors.file ? 'file-error' : undefined, errors.file)}</div>
+<input type="file" id="file" name="file" multiple required accept=".csv,.xlsx,.zip,.ttl,.nt,.rdf,.owl,.jsonld,text/csv" aria-describedby="${describedBy('file')}">
+<p class="hint" id="file-hint">The CFIHOS tables as CSV files, an Excel workbook with a sheet per table or a ZIP archive of CSV files; or a library's RDF as refdata writes it (Turtle, N-Triples, RDF/XML, JSON-LD). At most ${String(Math.floor(imports.settings.maxUploadBytes / (1024 * 1024)))} MB in all.</p>${fieldError(errors.file ? 'file-error' : undefined, errors.file)}</div>
 <div class="field"><label for="encoding">Encoding of CSV files</label>
 <select id="encoding" name="encoding" aria-describedby="encoding-hint"><option value="">Detect it</option>${ENCODINGS.map(
       (encoding) =>
