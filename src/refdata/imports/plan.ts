@@ -316,7 +316,7 @@ class Planner {
     // Parts a rule refuses are left out and the resource checked again without
     // them; each round leaves one out at least, so it ends.
     for (;;) {
-      const { body, errors } = await this.check(family, item, parts, context, stored);
+      const { body, errors, unchanged } = await this.check(family, item, parts, context, stored);
       const whole = errors.filter((error) => !partOf(error, parts));
       if (errors.length > 0 && whole.length === 0) {
         for (const [part, messages] of this.partErrors(errors, parts)) {
@@ -341,7 +341,7 @@ class Planner {
         );
         return;
       }
-      this.settle(family, item, parts, body, stored);
+      this.settle(family, item, parts, body, stored, unchanged === true);
       return;
     }
   }
@@ -362,7 +362,7 @@ class Planner {
     parts: readonly ImportPart[],
     context: RuleContext,
     stored: ResourceRow | undefined,
-  ): Promise<{ body: Record<string, unknown>; errors: FieldError[] }> {
+  ): Promise<{ body: Record<string, unknown>; errors: FieldError[]; unchanged?: boolean }> {
     const input: Record<string, unknown> = {
       changeJustification: this.options.justification,
       ...(stored ? keptFrom(stored, item.body) : {}),
@@ -391,7 +391,7 @@ class Planner {
     }
     if (stored) {
       const refusal = this.storedRefusal(family, stored, body);
-      if (refusal === 'unchanged') return { body, errors: [] };
+      if (refusal === 'unchanged') return { body, errors: [], unchanged: true };
       if (refusal) return { body, errors: [refusal] };
     }
     const errors = [
@@ -502,13 +502,10 @@ class Planner {
     parts: readonly ImportPart[],
     body: Record<string, unknown>,
     stored: ResourceRow | undefined,
+    unchanged: boolean,
   ): void {
     const content = contentOf(family, body);
-    const outcome: Outcome = !stored
-      ? 'created'
-      : this.unchanged(family, stored, body)
-        ? 'unchanged'
-        : 'updated';
+    const outcome: Outcome = !stored ? 'created' : unchanged ? 'unchanged' : 'updated';
     this.planned.set(item.iri, {
       iri: item.iri,
       family: family.key,
