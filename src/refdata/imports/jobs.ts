@@ -39,8 +39,12 @@ export interface NewImport {
 
 /** A job taken up this many times without ending has ended: it is failed, saying so. */
 const MAX_ATTEMPTS = 3;
-/** Writes of a valid-only import commit this many resources at a time. */
-const BATCH = 1000;
+/**
+ * Writes of a valid-only import commit this many resources at a time: on
+ * SQLite a batch holds the one connection while it writes, so larger ones
+ * (1,000 was tried) leave pages waiting that long.
+ */
+const BATCH = 200;
 /** Progress is recorded (and the lease renewed) after this many resources are checked. */
 const CHECK_STEP = 250;
 /** Uploads whose tables this instance keeps for its worker, at most. */
