@@ -30,7 +30,7 @@ export const CFIHOS_SOURCE = {
 export const DEFAULT_CARDINALITY = { minCardinality: 0, maxCardinality: 1 } as const;
 
 /** CFIHOS codes become the last segment of IRIs: letters, digits and a few marks. */
-const CODE = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,99}$/;
+export const CODE = /^[A-Za-z0-9][A-Za-z0-9._~-]{0,99}$/;
 
 /** The kind of IRI each family's records make (a CFIHOS class's, by its entity type). */
 const FAMILY_SEGMENTS: Readonly<Record<string, keyof typeof SEGMENTS>> = {
@@ -41,7 +41,7 @@ const FAMILY_SEGMENTS: Readonly<Record<string, keyof typeof SEGMENTS>> = {
 };
 
 /** The path segment of each family's IRIs, as PCA's CFIHOS content has them. */
-const SEGMENTS = {
+export const SEGMENTS = {
   equipment: 'equipmentClass',
   tag: 'tagClass',
   property: 'property',

@@ -2,7 +2,7 @@ import { stringify } from 'csv-stringify/sync';
 import JSZip from 'jszip';
 import type { Refdata } from '../context.js';
 import type { ResourceRow } from '../resources/store.js';
-import { NO_MEASUREMENT_SYSTEM, PICKLIST_KIND } from './cfihos-mapping.js';
+import { CODE, NO_MEASUREMENT_SYSTEM, PICKLIST_KIND, SEGMENTS } from './cfihos-mapping.js';
 import { guarded, TABLES, type TableKind } from './cfihos-tables.js';
 import { writeWorkbook } from './workbook.js';
 
@@ -22,16 +22,6 @@ export interface ExportedTable {
 
 type Body = Record<string, unknown>;
 
-const SEGMENTS: Record<string, string> = {
-  equipment: 'equipmentClass',
-  tag: 'tagClass',
-  property: 'property',
-  picklist: 'propertyPicklist',
-  value: 'propertyPicklistValue',
-  unit: 'unitOfMeasure',
-  dimension: 'unitOfMeasureDimension',
-};
-
 const yesNo = (value: unknown) => (value === true ? 'yes' : value === false ? 'no' : '');
 const text = (value: unknown) => (typeof value === 'string' ? value : '');
 
@@ -43,10 +33,10 @@ export async function exportTables(
   const byIri = new Map(rows.map((row) => [row.iri, row]));
   const bodies = new Map(rows.map((row) => [row.iri, JSON.parse(row.body) as Body]));
   const of = (family: string) => rows.filter((row) => row.family === family);
-  const code = (segment: string, iri: string) => {
+  const code = (segment: keyof typeof SEGMENTS, iri: string) => {
     const prefix = `${refdata.iriBase}/cfihos/${SEGMENTS[segment]}/`;
     const rest = iri.startsWith(prefix) ? iri.slice(prefix.length) : '';
-    return /^[A-Za-z0-9][A-Za-z0-9._~-]{0,99}$/.test(rest) ? rest : iri;
+    return CODE.test(rest) ? rest : iri;
   };
   const body = (row: ResourceRow) => bodies.get(row.iri) as Body;
   const nameOf = (iri: unknown) => (typeof iri === 'string' ? (byIri.get(iri)?.name ?? '') : '');

@@ -100,6 +100,27 @@ interface Change {
   justification: string;
 }
 
+/** The row a new Draft is stored as, at version 1. */
+function newRow(resource: NewResource, change: Change, now: number) {
+  return {
+    iri: resource.iri,
+    family: resource.family,
+    status: 'Draft' as const,
+    name: resource.name.trim(),
+    name_normalized: normalizedName(resource.name),
+    library_key: resource.libraryKey,
+    name_scope: resource.nameScope,
+    parent_iri: resource.parentIri,
+    replaces_iri: resource.replacesIri,
+    body: JSON.stringify(resource.body),
+    version: 1,
+    created_by: change.actor,
+    created_at: now,
+    updated_by: change.actor,
+    updated_at: now,
+  };
+}
+
 /** No stored IRI is longer, or holds a NUL (which PostgreSQL's text refuses). */
 function storable(iri: string): boolean {
   return iri.length <= 2048 && !iri.includes('\u0000');
@@ -698,23 +719,7 @@ export class ResourceStore {
     const now = this.now();
     const row = await trx
       .insertInto('resources')
-      .values({
-        iri: resource.iri,
-        family: resource.family,
-        status: 'Draft',
-        name: resource.name.trim(),
-        name_normalized: normalizedName(resource.name),
-        library_key: resource.libraryKey,
-        name_scope: resource.nameScope,
-        parent_iri: resource.parentIri,
-        replaces_iri: resource.replacesIri,
-        body: JSON.stringify(resource.body),
-        version: 1,
-        created_by: change.actor,
-        created_at: now,
-        updated_by: change.actor,
-        updated_at: now,
-      })
+      .values(newRow(resource, change, now))
       .returningAll()
       .executeTakeFirstOrThrow();
     await this.revise(trx, row, 'create', change, values);
@@ -737,25 +742,7 @@ export class ResourceStore {
       const now = this.now();
       const rows = await trx
         .insertInto('resources')
-        .values(
-          chunk.map(({ resource }) => ({
-            iri: resource.iri,
-            family: resource.family,
-            status: 'Draft' as const,
-            name: resource.name.trim(),
-            name_normalized: normalizedName(resource.name),
-            library_key: resource.libraryKey,
-            name_scope: resource.nameScope,
-            parent_iri: resource.parentIri,
-            replaces_iri: resource.replacesIri,
-            body: JSON.stringify(resource.body),
-            version: 1,
-            created_by: change.actor,
-            created_at: now,
-            updated_by: change.actor,
-            updated_at: now,
-          })),
-        )
+        .values(chunk.map(({ resource }) => newRow(resource, change, now)))
         .returningAll()
         .execute();
       const byIri = new Map(rows.map((row) => [row.iri, row]));
