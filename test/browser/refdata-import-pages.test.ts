@@ -170,9 +170,45 @@ describe.skipIf(!browserAvailable)(
       await context.close();
     }, 300_000);
 
-    it('turns away a reader, and a stranger from someone else’s import', async () => {
+    it('works under the enforced security policy for a returning Creator', async () => {
+      const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+      const page = await context.newPage();
+      const violations: string[] = [];
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await page.goto(`${service.url}/sign-in`);
+      await page.fill('#token', await service.token(['Creator'], 'carol'));
+      await Promise.all([
+        page.waitForURL((url) => url.pathname !== '/sign-in/token'),
+        page.click('button:has-text("Sign in with token")'),
+      ]);
+      await page.goto(`${service.url}/account/imports/new`);
+      await page.selectOption('#library', { label: 'CFIHOS core' });
+      await page.setInputFiles('#file', {
+        name: 'units.csv',
+        mimeType: 'text/csv',
+        buffer: Buffer.from(
+          'unit of measure dimension code CFIHOS unique code,unit of measure dimension code,unit of measure dimension name,unit of measure dimension definition\r\nD-CAROL,CAROL,carol length,How long as Carol measures it\r\n',
+        ),
+      });
+      await Promise.all([
+        page.waitForURL(/\/account\/imports\/\d+$/),
+        page.click('button:has-text("Import now")'),
+      ]);
+      expect(await outcome(page)).toMatchObject({ Created: '1', Refused: '0' });
+      expect(violations).toEqual([]);
+      expect(
+        await page.evaluate<number>('document.documentElement.scrollWidth'),
+      ).toBeLessThanOrEqual(375);
+      await context.close();
+    });
+
+    it('turns away a visitor, a reader, and a stranger from someone else’s import', async () => {
       const context = await browser.newContext();
       const page = await context.newPage();
+      await page.goto(`${service.url}/account/imports/new`);
+      expect(new URL(page.url()).pathname).toBe('/sign-in');
       await page.goto(`${service.url}/sign-in`);
       await page.fill('#token', await service.token(['Reader'], 'bob'));
       await Promise.all([
