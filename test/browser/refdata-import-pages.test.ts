@@ -8,6 +8,7 @@ import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Role } from '../../src/refdata/auth/roles.js';
 import { createLibrary, type Refdata, startListeningRefdata } from '../refdata/helpers.js';
 import {
   accessibilityViolations,
@@ -40,9 +41,9 @@ describe.skipIf(!browserAvailable)(
       await service?.close();
     });
 
-    async function signIn(page: Page) {
+    async function signIn(page: Page, roles: Role[] = ['Creator'], subject = 'alice') {
       await page.goto(`${service.url}/sign-in`);
-      await page.fill('#token', await service.token(['Creator'], 'alice'));
+      await page.fill('#token', await service.token(roles, subject));
       await Promise.all([
         page.waitForURL((url) => url.pathname !== '/sign-in/token'),
         page.click('button:has-text("Sign in with token")'),
@@ -177,12 +178,7 @@ describe.skipIf(!browserAvailable)(
       page.on('console', (message) => {
         if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
       });
-      await page.goto(`${service.url}/sign-in`);
-      await page.fill('#token', await service.token(['Creator'], 'carol'));
-      await Promise.all([
-        page.waitForURL((url) => url.pathname !== '/sign-in/token'),
-        page.click('button:has-text("Sign in with token")'),
-      ]);
+      await signIn(page, ['Creator'], 'carol');
       await page.goto(`${service.url}/account/imports/new`);
       await page.selectOption('#library', { label: 'CFIHOS core' });
       await page.setInputFiles('#file', {
@@ -209,12 +205,7 @@ describe.skipIf(!browserAvailable)(
       const page = await context.newPage();
       await page.goto(`${service.url}/account/imports/new`);
       expect(new URL(page.url()).pathname).toBe('/sign-in');
-      await page.goto(`${service.url}/sign-in`);
-      await page.fill('#token', await service.token(['Reader'], 'bob'));
-      await Promise.all([
-        page.waitForURL((url) => url.pathname !== '/sign-in/token'),
-        page.click('button:has-text("Sign in with token")'),
-      ]);
+      await signIn(page, ['Reader'], 'bob');
       expect(await page.$('nav.site a:has-text("Imports")')).toBeNull();
       const response = await page.goto(`${service.url}/account/imports/1`);
       expect(response?.status()).toBe(403);

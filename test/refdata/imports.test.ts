@@ -156,6 +156,11 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
       (await service.call('GET', `/exports?library=${encodeURIComponent(library)}&format=pdf`))
         .statusCode,
     ).toBe(400);
+    expect((await service.call('GET', '/exports')).statusCode).toBe(400);
+    const visitor = await service.call('GET', `/exports?library=${encodeURIComponent(library)}`, {
+      roles: [],
+    });
+    expect(visitor.statusCode).toBe(401);
   }, 300_000);
 
   describe('checking first', () => {
