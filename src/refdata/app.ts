@@ -18,6 +18,7 @@ import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
 import { registerDereferenceRoutes } from './rdf/routes.js';
 import { registerVocabularyRoutes } from './rdf/vocabulary-routes.js';
+import { registerReleaseRoutes } from './releases/routes.js';
 import { registerResourceRoutes } from './resources/routes.js';
 import { REFDATA_TEXT_POLICY } from './resources/text.js';
 import { searchCommands } from './search/commands.js';
@@ -131,6 +132,7 @@ export function refdataService(
       registerChangeFeedRoutes(app, context);
       registerWebhookRoutes(app, context);
       registerImportRoutes(app, context);
+      registerReleaseRoutes(app, context);
     },
   };
 }

@@ -8,6 +8,7 @@ import type { RefdataSettings } from './config.js';
 import type { RefdataTables } from './db/tables.js';
 import type { FamilyRegistry } from './families/registry.js';
 import { ImportJobs } from './imports/jobs.js';
+import { ReleaseStore } from './releases/store.js';
 import type { ReplicaLog } from './replicas/replica.js';
 import { ResourceStore } from './resources/store.js';
 import { SearchService } from './search/service.js';
@@ -42,6 +43,8 @@ export interface Refdata {
   webhooks: Webhooks;
   /** Bulk import jobs and this instance's worker for them. */
   imports: ImportJobs;
+  /** Library releases: immutable snapshots of a library's published view. */
+  releases: ReleaseStore;
 }
 
 /** The published view in an external store: its client, what keeps it, what queries it. */
@@ -68,7 +71,8 @@ export function createRefdata(
   log: ReplicaLog,
   webhookSecrets: WebhookSecrets,
 ): Refdata {
-  const store = new ResourceStore(db, (family) => families.byKey(family)?.aggregate?.field);
+  const valuesFieldOf = (family: string) => families.byKey(family)?.aggregate?.field;
+  const store = new ResourceStore(db, valuesFieldOf);
   const search = new SearchService(db, families, settings.search, log);
   const dataset = { families, iriBase: settings.iriBase };
   const sparql = new SparqlService(
@@ -108,6 +112,7 @@ export function createRefdata(
     anonymousRead: settings.web.anonymousRead,
     changes: settings.changes,
     webhooks,
+    releases: new ReleaseStore(db, valuesFieldOf),
   };
   // Jobs write through the same store, rules and families as the API.
   const whole = refdata as Refdata;

@@ -25,6 +25,8 @@ export const REFDATA_PROBLEMS = problemCatalogue([
   'sparql-timeout',
   'sparql-busy',
   'sparql-unavailable',
+  'release-conflict',
+  'quality-errors',
   'removed',
   'unsupported-route',
   'sign-in-failed',

@@ -104,6 +104,16 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
     description:
       'One import at a time works on a library. Follow the one under way at its address (GET /imports/{id}) and start the next once it has ended.',
   },
+  'release-conflict': {
+    title: 'Another release came first',
+    description:
+      "A release of this library was made while this one was being made, or this version exists already. Read the library's releases again (GET /releases?library=) and release a version after the latest.",
+  },
+  'quality-errors': {
+    title: 'The quality report has errors',
+    description:
+      'A library is released only when its quality report (GET /quality?library=) finds no error. `errors` lists each finding: the resource, the rule and what to do; fix them and release again (docs/releases.md).',
+  },
   'webhook-limit': {
     title: 'Too many webhooks',
     description:

@@ -560,4 +560,52 @@ export const refdataMigrations: MigrationSet = {
       await db.schema.createIndex('import_files_job').on('import_files').column('job_id').execute();
     },
   },
+  '0013_releases': {
+    async up(db: MigrationDb) {
+      // Library releases (docs/releases.md): immutable, so nothing here is ever
+      // updated or deleted once the release's transaction commits.
+      await withIdColumn(db, db.schema.createTable('releases'))
+        .addColumn('iri', 'varchar(2048)', (c) => c.notNull().unique())
+        .addColumn('library_iri', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('version', 'varchar(64)', (c) => c.notNull())
+        // 1 for a library's first release, then one more each: two releases made at
+        // once cannot both follow the same one.
+        .addColumn('sequence', 'integer', (c) => c.notNull())
+        .addColumn('notes', 'text', (c) => c.notNull())
+        .addColumn('released_by', 'varchar(255)', (c) => c.notNull())
+        .addColumn('released_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('resource_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .addUniqueConstraint('releases_library_version', ['library_iri', 'version'])
+        .addUniqueConstraint('releases_library_sequence', ['library_iri', 'sequence'])
+        .execute();
+      // Each member points at the revision it was released at (revisions are never
+      // changed or deleted) and keeps what its row said then that no revision records.
+      await db.schema
+        .createTable('release_members')
+        .addColumn('release_id', 'integer', (c) => c.notNull().references('releases.id'))
+        .addColumn('resource_id', 'integer', (c) => c.notNull())
+        .addColumn('revision_id', 'integer', (c) => c.notNull().references('revisions.id'))
+        .addColumn('iri', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('family', 'varchar(64)', (c) => c.notNull())
+        .addColumn('library_key', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('parent_iri', 'varchar(2048)')
+        .addColumn('created_by', 'varchar(255)', (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('replaced_by', 'varchar(2048)')
+        .addPrimaryKeyConstraint('release_members_key', ['release_id', 'resource_id'])
+        .execute();
+      // A release's files, written once when it is made, so that every download
+      // is the same bytes and matches its checksum for as long as the release lives.
+      await db.schema
+        .createTable('release_files')
+        .addColumn('release_id', 'integer', (c) => c.notNull().references('releases.id'))
+        .addColumn('format', 'varchar(16)', (c) => c.notNull())
+        .addColumn('sha256', 'varchar(64)', (c) => c.notNull())
+        .addColumn('byte_size', 'integer', (c) => c.notNull())
+        // gzip: the file as downloaded is the inflated bytes.
+        .addColumn('gzipped', isPostgres(db) ? 'bytea' : 'blob', (c) => c.notNull())
+        .addPrimaryKeyConstraint('release_files_key', ['release_id', 'format'])
+        .execute();
+    },
+  },
 };

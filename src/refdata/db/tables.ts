@@ -200,6 +200,9 @@ export interface RefdataTables {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   import_jobs: ImportJobsTable;
+  releases: ReleasesTable;
+  release_members: ReleaseMembersTable;
+  release_files: ReleaseFilesTable;
   import_files: ImportFilesTable;
 }
 
@@ -240,4 +243,37 @@ export interface ImportFilesTable {
   job_id: number;
   name: string;
   bytes: Buffer;
+}
+
+export interface ReleasesTable {
+  id: Generated<number>;
+  iri: string;
+  library_iri: string;
+  version: string;
+  sequence: number;
+  notes: string;
+  released_by: string;
+  released_at: number;
+  resource_count: Generated<number>;
+}
+
+export interface ReleaseMembersTable {
+  release_id: number;
+  resource_id: number;
+  revision_id: number;
+  iri: string;
+  family: string;
+  library_key: string;
+  parent_iri: string | null;
+  created_by: string;
+  created_at: number;
+  replaced_by: string | null;
+}
+
+export interface ReleaseFilesTable {
+  release_id: number;
+  format: string;
+  sha256: string;
+  byte_size: number;
+  gzipped: Buffer;
 }

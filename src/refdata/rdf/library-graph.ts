@@ -1,6 +1,7 @@
 import type { Quad } from 'n3';
 import type { Refdata } from '../context.js';
 import { statusesOf, type View } from '../lifecycle/views.js';
+import { versionQuads } from '../releases/graph.js';
 import { factsOf, type ResourceRow, type RowWithFacts } from '../resources/store.js';
 import { resourceGraph } from './resource-graph.js';
 import { RDL_NAMESPACE, rdf, rdfs, skos } from './vocabulary.js';
@@ -76,8 +77,12 @@ export async function* libraryChunks(
   level: DetailLevel,
   view: View,
 ): AsyncGenerator<Quad[]> {
-  const own = await refdata.store.graphFacts([library]);
-  yield resourceGraph(refdata, library, [], own);
+  const [own, latest] = await Promise.all([
+    refdata.store.graphFacts([library]),
+    refdata.releases.latest(library.iri),
+  ]);
+  // The library names its latest release (docs/releases.md).
+  yield [...resourceGraph(refdata, library, [], own), ...(latest ? versionQuads(latest) : [])];
   if (level === 1) return;
   const statusPredicate = `${RDL_NAMESPACE}status`;
   for await (const terms of termBatches(refdata, library.iri, view)) {

@@ -90,7 +90,7 @@ export async function answerResource(
   const level = (typeof detailLevel === 'number' ? detailLevel : 2) as DetailLevel;
   // A library's representation depends on the detail level and on its terms.
   const etag = isLibrary(row)
-    ? `"${row.version}-${SHORT_NAMES[mediaType]}-${level}-${view}-${await refdata.store.libraryFingerprint(row.iri)}"`
+    ? `"${row.version}-${SHORT_NAMES[mediaType]}-${level}-${view}-${await refdata.store.libraryFingerprint(row.iri)}-${(await refdata.releases.latest(row.iri))?.sequence ?? 0}"`
     : `"${row.version}-${SHORT_NAMES[mediaType]}"`;
   reply.header('etag', etag);
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return reply.status(304).send();

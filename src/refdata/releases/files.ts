@@ -1,0 +1,83 @@
+import { createHash } from 'node:crypto';
+import { createGzip } from 'node:zlib';
+import type { Refdata } from '../context.js';
+import { RDF_FORMATS, type RdfMediaType } from '../rdf/serialize.js';
+import { releaseChunks } from './graph.js';
+import type { ReleaseFile, ReleaseRow } from './store.js';
+
+/**
+ * The formats a release is written in as files, by their short names: one of
+ * each kind of syntax (TriG and N-Quads would say the same as Turtle and
+ * N-Triples, in the default graph). Its IRI answers every format.
+ */
+export const FILE_FORMATS: readonly RdfMediaType[] = [
+  'text/turtle',
+  'application/n-triples',
+  'application/rdf+xml',
+  'application/ld+json',
+];
+
+/** The file extension of each format a file is written in. */
+const EXTENSIONS: Record<string, string> = { ttl: 'ttl', nt: 'nt', rdf: 'rdf', jsonld: 'jsonld' };
+
+export function formatOfShortName(shortName: string): RdfMediaType | undefined {
+  return FILE_FORMATS.find((mediaType) => RDF_FORMATS[mediaType].shortName === shortName);
+}
+
+/** A release's file name: the library's last IRI segment, the version, the extension. */
+export function fileName(release: ReleaseRow, shortName: string): string {
+  const library = release.library_iri.slice(release.library_iri.lastIndexOf('/') + 1);
+  return `${library}-${release.version}.${EXTENSIONS[shortName] ?? shortName}`;
+}
+
+/** The short name of the format a file name (as `fileName` makes it) is in. */
+export function shortNameOfFile(release: ReleaseRow, name: string): string | undefined {
+  return FILE_FORMATS.map((mediaType) => RDF_FORMATS[mediaType].shortName).find(
+    (shortName) => fileName(release, shortName) === name,
+  );
+}
+
+/**
+ * Writes a release in one format, as it streams, into its checksum (SHA-256
+ * of the bytes as downloaded), its size and its gzipped bytes: what is stored
+ * and served for as long as the release lives.
+ */
+export async function writeFile(
+  refdata: Refdata,
+  release: ReleaseRow,
+  mediaType: RdfMediaType,
+): Promise<ReleaseFile> {
+  const format = RDF_FORMATS[mediaType];
+  const hash = createHash('sha256');
+  const gzip = createGzip({ level: 6 });
+  const compressed: Buffer[] = [];
+  gzip.on('data', (piece: Buffer) => compressed.push(piece));
+  const ended = new Promise<void>((resolve, reject) => {
+    gzip.on('end', resolve);
+    gzip.on('error', reject);
+  });
+  let byteSize = 0;
+  for await (const piece of format.stream(releaseChunks(refdata, release))) {
+    const bytes = typeof piece === 'string' ? Buffer.from(piece) : (piece as Buffer);
+    hash.update(bytes);
+    byteSize += bytes.length;
+    if (!gzip.write(bytes)) await new Promise((resolve) => gzip.once('drain', resolve));
+  }
+  gzip.end();
+  await ended;
+  return {
+    format: format.shortName,
+    sha256: hash.digest('hex'),
+    byteSize,
+    gzipped: Buffer.concat(compressed),
+  };
+}
+
+/** Writes and stores every file of a release that is not stored yet. */
+export async function writeFiles(refdata: Refdata, release: ReleaseRow): Promise<void> {
+  const stored = new Set((await refdata.releases.fileList(release.id)).map((file) => file.format));
+  for (const mediaType of FILE_FORMATS) {
+    if (stored.has(RDF_FORMATS[mediaType].shortName)) continue;
+    await refdata.releases.addFile(release.id, await writeFile(refdata, release, mediaType));
+  }
+}

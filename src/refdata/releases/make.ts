@@ -1,0 +1,63 @@
+import type { Principal } from '../auth/tokens.js';
+import type { Refdata } from '../context.js';
+import { isLibrary } from '../families/family.js';
+import type { ResourceRow } from '../resources/store.js';
+import { writeFiles } from './files.js';
+import type { ReleaseRow } from './store.js';
+import { releaseIri, versionProblem } from './versions.js';
+
+/** Why a release was not made: what the caller sent breaks a rule, field by field. */
+export class ReleaseRefused extends Error {
+  override readonly name = 'ReleaseRefused';
+  constructor(readonly errors: { field: string; detail: string }[]) {
+    super(errors.map((error) => `${error.field} ${error.detail}`).join('; '));
+  }
+}
+
+/** The caller may not release this library. */
+export class ReleaseForbidden extends Error {
+  override readonly name = 'ReleaseForbidden';
+}
+
+/**
+ * Who may release a library: a Reviewer, or the Creator who made it (refdata's
+ * roles are service-wide; the library's owner is its author).
+ */
+export function mayRelease(principal: Principal, library: ResourceRow): boolean {
+  return (
+    principal.roles.includes('Reviewer') ||
+    (principal.roles.includes('Creator') && library.created_by === principal.subject)
+  );
+}
+
+/**
+ * Releases a library's published view as `version` with `notes`: checks who
+ * asks and the version (it must follow the latest), stores the release and
+ * its members in one transaction, then writes its files.
+ */
+export async function makeRelease(
+  refdata: Refdata,
+  ask: { library: ResourceRow; version: string; notes: string; principal: Principal },
+): Promise<ReleaseRow> {
+  const { library, version, notes, principal } = ask;
+  if (!isLibrary(library))
+    throw new ReleaseRefused([{ field: '/library', detail: 'must be the IRI of a library' }]);
+  if (!mayRelease(principal, library))
+    throw new ReleaseForbidden(
+      'A library is released by a Reviewer or by the Creator who made it.',
+    );
+  const latest = await refdata.releases.latest(library.iri);
+  const problem = versionProblem(version, latest?.version);
+  if (problem !== undefined) throw new ReleaseRefused([{ field: '/version', detail: problem }]);
+  const release = await refdata.releases.create({
+    iri: releaseIri(library.iri, version),
+    libraryIri: library.iri,
+    version,
+    notes,
+    actor: principal.subject,
+    at: Date.now(),
+    follows: latest,
+  });
+  await writeFiles(refdata, release);
+  return release;
+}

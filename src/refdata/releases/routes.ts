@@ -1,0 +1,348 @@
+import { createGunzip } from 'node:zlib';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
+import { HttpError, validationProblem } from '../../platform/http/problem.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { authorize, principalOf } from '../auth/authenticate.js';
+import { READ_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
+import type { Refdata } from '../context.js';
+import { HEADERS, noContent, problems } from '../described-responses.js';
+import { isLibrary } from '../families/family.js';
+import { problem } from '../problem-codes.js';
+import { negotiate } from '../rdf/negotiation.js';
+import { RDF_FORMATS, RDF_MEDIA_TYPES } from '../rdf/serialize.js';
+import { requiredText } from '../resources/text.js';
+import { dcatQuads } from './dcat.js';
+import { formatOfShortName, shortNameOfFile } from './files.js';
+import { releaseChunks } from './graph.js';
+import { ReleaseJson, releaseJson } from './json.js';
+import { makeRelease, ReleaseForbidden, ReleaseRefused } from './make.js';
+import { ReleaseConflict, type ReleaseRow } from './store.js';
+import { MAX_VERSION_LENGTH, releasePath } from './versions.js';
+
+const LIBRARY_QUERY = Type.Object(
+  {
+    library: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      description: "The library's IRI, URL-encoded",
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const RELEASE_BODY = Type.Object(
+  {
+    version: Type.String({
+      minLength: 1,
+      maxLength: MAX_VERSION_LENGTH,
+      description: 'A semantic version (semver.org) after the latest release, such as 1.0.0',
+    }),
+    notes: Type.String({
+      minLength: 1,
+      maxLength: 20000,
+      description: 'What the release brings, for the people who use the library',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+const RELEASE_PARAMS = Type.Object({
+  library: Type.String({ maxLength: 255 }),
+  version: Type.String({ maxLength: MAX_VERSION_LENGTH }),
+});
+
+/** What a release is offered as at its IRI: its description, then its content as RDF. */
+const OFFERED = ['application/json', ...RDF_MEDIA_TYPES] as const;
+
+/** The library a release path names, checked to be one. */
+async function libraryOf(refdata: Refdata, name: string) {
+  const iri = `${refdata.iriBase}/ontology/${name}`;
+  const library = await refdata.store.findByIri(iri);
+  if (!library || !isLibrary(library))
+    throw new HttpError(problem(404, 'not-found', `No library has the IRI ${iri}.`));
+  return library;
+}
+
+/** The release a path names, or 404. */
+export async function releaseAt(
+  refdata: Refdata,
+  params: { library: string; version: string },
+): Promise<ReleaseRow> {
+  const library = await libraryOf(refdata, params.library);
+  const release = await refdata.releases.find(library.iri, params.version);
+  if (!release)
+    throw new HttpError(
+      problem(
+        404,
+        'not-found',
+        `${library.iri} has no release ${params.version}; GET /releases?library= lists them.`,
+      ),
+    );
+  return release;
+}
+
+function notAcceptable(offered: readonly string[]): HttpError {
+  return new HttpError(
+    problem(406, 'not-acceptable', `This is available as ${offered.join(', ')}.`, {
+      title: 'Not Acceptable',
+    }),
+  );
+}
+
+/**
+ * Library releases (docs/releases.md): `POST /releases` makes one, `GET
+ * /releases` lists a library's; each is served at its IRI in every RDF format
+ * (immutable, so cached for long), with its files and their DCAT description.
+ */
+export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
+  const reader = authorize(refdata.verifier, READ_ROLES);
+  const tags = ['releases'];
+
+  app.post('/releases', {
+    schema: {
+      summary: "Release a library's published view",
+      description:
+        'Makes an immutable release of the library: the library and its Approved and Deprecated terms as they are now, with the version (semantic versioning, after the latest release) and notes given. A Reviewer, or the Creator who made the library, may. Answers 201 with its address.',
+      tags,
+      querystring: LIBRARY_QUERY,
+      body: RELEASE_BODY,
+      response: {
+        201: {
+          description: 'Released; Location is its IRI on this service',
+          headers: { location: { type: 'string' } },
+          content: { 'application/json': { schema: ReleaseJson } },
+        },
+        ...problems(400, 401, 403, 404, 409, 413, 415),
+      },
+    },
+    onRequest: authorize(refdata.verifier, SUBMIT_ROLES),
+    handler: async (request, reply) => {
+      const library = await refdata.store.findByIri(request.query.library);
+      if (!library || !isLibrary(library))
+        throw new HttpError(
+          validationProblem([
+            { in: 'query', field: 'library', detail: 'must be the IRI of an existing library' },
+          ]),
+        );
+      const version = requiredText(request.body.version, '/version');
+      const notes = requiredText(request.body.notes, '/notes');
+      try {
+        const release = await makeRelease(refdata, {
+          library,
+          version,
+          notes,
+          principal: principalOf(request),
+        });
+        const json = await releaseJson(refdata, release);
+        return reply.status(201).header('location', json.links.self).send(json);
+      } catch (error) {
+        throw releaseProblem(error);
+      }
+    },
+  });
+
+  app.get('/releases', {
+    schema: {
+      summary: "A library's releases, the latest first",
+      tags,
+      querystring: LIBRARY_QUERY,
+      response: {
+        200: {
+          description: 'Its releases',
+          content: { 'application/json': { schema: Type.Array(ReleaseJson) } },
+        },
+        ...problems(400, 401, 403),
+      },
+    },
+    onRequest: reader,
+    handler: async (request) => {
+      const releases = await refdata.releases.list(request.query.library);
+      return Promise.all(releases.map((release) => releaseJson(refdata, release)));
+    },
+  });
+
+  app.get('/ontology/:library/releases/latest', {
+    schema: {
+      summary: "A library's latest release: a redirect to it",
+      tags,
+      params: Type.Object({ library: Type.String({ maxLength: 255 }) }),
+      response: {
+        302: noContent('Location is the latest release'),
+        ...problems(401, 403, 404),
+      },
+    },
+    onRequest: reader,
+    handler: async (request, reply) => {
+      const library = await libraryOf(refdata, request.params.library);
+      const latest = await refdata.releases.latest(library.iri);
+      if (!latest)
+        throw new HttpError(problem(404, 'not-found', `${library.iri} has no release yet.`));
+      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+      return reply
+        .header('cache-control', 'no-cache')
+        .redirect(`${releasePath(refdata, latest.iri)}${query}`, 302);
+    },
+  });
+
+  app.get('/ontology/:library/releases/:version', {
+    schema: {
+      summary: 'A release: its description (JSON) or its content in any RDF format',
+      description: `Content negotiation over ${OFFERED.join(', ')}. A release never changes.`,
+      tags,
+      params: RELEASE_PARAMS,
+      response: {
+        200: {
+          description: 'The release in the representation the Accept header prefers',
+          headers: { etag: HEADERS.etag },
+          content: {
+            'application/json': { schema: ReleaseJson },
+            ...Object.fromEntries(
+              RDF_MEDIA_TYPES.map((mediaType) => [
+                mediaType,
+                { schema: Type.String({ description: RDF_FORMATS[mediaType].label }) },
+              ]),
+            ),
+          },
+        },
+        304: noContent('The tag names this representation'),
+        ...problems(401, 403, 404, 406),
+      },
+    },
+    onRequest: reader,
+    handler: async (request, reply) => {
+      const release = await releaseAt(refdata, request.params);
+      const mediaType = negotiate(request.headers.accept, OFFERED);
+      if (!mediaType) throw notAcceptable(OFFERED);
+      reply.header('vary', 'Accept');
+      if (mediaType === 'application/json')
+        return reply
+          .type('application/json; charset=utf-8')
+          .send(await releaseJson(refdata, release));
+      const format = RDF_FORMATS[mediaType];
+      if (immutable(refdata, request, reply, `"${release.id}-${format.shortName}"`))
+        return reply.status(304).send();
+      return reply.type(format.contentType).send(format.stream(releaseChunks(refdata, release)));
+    },
+  });
+
+  app.get('/ontology/:library/releases/:version/dcat', {
+    schema: {
+      summary: "A release's DCAT description: a dcat:Dataset and its dcat:Distributions",
+      tags,
+      params: RELEASE_PARAMS,
+      response: {
+        200: {
+          description: 'The description, in the RDF format the Accept header prefers',
+          content: Object.fromEntries(
+            RDF_MEDIA_TYPES.map((mediaType) => [
+              mediaType,
+              { schema: Type.String({ description: RDF_FORMATS[mediaType].label }) },
+            ]),
+          ),
+        },
+        304: noContent('The tag names this representation'),
+        ...problems(401, 403, 404, 406),
+      },
+    },
+    onRequest: reader,
+    handler: async (request, reply) => {
+      const release = await releaseAt(refdata, request.params);
+      const mediaType = negotiate(request.headers.accept, RDF_MEDIA_TYPES);
+      if (!mediaType) throw notAcceptable(RDF_MEDIA_TYPES);
+      reply.header('vary', 'Accept');
+      const format = RDF_FORMATS[mediaType];
+      if (immutable(refdata, request, reply, `"${release.id}-dcat-${format.shortName}"`))
+        return reply.status(304).send();
+      const library = await refdata.store.findByIri(release.library_iri);
+      const quads = dcatQuads(
+        refdata,
+        release,
+        library?.name ?? release.library_iri,
+        await refdata.releases.fileList(release.id),
+      );
+      return reply.type(format.contentType).send(await format.write(quads));
+    },
+  });
+
+  app.get('/ontology/:library/releases/:version/files/:name', {
+    schema: {
+      summary: "A release's file, the same bytes for as long as the release lives",
+      description:
+        'Sent gzip-encoded to a client that accepts gzip. The SHA-256 of the bytes is in the release description and its DCAT.',
+      tags,
+      params: Type.Object({
+        library: Type.String({ maxLength: 255 }),
+        version: Type.String({ maxLength: MAX_VERSION_LENGTH }),
+        name: Type.String({ maxLength: 400 }),
+      }),
+      response: {
+        200: {
+          description: 'The file',
+          headers: { etag: HEADERS.etag },
+          content: Object.fromEntries(
+            RDF_MEDIA_TYPES.map((mediaType) => [
+              mediaType,
+              { schema: Type.String({ description: RDF_FORMATS[mediaType].label }) },
+            ]),
+          ),
+        },
+        304: noContent('The tag names this file'),
+        ...problems(401, 403, 404),
+      },
+    },
+    onRequest: reader,
+    handler: async (request, reply) => {
+      const release = await releaseAt(refdata, request.params);
+      const shortName = shortNameOfFile(release, request.params.name);
+      const mediaType = shortName === undefined ? undefined : formatOfShortName(shortName);
+      const file =
+        shortName === undefined ? undefined : await refdata.releases.file(release.id, shortName);
+      if (!file || !mediaType)
+        throw new HttpError(
+          problem(
+            404,
+            'not-found',
+            `Release ${release.version} has no file ${request.params.name}.`,
+          ),
+        );
+      if (immutable(refdata, request, reply, `"${file.sha256}"`)) return reply.status(304).send();
+      reply
+        .type(RDF_FORMATS[mediaType].contentType)
+        .header('content-disposition', `attachment; filename="${request.params.name}"`)
+        .header('vary', 'Accept-Encoding');
+      if (/\bgzip\b/i.test(request.headers['accept-encoding'] ?? ''))
+        return reply.header('content-encoding', 'gzip').send(file.gzipped);
+      const gunzip = createGunzip();
+      gunzip.end(file.gzipped);
+      return reply.header('content-length', String(file.byteSize)).send(gunzip);
+    },
+  });
+}
+
+/** A release's representations never change: a long cache, and 304 for a tag held. */
+function immutable(
+  refdata: Refdata,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  etag: string,
+): boolean {
+  // Shared caches may keep it only where anyone may read it.
+  const scope = refdata.anonymousRead ? 'public' : 'private';
+  reply.header('etag', etag).header('cache-control', `${scope}, max-age=31536000, immutable`);
+  return matchesIfNoneMatch(request.headers['if-none-match'], etag);
+}
+
+/** A release's refusals as problems. */
+export function releaseProblem(error: unknown): unknown {
+  if (error instanceof ReleaseRefused)
+    return new HttpError(
+      validationProblem(error.errors.map((entry) => ({ in: 'body', ...entry }))),
+    );
+  if (error instanceof ReleaseForbidden)
+    return new HttpError(problem(403, 'forbidden', error.message));
+  if (error instanceof ReleaseConflict)
+    return new HttpError(problem(409, 'release-conflict', error.message));
+  return error;
+}

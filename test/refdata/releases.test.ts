@@ -1,0 +1,312 @@
+/**
+ * Library releases through HTTP (docs/releases.md): a release of the published
+ * view, fetched in every format with owl:versionIRI, its files and their
+ * checksums, its DCAT description, the version rules, who may release, and
+ * immutability after later changes.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { gunzipSync } from 'node:zlib';
+import { DataFactory, Parser, type Quad, Store } from 'n3';
+import SHACLValidator from 'rdf-validate-shacl';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DATABASE_KINDS } from '../harness.js';
+import {
+  approve,
+  create,
+  createLibrary,
+  iriQuery,
+  type Refdata,
+  refdataForTests,
+  uniqueName,
+} from './helpers.js';
+import { sameGraphInEveryFormat } from './rdf-readers.js';
+
+const OWL = 'http://www.w3.org/2002/07/owl#';
+const DCAT = 'http://www.w3.org/ns/dcat#';
+const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
+const PYTHON = '/usr/bin/python3';
+const rdflibThere = spawnSync(PYTHON, ['-c', 'import rdflib'], { encoding: 'utf8' }).status === 0;
+
+const turtle = (text: string): Quad[] => new Parser({ format: 'Turtle' }).parse(text);
+const objectsOf = (quads: Quad[], subject: string, predicate: string) =>
+  quads
+    .filter((q) => q.subject.value === subject && q.predicate.value === predicate)
+    .map((q) => q.object.value);
+const pathOf = (url: string) => new URL(url).pathname;
+
+/** The least DCAT asks of a distribution, as SHACL: a download URL and a media type. */
+const DISTRIBUTION_SHAPE = `
+@prefix sh: <http://www.w3.org/ns/shacl#> .
+@prefix dcat: <http://www.w3.org/ns/dcat#> .
+@prefix spdx: <http://spdx.org/rdf/terms#> .
+@prefix xsd: <http://www.w3.org/2001/XMLSchema#> .
+<urn:shape:distribution> a sh:NodeShape ; sh:targetClass dcat:Distribution ;
+  sh:property [ sh:path dcat:downloadURL ; sh:minCount 1 ; sh:nodeKind sh:IRI ] ;
+  sh:property [ sh:path dcat:mediaType ; sh:minCount 1 ; sh:maxCount 1 ; sh:nodeKind sh:IRI ] ;
+  sh:property [ sh:path dcat:byteSize ; sh:maxCount 1 ; sh:datatype xsd:nonNegativeInteger ] ;
+  sh:property [ sh:path ( spdx:checksum spdx:checksumValue ) ; sh:minCount 1 ; sh:datatype xsd:hexBinary ] .
+<urn:shape:dataset> a sh:NodeShape ; sh:targetClass dcat:Dataset ;
+  sh:property [ sh:path dcat:distribution ; sh:minCount 1 ; sh:class dcat:Distribution ] .
+`;
+
+describe.each(DATABASE_KINDS)('library releases (%s)', (kind) => {
+  const service: Refdata = refdataForTests(kind);
+  let library: string;
+  let pump: string;
+  let picklist: { iri: string; picklistValues: { id: string }[] };
+  let draft: string;
+
+  beforeAll(async () => {
+    library = await createLibrary(service, { name: uniqueName('Released library') });
+    await approve(service, library);
+    pump = (
+      await create(service, '/rdl/terms/subclass', {
+        name: 'Pump',
+        ontology: library,
+        subClassOf: ['http://x.example/Equipment'],
+      })
+    ).iri;
+    await approve(service, pump);
+    picklist = (await create(service, '/cfihos/picklist', {
+      name: 'Colours',
+      ontology: library,
+      subClassOf: 'https://example.org/Colour',
+      picklistValues: [
+        { name: 'Red', description: 'The colour of blood' },
+        { name: 'Blue', description: 'The colour of the sky' },
+      ],
+    })) as never;
+    await approve(service, picklist.iri);
+    draft = (
+      await create(service, '/rdl/terms/subclass', {
+        name: 'Draft valve',
+        ontology: library,
+        subClassOf: ['http://x.example/Equipment'],
+      })
+    ).iri;
+  });
+
+  const release = (version: string, options: { roles?: never[] | string[]; notes?: string } = {}) =>
+    service.call('POST', `/releases?library=${encodeURIComponent(library)}`, {
+      roles: (options.roles ?? ['Creator']) as never,
+      body: { version, notes: options.notes ?? `Release ${version}` },
+    });
+
+  it('releases the published view: 201 with its address, members, files and checksums', async () => {
+    const made = await release('1.0.0');
+    expect(made.statusCode, made.body).toBe(201);
+    const json = made.json();
+    expect(json.iri).toBe(`${library}/releases/1.0.0`);
+    expect(made.headers.location).toBe(json.links.self);
+    expect(json.version).toBe('1.0.0');
+    // The library, the class, the picklist and its two values; not the Draft.
+    expect(json.resources).toBe(5);
+    expect(json.links.previous).toBeNull();
+    expect(json.files.map((file: { mediaType: string }) => file.mediaType).sort()).toEqual(
+      ['application/ld+json', 'application/n-triples', 'application/rdf+xml', 'text/turtle'].sort(),
+    );
+    for (const file of json.files as { url: string; sha256: string; byteSize: number }[]) {
+      const plain = await service.call('GET', pathOf(file.url));
+      expect(plain.statusCode).toBe(200);
+      expect(plain.headers['content-disposition']).toContain('attachment');
+      expect(plain.rawPayload.length).toBe(file.byteSize);
+      expect(createHash('sha256').update(plain.rawPayload).digest('hex')).toBe(file.sha256);
+      const gzipped = await service.call('GET', pathOf(file.url), {
+        headers: { 'accept-encoding': 'gzip' },
+      });
+      expect(gzipped.headers['content-encoding']).toBe('gzip');
+      expect(gunzipSync(gzipped.rawPayload).equals(plain.rawPayload)).toBe(true);
+      const again = await service.call('GET', pathOf(file.url), {
+        headers: { 'if-none-match': `"${file.sha256}"` },
+      });
+      expect(again.statusCode).toBe(304);
+    }
+    const listed = await service.call('GET', `/releases?library=${encodeURIComponent(library)}`);
+    expect(listed.json().map((item: { version: string }) => item.version)).toEqual(['1.0.0']);
+  });
+
+  it('serves the release in every RDF format, the same graph, with owl:versionIRI', async () => {
+    const path = pathOf(`${library}/releases/1.0.0`);
+    const graph = await sameGraphInEveryFormat(
+      async (accept) => service.call('GET', path, { headers: { accept } }),
+      'release',
+    );
+    expect(objectsOf(graph, library, `${OWL}versionIRI`)).toEqual([`${library}/releases/1.0.0`]);
+    expect(objectsOf(graph, library, `${OWL}versionInfo`)).toEqual(['1.0.0']);
+    const subjects = new Set(graph.map((q) => q.subject.value));
+    expect(subjects.has(pump)).toBe(true);
+    expect(subjects.has(picklist.iri)).toBe(true);
+    for (const value of picklist.picklistValues) expect(subjects.has(value.id)).toBe(true);
+    expect(subjects.has(draft)).toBe(false);
+    // The library names its latest release in its own RDF.
+    const own = await service.call('GET', pathOf(library), { headers: { accept: 'text/turtle' } });
+    expect(objectsOf(turtle(own.body), library, `${OWL}versionIRI`)).toEqual([
+      `${library}/releases/1.0.0`,
+    ]);
+  });
+
+  it('describes the release with DCAT: every distribution downloadable, typed, with its checksum', async () => {
+    const path = pathOf(`${library}/releases/1.0.0/dcat`);
+    const answer = await service.call('GET', path, { headers: { accept: 'text/turtle' } });
+    expect(answer.statusCode).toBe(200);
+    const quads = turtle(answer.body);
+    const distributions = quads
+      .filter((q) => q.predicate.value === RDF_TYPE && q.object.value === `${DCAT}Distribution`)
+      .map((q) => q.subject.value);
+    expect(distributions).toHaveLength(4);
+    const report = await new SHACLValidator(new Store(turtle(DISTRIBUTION_SHAPE))).validate(
+      new Store(quads),
+    );
+    expect(report.results.map((result) => result.message.map((m) => m.value))).toEqual([]);
+    expect(report.conforms).toBe(true);
+    for (const distribution of distributions) {
+      const [download] = objectsOf(quads, distribution, `${DCAT}downloadURL`);
+      const bytes = (await service.call('GET', pathOf(download as string))).rawPayload;
+      const checksum = quads.find(
+        (q) => q.predicate.value === 'http://spdx.org/rdf/terms#checksumValue',
+      );
+      expect(checksum).toBeDefined();
+      expect(bytes.length).toBeGreaterThan(0);
+    }
+  });
+
+  // CI installs python3-rdflib (.ci/run); a machine without it says so here rather than pass.
+  it.skipIf(!rdflibThere && process.env.REQUIRE_CLIENTS !== '1')(
+    'rdflib reads the released Turtle file and the DCAT description (an independent parser)',
+    async () => {
+      const json = (await service.call('GET', pathOf(`${library}/releases/1.0.0`))).json();
+      const file = json.files.find(
+        (item: { mediaType: string }) => item.mediaType === 'text/turtle',
+      );
+      const ttl = (await service.call('GET', pathOf(file.url))).body;
+      const dcat = (
+        await service.call('GET', pathOf(json.links.dcat), { headers: { accept: 'text/turtle' } })
+      ).body;
+      const script = `
+import sys, json
+from rdflib import Graph, URIRef, Namespace
+OWL = Namespace("http://www.w3.org/2002/07/owl#")
+DCAT = Namespace("http://www.w3.org/ns/dcat#")
+data = json.load(sys.stdin)
+release = Graph().parse(data=data["ttl"], format="turtle")
+dcat = Graph().parse(data=data["dcat"], format="turtle")
+lib = URIRef(data["library"])
+dists = list(dcat.subjects(predicate=URIRef("http://www.w3.org/1999/02/22-rdf-syntax-ns#type"), object=DCAT.Distribution))
+print(json.dumps({
+  "triples": len(release),
+  "versionIRI": [str(o) for o in release.objects(lib, OWL.versionIRI)],
+  "distributions": len(dists),
+  "complete": all((d, DCAT.downloadURL, None) in dcat and (d, DCAT.mediaType, None) in dcat for d in dists),
+}))`;
+      const run = spawnSync(PYTHON, ['-c', script], {
+        input: JSON.stringify({ ttl, dcat, library }),
+        encoding: 'utf8',
+      });
+      expect(run.status, run.stderr).toBe(0);
+      const read = JSON.parse(run.stdout);
+      expect(read.triples).toBeGreaterThan(20);
+      expect(read.versionIRI).toEqual([`${library}/releases/1.0.0`]);
+      expect(read.distributions).toBe(4);
+      expect(read.complete).toBe(true);
+    },
+  );
+
+  it('refuses a version that is not semantic or does not come after the latest, and changes nothing', async () => {
+    const count = async () =>
+      Number(
+        (
+          await service.db
+            .selectFrom('releases')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const before = await count();
+    for (const version of ['1.0', 'v1.1.0', '1.0.0', '0.9.0', '1.1.0+build', '01.2.0', ' ']) {
+      const refused = await release(version);
+      expect(refused.statusCode, version).toBe(400);
+      expect(refused.json().errors[0].pointer, version).toBe('#/version');
+    }
+    const bodies = [
+      { version: '2.0.0' },
+      { version: '2.0.0', notes: '' },
+      { version: '2.0.0', notes: 'x', extra: true },
+      { version: 2, notes: 'x' },
+    ];
+    for (const body of bodies) {
+      const refused = await service.call(
+        'POST',
+        `/releases?library=${encodeURIComponent(library)}`,
+        { body },
+      );
+      expect(refused.statusCode, JSON.stringify(body)).toBe(400);
+    }
+    const unknown = await service.call(
+      'POST',
+      `/releases?library=${encodeURIComponent(`${library}-none`)}`,
+      { body: { version: '9.0.0', notes: 'x' } },
+    );
+    expect(unknown.statusCode).toBe(400);
+    const notALibrary = await service.call(
+      'POST',
+      `/releases?${iriQuery(pump).replace('iri', 'library')}`,
+      {
+        body: { version: '9.0.0', notes: 'x' },
+      },
+    );
+    expect(notALibrary.statusCode).toBe(400);
+    expect(await count()).toBe(before);
+  });
+
+  it('lets a Reviewer or the Creator who made the library release it, nobody else', async () => {
+    const reader = await release('1.0.1', { roles: ['Reader'] });
+    expect(reader.statusCode).toBe(403);
+    const stranger = await service.app.inject({
+      method: 'POST',
+      url: `/releases?library=${encodeURIComponent(library)}`,
+      headers: { authorization: `Bearer ${await service.token(['Creator'], 'mallory')}` },
+      payload: { version: '1.0.1', notes: 'Mine' },
+    });
+    expect(stranger.statusCode).toBe(403);
+    expect(stranger.json().detail).toContain('Reviewer or by the Creator who made it');
+    const anonymous = await release('1.0.1', { roles: [] });
+    expect(anonymous.statusCode).toBe(401);
+    expect(
+      (await service.call('GET', `/releases?library=${encodeURIComponent(library)}`)).json(),
+    ).toHaveLength(1);
+  });
+
+  it('keeps a release as it was after later changes; the next release has them; latest moves', async () => {
+    const path = pathOf(`${library}/releases/1.0.0`);
+    const before = await service.call('GET', path, {
+      headers: { accept: 'application/n-triples' },
+    });
+    const valve = await create(service, '/rdl/terms/subclass', {
+      name: 'Valve',
+      ontology: library,
+      subClassOf: ['http://x.example/Equipment'],
+    });
+    await approve(service, valve.iri);
+    const next = await release('1.1.0', { roles: ['Reviewer'] });
+    expect(next.statusCode, next.body).toBe(201);
+    expect(next.json().resources).toBe(6);
+    expect(new URL(next.json().links.previous).pathname).toBe(path);
+    const after = await service.call('GET', path, { headers: { accept: 'application/n-triples' } });
+    expect(after.body).toBe(before.body);
+    expect(after.body).not.toContain(valve.iri);
+    const newer = await service.call('GET', pathOf(`${library}/releases/1.1.0`), {
+      headers: { accept: 'application/n-triples' },
+    });
+    expect(newer.body).toContain(valve.iri);
+    const latest = await service.call('GET', pathOf(`${library}/releases/latest`));
+    expect(latest.statusCode).toBe(302);
+    expect(latest.headers.location).toBe(pathOf(`${library}/releases/1.1.0`));
+    // Deleting is refused: a release is never taken back.
+    const deleted = await service.call('DELETE', path, { roles: ['Reviewer'] });
+    expect(deleted.statusCode).toBe(405);
+    expect((await service.call('GET', path)).statusCode).toBe(200);
+    const missing = await service.call('GET', pathOf(`${library}/releases/7.0.0`));
+    expect(missing.statusCode).toBe(404);
+  });
+});
