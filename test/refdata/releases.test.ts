@@ -7,7 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
-import { DataFactory, Parser, type Quad, Store } from 'n3';
+import { Parser, type Quad, Store } from 'n3';
 import SHACLValidator from 'rdf-validate-shacl';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
@@ -24,6 +24,7 @@ import { sameGraphInEveryFormat } from './rdf-readers.js';
 
 const OWL = 'http://www.w3.org/2002/07/owl#';
 const DCAT = 'http://www.w3.org/ns/dcat#';
+const SPDX = 'http://spdx.org/rdf/terms#';
 const RDF_TYPE = 'http://www.w3.org/1999/02/22-rdf-syntax-ns#type';
 const PYTHON = '/usr/bin/python3';
 const rdflibThere = spawnSync(PYTHON, ['-c', 'import rdflib'], { encoding: 'utf8' }).status === 0;
@@ -163,11 +164,10 @@ describe.each(DATABASE_KINDS)('library releases (%s)', (kind) => {
     for (const distribution of distributions) {
       const [download] = objectsOf(quads, distribution, `${DCAT}downloadURL`);
       const bytes = (await service.call('GET', pathOf(download as string))).rawPayload;
-      const checksum = quads.find(
-        (q) => q.predicate.value === 'http://spdx.org/rdf/terms#checksumValue',
-      );
-      expect(checksum).toBeDefined();
-      expect(bytes.length).toBeGreaterThan(0);
+      const [checksum] = objectsOf(quads, distribution, `${SPDX}checksum`);
+      const [value] = objectsOf(quads, checksum as string, `${SPDX}checksumValue`);
+      expect(createHash('sha256').update(bytes).digest('hex')).toBe(value);
+      expect(objectsOf(quads, distribution, `${DCAT}byteSize`)).toEqual([String(bytes.length)]);
     }
   });
 
