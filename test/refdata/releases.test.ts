@@ -309,4 +309,69 @@ print(json.dumps({
     const missing = await service.call('GET', pathOf(`${library}/releases/7.0.0`));
     expect(missing.statusCode).toBe(404);
   });
+
+  it('lists exactly what changed between two releases, and since the latest, as JSON and RDF', async () => {
+    const changes = (query: Record<string, string>, accept = 'application/json') =>
+      service.call('GET', `/releases/changes?${new URLSearchParams({ library, ...query })}`, {
+        headers: { accept },
+      });
+    const first = (await changes({ from: '1.0.0', to: '1.1.0' })).json();
+    expect(first.counts).toEqual({ added: 1, changed: 0, deprecated: 0, removed: 0 });
+    expect(first.added[0]).toMatchObject({ name: 'Valve', family: 'class' });
+    const replacement = await create(service, '/rdl/terms/subclass', {
+      name: 'Centrifugal pump',
+      description: 'Moves liquids by a spinning impeller',
+      ontology: library,
+      subClassOf: ['http://x.example/Equipment'],
+      replaces: pump,
+    });
+    await approve(service, replacement.iri);
+    const since = (await changes({ from: '1.1.0' })).json();
+    expect(since.to).toEqual({ version: null, iri: null });
+    expect(since.counts).toEqual({ added: 1, changed: 0, deprecated: 1, removed: 0 });
+    expect(since.added[0].iri).toBe(replacement.iri);
+    expect(since.deprecated[0]).toMatchObject({ iri: pump, replacedBy: replacement.iri });
+    const fields = since.deprecated[0].fields as {
+      pointer: string;
+      before?: string;
+      after?: string;
+    }[];
+    expect(fields).toContainEqual({ pointer: '/name', before: 'Pump', after: 'Centrifugal pump' });
+    // Released, the same differences hold between the two releases.
+    expect((await release('1.2.0')).statusCode).toBe(201);
+    const released = (await changes({ from: '1.1.0', to: '1.2.0' })).json();
+    expect(released.counts).toEqual(since.counts);
+    expect((await changes({ from: '1.2.0' })).json().counts).toEqual({
+      added: 0,
+      changed: 0,
+      deprecated: 0,
+      removed: 0,
+    });
+    const rdf = await changes({ from: '1.0.0', to: '1.1.0' }, 'text/turtle');
+    expect(rdf.statusCode).toBe(200);
+    const quads = turtle(rdf.body);
+    expect(
+      quads
+        .filter((q) => q.predicate.value === 'https://w3id.org/refdata/vocab#added')
+        .map((q) => q.object.value),
+    ).toEqual([first.added[0].iri]);
+    // The release page's JSON links the difference from the release before.
+    const json = (await service.call('GET', pathOf(`${library}/releases/1.2.0`))).json();
+    const linked = await service.call(
+      'GET',
+      new URL(json.links.changesFromPrevious).pathname +
+        new URL(json.links.changesFromPrevious).search,
+    );
+    expect(linked.json().counts).toEqual(since.counts);
+    for (const query of [
+      { from: '1.2.0', to: '1.1.0' },
+      { from: '1.1.0', to: '1.1.0' },
+      { from: '9.9.9' },
+      { from: '1.0.0', to: 'nope' },
+    ]) {
+      const refused = await changes(query);
+      expect(refused.statusCode, JSON.stringify(query)).toBe(400);
+    }
+    expect((await changes({})).statusCode).toBe(400);
+  });
 });

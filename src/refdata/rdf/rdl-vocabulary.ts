@@ -180,6 +180,60 @@ export const RDL_TERMS = {
     label: 'removed',
     comment: 'A Draft value its picklist no longer lists was removed (a deletion in the feed).',
   },
+  ReleaseDifference: {
+    kind: 'class',
+    label: 'Release difference',
+    comment:
+      "What changed in a library between two of its releases, or between a release and today's published view.",
+  },
+  fromRelease: {
+    kind: 'object',
+    label: 'from release',
+    comment: 'The earlier side of a difference.',
+  },
+  toRelease: {
+    kind: 'object',
+    label: 'to release',
+    comment: "The later side of a difference; absent when it is today's published view.",
+  },
+  added: {
+    kind: 'object',
+    label: 'added',
+    comment: 'A resource the later side has and the earlier not.',
+  },
+  changed: {
+    kind: 'object',
+    label: 'changed',
+    comment: 'A resource both sides have, with fields that differ (each an rdl:FieldChange).',
+  },
+  deprecated: {
+    kind: 'object',
+    label: 'deprecated',
+    comment: 'A resource Deprecated on the later side and not on the earlier.',
+  },
+  removed: {
+    kind: 'object',
+    label: 'removed',
+    comment: 'A resource the earlier side has and the later not.',
+  },
+  FieldChange: {
+    kind: 'class',
+    label: 'Field change',
+    comment: 'One field of a resource that differs.',
+  },
+  fieldChange: { kind: 'object', label: 'field change', comment: 'One of the fields that differ.' },
+  ofResource: {
+    kind: 'object',
+    label: 'of resource',
+    comment: 'The resource a field change is of.',
+  },
+  field: {
+    kind: 'datatype',
+    label: 'field',
+    comment: "A JSON pointer into the resource's JSON body.",
+  },
+  before: { kind: 'datatype', label: 'before', comment: 'The value on the earlier side, if any.' },
+  after: { kind: 'datatype', label: 'after', comment: 'The value on the later side, if any.' },
 } satisfies Record<string, TermDefinition>;
 
 export type RdlTerm = keyof typeof RDL_TERMS;

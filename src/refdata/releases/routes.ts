@@ -14,6 +14,7 @@ import { negotiate } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES } from '../rdf/serialize.js';
 import { requiredText } from '../resources/text.js';
 import { dcatQuads } from './dcat.js';
+import { differences, differencesJson, differencesQuads } from './differences.js';
 import { formatOfShortName, shortNameOfFile } from './files.js';
 import { releaseChunks } from './graph.js';
 import { ReleaseJson, releaseJson } from './json.js';
@@ -160,6 +161,52 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
     handler: async (request) => {
       const releases = await refdata.releases.list(request.query.library);
       return Promise.all(releases.map((release) => releaseJson(refdata, release)));
+    },
+  });
+
+  app.get('/releases/changes', {
+    schema: {
+      summary: 'What changed between two releases of a library, or since a release',
+      description: `Resources added, changed (field by field), deprecated (with their replacements) and removed, from the release \`from\` to the release \`to\`, or to today's published view when \`to\` is left out. Content negotiation over application/json and ${RDF_MEDIA_TYPES.join(', ')}.`,
+      tags,
+      querystring: Type.Object(
+        {
+          library: LIBRARY_QUERY.properties.library,
+          from: Type.String({ minLength: 1, maxLength: MAX_VERSION_LENGTH }),
+          to: Type.Optional(Type.String({ minLength: 1, maxLength: MAX_VERSION_LENGTH })),
+        },
+        { additionalProperties: false },
+      ),
+      response: {
+        200: {
+          description: 'The differences',
+          content: {
+            'application/json': { schema: Type.Unknown() },
+            ...Object.fromEntries(
+              RDF_MEDIA_TYPES.map((mediaType) => [
+                mediaType,
+                { schema: Type.String({ description: RDF_FORMATS[mediaType].label }) },
+              ]),
+            ),
+          },
+        },
+        ...problems(400, 401, 403, 404, 406),
+      },
+    },
+    onRequest: reader,
+    handler: async (request, reply) => {
+      const { library, from, to } = request.query;
+      const sides = await sidesOf(refdata, library, from, to);
+      const mediaType = negotiate(request.headers.accept, OFFERED);
+      if (!mediaType) throw notAcceptable(OFFERED);
+      reply.header('vary', 'Accept');
+      const result = await differences(refdata, sides.from, sides.to);
+      if (mediaType === 'application/json')
+        return reply.type('application/json; charset=utf-8').send(differencesJson(result));
+      const format = RDF_FORMATS[mediaType];
+      return reply
+        .type(format.contentType)
+        .send(await format.write(differencesQuads(result, `${refdata.publicUrl}${request.url}`)));
     },
   });
 
@@ -319,6 +366,37 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
       return reply.header('content-length', String(file.byteSize)).send(gunzip);
     },
   });
+}
+
+/**
+ * The two sides of a difference: the release \`from\` and the release \`to\`
+ * (undefined: today's published view), which must come after it.
+ */
+export async function sidesOf(
+  refdata: Refdata,
+  libraryIri: string,
+  from: string,
+  to: string | undefined,
+): Promise<{ from: ReleaseRow; to: ReleaseRow | undefined }> {
+  const release = async (version: string, parameter: string) => {
+    const found = await refdata.releases.find(libraryIri, version);
+    if (!found)
+      throw new HttpError(
+        validationProblem([
+          { in: 'query', field: parameter, detail: `names no release of ${libraryIri}` },
+        ]),
+      );
+    return found;
+  };
+  const earlier = await release(from, 'from');
+  const later = to === undefined ? undefined : await release(to, 'to');
+  if (later && later.sequence <= earlier.sequence)
+    throw new HttpError(
+      validationProblem([
+        { in: 'query', field: 'to', detail: `must be a release after ${earlier.version}` },
+      ]),
+    );
+  return { from: earlier, to: later };
 }
 
 /** A release's representations never change: a long cache, and 304 for a tag held. */

@@ -11,6 +11,33 @@ export class ReleaseConflict extends Error {
   override readonly name = 'ReleaseConflict';
 }
 
+/**
+ * The resources of a library's published view, by id: the library itself,
+ * its Approved and Deprecated terms, and the values its published picklists
+ * own (wherever their own rows say they live).
+ */
+export function publishedViewIds(db: Kysely<RefdataTables>, libraryIri: string) {
+  const published = [...PUBLISHED_STATUSES];
+  return db
+    .selectFrom('resources as member')
+    .select('member.id')
+    .where((eb) =>
+      eb.or([
+        eb('member.iri', '=', libraryIri),
+        eb.and([eb('member.library_key', '=', libraryIri), eb('member.status', 'in', published)]),
+        eb(
+          'member.parent_iri',
+          'in',
+          eb
+            .selectFrom('resources as aggregate')
+            .select('aggregate.iri')
+            .where('aggregate.library_key', '=', libraryIri)
+            .where('aggregate.status', 'in', published),
+        ),
+      ]),
+    );
+}
+
 /** The members read at a time, so a release of any size is read in bounded memory. */
 export const MEMBER_BATCH = 500;
 
@@ -176,25 +203,7 @@ export class ReleaseStore {
           .limit(1)
           .as('replaced_by'),
       ])
-      .where((eb) =>
-        eb.or([
-          eb('resource.iri', '=', libraryIri),
-          eb.and([
-            eb('resource.library_key', '=', libraryIri),
-            eb('resource.status', 'in', published),
-          ]),
-          // The values a published picklist owns, wherever their own rows say they live.
-          eb(
-            'resource.parent_iri',
-            'in',
-            eb
-              .selectFrom('resources as aggregate')
-              .select('aggregate.iri')
-              .where('aggregate.library_key', '=', libraryIri)
-              .where('aggregate.status', 'in', published),
-          ),
-        ]),
-      );
+      .where('resource.id', 'in', publishedViewIds(trx, libraryIri));
     await trx
       .insertInto('release_members')
       .columns([

@@ -1,34 +1,5 @@
 import { html, type Markup } from '../../../platform/web/html.js';
-import { pointerTo } from './form-model.js';
-
-/** One field that differs between two bodies. */
-export interface Change {
-  pointer: string;
-  before: string | undefined;
-  after: string | undefined;
-}
-
-/** Every scalar of a JSON value by its pointer, as text. */
-function flatten(value: unknown, pointer: string, into: Map<string, string>): Map<string, string> {
-  if (Array.isArray(value)) {
-    for (const [index, item] of value.entries()) flatten(item, pointerTo(pointer, index), into);
-  } else if (value !== null && typeof value === 'object') {
-    for (const [name, item] of Object.entries(value)) flatten(item, pointerTo(pointer, name), into);
-  } else if (value !== undefined && value !== null) {
-    into.set(pointer, String(value));
-  }
-  return into;
-}
-
-/** What changed from `before` to `after`, field by field, in the order fields appear. */
-export function changesBetween(before: unknown, after: unknown): Change[] {
-  const old = flatten(before, '', new Map());
-  const now = flatten(after, '', new Map());
-  const pointers = [...new Set([...now.keys(), ...old.keys()])];
-  return pointers
-    .filter((pointer) => old.get(pointer) !== now.get(pointer))
-    .map((pointer) => ({ pointer, before: old.get(pointer), after: now.get(pointer) }));
-}
+import type { Change } from '../../resources/field-changes.js';
 
 /** "/relatedTerms/0/relationType" as "relatedTerms 1 › relationType". */
 export function pointerWords(pointer: string): string {

@@ -9,12 +9,13 @@ import { WRITE_ROLES } from '../../auth/roles.js';
 import type { Family } from '../../families/family.js';
 import { problem } from '../../problem-codes.js';
 import { checkDraft, createDraft, updateDraft } from '../../resources/authoring.js';
+import { changesBetween } from '../../resources/field-changes.js';
 import { IRI_QUERY, notFound, readRow } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
 import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
 import { formFieldsOf, viewerWith } from './access.js';
-import { changesBetween, changesTable } from './diff.js';
+import { changesTable } from './diff.js';
 import {
   applyListAction,
   bodyOf,

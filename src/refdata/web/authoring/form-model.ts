@@ -1,4 +1,5 @@
 import { REFERS_TO, type RefersTo } from '../../families/common.js';
+import { pointerTo } from '../../resources/field-changes.js';
 
 /**
  * A family's request schema, read as a form: the JSON Schema keywords TypeBox
@@ -75,11 +76,6 @@ export function kindOf(schema: FieldSchema): FieldKind {
 /** The values a choice allows. */
 export function choicesOf(schema: FieldSchema): string[] {
   return (schema.anyOf ?? []).map((option) => String(option.const));
-}
-
-/** A JSON Pointer one step further down. */
-export function pointerTo(parent: string, step: string | number): string {
-  return `${parent}/${String(step).replaceAll('~', '~0').replaceAll('/', '~1')}`;
 }
 
 /** An empty field of `schema`; lists start with as many rows as they need. */

@@ -1,9 +1,10 @@
 import { html, type Markup, trusted } from '../../../platform/web/html.js';
 import { REFERS_TO, type RefersTo } from '../../families/common.js';
+import { pointerTo } from '../../resources/field-changes.js';
 import { renderSymbolBody } from '../../symbols/render.js';
 import { svgOfPathData } from '../../symbols/svg.js';
 import { statusLabel } from '../links.js';
-import { choicesOf, type Draft, type FieldSchema, kindOf, pointerTo } from './form-model.js';
+import { choicesOf, type Draft, type FieldSchema, kindOf } from './form-model.js';
 import {
   familiesOf,
   type OpenPick,

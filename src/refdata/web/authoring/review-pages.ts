@@ -7,6 +7,7 @@ import { csrfField } from '../../../platform/web/layout.js';
 import { REVIEW_ROLES } from '../../auth/roles.js';
 import { checkMovesAlone, moveResource } from '../../lifecycle/steps.js';
 import { problem } from '../../problem-codes.js';
+import { changesBetween } from '../../resources/field-changes.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
 import { historyList } from '../history.js';
@@ -14,7 +15,7 @@ import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';
 import { formFieldsOf, viewerWith } from './access.js';
 import { dependenciesOf, dependencyLine } from './dependencies.js';
-import { changesBetween, changesTable } from './diff.js';
+import { changesTable } from './diff.js';
 import { resourceNames } from './references.js';
 
 const QUEUE_QUERY = Type.Object(
