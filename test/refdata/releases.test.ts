@@ -363,12 +363,13 @@ print(json.dumps({
         new URL(json.links.changesFromPrevious).search,
     );
     expect(linked.json().counts).toEqual(since.counts);
-    for (const query of [
+    const refusedQueries: Record<string, string>[] = [
       { from: '1.2.0', to: '1.1.0' },
       { from: '1.1.0', to: '1.1.0' },
       { from: '9.9.9' },
       { from: '1.0.0', to: 'nope' },
-    ]) {
+    ];
+    for (const query of refusedQueries) {
       const refused = await changes(query);
       expect(refused.statusCode, JSON.stringify(query)).toBe(400);
     }
