@@ -16,6 +16,7 @@ import { importCommands } from './imports/commands.js';
 import { registerImportRoutes } from './imports/routes.js';
 import { registerLifecycleRoutes } from './lifecycle/routes.js';
 import { problemDetailsRenderer, registerProblemTypeRoutes } from './problems.js';
+import { registerQualityRoutes } from './quality/routes.js';
 import { registerDereferenceRoutes } from './rdf/routes.js';
 import { registerVocabularyRoutes } from './rdf/vocabulary-routes.js';
 import { registerReleaseRoutes } from './releases/routes.js';
@@ -133,6 +134,7 @@ export function refdataService(
       registerWebhookRoutes(app, context);
       registerImportRoutes(app, context);
       registerReleaseRoutes(app, context);
+      registerQualityRoutes(app, context);
     },
   };
 }

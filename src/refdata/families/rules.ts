@@ -91,6 +91,24 @@ function* referencesIn(schema: TSchema, value: unknown, pointer: string): Genera
 }
 
 /**
+ * The IRIs a body names at the places its family's schema declares, each place
+ * once, with what each refers to: what a quality report follows.
+ */
+export function referencesOf(
+  family: Family<TObject>,
+  body: object,
+): { pointer: string; iri: string }[] {
+  const seen = new Set<string>();
+  const found: { pointer: string; iri: string }[] = [];
+  for (const { pointer, iri } of referencesIn(family.schema, body, '')) {
+    if (seen.has(pointer)) continue;
+    seen.add(pointer);
+    found.push({ pointer, iri });
+  }
+  return found;
+}
+
+/**
  * Each IRI is absolute; one that names a resource of this service
  * (`x-refers-to`) names a stored one of the families it accepts. An IRI that may
  * lie outside (`external`) is checked only when it is stored here.

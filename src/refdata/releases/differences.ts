@@ -1,9 +1,11 @@
 import { DataFactory, type Quad } from 'n3';
 import type { Refdata } from '../context.js';
+import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
 import { RDL_NAMESPACE, rdf } from '../rdf/vocabulary.js';
 import { type Change, changesBetween } from '../resources/field-changes.js';
 import type { RowWithFacts } from '../resources/store.js';
-import { MEMBER_BATCH, publishedViewIds, type ReleaseRow } from './store.js';
+import { libraryRows } from './library-rows.js';
+import type { ReleaseRow } from './store.js';
 
 const { namedNode, literal, quad, blankNode } = DataFactory;
 
@@ -48,23 +50,6 @@ function sideOf(row: RowWithFacts): Side {
   };
 }
 
-/** Today's published view of a library, as a release would take it, batch by batch. */
-async function* publishedNow(refdata: Refdata, libraryIri: string): AsyncGenerator<RowWithFacts[]> {
-  let after = 0;
-  for (;;) {
-    const rows = await refdata.store
-      .selectWithFacts()
-      .where('resource.id', 'in', publishedViewIds(refdata.db, libraryIri))
-      .where('resource.id', '>', after)
-      .orderBy('resource.id')
-      .limit(MEMBER_BATCH)
-      .execute();
-    if (rows.length === 0) return;
-    yield rows;
-    after = rows[rows.length - 1]?.id ?? after;
-  }
-}
-
 /**
  * The differences from one release to a later one, or to today's published
  * view: resources added, changed (field by field, as the review page shows
@@ -88,7 +73,9 @@ export async function differences(
     deprecated: [],
     removed: [],
   };
-  const later = to ? refdata.releases.allMembers(to.id) : publishedNow(refdata, from.library_iri);
+  const later = to
+    ? refdata.releases.allMembers(to.id)
+    : libraryRows(refdata, from.library_iri, PUBLISHED_STATUSES);
   const seen = new Set<string>();
   const addedBodies = new Map<string, Record<string, unknown>>();
   for await (const rows of later) {

@@ -1,6 +1,7 @@
 import type { Principal } from '../auth/tokens.js';
 import type { Refdata } from '../context.js';
 import { isLibrary } from '../families/family.js';
+import { type QualityReport, qualityReport } from '../quality/report.js';
 import type { ResourceRow } from '../resources/store.js';
 import { writeFiles } from './files.js';
 import type { ReleaseRow } from './store.js';
@@ -11,6 +12,16 @@ export class ReleaseRefused extends Error {
   override readonly name = 'ReleaseRefused';
   constructor(readonly errors: { field: string; detail: string }[]) {
     super(errors.map((error) => `${error.field} ${error.detail}`).join('; '));
+  }
+}
+
+/** The library's quality report has errors: nothing is released until they are mended. */
+export class ReleaseBlocked extends Error {
+  override readonly name = 'ReleaseBlocked';
+  constructor(readonly report: QualityReport) {
+    super(
+      `The quality report finds ${report.errors} error${report.errors === 1 ? '' : 's'}; GET /quality?library=${encodeURIComponent(report.subject)} gives it whole.`,
+    );
   }
 }
 
@@ -32,8 +43,9 @@ export function mayRelease(principal: Principal, library: ResourceRow): boolean 
 
 /**
  * Releases a library's published view as `version` with `notes`: checks who
- * asks and the version (it must follow the latest), stores the release and
- * its members in one transaction, then writes its files.
+ * asks, the version (it must follow the latest) and the quality report (no
+ * errors), stores the release and its members in one transaction, then
+ * writes its files.
  */
 export async function makeRelease(
   refdata: Refdata,
@@ -49,6 +61,8 @@ export async function makeRelease(
   const latest = await refdata.releases.latest(library.iri);
   const problem = versionProblem(version, latest?.version);
   if (problem !== undefined) throw new ReleaseRefused([{ field: '/version', detail: problem }]);
+  const report = await qualityReport(refdata, { kind: 'release', library });
+  if (report.errors > 0) throw new ReleaseBlocked(report);
   const release = await refdata.releases.create({
     iri: releaseIri(library.iri, version),
     libraryIri: library.iri,

@@ -18,7 +18,7 @@ import { differences, differencesJson, differencesQuads } from './differences.js
 import { formatOfShortName, shortNameOfFile } from './files.js';
 import { releaseChunks } from './graph.js';
 import { ReleaseJson, releaseJson } from './json.js';
-import { makeRelease, ReleaseForbidden, ReleaseRefused } from './make.js';
+import { makeRelease, ReleaseBlocked, ReleaseForbidden, ReleaseRefused } from './make.js';
 import { ReleaseConflict, type ReleaseRow } from './store.js';
 import { MAX_VERSION_LENGTH, releasePath } from './versions.js';
 
@@ -422,5 +422,18 @@ export function releaseProblem(error: unknown): unknown {
     return new HttpError(problem(403, 'forbidden', error.message));
   if (error instanceof ReleaseConflict)
     return new HttpError(problem(409, 'release-conflict', error.message));
+  if (error instanceof ReleaseBlocked)
+    return new HttpError(
+      problem(409, 'quality-errors', error.message, {
+        errors: error.report.findings
+          .filter((item) => item.severity === 'error')
+          .slice(0, 100)
+          .map((item) => ({
+            in: 'query' as const,
+            field: 'library',
+            detail: `${item.resource} (${item.name}) ${item.message} [${item.rule}]`,
+          })),
+      }),
+    );
   return error;
 }
