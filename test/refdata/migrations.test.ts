@@ -83,6 +83,7 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       '0010_change_events_and_webhooks',
       '0011_name_scopes',
       '0012_import_jobs',
+      '0013_releases',
     ]);
     // The history so far is in the change feed, each event in its library's
     // feed (a value in its picklist's library's), and none is sent to webhooks.

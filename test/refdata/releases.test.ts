@@ -127,6 +127,19 @@ describe.each(DATABASE_KINDS)('library releases (%s)', (kind) => {
     expect(listed.json().map((item: { version: string }) => item.version)).toEqual(['1.0.0']);
   });
 
+  it('writes files lost between the release and its files again, the same bytes', async () => {
+    const path = pathOf(`${library}/releases/1.0.0`);
+    const before = (await service.call('GET', path)).json();
+    const release = await service.db
+      .selectFrom('releases')
+      .select('id')
+      .where('iri', '=', before.iri)
+      .executeTakeFirstOrThrow();
+    await service.db.deleteFrom('release_files').where('release_id', '=', release.id).execute();
+    const after = (await service.call('GET', path)).json();
+    expect(after.files).toEqual(before.files);
+  });
+
   it('serves the release in every RDF format, the same graph, with owl:versionIRI', async () => {
     const path = pathOf(`${library}/releases/1.0.0`);
     const graph = await sameGraphInEveryFormat(

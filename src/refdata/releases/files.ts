@@ -73,11 +73,21 @@ export async function writeFile(
   };
 }
 
-/** Writes and stores every file of a release that is not stored yet. */
-export async function writeFiles(refdata: Refdata, release: ReleaseRow): Promise<void> {
-  const stored = new Set((await refdata.releases.fileList(release.id)).map((file) => file.format));
+/**
+ * A release's files, writing and storing first any not stored yet: all of
+ * them when the release is made, and after a crash between its commit and its
+ * files, whichever was not written.
+ */
+export async function releaseFiles(
+  refdata: Refdata,
+  release: ReleaseRow,
+): Promise<Omit<ReleaseFile, 'gzipped'>[]> {
+  const stored = await refdata.releases.fileList(release.id);
+  if (stored.length === FILE_FORMATS.length) return stored;
+  const have = new Set(stored.map((file) => file.format));
   for (const mediaType of FILE_FORMATS) {
-    if (stored.has(RDF_FORMATS[mediaType].shortName)) continue;
+    if (have.has(RDF_FORMATS[mediaType].shortName)) continue;
     await refdata.releases.addFile(release.id, await writeFile(refdata, release, mediaType));
   }
+  return refdata.releases.fileList(release.id);
 }

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { Refdata } from '../context.js';
 import { RDF_FORMATS } from '../rdf/serialize.js';
-import { FILE_FORMATS, fileName } from './files.js';
+import { FILE_FORMATS, fileName, releaseFiles } from './files.js';
 import type { ReleaseRow } from './store.js';
 import { releasePath } from './versions.js';
 
@@ -39,7 +39,7 @@ function releaseUrl(refdata: Refdata, release: ReleaseRow, rest = ''): string {
 
 export async function releaseJson(refdata: Refdata, release: ReleaseRow) {
   const [files, previous] = await Promise.all([
-    refdata.releases.fileList(release.id),
+    releaseFiles(refdata, release),
     refdata.releases.previous(release),
   ]);
   const libraryPath = releasePath(refdata, release.library_iri);

@@ -3,7 +3,7 @@ import type { Refdata } from '../context.js';
 import { isLibrary } from '../families/family.js';
 import { type QualityReport, qualityReport } from '../quality/report.js';
 import type { ResourceRow } from '../resources/store.js';
-import { writeFiles } from './files.js';
+import { releaseFiles } from './files.js';
 import type { ReleaseRow } from './store.js';
 import { releaseIri, versionProblem } from './versions.js';
 
@@ -72,6 +72,6 @@ export async function makeRelease(
     at: Date.now(),
     follows: latest,
   });
-  await writeFiles(refdata, release);
+  await releaseFiles(refdata, release);
   return release;
 }

@@ -15,7 +15,7 @@ import { RDF_FORMATS, RDF_MEDIA_TYPES } from '../rdf/serialize.js';
 import { requiredText } from '../resources/text.js';
 import { dcatQuads } from './dcat.js';
 import { differences, differencesJson, differencesQuads } from './differences.js';
-import { formatOfShortName, shortNameOfFile } from './files.js';
+import { formatOfShortName, releaseFiles, shortNameOfFile } from './files.js';
 import { releaseChunks } from './graph.js';
 import { ReleaseJson, releaseJson } from './json.js';
 import { makeRelease, ReleaseBlocked, ReleaseForbidden, ReleaseRefused } from './make.js';
@@ -307,7 +307,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
         refdata,
         release,
         library?.name ?? release.library_iri,
-        await refdata.releases.fileList(release.id),
+        await releaseFiles(refdata, release),
       );
       return reply.type(format.contentType).send(await format.write(quads));
     },
@@ -344,6 +344,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
       const release = await releaseAt(refdata, request.params);
       const shortName = shortNameOfFile(release, request.params.name);
       const mediaType = shortName === undefined ? undefined : formatOfShortName(shortName);
+      if (shortName !== undefined) await releaseFiles(refdata, release);
       const file =
         shortName === undefined ? undefined : await refdata.releases.file(release.id, shortName);
       if (!file || !mediaType)
