@@ -34,7 +34,10 @@ export class ReleaseForbidden extends Error {
  * Who may release a library: a Reviewer, or the Creator who made it (refdata's
  * roles are service-wide; the library's owner is its author).
  */
-export function mayRelease(principal: Principal, library: ResourceRow): boolean {
+export function mayRelease(
+  principal: Pick<Principal, 'subject' | 'roles'>,
+  library: ResourceRow,
+): boolean {
   return (
     principal.roles.includes('Reviewer') ||
     (principal.roles.includes('Creator') && library.created_by === principal.subject)
@@ -49,7 +52,12 @@ export function mayRelease(principal: Principal, library: ResourceRow): boolean 
  */
 export async function makeRelease(
   refdata: Refdata,
-  ask: { library: ResourceRow; version: string; notes: string; principal: Principal },
+  ask: {
+    library: ResourceRow;
+    version: string;
+    notes: string;
+    principal: Pick<Principal, 'subject' | 'roles'>;
+  },
 ): Promise<ReleaseRow> {
   const { library, version, notes, principal } = ask;
   if (!isLibrary(library))

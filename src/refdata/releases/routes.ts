@@ -221,16 +221,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
       },
     },
     onRequest: reader,
-    handler: async (request, reply) => {
-      const library = await libraryOf(refdata, request.params.library);
-      const latest = await refdata.releases.latest(library.iri);
-      if (!latest)
-        throw new HttpError(problem(404, 'not-found', `${library.iri} has no release yet.`));
-      const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
-      return reply
-        .header('cache-control', 'no-cache')
-        .redirect(`${releasePath(refdata, latest.iri)}${query}`, 302);
-    },
+    handler: (request, reply) => redirectToLatest(refdata, request, reply, request.params.library),
   });
 
   app.get('/ontology/:library/releases/:version', {
@@ -294,23 +285,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
       },
     },
     onRequest: reader,
-    handler: async (request, reply) => {
-      const release = await releaseAt(refdata, request.params);
-      const mediaType = negotiate(request.headers.accept, RDF_MEDIA_TYPES);
-      if (!mediaType) throw notAcceptable(RDF_MEDIA_TYPES);
-      reply.header('vary', 'Accept');
-      const format = RDF_FORMATS[mediaType];
-      if (immutable(refdata, request, reply, `"${release.id}-dcat-${format.shortName}"`))
-        return reply.status(304).send();
-      const library = await refdata.store.findByIri(release.library_iri);
-      const quads = dcatQuads(
-        refdata,
-        release,
-        library?.name ?? release.library_iri,
-        await releaseFiles(refdata, release),
-      );
-      return reply.type(format.contentType).send(await format.write(quads));
-    },
+    handler: (request, reply) => sendDcat(refdata, request, reply, request.params),
   });
 
   app.get('/ontology/:library/releases/:version/files/:name', {
@@ -340,32 +315,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
       },
     },
     onRequest: reader,
-    handler: async (request, reply) => {
-      const release = await releaseAt(refdata, request.params);
-      const shortName = shortNameOfFile(release, request.params.name);
-      const mediaType = shortName === undefined ? undefined : formatOfShortName(shortName);
-      if (shortName !== undefined) await releaseFiles(refdata, release);
-      const file =
-        shortName === undefined ? undefined : await refdata.releases.file(release.id, shortName);
-      if (!file || !mediaType)
-        throw new HttpError(
-          problem(
-            404,
-            'not-found',
-            `Release ${release.version} has no file ${request.params.name}.`,
-          ),
-        );
-      if (immutable(refdata, request, reply, `"${file.sha256}"`)) return reply.status(304).send();
-      reply
-        .type(RDF_FORMATS[mediaType].contentType)
-        .header('content-disposition', `attachment; filename="${request.params.name}"`)
-        .header('vary', 'Accept-Encoding');
-      if (/\bgzip\b/i.test(request.headers['accept-encoding'] ?? ''))
-        return reply.header('content-encoding', 'gzip').send(file.gzipped);
-      const gunzip = createGunzip();
-      gunzip.end(file.gzipped);
-      return reply.header('content-length', String(file.byteSize)).send(gunzip);
-    },
+    handler: (request, reply) => sendReleaseFile(refdata, request, reply, request.params),
   });
 }
 
@@ -437,4 +387,73 @@ export function releaseProblem(error: unknown): unknown {
       }),
     );
   return error;
+}
+
+/** A release's file, the stored bytes (gzipped to a client that takes gzip). */
+export async function sendReleaseFile(
+  refdata: Refdata,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  params: { library: string; version: string; name: string },
+): Promise<FastifyReply> {
+  const release = await releaseAt(refdata, params);
+  const shortName = shortNameOfFile(release, params.name);
+  const mediaType = shortName === undefined ? undefined : formatOfShortName(shortName);
+  if (shortName !== undefined) await releaseFiles(refdata, release);
+  const file =
+    shortName === undefined ? undefined : await refdata.releases.file(release.id, shortName);
+  if (!file || !mediaType)
+    throw new HttpError(
+      problem(404, 'not-found', `Release ${release.version} has no file ${params.name}.`),
+    );
+  if (immutable(refdata, request, reply, `"${file.sha256}"`)) return reply.status(304).send();
+  reply
+    .type(RDF_FORMATS[mediaType].contentType)
+    .header('content-disposition', `attachment; filename="${params.name}"`)
+    .header('vary', 'Accept-Encoding');
+  if (/\bgzip\b/i.test(request.headers['accept-encoding'] ?? ''))
+    return reply.header('content-encoding', 'gzip').send(file.gzipped);
+  const gunzip = createGunzip();
+  gunzip.end(file.gzipped);
+  return reply.header('content-length', String(file.byteSize)).send(gunzip);
+}
+
+/** A release's DCAT description, in the RDF format the request prefers. */
+export async function sendDcat(
+  refdata: Refdata,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  params: { library: string; version: string },
+): Promise<FastifyReply> {
+  const release = await releaseAt(refdata, params);
+  const mediaType = negotiate(request.headers.accept, RDF_MEDIA_TYPES);
+  if (!mediaType) throw notAcceptable(RDF_MEDIA_TYPES);
+  reply.header('vary', 'Accept');
+  const format = RDF_FORMATS[mediaType];
+  if (immutable(refdata, request, reply, `"${release.id}-dcat-${format.shortName}"`))
+    return reply.status(304).send();
+  const library = await refdata.store.findByIri(release.library_iri);
+  const quads = dcatQuads(
+    refdata,
+    release,
+    library?.name ?? release.library_iri,
+    await releaseFiles(refdata, release),
+  );
+  return reply.type(format.contentType).send(await format.write(quads));
+}
+
+/** A redirect to a library's latest release, keeping the query. */
+export async function redirectToLatest(
+  refdata: Refdata,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  libraryName: string,
+): Promise<FastifyReply> {
+  const library = await libraryOf(refdata, libraryName);
+  const latest = await refdata.releases.latest(library.iri);
+  if (!latest) throw new HttpError(problem(404, 'not-found', `${library.iri} has no release yet.`));
+  const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
+  return reply
+    .header('cache-control', 'no-cache')
+    .redirect(`${releasePath(refdata, latest.iri)}${query}`, 302);
 }

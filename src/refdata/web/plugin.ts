@@ -16,7 +16,9 @@ import { registerHomePage } from './home-page.js';
 import { registerImportPages } from './import-pages.js';
 import { OidcSignIn, registerOidcSignIn } from './oidc-sign-in.js';
 import { Pages, SCRIPT_PATH } from './pages.js';
+import { registerQualityPages } from './quality-pages.js';
 import { registerQueryPage } from './query-page.js';
+import { registerReleasePages } from './release-pages.js';
 import { registerResourcePages } from './resource-pages.js';
 import { registerSearchPage } from './search-page.js';
 import { refdataSessions } from './session.js';
@@ -40,6 +42,8 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerPickRoute,
   registerWebhookPages,
   registerImportPages,
+  registerReleasePages,
+  registerQualityPages,
 ];
 
 /** Expired sessions are swept this often. */

@@ -7,12 +7,14 @@ import { csrfField } from '../../../platform/web/layout.js';
 import { REVIEW_ROLES } from '../../auth/roles.js';
 import { checkMovesAlone, moveResource } from '../../lifecycle/steps.js';
 import { problem } from '../../problem-codes.js';
+import { qualityReport } from '../../quality/report.js';
 import { changesBetween } from '../../resources/field-changes.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
 import { historyList } from '../history.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';
+import { findingsTable } from '../quality-pages.js';
 import { formFieldsOf, viewerWith } from './access.js';
 import { dependenciesOf, dependencyLine } from './dependencies.js';
 import { changesTable } from './diff.js';
@@ -122,6 +124,11 @@ ${
     const dependencies = await dependenciesOf(refdata, row);
     const unsettled = dependencies.filter((dependency) => dependency.status !== 'Approved');
     const history = await historyList(await refdata.store.revisions(row.id), pages.people);
+    const withFacts = await refdata.store.findWithFacts(row.iri);
+    const report = await qualityReport(refdata, {
+      kind: 'resource',
+      resource: withFacts ?? { ...row, justification: null, replaced_by: null },
+    });
     const session = await pages.ensureSession(request, reply);
     return pages.answer(
       request,
@@ -155,6 +162,8 @@ ${
           : html``
       }`
 }
+<h2>Quality</h2>
+${findingsTable(pages, report, `What the quality report finds in ${row.name}`)}
 <h2>History</h2>
 ${history}
 <h2>Decision</h2>

@@ -6,10 +6,12 @@ import { csrfField } from '../../../platform/web/layout.js';
 import { SUBMIT_ROLES } from '../../auth/roles.js';
 import { checkMovesAlone, moveResource } from '../../lifecycle/steps.js';
 import { problem } from '../../problem-codes.js';
+import { qualityReport } from '../../quality/report.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
 import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
+import { findingsTable } from '../quality-pages.js';
 import { viewerWith } from './access.js';
 import { type Dependency, dependenciesOf, dependencyLine } from './dependencies.js';
 import { pointerWords } from './diff.js';
@@ -52,12 +54,18 @@ export function registerSubmitPages(app: HttpApp, pages: Pages): void {
     const drafts = draftsAmong(dependencies);
     const others = dependencies.filter((dependency) => !drafts.includes(dependency));
     const session = await pages.ensureSession(request, reply);
+    const withFacts = await refdata.store.findWithFacts(row.iri);
+    const report = await qualityReport(refdata, {
+      kind: 'resource',
+      resource: withFacts ?? { ...row, justification: null, replaced_by: null },
+    });
     return pages.answer(
       request,
       reply,
       status,
       {
         title: `Submit ${row.name} for review`,
+        wide: report.findings.length > 0,
         notice: error ? { kind: 'error', text: error } : undefined,
       },
       html`<p>Once submitted, the ${refdata.families.labelOf(row.family)} can no longer be edited: a Reviewer approves or rejects it.</p>
@@ -79,6 +87,8 @@ ${
       ? html`<p>Nothing else of this service.</p>`
       : html`<p id="dependencies">It names nothing of this service that still needs review.</p>`
 }
+<h2>Quality</h2>
+${findingsTable(pages, report, `What the quality report finds in ${row.name}`)}
 <p class="actions"><button type="submit" class="primary">Submit for review</button> <a href="${pageHref(refdata, row.iri) ?? '/'}">Cancel</a></p>
 </form>`,
     );
