@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadProgramConfig } from '../src/program.js';
+import type { Role } from '../src/refdata/auth/roles.js';
 import { loadOrCreateSigningKey } from '../src/refdata/auth/signing-key.js';
 import { mintToken } from '../src/refdata/auth/tokens.js';
 import { freePort } from '../test/codehost/helpers.js';
@@ -45,6 +46,8 @@ export async function startRefdataBenchServer(options: {
   program?: string;
   /** Settings beyond the defaults. */
   env?: Record<string, string>;
+  /** The roles of the benchmark's token (Creator unless said). */
+  roles?: Role[];
 }): Promise<RefdataBenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'refdata-bench-'));
   const postgres =
@@ -66,7 +69,7 @@ export async function startRefdataBenchServer(options: {
   const key = await loadOrCreateSigningKey(tokens.signingKeyFile);
   const token = await mintToken(key, tokens, {
     subject: 'bench',
-    roles: ['Creator'],
+    roles: options.roles ?? ['Creator'],
     lifetimeSeconds: 3600,
   });
 

@@ -103,6 +103,8 @@ export async function qualityReport(refdata: Refdata, scope: QualityScope): Prom
         `is ${scope.library.status}: a library is released once it is itself Approved`,
       ),
     );
+  // Made once per report (compiling the shapes is its cost), used batch after batch.
+  const validator = new SHACLValidator(RULE_SHAPES);
   /** Libraries the terms name resources of, with one term that does. */
   const namedLibraries = new Map<string, string>();
   for await (const rows of rowsOf(refdata, scope)) {
@@ -110,7 +112,7 @@ export async function qualityReport(refdata: Refdata, scope: QualityScope): Prom
     const facts = factsOf(rows);
     const graphs = new Map(rows.map((row) => [row.iri, resourceGraph(refdata, row, [], facts)]));
     const found: Finding[] = [
-      ...(await shapeFindings(byIri, [...graphs.values()].flat())),
+      ...(await shapeFindings(validator, byIri, [...graphs.values()].flat())),
       ...languageFindings(byIri, graphs),
       ...(await referenceFindings(refdata, library?.iri, rows, namedLibraries)),
       ...(await grammarFindings(refdata, rows)),
@@ -153,10 +155,10 @@ function ruleOfShape(shape: { termType: string; value: string }): RuleId | undef
 
 /** PCA's hosting rules that SHACL says, over the resources' own triples. */
 async function shapeFindings(
+  validator: SHACLValidator,
   byIri: ReadonlyMap<string, RowWithFacts>,
   quads: Quad[],
 ): Promise<Finding[]> {
-  const validator = new SHACLValidator(RULE_SHAPES);
   const report = await validator.validate(new Store(quads));
   const findings: Finding[] = [];
   for (const result of report.results) {
