@@ -178,6 +178,27 @@ describe.each(DATABASE_KINDS)('quality reports (%s)', (kind) => {
       })
     ).iri;
     await approve(service, iris.unpublished);
+    // A replaced picklist: its values follow it into deprecation and name it, which
+    // is no finding (they cannot change, and nothing needs mending).
+    const oldList = await create(service, '/cfihos/picklist', {
+      name: uniqueName('Old list'),
+      ontology: broken,
+      subClassOf: 'https://example.org/List',
+      picklistValues: [{ name: 'Kept', description: 'A value of the old list' }],
+    });
+    await approve(service, oldList.iri);
+    await approve(
+      service,
+      (
+        await create(service, '/cfihos/picklist', {
+          name: uniqueName('New list'),
+          ontology: broken,
+          subClassOf: 'https://example.org/List',
+          picklistValues: [{ name: 'Kept', description: 'A value of the new list' }],
+          replaces: oldList.iri,
+        })
+      ).iri,
+    );
     // A deprecated class: replaced by an approved one.
     const old = (await pumpClass(broken, 'Old pump')).iri;
     await approve(service, old);
@@ -302,6 +323,16 @@ describe.each(DATABASE_KINDS)('quality reports (%s)', (kind) => {
     const one = (await report(iriQuery(iris.parent))).json();
     expect(one.scope).toBe('resource');
     expect(one.findings.map((f: JsonFinding) => f.rule)).toEqual(['parent-deprecated']);
+    // A symbol may belong to no library: it has none to be defined by.
+    const symbol = await create(service, '/esl/engineeringSymbols', {
+      name: uniqueName('Valve symbol'),
+      dcIdentifier: uniqueName('V').replace(' ', '-'),
+      width: 10,
+      height: 10,
+      shape: 'M 0 0 L 10 10',
+      centerOfRotation: { x: 5, y: 2.5 },
+    });
+    expect((await report(iriQuery(symbol.iri))).json().findings).toEqual([]);
     for (const query of [
       '',
       `library=${encodeURIComponent(clean)}&${iriQuery(iris.parent)}`,

@@ -283,6 +283,8 @@ print(json.dumps({
     });
     expect(stranger.statusCode).toBe(403);
     expect(stranger.json().detail).toContain('Reviewer or by the Creator who made it');
+    const long = await release('1.0.1', { notes: 'x'.repeat(20001) });
+    expect(long.statusCode).toBe(400);
     const anonymous = await release('1.0.1', { roles: [] });
     expect(anonymous.statusCode).toBe(401);
     expect(

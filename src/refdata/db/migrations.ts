@@ -562,6 +562,14 @@ export const refdataMigrations: MigrationSet = {
   },
   '0013_releases': {
     async up(db: MigrationDb) {
+      // A release points each member at its revision by (resource, version): one
+      // revision per version, as the store has always written them.
+      await db.schema
+        .createIndex('revisions_resource_version')
+        .on('revisions')
+        .columns(['resource_id', 'version'])
+        .unique()
+        .execute();
       // Library releases (docs/releases.md): immutable, so nothing here is ever
       // updated or deleted once the release's transaction commits.
       await withIdColumn(db, db.schema.createTable('releases'))

@@ -51,6 +51,8 @@ const TYPES_GRAMMAR = new Store(parse('imf-types-grammar.shacl.ttl'));
 export interface Finding {
   severity: Severity;
   rule: RuleId;
+  /** The SHACL constraint component that found it (the engine's), or undefined: checked in code. */
+  component?: string;
   resource: string;
   name: string;
   status: Status;
@@ -179,9 +181,15 @@ async function shapeFindings(
     const row = byIri.get(result.focusNode?.value ?? '');
     const rule = result.sourceShape ? ruleOfShape(result.sourceShape) : undefined;
     if (!row || !rule) continue;
+    // A resource that belongs to no library (a symbol may not) has none to name.
+    if (rule === 'pca-defined-by' && row.library_key === '') continue;
     const message = result.message[0]?.value ?? `breaks ${rule}`;
     const severity = result.severity?.value === `${SH}Violation` ? 'error' : 'warning';
-    findings.push(finding(row, rule, severity, message));
+    const component = result.sourceConstraintComponent?.value;
+    findings.push({
+      ...finding(row, rule, severity, message),
+      ...(component ? { component } : {}),
+    });
   }
   return findings;
 }
@@ -238,8 +246,13 @@ async function referenceFindings(
     const body = JSON.parse(row.body) as object;
     const references = family
       ? referencesOf(family, body).filter(
+          // Its library, what it replaces and its own aggregate (a value's picklist,
+          // which its values follow into deprecation) are not what it names.
           ({ pointer, iri }) =>
-            pointer !== '/ontology' && pointer !== '/replaces' && iri !== row.iri,
+            pointer !== '/ontology' &&
+            pointer !== '/replaces' &&
+            iri !== row.iri &&
+            iri !== row.parent_iri,
         )
       : [];
     return { row, references };

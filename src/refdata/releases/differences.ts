@@ -2,6 +2,7 @@ import { DataFactory, type Quad } from 'n3';
 import type { Refdata } from '../context.js';
 import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
 import { RDL_NAMESPACE, rdf } from '../rdf/vocabulary.js';
+import { writableIri } from '../rdf/writable-terms.js';
 import { type Change, changesBetween } from '../resources/field-changes.js';
 import type { RowWithFacts } from '../resources/store.js';
 import { libraryRows } from './library-rows.js';
@@ -135,18 +136,20 @@ export function differencesQuads(result: Differences, subjectIri: string): Quad[
   const subject = namedNode(subjectIri);
   const quads: Quad[] = [
     quad(subject, rdf('type'), our('ReleaseDifference')),
-    quad(subject, our('fromRelease'), namedNode(result.from.iri)),
+    quad(subject, our('fromRelease'), namedNode(writableIri(result.from.iri))),
   ];
-  if (result.to) quads.push(quad(subject, our('toRelease'), namedNode(result.to.iri)));
-  for (const item of result.added) quads.push(quad(subject, our('added'), namedNode(item.iri)));
-  for (const item of result.removed) quads.push(quad(subject, our('removed'), namedNode(item.iri)));
+  if (result.to) quads.push(quad(subject, our('toRelease'), namedNode(writableIri(result.to.iri))));
+  for (const item of result.added)
+    quads.push(quad(subject, our('added'), namedNode(writableIri(item.iri))));
+  for (const item of result.removed)
+    quads.push(quad(subject, our('removed'), namedNode(writableIri(item.iri))));
   const fieldChanges = (iri: string, fields: readonly Change[]) => {
     for (const field of fields) {
       const node = blankNode();
       quads.push(
         quad(subject, our('fieldChange'), node),
         quad(node, rdf('type'), our('FieldChange')),
-        quad(node, our('ofResource'), namedNode(iri)),
+        quad(node, our('ofResource'), namedNode(writableIri(iri))),
         quad(node, our('field'), literal(field.pointer)),
       );
       if (field.before !== undefined) quads.push(quad(node, our('before'), literal(field.before)));
@@ -154,11 +157,11 @@ export function differencesQuads(result: Differences, subjectIri: string): Quad[
     }
   };
   for (const item of result.changed) {
-    quads.push(quad(subject, our('changed'), namedNode(item.iri)));
+    quads.push(quad(subject, our('changed'), namedNode(writableIri(item.iri))));
     fieldChanges(item.iri, item.fields);
   }
   for (const item of result.deprecated) {
-    quads.push(quad(subject, our('deprecated'), namedNode(item.iri)));
+    quads.push(quad(subject, our('deprecated'), namedNode(writableIri(item.iri))));
     fieldChanges(item.iri, item.fields);
   }
   return quads;

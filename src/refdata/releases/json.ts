@@ -37,9 +37,13 @@ function releaseUrl(refdata: Refdata, release: ReleaseRow, rest = ''): string {
   return `${refdata.publicUrl}${releasePath(refdata, release.iri)}${rest}`;
 }
 
-export async function releaseJson(refdata: Refdata, release: ReleaseRow) {
+/**
+ * A release as JSON. `repair` writes a file a crash left unwritten first (a
+ * release's own address does; a list only says what is stored).
+ */
+export async function releaseJson(refdata: Refdata, release: ReleaseRow, repair = false) {
   const [files, previous] = await Promise.all([
-    releaseFiles(refdata, release),
+    repair ? releaseFiles(refdata, release) : refdata.releases.fileList(release.id),
     refdata.releases.previous(release),
   ]);
   const libraryPath = releasePath(refdata, release.library_iri);

@@ -5,7 +5,7 @@ import { type QualityReport, qualityReport } from '../quality/report.js';
 import type { ResourceRow } from '../resources/store.js';
 import { releaseFiles } from './files.js';
 import type { ReleaseRow } from './store.js';
-import { releaseIri, versionProblem } from './versions.js';
+import { MAX_NOTES_LENGTH, releaseIri, versionProblem } from './versions.js';
 
 /** Why a release was not made: what the caller sent breaks a rule, field by field. */
 export class ReleaseRefused extends Error {
@@ -29,6 +29,8 @@ export class ReleaseBlocked extends Error {
 export class ReleaseForbidden extends Error {
   override readonly name = 'ReleaseForbidden';
 }
+
+export const RELEASED_BY = 'A library is released by a Reviewer or by the Creator who made it.';
 
 /**
  * Who may release a library: a Reviewer, or the Creator who made it (refdata's
@@ -62,13 +64,15 @@ export async function makeRelease(
   const { library, version, notes, principal } = ask;
   if (!isLibrary(library))
     throw new ReleaseRefused([{ field: '/library', detail: 'must be the IRI of a library' }]);
-  if (!mayRelease(principal, library))
-    throw new ReleaseForbidden(
-      'A library is released by a Reviewer or by the Creator who made it.',
-    );
+  if (!mayRelease(principal, library)) throw new ReleaseForbidden(RELEASED_BY);
+  if (notes.length > MAX_NOTES_LENGTH)
+    throw new ReleaseRefused([
+      { field: '/notes', detail: `must be at most ${MAX_NOTES_LENGTH} characters` },
+    ]);
   const latest = await refdata.releases.latest(library.iri);
   const problem = versionProblem(version, latest?.version);
   if (problem !== undefined) throw new ReleaseRefused([{ field: '/version', detail: problem }]);
+  const checked = await refdata.releases.changeMarker(library.iri);
   const report = await qualityReport(refdata, { kind: 'release', library });
   if (report.errors > 0) throw new ReleaseBlocked(report);
   const release = await refdata.releases.create({
@@ -79,6 +83,7 @@ export async function makeRelease(
     actor: principal.subject,
     at: Date.now(),
     follows: latest,
+    checked,
   });
   await releaseFiles(refdata, release);
   return release;

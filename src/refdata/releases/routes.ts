@@ -11,7 +11,7 @@ import { HEADERS, noContent, problems } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { negotiate } from '../rdf/negotiation.js';
-import { RDF_FORMATS, RDF_MEDIA_TYPES } from '../rdf/serialize.js';
+import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
 import { requiredText } from '../resources/text.js';
 import { dcatQuads } from './dcat.js';
 import { differences, differencesJson, differencesQuads } from './differences.js';
@@ -20,7 +20,7 @@ import { releaseChunks } from './graph.js';
 import { ReleaseJson, releaseJson } from './json.js';
 import { makeRelease, ReleaseBlocked, ReleaseForbidden, ReleaseRefused } from './make.js';
 import { ReleaseConflict, type ReleaseRow } from './store.js';
-import { MAX_VERSION_LENGTH, releasePath } from './versions.js';
+import { MAX_NOTES_LENGTH, MAX_VERSION_LENGTH, releasePath } from './versions.js';
 
 const LIBRARY_QUERY = Type.Object(
   {
@@ -42,7 +42,7 @@ const RELEASE_BODY = Type.Object(
     }),
     notes: Type.String({
       minLength: 1,
-      maxLength: 20000,
+      maxLength: MAX_NOTES_LENGTH,
       description: 'What the release brings, for the people who use the library',
     }),
   },
@@ -136,7 +136,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
           notes,
           principal: principalOf(request),
         });
-        const json = await releaseJson(refdata, release);
+        const json = await releaseJson(refdata, release, true);
         return reply.status(201).header('location', json.links.self).send(json);
       } catch (error) {
         throw releaseProblem(error);
@@ -206,7 +206,14 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
       const format = RDF_FORMATS[mediaType];
       return reply
         .type(format.contentType)
-        .send(await format.write(differencesQuads(result, `${refdata.publicUrl}${request.url}`)));
+        .send(
+          await format.write(
+            differencesQuads(
+              result,
+              `${refdata.publicUrl}/releases/changes?${new URLSearchParams({ library, from, ...(to ? { to } : {}) })}`,
+            ),
+          ),
+        );
     },
   });
 
@@ -257,9 +264,16 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
       if (mediaType === 'application/json')
         return reply
           .type('application/json; charset=utf-8')
-          .send(await releaseJson(refdata, release));
+          .send(await releaseJson(refdata, release, true));
       const format = RDF_FORMATS[mediaType];
-      if (immutable(refdata, request, reply, `"${release.id}-${format.shortName}"`))
+      // The formats written as files are served as their stored bytes, whatever
+      // this version of refdata would write now.
+      if (formatOfShortName(format.shortName))
+        return sendStoredFile(refdata, request, reply, release, mediaType, undefined);
+      // TriG and N-Quads are written anew: the same triples, in today's spelling.
+      const etag = `W/"${release.id}-${format.shortName}"`;
+      reply.header('etag', etag).header('cache-control', `${cacheScope(refdata)}, max-age=86400`);
+      if (matchesIfNoneMatch(request.headers['if-none-match'], etag))
         return reply.status(304).send();
       return reply.type(format.contentType).send(format.stream(releaseChunks(refdata, release)));
     },
@@ -350,6 +364,11 @@ export async function sidesOf(
   return { from: earlier, to: later };
 }
 
+/** Shared caches may keep what anyone may read, and nothing else. */
+function cacheScope(refdata: Refdata): 'public' | 'private' {
+  return refdata.anonymousRead ? 'public' : 'private';
+}
+
 /** A release's representations never change: a long cache, and 304 for a tag held. */
 function immutable(
   refdata: Refdata,
@@ -357,9 +376,9 @@ function immutable(
   reply: FastifyReply,
   etag: string,
 ): boolean {
-  // Shared caches may keep it only where anyone may read it.
-  const scope = refdata.anonymousRead ? 'public' : 'private';
-  reply.header('etag', etag).header('cache-control', `${scope}, max-age=31536000, immutable`);
+  reply
+    .header('etag', etag)
+    .header('cache-control', `${cacheScope(refdata)}, max-age=31536000, immutable`);
   return matchesIfNoneMatch(request.headers['if-none-match'], etag);
 }
 
@@ -389,7 +408,7 @@ export function releaseProblem(error: unknown): unknown {
   return error;
 }
 
-/** A release's file, the stored bytes (gzipped to a client that takes gzip). */
+/** A release's file by its name, the stored bytes. */
 export async function sendReleaseFile(
   refdata: Refdata,
   request: FastifyRequest,
@@ -399,20 +418,47 @@ export async function sendReleaseFile(
   const release = await releaseAt(refdata, params);
   const shortName = shortNameOfFile(release, params.name);
   const mediaType = shortName === undefined ? undefined : formatOfShortName(shortName);
-  if (shortName !== undefined) await releaseFiles(refdata, release);
-  const file =
-    shortName === undefined ? undefined : await refdata.releases.file(release.id, shortName);
-  if (!file || !mediaType)
+  if (!mediaType)
     throw new HttpError(
       problem(404, 'not-found', `Release ${release.version} has no file ${params.name}.`),
     );
-  if (immutable(refdata, request, reply, `"${file.sha256}"`)) return reply.status(304).send();
-  reply
-    .type(RDF_FORMATS[mediaType].contentType)
-    .header('content-disposition', `attachment; filename="${params.name}"`)
-    .header('vary', 'Accept-Encoding');
-  if (/\bgzip\b/i.test(request.headers['accept-encoding'] ?? ''))
-    return reply.header('content-encoding', 'gzip').send(file.gzipped);
+  return sendStoredFile(refdata, request, reply, release, mediaType, params.name);
+}
+
+/** Whether a request's Accept-Encoding takes gzip (a q of 0 refuses it). */
+function takesGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((entry) => {
+    const [coding, ...parameters] = entry.split(';').map((part) => part.trim().toLowerCase());
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+/**
+ * A stored file of a release (written first if a crash left it unwritten):
+ * gzipped to a client that takes gzip, else inflated with its length; an
+ * attachment when it is asked for by its file name.
+ */
+async function sendStoredFile(
+  refdata: Refdata,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  release: ReleaseRow,
+  mediaType: RdfMediaType,
+  attachment: string | undefined,
+): Promise<FastifyReply> {
+  const format = RDF_FORMATS[mediaType];
+  await releaseFiles(refdata, release);
+  const file = await refdata.releases.file(release.id, format.shortName);
+  if (!file) throw new Error(`release ${release.id} has no ${format.shortName} file`);
+  const gzip = takesGzip(request.headers['accept-encoding']);
+  // One tag per content coding: the bytes differ.
+  if (immutable(refdata, request, reply, `"${file.sha256}${gzip ? '-gzip' : ''}"`))
+    return reply.status(304).send();
+  reply.type(format.contentType).header('vary', 'Accept, Accept-Encoding');
+  if (attachment) reply.header('content-disposition', `attachment; filename="${attachment}"`);
+  if (gzip) return reply.header('content-encoding', 'gzip').send(file.gzipped);
   const gunzip = createGunzip();
   gunzip.end(file.gzipped);
   return reply.header('content-length', String(file.byteSize)).send(gunzip);

@@ -1,5 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
+import { isPostgres } from '../../platform/db/schema.js';
 import type { RefdataTables, ReleasesTable, Status } from '../db/tables.js';
 import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
 import type { RowWithFacts } from '../resources/store.js';
@@ -121,9 +122,20 @@ export class ReleaseStore {
     actor: string;
     at: number;
     follows: ReleaseRow | undefined;
+    /** What `changeMarker` said when the library was checked: it must still say so. */
+    checked: string;
   }): Promise<ReleaseRow> {
     try {
-      return await this.db.transaction().execute(async (trx) => {
+      // On PostgreSQL every statement of the transaction reads one snapshot, so the
+      // members are what the marker describes (SQLite's one writer gives the same).
+      const transaction = isPostgres(this.db)
+        ? this.db.transaction().setIsolationLevel('repeatable read')
+        : this.db.transaction();
+      return await transaction.execute(async (trx) => {
+        if ((await this.changeMarker(release.libraryIri, trx)) !== release.checked)
+          throw new ReleaseConflict(
+            'The library changed while its quality report was made; release again.',
+          );
         const row = await trx
           .insertInto('releases')
           .values({
@@ -158,6 +170,24 @@ export class ReleaseStore {
         );
       throw error;
     }
+  }
+
+  /**
+   * A mark that changes whenever the library or one of its terms does (a new
+   * term, any write, any step of the lifecycle bumps a version): taken before a
+   * quality report and again in the release's transaction, so that nothing
+   * reaches a release unchecked.
+   */
+  async changeMarker(libraryIri: string, db: Kysely<RefdataTables> = this.db): Promise<string> {
+    const row = await db
+      .selectFrom('resources')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('count'),
+        eb.fn.sum<number>('version').as('versions'),
+      ])
+      .where((eb) => eb.or([eb('library_key', '=', libraryIri), eb('iri', '=', libraryIri)]))
+      .executeTakeFirstOrThrow();
+    return `${Number(row.count)}-${Number(row.versions ?? 0)}`;
   }
 
   /** Stores a file of a release; a file stored already (by another instance) is kept. */

@@ -1,6 +1,7 @@
 import semver from 'semver';
 
 export const MAX_VERSION_LENGTH = 64;
+export const MAX_NOTES_LENGTH = 20000;
 
 /**
  * What is wrong with a version a release is asked for, or undefined: it must be

@@ -2,11 +2,13 @@ import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, type Markup } from '../../platform/web/html.js';
+import { READ_ROLES } from '../auth/roles.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { fixUrl } from '../quality/answers.js';
 import { type QualityReport, qualityReport } from '../quality/report.js';
 import { RULES } from '../quality/rules.js';
+import { viewerWith } from './authoring/access.js';
 import { pageHref } from './links.js';
 import type { Pages } from './pages.js';
 import { PAGE_CONSTRAINT } from './surface.js';
@@ -43,20 +45,21 @@ const QUALITY_QUERY = Type.Object(
 );
 
 /**
- * A library's quality report as a page: what a release would take (the
- * published view), or, for people signed in, every resource of the library.
+ * A library's quality report as a page, for people signed in: what a release
+ * would take (the published view), or every resource of the library.
  */
 export function registerQualityPages(app: HttpApp, pages: Pages): void {
   app.get(
     '/quality',
     { schema: { querystring: QUALITY_QUERY }, ...PAGE_CONSTRAINT },
     async (request, reply) => {
+      // Findings name Drafts, which only people signed in see (as the API asks a token).
+      if (!viewerWith(pages, request, reply, READ_ROLES, 'A quality report')) return reply;
       const { library, view } = request.query;
       const row = await pages.refdata.store.findByIri(library);
       if (!row || !isLibrary(row))
         throw new HttpError(problem(404, 'not-found', `No library has the IRI ${library}.`));
-      // Drafts are shown to people who are signed in.
-      const working = view === 'working' && pages.viewerOf(request) !== undefined;
+      const working = view === 'working';
       const report = await qualityReport(pages.refdata, {
         kind: working ? 'library' : 'release',
         library: row,
@@ -72,11 +75,7 @@ export function registerQualityPages(app: HttpApp, pages: Pages): void {
           working
             ? html`Every resource of <a href="${libraryHref}">${row.name}</a>, whatever its status.`
             : html`What a release of <a href="${libraryHref}">${row.name}</a> would take now: the library and its Approved and Deprecated terms.`
-        } ${
-          pages.viewerOf(request)
-            ? html`<a href="/quality?${other.toString()}">${working ? 'Only what a release would take' : 'Every resource, Drafts too'}</a>.`
-            : html``
-        } The rules are PCA's for hosted content, the IMF authors' types grammar, and what a published resource may name.</p>
+        } <a href="/quality?${other.toString()}">${working ? 'Only what a release would take' : 'Every resource, Drafts too'}</a>. The rules are PCA's for hosted content, the IMF authors' types grammar, and what a published resource may name.</p>
 ${findingsTable(pages, report, working ? `Findings in ${row.name}` : `Findings before a release of ${row.name}`)}`,
       );
     },

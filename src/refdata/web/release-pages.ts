@@ -15,6 +15,7 @@ import { releaseJson } from '../releases/json.js';
 import {
   makeRelease,
   mayRelease,
+  RELEASED_BY,
   ReleaseBlocked,
   ReleaseForbidden,
   ReleaseRefused,
@@ -204,7 +205,7 @@ export function registerReleasePages(app: HttpApp, pages: Pages): void {
 
   const releasePage = async (request: FastifyRequest, reply: FastifyReply, release: ReleaseRow) => {
     const [json, library, previous, latest] = await Promise.all([
-      releaseJson(refdata, release),
+      releaseJson(refdata, release, true),
       refdata.store.findByIri(release.library_iri),
       refdata.releases.previous(release),
       refdata.releases.latest(release.library_iri),
@@ -269,6 +270,7 @@ ${
             ? html`<a href="${releasePath(refdata, sides.to.iri)}">${later}</a>`
             : html`${later}`
         }. A resource that is changed once published is replaced: it shows as deprecated, with what differs in its replacement.</p>
+<h2>What changed</h2>
 ${differencesMarkup(pages, result, undefined)}`,
       );
     },
@@ -288,7 +290,9 @@ ${differencesMarkup(pages, result, undefined)}`,
       const library = await refdata.store.findByIri(request.query.library);
       if (!library || !isLibrary(library))
         throw new HttpError(problem(404, 'not-found', 'There is no library to release here.'));
-      if (!viewerWith(pages, request, reply, SUBMIT_ROLES, 'Releasing a library')) return reply;
+      const viewer = viewerWith(pages, request, reply, SUBMIT_ROLES, 'Releasing a library');
+      if (!viewer) return reply;
+      if (!mayRelease(viewer, library)) throw new HttpError(problem(403, 'forbidden', RELEASED_BY));
       const report = await qualityReport(refdata, { kind: 'release', library });
       return releaseForm(request, reply, library, { version: '', notes: '' }, {}, report, 200);
     },
@@ -330,7 +334,7 @@ ${differencesMarkup(pages, result, undefined)}`,
           409,
         );
       if (error instanceof ReleaseForbidden)
-        throw new HttpError(problem(403, 'forbidden', error.message));
+        throw new HttpError(problem(403, 'forbidden', RELEASED_BY));
       throw error;
     }
   });

@@ -34,6 +34,6 @@ ${
           html`<li><a href="${releasePath(refdata, release.iri)}">${release.version}</a>, ${timeTag(Number(release.released_at), now)}: ${firstLine(release.notes)}</li>`,
       )}</ul>`
 }
-<p><a href="${quality}">Quality report</a>${action}</p>`;
+${pages.viewerOf(request) ? html`<p><a href="${quality}">Quality report</a>${action}</p>` : html``}`;
   },
 };
