@@ -83,10 +83,12 @@ async function* rowsOf(refdata: Refdata, scope: QualityScope): AsyncGenerator<Ro
     yield [scope.resource, ...children];
     return;
   }
+  // No rule reads a justification or a replacement: the rows are read without them.
   yield* libraryRows(
     refdata,
     scope.library.iri,
     scope.kind === 'release' ? PUBLISHED_STATUSES : undefined,
+    false,
   );
 }
 
@@ -181,8 +183,9 @@ async function shapeFindings(
     const row = byIri.get(result.focusNode?.value ?? '');
     const rule = result.sourceShape ? ruleOfShape(result.sourceShape) : undefined;
     if (!row || !rule) continue;
-    // A resource that belongs to no library (a symbol may not) has none to name.
-    if (rule === 'pca-defined-by' && row.library_key === '') continue;
+    // A library is defined by itself, and a resource of no library (a symbol may be
+    // one) has none to name.
+    if (rule === 'pca-defined-by' && (isLibrary(row) || row.library_key === '')) continue;
     const message = result.message[0]?.value ?? `breaks ${rule}`;
     const severity = result.severity?.value === `${SH}Violation` ? 'error' : 'warning';
     const component = result.sourceConstraintComponent?.value;

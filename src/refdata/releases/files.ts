@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createGzip } from 'node:zlib';
+import type { Quad } from 'n3';
+import { inStep } from '../../platform/streams/in-step.js';
 import type { Refdata } from '../context.js';
 import { RDF_FORMATS, type RdfMediaType } from '../rdf/serialize.js';
 import { releaseChunks } from './graph.js';
@@ -43,8 +45,7 @@ export function shortNameOfFile(release: ReleaseRow, name: string): string | und
  * and served for as long as the release lives.
  */
 export async function writeFile(
-  refdata: Refdata,
-  release: ReleaseRow,
+  chunks: AsyncIterable<Quad[]>,
   mediaType: RdfMediaType,
 ): Promise<ReleaseFile> {
   const format = RDF_FORMATS[mediaType];
@@ -57,7 +58,7 @@ export async function writeFile(
     gzip.on('error', reject);
   });
   let byteSize = 0;
-  for await (const piece of format.stream(releaseChunks(refdata, release))) {
+  for await (const piece of format.stream(chunks)) {
     const bytes = typeof piece === 'string' ? Buffer.from(piece) : (piece as Buffer);
     hash.update(bytes);
     byteSize += bytes.length;
@@ -85,9 +86,14 @@ export async function releaseFiles(
   const stored = await refdata.releases.fileList(release.id);
   if (stored.length === FILE_FORMATS.length) return stored;
   const have = new Set(stored.map((file) => file.format));
-  for (const mediaType of FILE_FORMATS) {
-    if (have.has(RDF_FORMATS[mediaType].shortName)) continue;
-    await refdata.releases.addFile(release.id, await writeFile(refdata, release, mediaType));
-  }
+  const missing = FILE_FORMATS.filter((mediaType) => !have.has(RDF_FORMATS[mediaType].shortName));
+  // One reading of the members feeds every file, in step.
+  const sources = inStep(releaseChunks(refdata, release), missing.length);
+  const written = await Promise.all(
+    missing.map((mediaType, index) =>
+      writeFile(sources[index] as AsyncIterable<Quad[]>, mediaType),
+    ),
+  );
+  for (const file of written) await refdata.releases.addFile(release.id, file);
   return refdata.releases.fileList(release.id);
 }

@@ -266,8 +266,9 @@ export class ReleaseStore {
     const rows = await this.db
       .selectFrom('release_members as member')
       .innerJoin('revisions as revision', 'revision.id', 'member.revision_id')
-      .select((eb) => [
+      .select([
         'member.resource_id',
+        'member.revision_id',
         'member.iri',
         'member.family',
         'member.library_key',
@@ -280,21 +281,13 @@ export class ReleaseStore {
         'revision.version',
         'revision.actor',
         'revision.created_at as revised_at',
-        eb
-          .selectFrom('revisions as authored')
-          .select('authored.justification')
-          .whereRef('authored.resource_id', '=', 'member.resource_id')
-          .whereRef('authored.id', '<=', 'member.revision_id')
-          .where('authored.action', 'in', ['create', 'update'])
-          .orderBy('authored.id', 'desc')
-          .limit(1)
-          .as('justification'),
       ])
       .where('member.release_id', '=', releaseId)
       .where('member.resource_id', '>', afterResourceId)
       .orderBy('member.resource_id')
       .limit(MEMBER_BATCH)
       .execute();
+    const justifications = await this.justificationsAt(rows);
     return rows.map((member) => {
       const body = this.ownBody(member.family, member.body);
       return {
@@ -314,10 +307,33 @@ export class ReleaseStore {
         created_at: Number(member.created_at),
         updated_by: member.actor,
         updated_at: Number(member.revised_at),
-        justification: member.justification ?? null,
+        justification: justifications.get(member.resource_id) ?? null,
         replaced_by: member.replaced_by,
       };
     });
+  }
+
+  /**
+   * Each member's justification as it was at its revision: its author's last
+   * (from the create or update at or before that revision), one query a batch.
+   */
+  private async justificationsAt(
+    members: readonly { resource_id: number; revision_id: number }[],
+  ): Promise<Map<number, string>> {
+    if (members.length === 0) return new Map();
+    const upTo = new Map(members.map((member) => [member.resource_id, member.revision_id]));
+    const authored = await this.db
+      .selectFrom('revisions')
+      .select(['resource_id', 'id', 'justification'])
+      .where('resource_id', 'in', [...upTo.keys()])
+      .where('action', 'in', ['create', 'update'])
+      .orderBy('id')
+      .execute();
+    const found = new Map<number, string>();
+    for (const revision of authored)
+      if (revision.id <= (upTo.get(revision.resource_id) ?? 0))
+        found.set(revision.resource_id, revision.justification);
+    return found;
   }
 
   /** Every member of a release, batch by batch. */
