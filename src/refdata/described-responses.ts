@@ -7,6 +7,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 import { RETRY_AFTER, wwwAuthenticate } from '../platform/http/described-headers.js';
 import { STATUSES } from './db/tables.js';
 import type { Family } from './families/family.js';
+import { RDF_FORMATS, RDF_MEDIA_TYPES } from './rdf/serialize.js';
 
 /** A lifecycle status. */
 export const StatusSchema = Type.Union(STATUSES.map((status) => Type.Literal(status)));
@@ -159,5 +160,15 @@ export function representationSchema(family: Family): TSchema {
       }),
     },
     { title: `${family.label} as JSON` },
+  );
+}
+
+/** The content of an answer in any RDF format refdata writes, each as text. */
+export function rdfContent(): Record<string, { schema: TSchema }> {
+  return Object.fromEntries(
+    RDF_MEDIA_TYPES.map((mediaType) => [
+      mediaType,
+      { schema: Type.String({ description: RDF_FORMATS[mediaType].label }) },
+    ]),
   );
 }

@@ -20,6 +20,7 @@ import {
   refdataForTests,
   uniqueName,
 } from './helpers.js';
+import { Browser } from './page-client.js';
 import { sameGraphInEveryFormat } from './rdf-readers.js';
 
 const OWL = 'http://www.w3.org/2002/07/owl#';
@@ -389,5 +390,80 @@ print(json.dumps({
       expect(refused.statusCode, JSON.stringify(query)).toBe(400);
     }
     expect((await changes({})).statusCode).toBe(400);
+  });
+
+  it('answers addresses that name nothing with 404, never a 500', async () => {
+    const base = pathOf(library);
+    for (const path of [
+      `${base}/releases/9.9.9`,
+      `${base}/releases/9.9.9/dcat`,
+      `${base}/releases/1.0.0/files/other.ttl`,
+      `${base}/releases/1.0.0/files/${'x'.repeat(300)}`,
+      `${base}/releases/..%2F1.0.0`,
+      '/ontology/no-such-library/releases/1.0.0',
+      '/ontology/no-such-library/releases/latest',
+    ]) {
+      const answer = await service.call('GET', path);
+      expect(answer.statusCode, path).toBe(404);
+      expect(answer.headers['content-type'], path).toMatch(/^application\/problem\+json/);
+    }
+    const unreleased = await createLibrary(service, { name: uniqueName('Unreleased') });
+    expect((await service.call('GET', `${pathOf(unreleased)}/releases/latest`)).statusCode).toBe(
+      404,
+    );
+    expect(
+      (await service.call('GET', `${base}/releases/1.0.0`, { headers: { accept: 'image/png' } }))
+        .statusCode,
+    ).toBe(406);
+    const tooLong = await service.call('GET', `${base}/releases/${'1'.repeat(65)}`);
+    expect(tooLong.statusCode).toBe(400);
+  });
+
+  it('takes a release from the form, and says on the form what is wrong', async () => {
+    const browser = new Browser(service);
+    await browser.signInWithToken(await service.token(['Reviewer'], 'rita'));
+    const form = await browser.get(`/releases/new?library=${encodeURIComponent(library)}`);
+    expect(form.statusCode).toBe(200);
+    expect(form.body).toContain('id="version"');
+    const count = async () =>
+      (
+        await service.db
+          .selectFrom('releases')
+          .select('id')
+          .where('library_iri', '=', library)
+          .execute()
+      ).length;
+    const before = await count();
+    for (const [fields, status, text] of [
+      [{ version: '', notes: 'Notes' }, 400, 'Give the version'],
+      [{ version: '2.0.0', notes: '' }, 400, 'Say what the release brings'],
+      [{ version: 'two', notes: 'Notes' }, 400, 'must be a semantic version'],
+      [{ version: '0.1.0', notes: 'Notes' }, 400, 'must come after the latest release'],
+      [{ version: '2.0.0', notes: 'x'.repeat(20001) }, 400, 'at most 20000 characters'],
+    ] as const) {
+      const refused = await browser.post('/releases/new', { library, ...fields });
+      expect(refused.statusCode, JSON.stringify(fields).slice(0, 60)).toBe(status);
+      expect(refused.body).toContain(text);
+    }
+    const unknown = await browser.post('/releases/new', {
+      library: `${library}-none`,
+      version: '2.0.0',
+      notes: 'Notes',
+    });
+    expect(unknown.statusCode).toBe(404);
+    expect(await count()).toBe(before);
+    const made = await browser.post('/releases/new', {
+      library,
+      version: '2.0.0',
+      notes: 'From the form',
+    });
+    expect(made.statusCode).toBe(303);
+    expect(made.headers.location).toBe(`${pathOf(library)}/releases/2.0.0`);
+    // A Creator who did not make the library is told so, on the form's own address.
+    const other = new Browser(service);
+    await other.signInWithToken(await service.token(['Creator'], 'mallory'));
+    expect(
+      (await other.get(`/releases/new?library=${encodeURIComponent(library)}`)).statusCode,
+    ).toBe(403);
   });
 });

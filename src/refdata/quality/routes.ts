@@ -4,7 +4,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { problems } from '../described-responses.js';
+import { problems, rdfContent } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { negotiate } from '../rdf/negotiation.js';
@@ -41,12 +41,7 @@ export function registerQualityRoutes(app: HttpApp, refdata: Refdata): void {
           description: 'The report',
           content: {
             'application/json': { schema: Type.Unknown() },
-            ...Object.fromEntries(
-              RDF_MEDIA_TYPES.map((mediaType) => [
-                mediaType,
-                { schema: Type.String({ description: RDF_FORMATS[mediaType].label }) },
-              ]),
-            ),
+            ...rdfContent(),
           },
         },
         ...problems(400, 401, 403, 404, 406, 410),

@@ -7,7 +7,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
-import { HEADERS, noContent, problems } from '../described-responses.js';
+import { HEADERS, noContent, problems, rdfContent } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { negotiate } from '../rdf/negotiation.js';
@@ -182,12 +182,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
           description: 'The differences',
           content: {
             'application/json': { schema: Type.Unknown() },
-            ...Object.fromEntries(
-              RDF_MEDIA_TYPES.map((mediaType) => [
-                mediaType,
-                { schema: Type.String({ description: RDF_FORMATS[mediaType].label }) },
-              ]),
-            ),
+            ...rdfContent(),
           },
         },
         ...problems(400, 401, 403, 404, 406),
@@ -224,7 +219,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
       params: Type.Object({ library: Type.String({ maxLength: 255 }) }),
       response: {
         302: noContent('Location is the latest release'),
-        ...problems(401, 403, 404),
+        ...problems(400, 401, 403, 404),
       },
     },
     onRequest: reader,
@@ -243,16 +238,11 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
           headers: { etag: HEADERS.etag },
           content: {
             'application/json': { schema: ReleaseJson },
-            ...Object.fromEntries(
-              RDF_MEDIA_TYPES.map((mediaType) => [
-                mediaType,
-                { schema: Type.String({ description: RDF_FORMATS[mediaType].label }) },
-              ]),
-            ),
+            ...rdfContent(),
           },
         },
         304: noContent('The tag names this representation'),
-        ...problems(401, 403, 404, 406),
+        ...problems(400, 401, 403, 404, 406),
       },
     },
     onRequest: reader,
@@ -287,15 +277,10 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
       response: {
         200: {
           description: 'The description, in the RDF format the Accept header prefers',
-          content: Object.fromEntries(
-            RDF_MEDIA_TYPES.map((mediaType) => [
-              mediaType,
-              { schema: Type.String({ description: RDF_FORMATS[mediaType].label }) },
-            ]),
-          ),
+          content: rdfContent(),
         },
         304: noContent('The tag names this representation'),
-        ...problems(401, 403, 404, 406),
+        ...problems(400, 401, 403, 404, 406),
       },
     },
     onRequest: reader,
@@ -317,15 +302,10 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
         200: {
           description: 'The file',
           headers: { etag: HEADERS.etag },
-          content: Object.fromEntries(
-            RDF_MEDIA_TYPES.map((mediaType) => [
-              mediaType,
-              { schema: Type.String({ description: RDF_FORMATS[mediaType].label }) },
-            ]),
-          ),
+          content: rdfContent(),
         },
         304: noContent('The tag names this file'),
-        ...problems(401, 403, 404),
+        ...problems(400, 401, 403, 404),
       },
     },
     onRequest: reader,
