@@ -83,12 +83,10 @@ async function* rowsOf(refdata: Refdata, scope: QualityScope): AsyncGenerator<Ro
     yield [scope.resource, ...children];
     return;
   }
-  // No rule reads a justification or a replacement: the rows are read without them.
   yield* libraryRows(
     refdata,
     scope.library.iri,
     scope.kind === 'release' ? PUBLISHED_STATUSES : undefined,
-    false,
   );
 }
 

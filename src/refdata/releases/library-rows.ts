@@ -1,44 +1,50 @@
 import type { Refdata } from '../context.js';
 import type { Status } from '../db/tables.js';
 import type { RowWithFacts } from '../resources/store.js';
-import { libraryResourceIds, MEMBER_BATCH } from './store.js';
+import { MEMBER_BATCH } from './store.js';
 
 /**
  * A library's resources of these statuses (every status when undefined; the
- * published ones are what a release takes), `MEMBER_BATCH` rows at a time.
- * `withFacts` reads each one's latest justification and replacement too (two
- * subqueries a row); without, they are left empty, for readers that need
- * neither.
+ * published ones are what a release takes): the library, then its terms
+ * `MEMBER_BATCH` at a time in id order (the `(library_key, id)` index), each
+ * batch with the values its aggregates own. The same resources as
+ * `libraryResourceIds`, read without a subquery per batch, which cost each
+ * batch a pass over the whole library.
  */
 export async function* libraryRows(
   refdata: Refdata,
   libraryIri: string,
   statuses: readonly Status[] | undefined,
-  withFacts = true,
 ): AsyncGenerator<RowWithFacts[]> {
+  const { store } = refdata;
+  const library = await store.selectWithFacts().where('resource.iri', '=', libraryIri).execute();
+  if (library.length === 0) return;
+  yield library;
   let after = 0;
   for (;;) {
-    const ids = libraryResourceIds(refdata.db, libraryIri, statuses);
-    const rows: RowWithFacts[] = withFacts
-      ? await refdata.store
-          .selectWithFacts()
-          .where('resource.id', 'in', ids)
-          .where('resource.id', '>', after)
-          .orderBy('resource.id')
-          .limit(MEMBER_BATCH)
-          .execute()
-      : (
-          await refdata.db
-            .selectFrom('resources')
-            .selectAll()
-            .where('id', 'in', ids)
-            .where('id', '>', after)
-            .orderBy('id')
-            .limit(MEMBER_BATCH)
-            .execute()
-        ).map((row) => ({ ...row, justification: null, replaced_by: null }));
-    if (rows.length === 0) return;
-    yield rows;
-    after = rows[rows.length - 1]?.id ?? after;
+    const terms = await store
+      .selectWithFacts()
+      .where('resource.library_key', '=', libraryIri)
+      .$if(statuses !== undefined, (select) =>
+        select.where('resource.status', 'in', [...(statuses ?? [])]),
+      )
+      .where('resource.id', '>', after)
+      .orderBy('resource.id')
+      .limit(MEMBER_BATCH)
+      .execute();
+    if (terms.length === 0) return;
+    const aggregates = terms
+      .filter((term) => refdata.families.byKey(term.family)?.aggregate)
+      .map((term) => term.iri);
+    const values =
+      aggregates.length === 0
+        ? []
+        : await store
+            .selectWithFacts()
+            .where('resource.parent_iri', 'in', aggregates)
+            .orderBy('resource.id')
+            .execute();
+    yield [...terms, ...values];
+    after = terms[terms.length - 1]?.id ?? after;
   }
 }
