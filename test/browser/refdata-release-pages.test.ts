@@ -192,5 +192,44 @@ describe.skipIf(!browserAvailable)(
       expect(form?.status()).toBe(200);
       await context.close();
     });
+
+    it('is not offered to a Reader, who reads the report under the enforced security policy', async () => {
+      const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+      const page = await context.newPage();
+      const violations: string[] = [];
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await signIn(page, ['Reader'], 'bob');
+      await page.goto(`${service.url}${new URL(library).pathname}`);
+      expect(await page.locator('a:has-text("Release it")').count()).toBe(0);
+      await Promise.all([page.waitForLoadState(), page.click('a:has-text("Quality report")')]);
+      expect(await page.textContent('#quality-summary')).toContain('nothing to mend');
+      const refused = await page.goto(
+        `${service.url}/releases/new?library=${encodeURIComponent(library)}`,
+      );
+      expect(refused?.status()).toBe(403);
+      expect(violations).toEqual([]);
+      await context.close();
+    });
+
+    it('works under the enforced security policy for a returning Reviewer', async () => {
+      const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+      const page = await context.newPage();
+      const violations: string[] = [];
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await signIn(page, ['Reviewer'], 'rita');
+      await page.goto(`${service.url}/releases/new?library=${encodeURIComponent(library)}`);
+      await release(page, '1.1.1', 'A patch.');
+      expect(new URL(page.url()).pathname).toBe(`${new URL(library).pathname}/releases/1.1.1`);
+      expect(await page.textContent('#changes + p')).toBe('Nothing changed.');
+      expect(violations).toEqual([]);
+      expect(
+        await page.evaluate<number>('document.documentElement.scrollWidth'),
+      ).toBeLessThanOrEqual(375);
+      await context.close();
+    });
   },
 );

@@ -475,6 +475,45 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
     );
   });
 
+  it("shows a Rejected resource's reason at the top of its page, escaped", async () => {
+    const ontology = await createLibrary(service);
+    const as = async (
+      subject: string,
+      roles: ('Creator' | 'Reviewer')[],
+      method: 'POST' | 'PUT',
+      url: string,
+      payload?: object,
+    ) =>
+      service.app.inject({
+        method,
+        url,
+        headers: { authorization: `Bearer ${await service.token(roles, subject)}` },
+        ...(payload ? { payload } : {}),
+      });
+    const made = await as('carol', ['Creator'], 'POST', '/rdl/terms/subclass', {
+      changeJustification: 'New',
+      name: uniqueName('Rejected pump'),
+      description: 'Moves fluids, roughly',
+      ontology,
+      subClassOf: ['https://example.org/Equipment'],
+    });
+    const iri = made.json().iri as string;
+    const query = `iri=${encodeURIComponent(iri)}`;
+    expect((await as('carol', ['Creator'], 'PUT', `/status/submit?${query}`)).statusCode).toBe(204);
+    expect(
+      (
+        await as('rita', ['Reviewer'], 'PUT', `/status/reject?${query}`, {
+          justification: 'Too vague: say <how> it moves them',
+        })
+      ).statusCode,
+    ).toBe(204);
+    const path = new URL(iri).pathname;
+    const page = await creator.get(path);
+    expect(page.body).toMatch(
+      /id="rejection">Rejected by rita .*: Too vague: say &lt;how&gt; it moves them</,
+    );
+  });
+
   it('answers what a visitor, a Reader and a malformed request may not do', async () => {
     const visitor = new Browser(service);
     const away = await visitor.get('/authoring/new/class');

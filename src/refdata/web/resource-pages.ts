@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { copyable } from '../../platform/web/copy.js';
-import { html, trusted } from '../../platform/web/html.js';
+import { html, timeTag, trusted } from '../../platform/web/html.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { statementsTable } from '../rdf/html.js';
@@ -79,9 +79,16 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
     const family = pages.refdata.families.byKey(row.family);
     const children = family?.aggregate ? await refdata.store.childrenWithFacts(row.iri) : [];
     const quads = resourceGraph(refdata, row, children, factsOf([row, ...children]));
-    const history = await historyList(await refdata.store.revisions(row.id), pages.people, {
-      id: 'history',
-    });
+    const revisions = await refdata.store.revisions(row.id);
+    const history = await historyList(revisions, pages.people, { id: 'history' });
+    // A Rejected resource says why first: the reviewer's reason, not only at the end of its history.
+    const rejection =
+      row.status === 'Rejected'
+        ? revisions.filter((revision) => revision.action === 'reject').at(-1)
+        : undefined;
+    const rejecter = rejection
+      ? (await pages.people.lookUp([rejection.actor])).label(rejection.actor)
+      : '';
     const body = JSON.parse(row.body) as { name?: string; description?: string };
     const path = request.url.split('?')[0] ?? '/';
     const context = {
@@ -108,6 +115,11 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       },
       html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${pages.refdata.families.labelOf(row.family)}</span></p>
 <p>IRI: ${copyable('iri', row.iri, { className: 'iri', label: 'Copy IRI' })}</p>
+${
+  rejection
+    ? html`<p class="notice error" id="rejection">Rejected by ${rejecter} ${timeTag(Number(rejection.created_at), Date.now())}: ${rejection.justification}</p>`
+    : html``
+}
 ${resourceActions(pages, request, row)}
 ${body.description ? html`<p id="definition">${body.description}</p>` : html``}
 ${sections}
