@@ -7,9 +7,9 @@ import { MEMBER_BATCH } from './store.js';
  * A library's resources of these statuses (every status when undefined; the
  * published ones are what a release takes): the library, then its terms
  * `MEMBER_BATCH` at a time in id order (the `(library_key, id)` index), each
- * batch with the values its aggregates own. The same resources as
- * `libraryResourceIds`, read without a subquery per batch, which cost each
- * batch a pass over the whole library.
+ * batch with the values its aggregates own. With the published statuses, the
+ * same resources as `publishedViewIds` (what a release takes), read without a
+ * subquery per batch, which cost each batch a pass over the whole library.
  */
 export async function* libraryRows(
   refdata: Refdata,

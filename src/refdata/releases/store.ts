@@ -1,7 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
 import { isPostgres } from '../../platform/db/schema.js';
-import type { RefdataTables, ReleasesTable, Status } from '../db/tables.js';
+import type { RefdataTables, ReleasesTable } from '../db/tables.js';
 import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
 import type { RowWithFacts } from '../resources/store.js';
 
@@ -13,35 +13,30 @@ export class ReleaseConflict extends Error {
 }
 
 /**
- * A library's resources, by id: the library itself, its terms of these
- * statuses (every status when undefined), and the values those of them that
- * are aggregates own (wherever their own rows say they live). With the
- * published statuses, its published view: what a release takes.
+ * A library's published view, by id: the library itself, its Approved and
+ * Deprecated terms, and the values those of them that are picklists own
+ * (wherever their own rows say they live). What a release takes.
  */
-export function libraryResourceIds(
-  db: Kysely<RefdataTables>,
-  libraryIri: string,
-  statuses: readonly Status[] | undefined,
-) {
+export function publishedViewIds(db: Kysely<RefdataTables>, libraryIri: string) {
+  const published = [...PUBLISHED_STATUSES];
   return db
     .selectFrom('resources as member')
     .select('member.id')
-    .where((eb) => {
-      const terms = eb.and([
-        eb('member.library_key', '=', libraryIri),
-        ...(statuses ? [eb('member.status', 'in', [...statuses])] : []),
-      ]);
-      let aggregates = eb
-        .selectFrom('resources as aggregate')
-        .select('aggregate.iri')
-        .where('aggregate.library_key', '=', libraryIri);
-      if (statuses) aggregates = aggregates.where('aggregate.status', 'in', [...statuses]);
-      return eb.or([
+    .where((eb) =>
+      eb.or([
         eb('member.iri', '=', libraryIri),
-        terms,
-        eb('member.parent_iri', 'in', aggregates),
-      ]);
-    });
+        eb.and([eb('member.library_key', '=', libraryIri), eb('member.status', 'in', published)]),
+        eb(
+          'member.parent_iri',
+          'in',
+          eb
+            .selectFrom('resources as aggregate')
+            .select('aggregate.iri')
+            .where('aggregate.library_key', '=', libraryIri)
+            .where('aggregate.status', 'in', published),
+        ),
+      ]),
+    );
 }
 
 /** The members read at a time, so a release of any size is read in bounded memory. */
@@ -238,7 +233,7 @@ export class ReleaseStore {
           .limit(1)
           .as('replaced_by'),
       ])
-      .where('resource.id', 'in', libraryResourceIds(trx, libraryIri, PUBLISHED_STATUSES));
+      .where('resource.id', 'in', publishedViewIds(trx, libraryIri));
     await trx
       .insertInto('release_members')
       .columns([
