@@ -171,7 +171,10 @@ describe.skipIf(!browserAvailable)(
       );
       expect(listed).toEqual(['1.1.0', '1.0.0']);
       expect(await accessibilityViolations(page)).toEqual([]);
-      await page.screenshot({ path: `${OUTPUT}/refdata-library-releases-375.png`, fullPage: false });
+      await page.screenshot({
+        path: `${OUTPUT}/refdata-library-releases-375.png`,
+        fullPage: false,
+      });
       await Promise.all([page.waitForLoadState(), page.click('a:has-text("The latest release")')]);
       expect(new URL(page.url()).pathname).toBe(`${new URL(library).pathname}/releases/1.1.0`);
       await context.close();
