@@ -459,6 +459,24 @@ print(json.dumps({
     });
     expect(made.statusCode).toBe(303);
     expect(made.headers.location).toBe(`${pathOf(library)}/releases/2.0.0`);
+    // Its page shows the changes from the release before, worked out once and kept.
+    const shown = await browser.get(String(made.headers.location));
+    expect(shown.statusCode).toBe(200);
+    expect(shown.body).toContain('Changes from 1.2.0');
+    expect(shown.body).toContain('Nothing changed.');
+    const kept = await service.db
+      .selectFrom('release_changes')
+      .innerJoin('releases', 'releases.id', 'release_changes.release_id')
+      .select('release_changes.summary')
+      .where('releases.iri', '=', `${library}/releases/2.0.0`)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(kept.summary).counts).toEqual({
+      added: 0,
+      deprecated: 0,
+      changed: 0,
+      removed: 0,
+    });
+    expect((await browser.get(String(made.headers.location))).body).toBe(shown.body);
     // A Creator who did not make the library is told so, on the form's own address.
     const other = new Browser(service);
     await other.signInWithToken(await service.token(['Creator'], 'mallory'));

@@ -614,6 +614,13 @@ export const refdataMigrations: MigrationSet = {
         .addColumn('gzipped', isPostgres(db) ? 'bytea' : 'blob', (c) => c.notNull())
         .addPrimaryKeyConstraint('release_files_key', ['release_id', 'format'])
         .execute();
+      // What a release's page shows of the changes from the release before: both
+      // never change, so it is worked out once, when the page is first asked for.
+      await db.schema
+        .createTable('release_changes')
+        .addColumn('release_id', 'integer', (c) => c.primaryKey().references('releases.id'))
+        .addColumn('summary', 'text', (c) => c.notNull())
+        .execute();
     },
   },
 };

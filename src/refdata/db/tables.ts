@@ -203,6 +203,7 @@ export interface RefdataTables {
   releases: ReleasesTable;
   release_members: ReleaseMembersTable;
   release_files: ReleaseFilesTable;
+  release_changes: ReleaseChangesTable;
   import_files: ImportFilesTable;
 }
 
@@ -276,4 +277,10 @@ export interface ReleaseFilesTable {
   sha256: string;
   byte_size: number;
   gzipped: Buffer;
+}
+
+export interface ReleaseChangesTable {
+  release_id: number;
+  /** JSON: the summary of the changes from the release before (releases/differences.ts). */
+  summary: string;
 }

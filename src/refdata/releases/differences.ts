@@ -105,6 +105,30 @@ export async function differences(
   return result;
 }
 
+/** Differences as a page shows them: every count, and at most `listed` of each kind. */
+export interface ChangeSummary {
+  counts: { added: number; deprecated: number; changed: number; removed: number };
+  added: Named[];
+  deprecated: Differences['deprecated'];
+  changed: Differences['changed'];
+  removed: Named[];
+}
+
+export function summarize(result: Differences, listed: number): ChangeSummary {
+  return {
+    counts: {
+      added: result.added.length,
+      deprecated: result.deprecated.length,
+      changed: result.changed.length,
+      removed: result.removed.length,
+    },
+    added: result.added.slice(0, listed),
+    deprecated: result.deprecated.slice(0, listed),
+    changed: result.changed.slice(0, listed),
+    removed: result.removed.slice(0, listed),
+  };
+}
+
 /** The differences as JSON. */
 export function differencesJson(result: Differences) {
   const side = (release: ReleaseRow | undefined) =>

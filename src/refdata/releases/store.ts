@@ -342,6 +342,25 @@ export class ReleaseStore {
     }
   }
 
+  /** The stored summary of a release's changes from the one before, if worked out yet. */
+  async changesSummary(releaseId: number): Promise<string | undefined> {
+    const row = await this.db
+      .selectFrom('release_changes')
+      .select('summary')
+      .where('release_id', '=', releaseId)
+      .executeTakeFirst();
+    return row?.summary;
+  }
+
+  /** Keeps it; one kept already (by another instance, the same) stays. */
+  async keepChangesSummary(releaseId: number, summary: string): Promise<void> {
+    await this.db
+      .insertInto('release_changes')
+      .values({ release_id: releaseId, summary })
+      .onConflict((conflict) => conflict.column('release_id').doNothing())
+      .execute();
+  }
+
   /** A stored file of a release, or undefined. */
   async file(releaseId: number, format: string): Promise<ReleaseFile | undefined> {
     const row = await this.db

@@ -10,7 +10,7 @@ import { SUBMIT_ROLES } from '../auth/roles.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { type QualityReport, qualityReport } from '../quality/report.js';
-import { type Differences, differences } from '../releases/differences.js';
+import { type ChangeSummary, differences, summarize } from '../releases/differences.js';
 import { releaseJson } from '../releases/json.js';
 import {
   makeRelease,
@@ -82,39 +82,40 @@ function resourceLink(pages: Pages, item: { iri: string; name: string }): Markup
 /** The differences between two sides, as lists and field tables. */
 export function differencesMarkup(
   pages: Pages,
-  result: Differences,
+  result: ChangeSummary,
   moreHref: string | undefined,
 ): Markup {
-  const counts = {
-    added: result.added.length,
-    deprecated: result.deprecated.length,
-    changed: result.changed.length,
-    removed: result.removed.length,
-  };
+  const { counts } = result;
   const total = Object.values(counts).reduce((sum, count) => sum + count, 0);
   if (total === 0) return html`<p>Nothing changed.</p>`;
-  const more = (count: number) =>
-    count > LISTED
-      ? html`<p class="hint">And ${String(count - LISTED)} more: ${
+  const more = (count: number, shown: number) =>
+    count > shown
+      ? html`<p class="hint">And ${String(count - shown)} more: ${
           moreHref
             ? html`<a href="${moreHref}">all the changes</a>`
             : html`the API (GET /releases/changes) lists them all`
         }.</p>`
       : html``;
-  const plainList = (id: string, heading: string, items: { iri: string; name: string }[]) =>
-    items.length === 0
+  const plainList = (
+    id: string,
+    heading: string,
+    items: { iri: string; name: string }[],
+    count: number,
+  ) =>
+    count === 0
       ? html``
-      : html`<h3 id="${id}">${heading} (${String(items.length)})</h3><ul class="changes">${items
-          .slice(0, LISTED)
-          .map((item) => html`<li>${resourceLink(pages, item)}</li>`)}</ul>${more(items.length)}`;
+      : html`<h3 id="${id}">${heading} (${String(count)})</h3><ul class="changes">${items.map(
+          (item) => html`<li>${resourceLink(pages, item)}</li>`,
+        )}</ul>${more(count, items.length)}`;
   const withFields = (
     id: string,
     heading: string,
-    items: (Differences['changed'][number] & { replacedBy?: string | null })[],
+    items: (ChangeSummary['changed'][number] & { replacedBy?: string | null })[],
+    count: number,
   ) =>
-    items.length === 0
+    count === 0
       ? html``
-      : html`<h3 id="${id}">${heading} (${String(items.length)})</h3>${items.slice(0, LISTED).map(
+      : html`<h3 id="${id}">${heading} (${String(count)})</h3>${items.map(
           (item) =>
             html`<section class="change"><h4>${resourceLink(pages, item)}${
               item.replacedBy
@@ -136,12 +137,12 @@ export function differencesMarkup(
                     ]),
                   )
             }</section>`,
-        )}${more(items.length)}`;
+        )}${more(count, items.length)}`;
   return html`<p id="change-counts">${String(counts.added)} added, ${String(counts.deprecated)} deprecated, ${String(counts.changed)} changed, ${String(counts.removed)} removed.</p>
-${plainList('added', 'Added', result.added)}
-${withFields('deprecated', 'Deprecated', result.deprecated)}
-${withFields('changed', 'Changed', result.changed)}
-${plainList('removed', 'Removed', result.removed)}`;
+${plainList('added', 'Added', result.added, counts.added)}
+${withFields('deprecated', 'Deprecated', result.deprecated, counts.deprecated)}
+${withFields('changed', 'Changed', result.changed, counts.changed)}
+${plainList('removed', 'Removed', result.removed, counts.removed)}`;
 }
 
 /** The address of the changes between two sides. */
@@ -203,6 +204,18 @@ export function registerReleasePages(app: HttpApp, pages: Pages): void {
     },
   );
 
+  /** What the page shows of the changes from the release before: worked out once, then kept. */
+  const changesFromPrevious = async (
+    previous: ReleaseRow,
+    release: ReleaseRow,
+  ): Promise<ChangeSummary> => {
+    const kept = await refdata.releases.changesSummary(release.id);
+    if (kept !== undefined) return JSON.parse(kept) as ChangeSummary;
+    const summary = summarize(await differences(refdata, previous, release), LISTED);
+    await refdata.releases.keepChangesSummary(release.id, JSON.stringify(summary));
+    return summary;
+  };
+
   const releasePage = async (request: FastifyRequest, reply: FastifyReply, release: ReleaseRow) => {
     const [json, library, previous, latest] = await Promise.all([
       releaseJson(refdata, release, true),
@@ -213,7 +226,7 @@ export function registerReleasePages(app: HttpApp, pages: Pages): void {
     const people = await pages.people.lookUp([release.released_by]);
     const libraryName = library?.name ?? release.library_iri;
     const libraryHref = pageHref(refdata, release.library_iri);
-    const changes = previous ? await differences(refdata, previous, release) : undefined;
+    const changes = previous ? await changesFromPrevious(previous, release) : undefined;
     const now = Date.now();
     return pages.answer(
       request,
@@ -271,7 +284,7 @@ ${
             : html`${later}`
         }. A resource that is changed once published is replaced: it shows as deprecated, with what differs in its replacement.</p>
 <h2>What changed</h2>
-${differencesMarkup(pages, result, undefined)}`,
+${differencesMarkup(pages, summarize(result, LISTED), undefined)}`,
       );
     },
   );
