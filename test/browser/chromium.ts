@@ -52,6 +52,18 @@ export async function accessibilityViolations(page: Page): Promise<string[]> {
 }
 
 /**
+ * What the browser says the pages' Content Security Policy blocked, from now
+ * on: a page walked under the enforced policy (no `bypassCSP`) must leave this empty.
+ */
+export function policyViolations(page: Page): string[] {
+  const violations: string[] = [];
+  page.on('console', (message) => {
+    if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+  });
+  return violations;
+}
+
+/**
  * Swagger UI's "Try it out" on one GET operation of `/docs` (a parameterless
  * one): opens it, sends it, and returns the status the page shows.
  */

@@ -15,6 +15,7 @@ import {
   browserAvailable,
   browserSkipReason,
   launchChromium,
+  policyViolations,
 } from './chromium.js';
 
 const OUTPUT = '.test-output';
@@ -178,10 +179,7 @@ describe.skipIf(!browserAvailable)(
     it('works under the enforced security policy for a returning Creator', async () => {
       const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
       const page = await context.newPage();
-      const violations: string[] = [];
-      page.on('console', (message) => {
-        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-      });
+      const violations = policyViolations(page);
       await signIn(page, ['Creator'], 'carol');
       await page.goto(`${service.url}/account/imports/new`);
       await page.selectOption('#library', { label: 'CFIHOS core' });

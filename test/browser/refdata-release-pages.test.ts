@@ -22,6 +22,7 @@ import {
   browserAvailable,
   browserSkipReason,
   launchChromium,
+  policyViolations,
 } from './chromium.js';
 
 const OUTPUT = '.test-output';
@@ -201,10 +202,7 @@ describe.skipIf(!browserAvailable)(
     it('is not offered to a Reader, who reads the report under the enforced security policy', async () => {
       const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
       const page = await context.newPage();
-      const violations: string[] = [];
-      page.on('console', (message) => {
-        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-      });
+      const violations = policyViolations(page);
       await signIn(page, ['Reader'], 'bob');
       await page.goto(`${service.url}${new URL(library).pathname}`);
       expect(await page.locator('a:has-text("Release it")').count()).toBe(0);
@@ -221,10 +219,7 @@ describe.skipIf(!browserAvailable)(
     it('works under the enforced security policy for a returning Reviewer', async () => {
       const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
       const page = await context.newPage();
-      const violations: string[] = [];
-      page.on('console', (message) => {
-        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-      });
+      const violations = policyViolations(page);
       await signIn(page, ['Reviewer'], 'rita');
       await page.goto(`${service.url}/releases/new?library=${encodeURIComponent(library)}`);
       await release(page, '1.1.1', 'A patch.');

@@ -417,6 +417,30 @@ print(json.dumps({
     ).toBe(406);
     const tooLong = await service.call('GET', `${base}/releases/${'1'.repeat(65)}`);
     expect(tooLong.statusCode).toBe(400);
+    for (const query of ['', '?library=', `?library=${encodeURIComponent(library)}&page=2`]) {
+      const listed = await service.call('GET', `/releases${query}`);
+      expect(listed.statusCode, query).toBe(400);
+    }
+    // The pages answer the same with a page that says what is wrong.
+    const browser = new Browser(service);
+    await browser.signInWithToken(await service.token(['Reader'], 'rob'));
+    for (const [path, status] of [
+      [`/releases/changes?${new URLSearchParams({ library, from: '9.9.9' })}`, 400],
+      [`/releases/changes?${new URLSearchParams({ library, from: '1.1.0', to: '1.0.0' })}`, 400],
+      [
+        `/releases/changes?${new URLSearchParams({ library: `${library}-none`, from: '1.0.0' })}`,
+        404,
+      ],
+      ['/releases/changes?from=1.0.0', 400],
+      ['/quality', 400],
+      [`/quality?${new URLSearchParams({ library, view: 'all' })}`, 400],
+      [`/quality?${new URLSearchParams({ library: `${library}-none` })}`, 404],
+      [`${base}/releases/9.9.9`, 404],
+    ] as const) {
+      const page = await browser.get(path);
+      expect(page.statusCode, path).toBe(status);
+      expect(page.headers['content-type'], path).toMatch(/^text\/html/);
+    }
   });
 
   it('takes a release from the form, and says on the form what is wrong', async () => {

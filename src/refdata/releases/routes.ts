@@ -450,9 +450,11 @@ export async function sendDcat(
   request: FastifyRequest,
   reply: FastifyReply,
   params: { library: string; version: string },
+  /** The format a page's link names; otherwise the Accept header chooses. */
+  chosen?: RdfMediaType,
 ): Promise<FastifyReply> {
   const release = await releaseAt(refdata, params);
-  const mediaType = negotiate(request.headers.accept, RDF_MEDIA_TYPES);
+  const mediaType = chosen ?? negotiate(request.headers.accept, RDF_MEDIA_TYPES);
   if (!mediaType) throw notAcceptable(RDF_MEDIA_TYPES);
   reply.header('vary', 'Accept');
   const format = RDF_FORMATS[mediaType];

@@ -188,10 +188,9 @@ export function registerReleasePages(app: HttpApp, pages: Pages): void {
   app.get(
     '/ontology/:library/releases/:version/dcat',
     { schema: { params: RELEASE_PARAMS, querystring: DOWNLOAD_QUERY }, ...PAGE_CONSTRAINT },
-    async (request, reply) => {
+    (request, reply) => {
       // A browser is given the Turtle, to save or read.
-      request.headers.accept = 'text/turtle';
-      return sendDcat(refdata, request, reply, request.params);
+      return sendDcat(refdata, request, reply, request.params, 'text/turtle');
     },
   );
 
