@@ -22,6 +22,9 @@ import { registerVocabularyRoutes } from './rdf/vocabulary-routes.js';
 import { registerReleaseRoutes } from './releases/routes.js';
 import { registerResourceRoutes } from './resources/routes.js';
 import { REFDATA_TEXT_POLICY } from './resources/text.js';
+import { registerCommentRoutes } from './review/comment-routes.js';
+import { registerNotificationRoutes } from './review/notification-routes.js';
+import { registerReviewRoutes } from './review/routes.js';
 import { searchCommands } from './search/commands.js';
 import { registerSearchRoutes } from './search/routes.js';
 import { registerShaclRoutes } from './shacl/routes.js';
@@ -81,7 +84,11 @@ export function refdataService(
       const tokens = settings.tokens.jwksUrl
         ? `refdata accepts access tokens issued by ${settings.tokens.issuer}.`
         : 'refdata API token: npm run cli -- refdata-token-mint <you> --roles=Creator,Reviewer.';
-      return `${tokens} A first walk through both services: docs/getting-started.md.`;
+      // The embedded default keeps mail in a folder: said, so nobody waits for it in vain.
+      const mail = settings.review.mail.smtpUrl
+        ? ''
+        : ` Notification mail is written to ${settings.review.mail.folder} (set REFDATA_SMTP_URL to send it).`;
+      return `${tokens} A first walk through both services: docs/getting-started.md.${mail}`;
     },
     async registerRoutes(app, { database, config, settings, platform }) {
       // Without an identity provider, refdata signs its own tokens and publishes the key.
@@ -109,6 +116,7 @@ export function refdataService(
         ]);
         context.webhooks.start();
         context.imports.start();
+        context.mailer.start();
       });
       app.addHook('onClose', async () => {
         await Promise.all([
@@ -116,6 +124,7 @@ export function refdataService(
           context.sparql.close(),
           context.webhooks.close(),
           context.imports.close(),
+          context.mailer.close(),
         ]);
       });
       await registerWebSurface(app, context, platform, settings.web);
@@ -135,6 +144,9 @@ export function refdataService(
       registerImportRoutes(app, context);
       registerReleaseRoutes(app, context);
       registerQualityRoutes(app, context);
+      registerReviewRoutes(app, context);
+      registerCommentRoutes(app, context);
+      registerNotificationRoutes(app, context);
     },
   };
 }

@@ -9,6 +9,7 @@ import {
 } from '../platform/config.js';
 import { type ChangeFeedSettings, readChangeFeedSettings } from './changes/settings.js';
 import { type ImportSettings, readImportSettings } from './imports/settings.js';
+import { type ReviewSettings, readReviewSettings } from './review/settings.js';
 import { readWebhookSettings, type WebhookSettings } from './webhooks/settings.js';
 
 /** refdata's identifiers and how it checks bearer tokens; see docs/authentication.md. */
@@ -63,6 +64,8 @@ export interface RefdataSettings {
   changes: ChangeFeedSettings;
   /** Bulk imports; see docs/import.md. */
   imports: ImportSettings;
+  /** The review process: four eyes and notifications by mail; see docs/review.md. */
+  review: ReviewSettings;
   /** The web pages; see docs/web.md. */
   web: {
     /** Libraries, search and approved content are open to visitors who are not signed in. */
@@ -163,6 +166,7 @@ export function readRefdataSettings(
     webhooks: readWebhookSettings(read, dataDir, cwd),
     changes: readChangeFeedSettings(read),
     imports: readImportSettings(read),
+    review: readReviewSettings(read, dataDir, cwd),
     web: {
       // Open by default, as on PCA's platform.
       anonymousRead: oneOf(read, 'REFDATA_ANONYMOUS_READ', 'true', ['true', 'false']) === 'true',

@@ -11,6 +11,10 @@ import { ImportJobs } from './imports/jobs.js';
 import { ReleaseStore } from './releases/store.js';
 import type { ReplicaLog } from './replicas/replica.js';
 import { ResourceStore } from './resources/store.js';
+import { MailSender } from './review/mailer.js';
+import { Notifications } from './review/notifications.js';
+import { PackageStore } from './review/packages.js';
+import type { ReviewSettings } from './review/settings.js';
 import { SearchService } from './search/service.js';
 import { ExternalSparql } from './sparql/external/engine.js';
 import { ExternalStore } from './sparql/external/store-client.js';
@@ -45,6 +49,14 @@ export interface Refdata {
   imports: ImportJobs;
   /** Library releases: immutable snapshots of a library's published view. */
   releases: ReleaseStore;
+  /** The review process's settings (four eyes, mail). */
+  review: ReviewSettings;
+  /** What was submitted together, reviewed as one. */
+  packages: PackageStore;
+  /** Each person's inbox, mail and what they want to be told. */
+  notifications: Notifications;
+  /** Sends the mail notifications queue. */
+  mailer: MailSender;
 }
 
 /** The published view in an external store: its client, what keeps it, what queries it. */
@@ -98,6 +110,12 @@ export function createRefdata(
     () => webhooks.committed(),
     (error) => log.error({ err: error }, 'webhooks did not hear of a committed write'),
   );
+  const mailer = new MailSender(db, settings.review.mail, log);
+  // A notification committed here is mailed at once, not at the next look.
+  store.onCommitted(
+    () => mailer.wake(),
+    (error) => log.error({ err: error }, 'mail did not hear of a committed write'),
+  );
   const refdata: Omit<Refdata, 'imports'> = {
     db,
     publicUrl: config.publicUrl,
@@ -113,6 +131,10 @@ export function createRefdata(
     changes: settings.changes,
     webhooks,
     releases: new ReleaseStore(db, valuesFieldOf),
+    review: settings.review,
+    packages: new PackageStore(db),
+    notifications: new Notifications(db),
+    mailer,
   };
   // Jobs write through the same store, rules and families as the API.
   const whole = refdata as Refdata;

@@ -32,6 +32,10 @@ export const REFDATA_PROBLEMS = problemCatalogue([
   'sign-in-failed',
   'webhook-limit',
   'import-running',
+  'not-author',
+  'four-eyes',
+  'unapproved-dependencies',
+  'comment-locked',
 ]);
 
 export type RefdataProblemCode = (typeof REFDATA_PROBLEMS.codes)[number];

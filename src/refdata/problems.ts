@@ -109,6 +109,26 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
     description:
       "A release of this library was made while this one was being made, or this version exists already. Read the library's releases again (GET /releases?library=) and release a version after the latest.",
   },
+  'not-author': {
+    title: 'Not the author',
+    description:
+      'Only its author (the person who created it) changes or submits a Draft, and copies a Rejected resource into a new Draft. Comment on it instead, or write a Draft of your own (docs/review.md).',
+  },
+  'four-eyes': {
+    title: 'Four eyes',
+    description:
+      'Nobody approves or rejects what they submitted or last changed: another Reviewer decides it. `errors` names each such resource. An operator may turn the rule off with REFDATA_FOUR_EYES=false (docs/review.md).',
+  },
+  'unapproved-dependencies': {
+    title: 'It names what is not approved',
+    description:
+      'An approved resource may name only published resources, or ones approved in the same decision: `errors` lists each resource named that is not, with its status and the field naming it. Approve those first, or decide them together as a package (docs/review.md).',
+  },
+  'comment-locked': {
+    title: 'The comment can no longer be changed',
+    description:
+      'A comment is edited only by its author, and only for a short while after it was written (docs/review.md); write another comment instead.',
+  },
   'quality-errors': {
     title: 'The quality report has errors',
     description:

@@ -115,8 +115,12 @@ describe.each(DATABASE_KINDS)('refdata bearer tokens and roles on %s', (kind) =>
         .statusCode,
     ).toBe(403);
     expect(
-      (await service.call('PUT', `/status/submit?${iriQuery(iri)}`, { roles: ['Reviewer'] }))
-        .statusCode,
+      (
+        await service.call('PUT', `/status/submit?${iriQuery(iri)}`, {
+          roles: ['Reviewer'],
+          subject: 'alice',
+        })
+      ).statusCode,
     ).toBe(204);
     expect(
       (

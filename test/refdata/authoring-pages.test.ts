@@ -363,8 +363,9 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
       ontology,
       subClassOf: ['https://example.org/A'],
     });
+    // The author in a second browser: only she changes her Draft.
     const other = new Browser(service);
-    await other.signInWithToken(await service.token(['Creator'], 'olga'));
+    await other.signInWithToken(await service.token(['Creator'], 'alice'));
     const address = `/authoring/edit?iri=${encodeURIComponent(draft.iri)}`;
     const mine = Object.fromEntries(formControls((await creator.get(address)).body));
     const theirs = Object.fromEntries(formControls((await other.get(address)).body));
@@ -402,16 +403,19 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
   it('submits with the Drafts it names, and a Reviewer rejects and approves from the queue', async () => {
     const ontology = await createLibrary(service);
     await approve(service, ontology);
-    const parent = await create(service, '/rdl/terms/subclass', {
-      name: uniqueName('Parent'),
-      ontology,
-      subClassOf: ['https://example.org/A'],
-    });
-    const child = await create(service, '/rdl/terms/subclass', {
-      name: uniqueName('Child'),
-      ontology,
-      subClassOf: [parent.iri],
-    });
+    // Carol's Drafts: only their author submits them.
+    const parent = await create(
+      service,
+      '/rdl/terms/subclass',
+      { name: uniqueName('Parent'), ontology, subClassOf: ['https://example.org/A'] },
+      'carol',
+    );
+    const child = await create(
+      service,
+      '/rdl/terms/subclass',
+      { name: uniqueName('Child'), ontology, subClassOf: [parent.iri] },
+      'carol',
+    );
     const confirm = await creator.get(`/authoring/submit?iri=${encodeURIComponent(child.iri)}`);
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toContain(`name="also" value="${parent.iri}" checked`);
@@ -465,10 +469,8 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
         await service.call('GET', `/rdl/terms/subclass?iri=${encodeURIComponent(parent.iri)}`)
       ).json().status,
     ).toBe('Approved');
-    // The API helper writes as alice: her own page lists what became of her work.
-    const alice = new Browser(service);
-    await alice.signInWithToken(await service.token(['Creator'], 'alice'));
-    const mine = await alice.get('/authoring/mine');
+    // Her own page lists what became of her work.
+    const mine = await creator.get('/authoring/mine');
     expect(mine.body).toMatch(/id="status-Rejected"/);
     expect(mine.body.slice(mine.body.indexOf('id="status-Rejected"'))).toContain(
       child.name as string,

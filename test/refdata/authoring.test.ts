@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { CFIHOS_RDL_V2_IRI } from '../../src/refdata/families/library.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
+  approve,
   create,
   createLibrary,
   expectRefused,
@@ -530,7 +531,9 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
 
   describe('lifecycle', () => {
     it('submits a Draft once, locks it, and keeps every step as a revision', async () => {
+      // Published first: an approval waits for everything the resource names.
       const ontology = await createLibrary(service);
+      await approve(service, ontology);
       const created = await create(service, '/cfihos/dimension', {
         name: uniqueName('Mass'),
         ontology,
@@ -556,10 +559,10 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
         (await service.call('PUT', `/status/submit?${iriQuery(`${ontology}/none`)}`)).statusCode,
       ).toBe(404);
 
-      const approve = `/status/approve?${iriQuery(created.iri)}`;
-      const noReason = await service.call('PUT', approve, { roles: ['Reviewer'], body: {} });
+      const approval = `/status/approve?${iriQuery(created.iri)}`;
+      const noReason = await service.call('PUT', approval, { roles: ['Reviewer'], body: {} });
       expect(noReason.statusCode).toBe(400);
-      const stale = await service.call('PUT', approve, {
+      const stale = await service.call('PUT', approval, {
         roles: ['Reviewer'],
         body: { justification: 'ok' },
         headers: { 'if-match': '"1"' },
@@ -567,7 +570,7 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
       expect(stale.statusCode).toBe(409);
       expect(
         (
-          await service.call('PUT', approve, {
+          await service.call('PUT', approval, {
             roles: ['Reviewer'],
             body: { justification: 'Correct' },
           })
@@ -595,11 +598,12 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
         ['submit', 'Submitted'],
         ['approve', 'Approved'],
       ]);
-      expect(history[2]).toMatchObject({ actor: 'alice', justification: 'Correct', version: 3 });
+      expect(history[2]).toMatchObject({ actor: 'rita', justification: 'Correct', version: 3 });
     });
 
     it('deprecates what an approved resource replaces, and rejects with a reason', async () => {
       const ontology = await createLibrary(service);
+      await approve(service, ontology);
       const old = await create(service, '/cfihos/dimension', {
         name: uniqueName('Time'),
         ontology,

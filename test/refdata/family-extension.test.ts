@@ -10,6 +10,7 @@ describe.each(DATABASE_KINDS)('a family added by its module alone (%s)', (kind) 
 
   it('is written, checked, minted, stored, submitted, approved, dereferenced and found', async () => {
     const ontology = await createLibrary(service);
+    await approve(service, ontology);
     const base = {
       changeJustification: 'Glossary',
       name: 'Piping and instrumentation diagram',
@@ -90,6 +91,7 @@ describe.each(DATABASE_KINDS)('an aggregate family added by its modules alone (%
 
   it('owns its values through writes, reads, revisions, the lifecycle and RDF', async () => {
     const ontology = await createLibrary(service);
+    await approve(service, ontology);
     const base = {
       changeJustification: 'Start-up checks',
       name: uniqueName('Start-up'),

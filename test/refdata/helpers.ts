@@ -26,11 +26,20 @@ export interface Refdata extends TestService {
   db: Kysely<RefdataTables>;
   /** A token from the service's own key, for a subject with roles. */
   token(roles: Role[], subject?: string, lifetimeSeconds?: number): Promise<string>;
-  /** An HTTP call as a client with these roles would make it. */
+  /**
+   * An HTTP call as a client with these roles would make it: Alice, a Creator,
+   * unless it says who; a token with the Reviewer role alone is Rita's, another
+   * person than the author, as the four-eyes rule wants.
+   */
   call(
     method: 'GET' | 'POST' | 'PUT' | 'DELETE' | 'OPTIONS',
     url: string,
-    options?: { roles?: Role[]; body?: unknown; headers?: Record<string, string> },
+    options?: {
+      roles?: Role[];
+      subject?: string;
+      body?: unknown;
+      headers?: Record<string, string>;
+    },
   ): Promise<LightMyRequestResponse>;
 }
 
@@ -53,11 +62,13 @@ export async function startRefdata(
     token,
     async call(method, url, options = {}) {
       const roles = options.roles ?? ['Creator'];
+      const subject =
+        options.subject ?? (roles.length === 1 && roles[0] === 'Reviewer' ? 'rita' : 'alice');
       return service.app.inject({
         method,
         url,
         headers: {
-          ...(roles.length > 0 ? { authorization: `Bearer ${await token(roles)}` } : {}),
+          ...(roles.length > 0 ? { authorization: `Bearer ${await token(roles, subject)}` } : {}),
           ...options.headers,
         },
         ...(options.body === undefined ? {} : { payload: options.body as object }),
@@ -165,11 +176,17 @@ export async function createLibrary(service: Refdata, overrides: Record<string, 
   return response.json().iri as string;
 }
 
-/** A Draft resource of any family; returns the whole JSON answer. */
-export async function create(service: Refdata, route: string, body: Record<string, unknown>) {
+/** A Draft resource of any family, by `subject` (Alice unless said); returns the whole JSON answer. */
+export async function create(
+  service: Refdata,
+  route: string,
+  body: Record<string, unknown>,
+  subject?: string,
+) {
   sequence += 1;
   const response = await service.call('POST', route, {
     body: { changeJustification: 'Needed for tests', description: 'Made by a test', ...body },
+    ...(subject === undefined ? {} : { subject }),
   });
   if (response.statusCode !== 201)
     throw new Error(`${route}: ${response.statusCode} ${response.body}`);

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DATABASE_KINDS } from '../harness.js';
-import { create, createLibrary, iriQuery, refdataForTests, uniqueName } from './helpers.js';
+import {
+  approve,
+  create,
+  createLibrary,
+  iriQuery,
+  refdataForTests,
+  uniqueName,
+} from './helpers.js';
 
 /**
  * Lifecycle and rule defects found by clients and fuzzers nobody on the team
@@ -20,6 +27,12 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
       body: { justification: 'Reviewed' },
     });
   const submit = (iri: string) => service.call('PUT', `/status/submit?${iriQuery(iri)}`);
+  /** A library approved: an approval waits for everything a term names, its library too. */
+  const approvedLibrary = async () => {
+    const library = await createLibrary(service);
+    await approve(service, library);
+    return library;
+  };
   const publish = async (iri: string) => {
     expect((await submit(iri)).statusCode).toBe(204);
     expect((await decide('approve', iri)).statusCode).toBe(204);
@@ -41,7 +54,7 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
   describe('1: picklist values move only with their picklist', () => {
     for (const decision of ['approve', 'reject'] as const) {
       it(`refuses to ${decision} a value alone, and the picklist decision moves every value`, async () => {
-        const { picklist, values } = await picklistWithValues(await createLibrary(service));
+        const { picklist, values } = await picklistWithValues(await approvedLibrary());
         expect((await submit(picklist.iri)).statusCode).toBe(204);
         const value = values[0]?.id as string;
         const alone = await decide(decision, value);
@@ -64,7 +77,7 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
     }
 
     it('says the picklist is the one not in the right state, not one of its values', async () => {
-      const { picklist } = await picklistWithValues(await createLibrary(service));
+      const { picklist } = await picklistWithValues(await approvedLibrary());
       expect((await submit(picklist.iri)).statusCode).toBe(204);
       const again = await submit(picklist.iri);
       expect(again.statusCode).toBe(409);
@@ -334,7 +347,7 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
 
   describe('7: replacing', () => {
     it('replaces only Approved resources, and both sides link in JSON and RDF', async () => {
-      const ontology = await createLibrary(service);
+      const ontology = await approvedLibrary();
       const old = await create(service, '/cfihos/dimension', {
         name: uniqueName('Time'),
         ontology,
@@ -399,7 +412,7 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
     });
 
     it('keeps one successor: a second replacement of what is already replaced is refused', async () => {
-      const ontology = await createLibrary(service);
+      const ontology = await approvedLibrary();
       const old = await create(service, '/cfihos/dimension', {
         name: uniqueName('Luminosity'),
         ontology,

@@ -84,6 +84,7 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       '0011_name_scopes',
       '0012_import_jobs',
       '0013_releases',
+      '0014_review',
     ]);
     // The history so far is in the change feed, each event in its library's
     // feed (a value in its picklist's library's), and none is sent to webhooks.

@@ -41,6 +41,8 @@ describe.skipIf(!virtuosoThere)('the published view in an external Virtuoso', ()
       REFDATA_IRI_BASE: IRI_BASE,
       REFDATA_SPARQL_POLL_MS: '100',
       REFDATA_SPARQL_STORE_LEASE_MS: '3000',
+      // One person writes and approves here: the store's sync is what is tested.
+      REFDATA_FOUR_EYES: 'false',
       ...virtuoso.env,
     };
     const tokens = loadProgramConfig(env).settings.refdata.tokens;

@@ -7,6 +7,7 @@ export const EVENT_OF_ACTION: Readonly<Record<RevisionsTable['action'], ChangeEv
   submit: 'submitted',
   approve: 'approved',
   reject: 'rejected',
+  'request-changes': 'changes-requested',
   deprecate: 'deprecated',
   remove: 'removed',
 };

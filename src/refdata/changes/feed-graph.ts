@@ -27,6 +27,7 @@ const EVENT_TERMS: Readonly<Record<ChangeEvent, RdlTerm>> = {
   submitted: 'Submission',
   approved: 'Approval',
   rejected: 'Rejection',
+  'changes-requested': 'ChangesRequest',
   deprecated: 'Deprecation',
   removed: 'Removal',
 };

@@ -623,4 +623,134 @@ export const refdataMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0014_review': {
+    async up(db: MigrationDb) {
+      // A Rejected resource no longer holds its name: its author may write it
+      // again as a new Draft (docs/review.md). Names stay unique among the rest.
+      if (isPostgres(db)) {
+        await sql`alter table resources drop constraint resources_name_in_library`.execute(db);
+        // 'changes-requested', the longest event, has 17 letters (SQLite does not count).
+        await sql`alter table change_events alter column event type varchar(32)`.execute(db);
+      } else {
+        // SQLite drops a table constraint only by building the table anew, as 0011 did.
+        const { rows } = await sql<{
+          type: string;
+          sql: string;
+        }>`select type, sql from sqlite_master
+          where tbl_name = 'resources' and sql is not null order by type = 'table' desc`.execute(
+          db,
+        );
+        const [table, ...dependents] = rows;
+        const constraint =
+          /,\s*constraint "resources_name_in_library" unique \("family", "library_key", "name_scope", "name_normalized"\)/i;
+        if (!table || !constraint.test(table.sql) || !/^create table "resources"/i.test(table.sql))
+          throw new Error('The resources table is not as migration 0011 made it.');
+        const rebuilt = table.sql
+          .replace(/^create table "resources"/i, 'create table "resources_rebuilt"')
+          .replace(constraint, '');
+        await sql.raw(rebuilt).execute(db);
+        await sql`insert into resources_rebuilt select * from resources`.execute(db);
+        await sql`update sqlite_sequence set seq = (select seq from sqlite_sequence where name = 'resources')
+          where name = 'resources_rebuilt'`.execute(db);
+        await sql`drop table resources`.execute(db);
+        await sql`alter table resources_rebuilt rename to resources`.execute(db);
+        for (const dependent of dependents) await sql.raw(dependent.sql).execute(db);
+      }
+      await db.schema
+        .createIndex('resources_name_in_library')
+        .on('resources')
+        .columns(['family', 'library_key', 'name_scope', 'name_normalized'])
+        .unique()
+        .where(sql.ref('status'), '<>', 'Rejected')
+        .execute();
+      // Packages: what was submitted together and is reviewed as one. A resource
+      // belongs to one package at most, from its first submission on.
+      await withIdColumn(db, db.schema.createTable('packages'))
+        .addColumn('name', 'varchar(200)', (c) => c.notNull())
+        .addColumn('library_key', 'varchar(2048)', (c) => c.notNull())
+        .addColumn('submitted_by', 'varchar(255)', (c) => c.notNull())
+        .addColumn('submitted_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createTable('package_items')
+        .addColumn('resource_id', 'integer', (c) => c.primaryKey().references('resources.id'))
+        .addColumn('package_id', 'integer', (c) => c.notNull().references('packages.id'))
+        .execute();
+      await db.schema
+        .createIndex('package_items_package')
+        .on('package_items')
+        .column('package_id')
+        .execute();
+      // The discussion of a submission (a resource) or a package.
+      await withIdColumn(db, db.schema.createTable('comments'))
+        .addColumn('resource_id', 'integer', (c) => c.references('resources.id'))
+        .addColumn('package_id', 'integer', (c) => c.references('packages.id'))
+        .addColumn('author', 'varchar(1024)', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('edited_at', TIMESTAMP)
+        .execute();
+      await db.schema
+        .createIndex('comments_resource')
+        .on('comments')
+        .columns(['resource_id', 'id'])
+        .execute();
+      await db.schema
+        .createIndex('comments_package')
+        .on('comments')
+        .columns(['package_id', 'id'])
+        .execute();
+      // Each person's inbox, and how they want to hear of each event.
+      await withIdColumn(db, db.schema.createTable('notifications'))
+        .addColumn('recipient', 'varchar(1024)', (c) => c.notNull())
+        .addColumn('event', 'varchar(32)', (c) => c.notNull())
+        .addColumn('actor', 'varchar(1024)', (c) => c.notNull())
+        .addColumn('iri', 'varchar(2048)')
+        .addColumn('package_id', 'integer')
+        .addColumn('title', 'varchar(1000)', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('read_at', TIMESTAMP)
+        .execute();
+      await db.schema
+        .createIndex('notifications_recipient')
+        .on('notifications')
+        .columns(['recipient', 'id'])
+        .execute();
+      await db.schema
+        .createTable('notification_settings')
+        .addColumn('subject', 'varchar(1024)', (c) => c.notNull())
+        .addColumn('event', 'varchar(32)', (c) => c.notNull())
+        .addColumn('inbox', 'integer', (c) => c.notNull())
+        .addColumn('email', 'integer', (c) => c.notNull())
+        .addPrimaryKeyConstraint('notification_settings_key', ['subject', 'event'])
+        .execute();
+      // Mails waiting to be sent, written with the notification they tell of.
+      await withIdColumn(db, db.schema.createTable('mail_outbox'))
+        .addColumn('recipient', 'varchar(320)', (c) => c.notNull())
+        .addColumn('subject', 'varchar(1000)', (c) => c.notNull())
+        .addColumn('text', 'text', (c) => c.notNull())
+        .addColumn('state', 'varchar(16)', (c) =>
+          c.notNull().check(sql.raw("state in ('pending', 'sent', 'failed')")),
+        )
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('due_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('lease_until', TIMESTAMP, (c) => c.notNull().defaultTo(0))
+        .addColumn('error', 'text')
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('sent_at', TIMESTAMP)
+        .execute();
+      await db.schema
+        .createIndex('mail_outbox_due')
+        .on('mail_outbox')
+        .columns(['state', 'due_at'])
+        .execute();
+      // Who may be told: a person's address and roles, as their identity provider last said.
+      await db.schema.alterTable('people').addColumn('email', 'varchar(320)').execute();
+      await db.schema
+        .alterTable('people')
+        .addColumn('roles', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+        .execute();
+    },
+  },
 };

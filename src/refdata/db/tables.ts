@@ -37,7 +37,15 @@ export interface RevisionsTable {
   id: Generated<number>;
   resource_id: number;
   version: number;
-  action: 'create' | 'update' | 'submit' | 'approve' | 'reject' | 'deprecate' | 'remove';
+  action:
+    | 'create'
+    | 'update'
+    | 'submit'
+    | 'approve'
+    | 'reject'
+    | 'request-changes'
+    | 'deprecate'
+    | 'remove';
   status: Status;
   actor: string;
   justification: string;
@@ -99,6 +107,7 @@ export const CHANGE_EVENTS = [
   'submitted',
   'approved',
   'rejected',
+  'changes-requested',
   'deprecated',
   'removed',
 ] as const;
@@ -182,7 +191,74 @@ export interface PeopleTable {
   subject: string;
   name: string;
   username: string | null;
+  /** Where mail reaches them, when the provider gave a verified address. */
+  email: string | null;
+  /** Their refdata roles when last seen, space-separated: who may be told of what. */
+  roles: Generated<string>;
   updated_at: number;
+}
+
+/** What was submitted together and is reviewed as one (docs/review.md). */
+export interface PackagesTable {
+  id: Generated<number>;
+  name: string;
+  library_key: string;
+  submitted_by: string;
+  submitted_at: number;
+}
+
+/** A resource's package: one at most, from its first submission on. */
+export interface PackageItemsTable {
+  resource_id: number;
+  package_id: number;
+}
+
+/** A comment on a submission (a resource) or on a package. */
+export interface CommentsTable {
+  id: Generated<number>;
+  resource_id: number | null;
+  package_id: number | null;
+  author: string;
+  text: string;
+  created_at: number;
+  edited_at: number | null;
+}
+
+/** One entry of a person's inbox. */
+export interface NotificationsTable {
+  id: Generated<number>;
+  recipient: string;
+  event: string;
+  actor: string;
+  iri: string | null;
+  package_id: number | null;
+  title: string;
+  text: string;
+  created_at: number;
+  read_at: number | null;
+}
+
+/** How a person wants to hear of one event (1 yes, 0 no); no row: the default. */
+export interface NotificationSettingsTable {
+  subject: string;
+  event: string;
+  inbox: number;
+  email: number;
+}
+
+/** A mail waiting to be sent, or sent, or given up on. */
+export interface MailOutboxTable {
+  id: Generated<number>;
+  recipient: string;
+  subject: string;
+  text: string;
+  state: 'pending' | 'sent' | 'failed';
+  attempts: Generated<number>;
+  due_at: number;
+  lease_until: Generated<number>;
+  error: string | null;
+  created_at: number;
+  sent_at: number | null;
 }
 
 /** refdata's tables as Kysely sees them; each migration that adds a table adds it here. */
@@ -194,6 +270,12 @@ export interface RefdataTables {
   search_changes: SearchChangesTable;
   search_state: SearchStateTable;
   people: PeopleTable;
+  packages: PackagesTable;
+  package_items: PackageItemsTable;
+  comments: CommentsTable;
+  notifications: NotificationsTable;
+  notification_settings: NotificationSettingsTable;
+  mail_outbox: MailOutboxTable;
   sparql_store_sync: SparqlStoreSyncTable;
   change_events: ChangeEventsTable;
   webhooks: WebhooksTable;

@@ -63,6 +63,8 @@ export const symbol = defineFamily({
   ),
   iriPaths: ['/esl/symbols/*'],
   mintIri: (body, context) => `${context.iriBase}/esl/symbols/${body.dcIdentifier}`,
+  // The identifier is the IRI: a changed one would name another symbol.
+  fixed: { dcIdentifier: 'it is part of the IRI' },
   libraryKey: (body) => body.ontology ?? '',
   // Bare path data is the symbol's geometry in its box: stored as the SVG it means.
   complete: (body) =>
@@ -99,7 +101,7 @@ export const symbol = defineFamily({
       g.add(node, sym('connectorDirection'), g.integer(connection.direction));
     }
   },
-  rules(body, context) {
+  rules(body) {
     const errors: FieldError[] = [];
     for (const problem of checkSvgGeometry(body.shape, body.width, body.height).problems) {
       errors.push(fieldError('/shape', problem));
@@ -129,13 +131,6 @@ export const symbol = defineFamily({
           ),
         );
       }
-    }
-    // The identifier is the IRI: a changed one would name another symbol.
-    if (
-      context.self !== undefined &&
-      context.self !== `${context.iriBase}/esl/symbols/${body.dcIdentifier}`
-    ) {
-      errors.push(fieldError('/dcIdentifier', 'cannot change; it is part of the IRI'));
     }
     return errors;
   },

@@ -461,6 +461,7 @@ export class ImportJobs {
     let checked = 0;
     return planImport(this.refdata, mapping.items, mapping.refused, {
       justification,
+      author: job.owner,
       checked: async () => {
         checked += 1;
         if (checked % CHECK_STEP === 0) {

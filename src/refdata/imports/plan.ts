@@ -75,6 +75,8 @@ function canonical(value: unknown): string {
 
 interface Options {
   justification: string;
+  /** Who imports: a stored Draft is changed only by its author (docs/review.md). */
+  author: string;
   /** Told after each resource is checked (an import's progress). */
   checked?: () => Promise<void>;
 }
@@ -169,7 +171,9 @@ class Planner {
     const libraries = new Set(items.map((item) => String(item.body.ontology)));
     for (const library of libraries) {
       for (const row of await this.refdata.store.libraryContents(library)) {
-        this.names.set(nameKey(row.family, row.library_key, row.name_scope, row.name), row.iri);
+        // A Rejected resource holds no name (docs/review.md).
+        if (row.status !== 'Rejected')
+          this.names.set(nameKey(row.family, row.library_key, row.name_scope, row.name), row.iri);
         if (row.parent_iri !== null) {
           const values = this.storedValues.get(row.parent_iri) ?? [];
           values.push(row);
@@ -425,6 +429,12 @@ class Planner {
         in: 'body',
         field: '',
         detail: `${stored.iri} is ${stored.status} and differs from this record; an import changes only Drafts (propose the change as a Draft that replaces it)`,
+      };
+    if (stored.created_by !== this.options.author)
+      return {
+        in: 'body',
+        field: '',
+        detail: `${stored.iri} is a Draft of ${stored.created_by} and differs from this record; only its author changes a Draft`,
       };
     return undefined;
   }

@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize, principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
@@ -8,10 +7,17 @@ import { answer, noContent, problems, StatusSchema } from '../described-response
 import { checkIfMatch, IF_MATCH_HEADER, IRI_QUERY, notFound } from '../resources/lookup.js';
 import { etagOf, type ResourceRow } from '../resources/store.js';
 import { requiredText } from '../resources/text.js';
-import { type Move, moveResource } from './steps.js';
+import { decide, submitTogether } from '../review/decisions.js';
+import { checkMovesAlone } from './steps.js';
 
-const DECISION = Type.Object(
+/** A decision's body: approve and reject take a justification. */
+export const DECISION = Type.Object(
   { justification: Type.String({ minLength: 1, maxLength: 2000 }) },
+  { additionalProperties: false },
+);
+/** What a reviewer asks to be changed: shown on top of the Draft's page and form. */
+export const CHANGE_REQUEST = Type.Object(
+  { comment: Type.String({ minLength: 1, maxLength: 2000 }) },
   { additionalProperties: false },
 );
 
@@ -26,9 +32,16 @@ const Revisions = Type.Array(
   Type.Object({
     version: Type.Integer(),
     action: Type.Union(
-      ['create', 'update', 'submit', 'approve', 'reject', 'deprecate', 'remove'].map((action) =>
-        Type.Literal(action),
-      ),
+      [
+        'create',
+        'update',
+        'submit',
+        'approve',
+        'reject',
+        'request-changes',
+        'deprecate',
+        'remove',
+      ].map((action) => Type.Literal(action)),
     ),
     status: StatusSchema,
     actor: Type.String(),
@@ -42,15 +55,6 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     const row = await refdata.store.findByIri(iri);
     if (!row) throw notFound(iri);
     return row;
-  };
-
-  const step = async (
-    request: FastifyRequest,
-    row: ResourceRow,
-    move: Omit<Move, 'actor'>,
-  ): Promise<ResourceRow> => {
-    checkIfMatch(request, row);
-    return moveResource(refdata, row, { ...move, actor: principalOf(request).subject });
   };
 
   app.put('/status/submit', {
@@ -67,20 +71,18 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     onRequest: authorize(refdata.verifier, SUBMIT_ROLES),
     handler: async (request, reply) => {
       const row = await existing(request.query.iri);
-      const moved = await step(request, row, {
-        from: 'Draft',
-        to: 'Submitted',
-        action: 'submit',
-        justification: 'Submitted for review',
-      });
-      return reply.status(204).header('etag', etagOf(moved)).send();
+      checkIfMatch(request, row);
+      checkMovesAlone(refdata, row);
+      // A Draft sent back with changes requested goes back into its package.
+      const { rows } = await submitTogether(refdata, row, [], principalOf(request));
+      return reply
+        .status(204)
+        .header('etag', etagOf(rows[0] as ResourceRow))
+        .send();
     },
   });
 
-  for (const [decision, to] of [
-    ['approve', 'Approved'],
-    ['reject', 'Rejected'],
-  ] as const) {
+  for (const decision of ['approve', 'reject'] as const) {
     app.put(`/status/${decision}`, {
       schema: {
         summary: `${decision === 'approve' ? 'Approve' : 'Reject'} a Submitted resource (Reviewers), with a justification`,
@@ -97,16 +99,47 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
       handler: async (request, reply) => {
         const justification = requiredText(request.body.justification, '/justification');
         const row = await existing(request.query.iri);
-        const moved = await step(request, row, {
-          from: 'Submitted',
-          to,
-          action: decision,
-          justification,
-        });
-        return reply.status(204).header('etag', etagOf(moved)).send();
+        checkIfMatch(request, row);
+        const [moved] = await decide(refdata, [row], decision, principalOf(request), justification);
+        return reply
+          .status(204)
+          .header('etag', etagOf(moved as ResourceRow))
+          .send();
       },
     });
   }
+
+  app.put('/status/request-changes', {
+    schema: {
+      summary:
+        'Send a Submitted resource back to its author as a Draft (Reviewers), saying what to change',
+      tags: ['lifecycle'],
+      querystring: IRI_QUERY,
+      headers: IF_MATCH_HEADER,
+      body: CHANGE_REQUEST,
+      response: {
+        204: noContent('Back to Draft', ['etag']),
+        ...problems(400, 401, 403, 404, 409, 413, 415),
+      },
+    },
+    onRequest: authorize(refdata.verifier, REVIEW_ROLES),
+    handler: async (request, reply) => {
+      const comment = requiredText(request.body.comment, '/comment');
+      const row = await existing(request.query.iri);
+      checkIfMatch(request, row);
+      const [moved] = await decide(
+        refdata,
+        [row],
+        'request-changes',
+        principalOf(request),
+        comment,
+      );
+      return reply
+        .status(204)
+        .header('etag', etagOf(moved as ResourceRow))
+        .send();
+    },
+  });
 
   app.get('/revisions', {
     schema: {

@@ -3,9 +3,9 @@ import type { Refdata } from '../context.js';
 import type { Status } from '../db/tables.js';
 import { problem } from '../problem-codes.js';
 import { conflictProblem } from '../resources/lookup.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow, ResourceStore, StoredMove } from '../resources/store.js';
 
-export type Step = 'submit' | 'approve' | 'reject';
+export type Step = 'submit' | 'approve' | 'reject' | 'request-changes';
 
 /** One lifecycle step: from which state to which, who takes it and why. */
 export interface Move {
@@ -39,14 +39,15 @@ export function checkMovesAlone(refdata: Refdata, row: ResourceRow): void {
 }
 
 /**
- * Moves a resource from `from` to `to`, a picklist with every value, or says
- * why not: values never move alone, and each step starts from one state.
+ * What moving a resource from `from` to `to` takes (a picklist with every
+ * value, a replacement's predecessor deprecated on approval), or why it
+ * cannot: values never move alone, and each step starts from one state.
  */
-export async function moveResource(
+export async function plannedMove(
   refdata: Refdata,
   row: ResourceRow,
   move: Move,
-): Promise<ResourceRow> {
+): Promise<StoredMove> {
   const family = refdata.families.byKey(row.family);
   checkMovesAlone(refdata, row);
   if (row.status !== move.from) throw wrongState(row, move.action, move.from);
@@ -82,20 +83,52 @@ export async function moveResource(
       );
     }
   }
+  return {
+    rows: [row, ...values],
+    from: move.from,
+    to: move.to,
+    action: move.action,
+    change: { actor: move.actor, justification: move.justification },
+    alsoDeprecate:
+      move.action === 'approve' && replaced?.status === 'Approved' ? replaced : undefined,
+    values: aggregate ? values : undefined,
+  };
+}
+
+/**
+ * Moves resources together, all or none (a package decided as a whole), with
+ * what `within` writes in the same transaction; answers each as it is now.
+ */
+export async function moveResources(
+  refdata: Refdata,
+  rows: readonly ResourceRow[],
+  move: Omit<Move, 'justification'> & { justification: string },
+  within?: Parameters<ResourceStore['transitionAll']>[1],
+): Promise<ResourceRow[]> {
+  const moves: StoredMove[] = [];
+  for (const row of rows) moves.push(await plannedMove(refdata, row, move));
+  return commitMoves(refdata, moves, within);
+}
+
+/** Moves planned by `plannedMove`, in one transaction with what `within` writes. */
+export async function commitMoves(
+  refdata: Refdata,
+  moves: readonly StoredMove[],
+  within?: Parameters<ResourceStore['transitionAll']>[1],
+): Promise<ResourceRow[]> {
   try {
-    return await refdata.store.transition(
-      [row, ...values],
-      move.from,
-      move.to,
-      move.action,
-      { actor: move.actor, justification: move.justification },
-      {
-        alsoDeprecate:
-          move.action === 'approve' && replaced?.status === 'Approved' ? replaced : undefined,
-        ...(aggregate ? { values } : {}),
-      },
-    );
+    return await refdata.store.transitionAll(moves, within);
   } catch (error) {
     throw conflictProblem(error);
   }
+}
+
+/** Moves one resource, as `moveResources` does. */
+export async function moveResource(
+  refdata: Refdata,
+  row: ResourceRow,
+  move: Move,
+): Promise<ResourceRow> {
+  const [moved] = await moveResources(refdata, [row], move);
+  return moved as ResourceRow;
 }

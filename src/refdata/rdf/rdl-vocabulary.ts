@@ -170,6 +170,11 @@ export const RDL_TERMS = {
   Submission: { kind: 'event', label: 'submitted', comment: 'A Draft was submitted for review.' },
   Approval: { kind: 'event', label: 'approved', comment: 'A Reviewer approved it: published.' },
   Rejection: { kind: 'event', label: 'rejected', comment: 'A Reviewer rejected it.' },
+  ChangesRequest: {
+    kind: 'event',
+    label: 'changes requested',
+    comment: 'A Reviewer sent it back to Draft, saying what to change.',
+  },
   Deprecation: {
     kind: 'event',
     label: 'deprecated',

@@ -4,6 +4,7 @@ import type { Refdata } from '../context.js';
 import type { Family, RuleContext } from '../families/family.js';
 import { ownedValuesOf, ruleErrors } from '../families/rules.js';
 import { problem } from '../problem-codes.js';
+import { checkAuthor } from '../review/authorship.js';
 import { conflictProblem, ruleContext } from './lookup.js';
 import type { NewResource, OwnedChanges, ResourceContent, ResourceRow } from './store.js';
 import { cleanBody } from './text.js';
@@ -198,6 +199,7 @@ export async function updateDraft<S extends TObject>(
       problem(409, 'not-draft', `${row.iri} is ${row.status}; only a Draft can be changed.`),
     );
   }
+  checkAuthor(row, actor, 'change');
   const context = ruleContext(refdata, row.iri);
   const stored = JSON.parse(row.body) as Static<S>;
   const body = await completed(family, keepFixed(family, cleanBody(input), stored), context);

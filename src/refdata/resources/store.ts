@@ -95,9 +95,22 @@ function ownedEntry(iri: string, content: Pick<ResourceContent, 'name' | 'body'>
 
 export type RemovedRow = Selectable<RemovedResourcesTable>;
 
-interface Change {
+export interface Change {
   actor: string;
   justification: string;
+}
+
+/** One move of `transitionAll`: resources that go from one state to the next together. */
+export interface StoredMove {
+  rows: readonly ResourceRow[];
+  from: Status;
+  to: Status;
+  action: RevisionsTable['action'];
+  change: Change;
+  /** The Approved resource the first row replaces, deprecated with it. */
+  alsoDeprecate?: ResourceRow | undefined;
+  /** An aggregate's values, listed in its revision. */
+  values?: readonly ResourceRow[] | undefined;
 }
 
 /** The row a new Draft is stored as, at version 1. */
@@ -621,28 +634,61 @@ export class ResourceStore {
     change: Change,
     options: { alsoDeprecate?: ResourceRow | undefined; values?: readonly ResourceRow[] } = {},
   ): Promise<ResourceRow> {
-    const { alsoDeprecate, values } = options;
+    const [moved] = await this.transitionAll([
+      {
+        rows,
+        from,
+        to,
+        action,
+        change,
+        alsoDeprecate: options.alsoDeprecate,
+        values: options.values,
+      },
+    ]);
+    return moved as ResourceRow;
+  }
+
+  /**
+   * Several moves in one transaction (a package decided as a whole): all of
+   * them or, when one finds its resource changed meanwhile, none. `within`
+   * writes what goes with them (a package's rows) in the same transaction.
+   * Answers each move's first row as it is now.
+   */
+  async transitionAll(
+    moves: readonly StoredMove[],
+    within?: (trx: Transaction<RefdataTables>, moved: readonly ResourceRow[]) => Promise<void>,
+  ): Promise<ResourceRow[]> {
     return this.write(async (trx) => {
-      // The aggregate's revision lists its values, as its create and updates do.
-      const listed = values?.map((value) =>
-        ownedEntry(value.iri, {
-          name: value.name,
-          body: JSON.parse(value.body) as Record<string, unknown>,
-        }),
-      );
-      const moved: ResourceRow[] = [];
-      for (const [index, row] of rows.entries()) {
-        moved.push(
-          await this.move(trx, row, from, to, action, change, index === 0 ? listed : undefined),
+      const firsts: ResourceRow[] = [];
+      for (const { rows, from, to, action, change, alsoDeprecate, values } of moves) {
+        // The aggregate's revision lists its values, as its create and updates do.
+        const listed = values?.map((value) =>
+          ownedEntry(value.iri, {
+            name: value.name,
+            body: JSON.parse(value.body) as Record<string, unknown>,
+          }),
         );
+        for (const [index, row] of rows.entries()) {
+          const moved = await this.move(
+            trx,
+            row,
+            from,
+            to,
+            action,
+            change,
+            index === 0 ? listed : undefined,
+          );
+          if (index === 0) firsts.push(moved);
+        }
+        if (alsoDeprecate) {
+          await this.move(trx, alsoDeprecate, 'Approved', 'Deprecated', 'deprecate', {
+            actor: change.actor,
+            justification: `Replaced by ${rows[0]?.iri}`,
+          });
+        }
       }
-      if (alsoDeprecate) {
-        await this.move(trx, alsoDeprecate, 'Approved', 'Deprecated', 'deprecate', {
-          actor: change.actor,
-          justification: `Replaced by ${rows[0]?.iri}`,
-        });
-      }
-      return moved[0] as ResourceRow;
+      await within?.(trx, firsts);
+      return firsts;
     });
   }
 

@@ -17,6 +17,7 @@ export const ACTION_WORDS: Record<RevisionAction, string> = {
   submit: 'submitted for review',
   approve: 'approved',
   reject: 'rejected',
+  'request-changes': 'sent back with changes requested',
   deprecate: 'deprecated',
   remove: 'removed',
 };

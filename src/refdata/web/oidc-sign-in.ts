@@ -201,8 +201,10 @@ export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn)
     const username = [claims.preferred_username, claims.nickname].find(text);
     const name = [claims.name, username, subject].find(text) ?? subject;
     const actor = `${oidc.config.issuer}#${subject}`;
-    // Revisions record the stable subject; pages show who it is.
-    await pages.people.remember(actor, { name, username: username ?? null });
+    // Revisions record the stable subject; pages show who it is. Mail goes only
+    // to an address the provider vouches for.
+    const email = text(claims.email) && claims.email_verified === true ? claims.email : null;
+    await pages.people.remember(actor, { name, username: username ?? null }, { email, roles });
     return signInAs(
       pages,
       request,

@@ -7,6 +7,12 @@ export interface Person {
   username: string | null;
 }
 
+/** What a sign-in through the provider says beyond the name: where mail reaches them, their roles. */
+export interface Reach {
+  email: string | null;
+  roles: readonly string[];
+}
+
 const LONGEST = 255;
 
 /**
@@ -18,10 +24,12 @@ const LONGEST = 255;
 export class PeopleStore {
   constructor(private readonly db: Kysely<RefdataTables>) {}
 
-  async remember(subject: string, person: Person): Promise<void> {
+  async remember(subject: string, person: Person, reach: Reach): Promise<void> {
     const row = {
       name: person.name.slice(0, LONGEST),
       username: person.username?.slice(0, LONGEST) ?? null,
+      email: reach.email && reach.email.length <= 320 ? reach.email : null,
+      roles: [...reach.roles].sort().join(' '),
       updated_at: Date.now(),
     };
     await this.db

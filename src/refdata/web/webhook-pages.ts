@@ -37,6 +37,7 @@ const EVENT_WORDS: Record<ChangeEvent, string> = {
   submitted: 'Submitted for review',
   approved: 'Approved',
   rejected: 'Rejected',
+  'changes-requested': 'Sent back with changes requested',
   deprecated: 'Deprecated',
   removed: 'Removed (a picklist value)',
 };

@@ -5,12 +5,13 @@ import type { HttpApp } from '../../../platform/http/server.js';
 import { html, timeTag } from '../../../platform/web/html.js';
 import { csrfField } from '../../../platform/web/layout.js';
 import { REVIEW_ROLES } from '../../auth/roles.js';
-import { checkMovesAlone, moveResource } from '../../lifecycle/steps.js';
+import { checkMovesAlone } from '../../lifecycle/steps.js';
 import { problem } from '../../problem-codes.js';
 import { qualityReport } from '../../quality/report.js';
 import { changesBetween } from '../../resources/field-changes.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
+import { decide } from '../../review/decisions.js';
 import { historyList } from '../history.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';
@@ -207,13 +208,7 @@ ${refused ? html`<p class="field-error" id="justification-error">${refused.error
         error: 'It changed since this page was opened; look again before deciding.',
       });
     }
-    await moveResource(refdata, row, {
-      from: 'Submitted',
-      to: decision === 'approve' ? 'Approved' : 'Rejected',
-      action: decision,
-      actor: viewer.subject,
-      justification,
-    });
+    await decide(refdata, [row], decision, viewer, justification);
     return reply.redirect(
       `${pageHref(refdata, row.iri) ?? '/'}?done=${decision === 'approve' ? 'approved' : 'rejected'}`,
       303,

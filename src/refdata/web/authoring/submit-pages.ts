@@ -4,11 +4,12 @@ import type { HttpApp } from '../../../platform/http/server.js';
 import { html } from '../../../platform/web/html.js';
 import { csrfField } from '../../../platform/web/layout.js';
 import { SUBMIT_ROLES } from '../../auth/roles.js';
-import { checkMovesAlone, moveResource } from '../../lifecycle/steps.js';
+import { checkMovesAlone } from '../../lifecycle/steps.js';
 import { problem } from '../../problem-codes.js';
 import { qualityReport } from '../../quality/report.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
+import { submitTogether } from '../../review/decisions.js';
 import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
 import { findingsTable } from '../quality-pages.js';
@@ -123,18 +124,10 @@ ${findingsTable(pages, report, `What the quality report finds in ${row.name}`)}
     const drafts = draftsAmong(await dependenciesOf(refdata, row)).filter((dependency) =>
       also.has(dependency.iri),
     );
-    const move = {
-      from: 'Draft',
-      to: 'Submitted',
-      action: 'submit',
-      actor: viewer.subject,
-      justification: 'Submitted for review',
-    } as const;
-    for (const dependency of drafts) {
-      const dependencyRow = await refdata.store.findByIri(dependency.iri);
-      if (dependencyRow?.status === 'Draft') await moveResource(refdata, dependencyRow, move);
-    }
-    await moveResource(refdata, row, move);
+    const others = (
+      await refdata.store.findMany(drafts.map((dependency) => dependency.iri))
+    ).filter((other) => other.status === 'Draft');
+    await submitTogether(refdata, row, others, viewer);
     return reply.redirect(`${pageHref(refdata, row.iri) ?? '/'}?done=submitted`, 303);
   });
 }

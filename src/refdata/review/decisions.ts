@@ -1,0 +1,197 @@
+import type { Kysely } from 'kysely';
+import { HttpError } from '../../platform/http/problem.js';
+import type { Role } from '../auth/roles.js';
+import type { Refdata } from '../context.js';
+import type { RefdataTables } from '../db/tables.js';
+import { isLibrary } from '../families/family.js';
+import { commitMoves, plannedMove } from '../lifecycle/steps.js';
+import { problem } from '../problem-codes.js';
+import { pageHref } from '../resources/addresses.js';
+import type { ResourceRow, StoredMove } from '../resources/store.js';
+import { checkAuthor, checkFourEyes } from './authorship.js';
+import { unsettled } from './dependencies.js';
+import type { Notice } from './notifications.js';
+
+/** A reviewer's three answers to a submission. */
+export type Decision = 'approve' | 'reject' | 'request-changes';
+
+/** Who takes a step, with the roles they hold: whom to tell of what follows. */
+export interface Actor {
+  subject: string;
+  roles: readonly Role[];
+}
+
+const TARGET = { approve: 'Approved', reject: 'Rejected', 'request-changes': 'Draft' } as const;
+
+/** The library a package is listed under: a library's own IRI, a term's library. */
+function libraryOf(row: ResourceRow): string {
+  return isLibrary(row) ? row.iri : row.library_key;
+}
+
+/** The longest package name (the `packageName` field's bound). */
+const NAME_LENGTH = 200;
+
+/** A resource's page, absolute (the home page for one not of this service). */
+export function pageLink(refdata: Refdata, iri: string): string {
+  return `${refdata.publicUrl}${pageHref(refdata, iri) ?? '/'}`;
+}
+
+/** A package's page, absolute. */
+export function packageLink(refdata: Refdata, id: number): string {
+  return `${refdata.publicUrl}/review/packages/${id}`;
+}
+
+/** "Pump", "Pump and 2 more". */
+function namesOf(rows: readonly ResourceRow[]): string {
+  const [first] = rows;
+  if (!first) return '';
+  return rows.length === 1 ? first.name : `${first.name} and ${rows.length - 1} more`;
+}
+
+/**
+ * Submits the author's Drafts together, `first` with `others` it depends on,
+ * as one package: a new one, or the package they were in before changes were
+ * requested. Reviewers are told. Answers the package's id and the resources
+ * as they are now.
+ */
+export async function submitTogether(
+  refdata: Refdata,
+  first: ResourceRow,
+  others: readonly ResourceRow[],
+  actor: Actor,
+  name?: string,
+): Promise<{ packageId: number; rows: ResourceRow[] }> {
+  const rows = [first, ...others].filter(
+    (row, index, all) => all.findIndex((other) => other.iri === row.iri) === index,
+  );
+  for (const row of rows) checkAuthor(row, actor.subject, 'submit');
+  const moves: StoredMove[] = [];
+  for (const row of rows)
+    moves.push(
+      await plannedMove(refdata, row, {
+        from: 'Draft',
+        to: 'Submitted',
+        action: 'submit',
+        actor: actor.subject,
+        justification:
+          rows.length > 1
+            ? `Submitted for review with ${rows.length - 1} more`
+            : 'Submitted for review',
+      }),
+    );
+  await refdata.notifications.noteRoles(actor.subject, actor.roles);
+  const before = await refdata.packages.ofResources(rows.map((row) => row.id));
+  const existing = rows.map((row) => before.get(row.id)).find((id) => id !== undefined);
+  const body = JSON.parse(first.body) as { packageName?: unknown };
+  const named =
+    name ?? (typeof body.packageName === 'string' ? body.packageName : undefined) ?? namesOf(rows);
+  const reviewers = await refdata.notifications.holding('Reviewer');
+  let packageId = existing ?? 0;
+  const moved = await commitMoves(refdata, moves, async (trx) => {
+    packageId = await refdata.packages.addWithin(trx, rows, existing, {
+      name: named.slice(0, NAME_LENGTH),
+      libraryKey: libraryOf(first),
+      by: actor.subject,
+      at: Date.now(),
+    });
+    await refdata.notifications.tell(trx, reviewers, {
+      event: 'submitted',
+      actor: actor.subject,
+      iri: first.iri,
+      packageId,
+      title: `Submitted for review: ${namesOf(rows)}`,
+      text: `${namesOf(rows)} ${rows.length > 1 ? 'were' : 'was'} submitted for review${existing === undefined ? '' : ' again'}:\n${rows.map((row) => `- ${row.name} (${refdata.families.labelOf(row.family)})`).join('\n')}`,
+      link: packageLink(refdata, packageId),
+    });
+  });
+  return { packageId, rows: moved };
+}
+
+const DECISION_WORDS = {
+  approve: 'Approved',
+  reject: 'Rejected',
+  'request-changes': 'Changes requested',
+} as const;
+
+/** Tells each author what became of their resources among `rows`. */
+async function tellAuthors(
+  refdata: Refdata,
+  trx: Kysely<RefdataTables>,
+  rows: readonly ResourceRow[],
+  packages: ReadonlyMap<number, number>,
+  decision: Decision,
+  actor: string,
+  text: string,
+): Promise<void> {
+  const byAuthor = new Map<string, ResourceRow[]>();
+  for (const row of rows)
+    byAuthor.set(row.created_by, [...(byAuthor.get(row.created_by) ?? []), row]);
+  for (const [author, theirs] of byAuthor) {
+    const first = theirs[0] as ResourceRow;
+    const notice: Notice = {
+      event: decision === 'request-changes' ? 'changes-requested' : 'decided',
+      actor,
+      iri: first.iri,
+      packageId: packages.get(first.id),
+      title: `${DECISION_WORDS[decision]}: ${namesOf(theirs)}`,
+      text: `${DECISION_WORDS[decision]}: ${theirs.map((row) => row.name).join(', ')}.\n\n${decision === 'request-changes' ? 'What to change' : 'Why'}: ${text}`,
+      link: pageLink(refdata, first.iri),
+    };
+    await refdata.notifications.tell(trx, [author], notice);
+  }
+}
+
+/**
+ * A reviewer's decision on Submitted resources, taken together: all of them
+ * move, or none (one changed meanwhile: 409, nothing done). Approving and
+ * rejecting follow the four-eyes rule; an approval waits for everything the
+ * resources name to be published or approved with them. Their authors are told.
+ */
+export async function decide(
+  refdata: Refdata,
+  rows: readonly ResourceRow[],
+  decision: Decision,
+  actor: Actor,
+  text: string,
+): Promise<ResourceRow[]> {
+  const move = {
+    from: 'Submitted',
+    to: TARGET[decision],
+    action: decision,
+    actor: actor.subject,
+    justification: text,
+  } as const;
+  // In the order a reviewer needs the answers: the state, whose work it is, what it names.
+  const moves: StoredMove[] = [];
+  for (const row of rows) moves.push(await plannedMove(refdata, row, move));
+  if (decision !== 'request-changes') await checkFourEyes(refdata, rows, actor.subject, decision);
+  if (decision === 'approve') {
+    const missing = await unsettled(refdata, rows);
+    if (missing.length > 0) {
+      const list = missing
+        .map((named) => `${named.row.name} <${named.row.iri}> is ${named.row.status}`)
+        .join('; ');
+      throw new HttpError(
+        problem(
+          409,
+          'unapproved-dependencies',
+          `It names what is not approved: ${list}. Approve that first, or with it in one decision.`,
+          {
+            title: 'It names what is not approved',
+            errors: missing.map((named) => ({
+              in: 'query' as const,
+              field: 'iri',
+              detail: `${named.by} names ${named.row.iri} (${named.row.name}, ${named.row.status}) in ${named.pointer}`,
+            })),
+          },
+        ),
+      );
+    }
+  }
+  await refdata.notifications.noteRoles(actor.subject, actor.roles);
+  // Read before the transaction: SQLite's one connection is the transaction's until it ends.
+  const packages = await refdata.packages.ofResources(rows.map((row) => row.id));
+  return commitMoves(refdata, moves, (trx) =>
+    tellAuthors(refdata, trx, rows, packages, decision, actor.subject, text),
+  );
+}

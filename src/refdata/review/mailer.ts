@@ -1,0 +1,137 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Kysely } from 'kysely';
+import { createTransport, type Transporter } from 'nodemailer';
+import type { RefdataTables } from '../db/tables.js';
+import type { ReplicaLog } from '../replicas/replica.js';
+import type { MailSettings } from './settings.js';
+
+/** How often the outbox is looked at when nothing wakes the sender. */
+const POLL_MS = 2000;
+/** How long a claimed mail is this instance's to send before another may try. */
+const LEASE_MS = 60_000;
+/** Attempts before a mail is given up on. */
+const MOST_ATTEMPTS = 6;
+/** Mails one look at the outbox sends at most. */
+const BATCH = 20;
+
+/**
+ * Sends the mails notifications queue (mail_outbox), from any instance: each
+ * is claimed under a lease by a conditional update, sent, then marked sent;
+ * a failure is tried again later, waiting longer each time, then given up on
+ * with its error kept. Without an SMTP server each mail is written to the
+ * mail folder as an .eml file, which is what the embedded default does.
+ */
+export class MailSender {
+  private readonly transport: Transporter;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+
+  constructor(
+    private readonly db: Kysely<RefdataTables>,
+    private readonly settings: MailSettings,
+    private readonly log: ReplicaLog,
+  ) {
+    this.transport = settings.smtpUrl
+      ? createTransport(settings.smtpUrl)
+      : createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  }
+
+  start(): void {
+    this.timer = setInterval(() => this.wake(), POLL_MS);
+    this.timer.unref();
+    this.wake();
+  }
+
+  /** Looks at the outbox now (a notification was just committed). */
+  wake(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.sendDue()
+      .catch((error: unknown) =>
+        this.log.error({ err: error }, 'mail: the outbox could not be read'),
+      )
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.running;
+    this.transport.close();
+  }
+
+  private async sendDue(): Promise<void> {
+    const now = Date.now();
+    const due = await this.db
+      .selectFrom('mail_outbox')
+      .select(['id'])
+      .where('state', '=', 'pending')
+      .where('due_at', '<=', now)
+      .where('lease_until', '<', now)
+      .orderBy('id')
+      .limit(BATCH)
+      .execute();
+    for (const { id } of due) {
+      if (this.closed) return;
+      const claimed = await this.db
+        .updateTable('mail_outbox')
+        .set((eb) => ({ lease_until: now + LEASE_MS, attempts: eb('attempts', '+', 1) }))
+        .where('id', '=', id)
+        .where('state', '=', 'pending')
+        .where('lease_until', '<', now)
+        .returningAll()
+        .executeTakeFirst();
+      if (!claimed) continue;
+      try {
+        await this.deliver(claimed);
+        await this.db
+          .updateTable('mail_outbox')
+          .set({ state: 'sent', sent_at: Date.now(), lease_until: 0, error: null })
+          .where('id', '=', id)
+          .execute();
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        const attempts = Number(claimed.attempts);
+        const givingUp = attempts >= MOST_ATTEMPTS;
+        // Not the address or the text: a mail's recipient is personal data.
+        this.log.warn({ mail: id, attempts, err: message }, 'mail: not sent');
+        await this.db
+          .updateTable('mail_outbox')
+          .set({
+            state: givingUp ? 'failed' : 'pending',
+            due_at: Date.now() + 5000 * 2 ** attempts,
+            lease_until: 0,
+            error: message.slice(0, 1000),
+          })
+          .where('id', '=', id)
+          .execute();
+      }
+    }
+  }
+
+  private async deliver(mail: { id: number; recipient: string; subject: string; text: string }) {
+    const info = await this.transport.sendMail({
+      from: this.settings.from,
+      to: mail.recipient,
+      subject: mail.subject,
+      text: mail.text,
+    });
+    if (!this.settings.smtpUrl) {
+      await mkdir(this.settings.folder, { recursive: true, mode: 0o700 });
+      const message = (info as { message?: Buffer }).message ?? Buffer.alloc(0);
+      await writeFile(join(this.settings.folder, `${mail.id}.eml`), message, { mode: 0o600 });
+    }
+  }
+}

@@ -1,0 +1,161 @@
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { PackagesTable, RefdataTables, Status } from '../db/tables.js';
+import type { ResourceRow } from '../resources/store.js';
+
+export type PackageRow = Selectable<PackagesTable>;
+
+/** Where a package stands, from its items' statuses. */
+export type PackageState = 'waiting' | 'changes-requested' | 'decided';
+
+export const PACKAGE_STATES: readonly PackageState[] = ['waiting', 'changes-requested', 'decided'];
+
+/** A package with how many of its items are in each status. */
+export interface PackageSummary extends PackageRow {
+  counts: Partial<Record<Status, number>>;
+  state: PackageState;
+  /** The library's name, when it is stored here. */
+  library: string | null;
+}
+
+/**
+ * A package waits while something in it is Submitted; otherwise, while a Draft
+ * in it waits for its author (changes were requested); else it is decided.
+ */
+export function stateOf(counts: Partial<Record<Status, number>>): PackageState {
+  if ((counts.Submitted ?? 0) > 0) return 'waiting';
+  if ((counts.Draft ?? 0) > 0) return 'changes-requested';
+  return 'decided';
+}
+
+/**
+ * Packages: what was submitted together and is reviewed as one (docs/review.md).
+ * A resource joins a package when first submitted and stays in it: sent back
+ * with changes requested and submitted again, it is reviewed in the same one.
+ */
+export class PackageStore {
+  constructor(private readonly db: Kysely<RefdataTables>) {}
+
+  /** The package each of these resources is in, by resource id. */
+  async ofResources(ids: readonly number[]): Promise<Map<number, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('package_items')
+      .select(['resource_id', 'package_id'])
+      .where('resource_id', 'in', ids)
+      .execute();
+    return new Map(rows.map((row) => [row.resource_id, row.package_id]));
+  }
+
+  async find(id: number): Promise<PackageRow | undefined> {
+    return this.db.selectFrom('packages').selectAll().where('id', '=', id).executeTakeFirst();
+  }
+
+  /** A package's resources, in the order they joined it. */
+  async items(id: number): Promise<ResourceRow[]> {
+    return this.db
+      .selectFrom('package_items as i')
+      .innerJoin('resources as r', 'r.id', 'i.resource_id')
+      .selectAll('r')
+      .where('i.package_id', '=', id)
+      .orderBy('r.id')
+      .execute();
+  }
+
+  /** Packages newest first (waiting ones oldest first), with their items' statuses. */
+  async list(
+    filter: { state?: PackageState | undefined; library?: string | undefined },
+    limit: number,
+  ): Promise<PackageSummary[]> {
+    const counted = await this.db
+      .selectFrom('packages as p')
+      .innerJoin('package_items as i', 'i.package_id', 'p.id')
+      .innerJoin('resources as r', 'r.id', 'i.resource_id')
+      .leftJoin('resources as library', 'library.iri', 'p.library_key')
+      .select([
+        'p.id',
+        'p.name',
+        'p.library_key',
+        'p.submitted_by',
+        'p.submitted_at',
+        'r.status',
+        'library.name as library',
+      ])
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .$if(filter.library !== undefined, (select) =>
+        select.where('p.library_key', '=', filter.library as string),
+      )
+      .groupBy(['p.id', 'p.name', 'p.library_key', 'p.submitted_by', 'p.submitted_at', 'r.status'])
+      .groupBy('library.name')
+      .execute();
+    const byId = new Map<number, PackageSummary>();
+    for (const row of counted) {
+      let entry = byId.get(row.id);
+      if (!entry) {
+        entry = {
+          id: row.id,
+          name: row.name,
+          library_key: row.library_key,
+          submitted_by: row.submitted_by,
+          submitted_at: Number(row.submitted_at),
+          library: row.library,
+          counts: {},
+          state: 'decided',
+        };
+        byId.set(row.id, entry);
+      }
+      entry.counts[row.status] = Number(row.n);
+    }
+    const all = [...byId.values()].map((entry) => ({ ...entry, state: stateOf(entry.counts) }));
+    return all
+      .filter((entry) => filter.state === undefined || entry.state === filter.state)
+      .sort((a, b) => (a.state === 'waiting' && b.state === 'waiting' ? a.id - b.id : b.id - a.id))
+      .slice(0, limit);
+  }
+
+  /**
+   * Puts resources that have no package yet into `existing`, or into a new
+   * package named `name`, within the transaction submitting them.
+   */
+  async addWithin(
+    trx: Transaction<RefdataTables>,
+    resources: readonly ResourceRow[],
+    existing: number | undefined,
+    made: { name: string; libraryKey: string; by: string; at: number },
+  ): Promise<number> {
+    const packageId =
+      existing ??
+      (
+        await trx
+          .insertInto('packages')
+          .values({
+            name: made.name,
+            library_key: made.libraryKey,
+            submitted_by: made.by,
+            submitted_at: made.at,
+          })
+          .returning('id')
+          .executeTakeFirstOrThrow()
+      ).id;
+    const known = new Set(
+      (
+        await trx
+          .selectFrom('package_items')
+          .select('resource_id')
+          .where(
+            'resource_id',
+            'in',
+            resources.map((row) => row.id),
+          )
+          .execute()
+      ).map((row) => row.resource_id),
+    );
+    const joining = resources.filter((row) => !known.has(row.id));
+    if (joining.length > 0) {
+      await trx
+        .insertInto('package_items')
+        .values(joining.map((row) => ({ resource_id: row.id, package_id: packageId })))
+        .execute();
+    }
+    return packageId;
+  }
+}
