@@ -342,21 +342,23 @@ describe.skipIf(!browserAvailable)(
 
     it('two browsers editing one Draft: the second save gets the conflict page and loses nothing', async () => {
       const ontology = await createLibrary(service);
-      const draft = await create(service, '/rdl/terms/subclass', {
-        name: uniqueName('Shared class'),
-        ontology,
-        subClassOf: ['https://example.org/Thing'],
-      });
+      // Ann's Draft, open in her laptop's browser and in her phone's: only she changes it.
+      const draft = await create(
+        service,
+        '/rdl/terms/subclass',
+        { name: uniqueName('Shared class'), ontology, subClassOf: ['https://example.org/Thing'] },
+        'ann',
+      );
       const first = await personWith('Creator', 'ann');
-      const second = await personWith('Creator', 'ben', 375);
+      const second = await personWith('Creator', 'ann', 375);
       const address = `${url}/authoring/edit?iri=${encodeURIComponent(draft.iri)}`;
       await first.page.goto(address);
       await second.page.goto(address);
       await first.page.fill('#f-description', 'Ann’s words');
       await first.page.fill('#f-changeJustification', 'Ann');
       await save(first.page);
-      await second.page.fill('#f-description', 'Ben’s words');
-      await second.page.fill('#f-changeJustification', 'Ben');
+      await second.page.fill('#f-description', 'Ann’s second thoughts');
+      await second.page.fill('#f-changeJustification', 'Second thoughts');
       // Enter in a field saves, as the form's first button.
       await Promise.all([
         second.page.waitForLoadState('load'),
@@ -365,11 +367,11 @@ describe.skipIf(!browserAvailable)(
       const page = second.page;
       expect(await page.locator('h1').innerText()).toContain('changed while you were editing');
       expect(await page.locator('main').innerText()).toContain('Ann’s words');
-      expect(await page.locator('main').innerText()).toContain('Ben’s words');
+      expect(await page.locator('main').innerText()).toContain('Ann’s second thoughts');
       expect(await pageWidth(page)).toBeLessThanOrEqual(375);
       await audit(page, 'conflict-375');
       await page.click('button:has-text("Edit again from your version")');
-      expect(await page.inputValue('#f-description')).toBe('Ben’s words');
+      expect(await page.inputValue('#f-description')).toBe('Ann’s second thoughts');
       const stored = (
         await service.call('GET', `/rdl/terms/subclass?iri=${encodeURIComponent(draft.iri)}`)
       ).json();

@@ -431,10 +431,14 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
       ).toBe('Submitted');
     }
     expect((await creator.get('/review')).statusCode).toBe(403);
+    // Submitted together: one queue item, a package holding both.
     const queue = await reviewer.get('/review');
-    expect(queue.body.indexOf(parent.iri.replace(/.*\//, ''))).toBeLessThan(
-      queue.body.indexOf(child.iri.replace(/.*\//, '')),
-    );
+    const packageLink = /href="(\/review\/packages\/\d+)">([^<]*)</.exec(queue.body);
+    expect(packageLink?.[2]).toBe(`${child.name} and 1 more`);
+    expect(queue.body).toContain('2 waiting in one item');
+    const packagePage = await reviewer.get(packageLink?.[1] ?? '');
+    expect(packagePage.statusCode).toBe(200);
+    for (const name of [parent.name, child.name]) expect(packagePage.body).toContain(name);
     const review = await reviewer.get(`/review/resource?iri=${encodeURIComponent(child.iri)}`);
     expect(review.body).toContain(parent.name);
     const version = /name="_version" value="(\d+)"/.exec(review.body)?.[1] ?? '';

@@ -108,6 +108,19 @@ export async function editComment(
     .where('id', '=', id)
     .executeTakeFirst();
   if (!comment) throw new HttpError(problem(404, 'not-found', `There is no comment ${id}.`));
+  checkEditable(comment, subject, now);
+  const changed = await refdata.db
+    .updateTable('comments')
+    .set({ text, edited_at: now })
+    .where('id', '=', id)
+    .where('author', '=', subject)
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  return changed;
+}
+
+/** Whether `subject` may change `comment` now: its author, within the edit window; 403 otherwise. */
+export function checkEditable(comment: CommentRow, subject: string, now = Date.now()): void {
   if (comment.author !== subject)
     throw new HttpError(
       problem(403, 'comment-locked', 'Only its author changes a comment.', {
@@ -124,12 +137,4 @@ export async function editComment(
         { title: 'The comment can no longer be changed' },
       ),
     );
-  const changed = await refdata.db
-    .updateTable('comments')
-    .set({ text, edited_at: now })
-    .where('id', '=', id)
-    .where('author', '=', subject)
-    .returningAll()
-    .executeTakeFirstOrThrow();
-  return changed;
 }

@@ -132,7 +132,7 @@ export class Notifications {
         mails.push({
           recipient: person.email,
           subject: `[refdata] ${notice.title}`.slice(0, 1000),
-          text: `${notice.text}\n\n${notice.link}\n\nYou are told of this because of your notification settings: ${new URL('/notifications/settings', notice.link).href}\n`,
+          text: `${notice.text}\n\n${notice.link}\n\nYou are told of this because of your notification settings: ${new URL('/account/notifications/settings', notice.link).href}\n`,
           state: 'pending' as const,
           due_at: now,
           created_at: now,

@@ -54,6 +54,8 @@ export class Pages {
   private readonly loaded = new WeakMap<FastifyRequest, RefdataSession>();
   /** Signed-in viewers one of whose webhooks was disabled: every page tells them. */
   private readonly webhookTrouble = new WeakSet<FastifyRequest>();
+  /** How many unread entries the viewer's inbox holds, for the header. */
+  private readonly unread = new WeakMap<FastifyRequest, number>();
   /** Who the actors on a page are (names, not subjects). */
   readonly people: PeopleStore;
 
@@ -99,6 +101,8 @@ export class Pages {
         (await this.refdata.webhooks.subscriptions.anyDisabled(data.viewer.subject))
       )
         this.webhookTrouble.add(request);
+      if (data?.viewer)
+        this.unread.set(request, await this.refdata.notifications.unreadCount(data.viewer.subject));
     });
   }
 
@@ -144,6 +148,14 @@ export class Pages {
       .send(this.render(request, options, content));
   }
 
+  /** "Inbox", or "Inbox (3)" with the count said in full to a screen reader. */
+  private inboxLink(request: FastifyRequest): Markup {
+    const unread = this.unread.get(request) ?? 0;
+    return unread === 0
+      ? html` <a href="/account/notifications">Inbox</a>`
+      : html` <a href="/account/notifications" id="inbox-link">Inbox <span class="badge" aria-label="${String(unread)} unread">${String(unread)}</span></a>`;
+  }
+
   render(request: FastifyRequest, options: PageOptions, content: Markup): string {
     const session = this.sessionOf(request);
     const viewer = session?.data.viewer;
@@ -152,7 +164,9 @@ export class Pages {
       this.holds(request, WRITE_ROLES) ? html` <a href="/authoring/new">New</a>` : html``
     }${viewer ? html` <a href="/authoring/mine">My drafts</a>` : html``}${
       this.holds(request, READ_ROLES) ? html` <a href="/account/webhooks">Webhooks</a>` : html``
-    }${this.holds(request, WRITE_ROLES) ? html` <a href="/account/imports">Imports</a>` : html``}${this.holds(request, REVIEW_ROLES) ? html` <a href="/review">Review</a>` : html``}</nav>
+    }${this.holds(request, WRITE_ROLES) ? html` <a href="/account/imports">Imports</a>` : html``}${this.holds(request, REVIEW_ROLES) ? html` <a href="/review">Review</a>` : html``}${
+      viewer ? this.inboxLink(request) : html``
+    }</nav>
 <form class="search" role="search" aria-label="Site search" method="get" action="/search">
   <label class="visually-hidden" for="site-search">Search reference data</label>
   <input type="search" id="site-search" name="q" value="${typeof query === 'string' ? query : ''}" placeholder="Search terms…" maxlength="200">

@@ -20,6 +20,9 @@ import { registerQualityPages } from './quality-pages.js';
 import { registerQueryPage } from './query-page.js';
 import { registerReleasePages } from './release-pages.js';
 import { registerResourcePages } from './resource-pages.js';
+import { registerDiscussionPages } from './review/discussion.js';
+import { registerInboxPages } from './review/inbox-pages.js';
+import { registerPackagePages } from './review/package-pages.js';
 import { registerSearchPage } from './search-page.js';
 import { refdataSessions } from './session.js';
 import { registerSignInPages } from './sign-in-pages.js';
@@ -44,6 +47,9 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerImportPages,
   registerReleasePages,
   registerQualityPages,
+  registerPackagePages,
+  registerDiscussionPages,
+  registerInboxPages,
 ];
 
 /** Expired sessions are swept this often. */

@@ -19,6 +19,8 @@ import { DONE_NOTICES, doneNotice, resourceActions } from './authoring/resource-
 import { historyList } from './history.js';
 import { statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
+import { changeRequestNotice } from './review/change-request.js';
+import { discussionSection } from './review/discussion.js';
 import { SECTIONS } from './sections/registry.js';
 import type { PageQuery } from './sections/section.js';
 import { PAGE_CONSTRAINT } from './surface.js';
@@ -99,6 +101,12 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       query,
       visible: visibleStatuses(pages.viewerOf(request) !== undefined),
     };
+    const changeRequest = await changeRequestNotice(pages, row);
+    // The discussion of a submission, for people signed in: on what is or was under review.
+    const discussion =
+      row.status === 'Approved' || row.status === 'Deprecated' || row.status === 'ExternallyManaged'
+        ? html``
+        : await discussionSection(pages, request, reply, { resource: row });
     const sections = await Promise.all(
       SECTIONS.filter(
         (section) => !section.shownFor || (family !== undefined && section.shownFor(family)),
@@ -120,6 +128,7 @@ ${
     ? html`<p class="notice error" id="rejection">Rejected by ${rejecter} ${timeTag(Number(rejection.created_at), Date.now())}: ${rejection.justification}</p>`
     : html``
 }
+${changeRequest}
 ${resourceActions(pages, request, row)}
 ${body.description ? html`<p id="definition">${body.description}</p>` : html``}
 ${sections}
@@ -139,7 +148,8 @@ ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
           : html``
       }</ul>
 <h2>History</h2>
-${history}`,
+${history}
+${discussion}`,
     );
   };
 

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type FieldError, HttpError } from '../../../platform/http/problem.js';
 import type { HttpApp } from '../../../platform/http/server.js';
 import { bodyErrors } from '../../../platform/http/validate.js';
-import { html } from '../../../platform/web/html.js';
+import { html, type Markup } from '../../../platform/web/html.js';
 import { csrfField, type Notice } from '../../../platform/web/layout.js';
 import { WRITE_ROLES } from '../../auth/roles.js';
 import type { Family } from '../../families/family.js';
@@ -12,8 +12,11 @@ import { checkDraft, createDraft, updateDraft } from '../../resources/authoring.
 import { changesBetween } from '../../resources/field-changes.js';
 import { IRI_QUERY, notFound, readRow } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
+import { checkAuthor } from '../../review/authorship.js';
+import { copiedBody, rejectionOf } from '../../review/copies.js';
 import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
+import { changeRequestNotice } from '../review/change-request.js';
 import { formFieldsOf, viewerWith } from './access.js';
 import { changesTable } from './diff.js';
 import {
@@ -58,6 +61,8 @@ interface FormPage {
   locked?: ReadonlyMap<string, string>;
   cancel: string;
   notice?: Notice;
+  /** Shown above the form: a reviewer's change request, a rejection's reason. */
+  above?: Markup;
 }
 
 /** The label of the field at a pointer, for the summary of a refused form. */
@@ -128,7 +133,7 @@ export function registerDraftPages(app: HttpApp, pages: Pages): void {
       reply,
       status,
       { title: page.title, scripts: [AUTHORING_SCRIPT_PATH], notice: page.notice },
-      html`${summary}<form method="post" action="${page.action}" class="authoring" novalidate>
+      html`${page.above ?? ''}${summary}<form method="post" action="${page.action}" class="authoring" novalidate>
 ${csrfField(session.data.csrf)}<button type="submit" name="_action" value="save" class="default-action" tabindex="-1" aria-hidden="true">Save</button>${
         page.version === undefined
           ? html``
@@ -345,6 +350,41 @@ ${changesTable(
     return { row: found, family };
   };
 
+  /**
+   * A Rejected resource's copy, by its author: the new-Draft form filled with
+   * what was rejected, the reviewer's reason above it; the fields its IRI is
+   * made from (a symbol's identifier) left for a new value, since the Rejected
+   * resource keeps its IRI.
+   */
+  app.get('/authoring/copy', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
+    const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts');
+    if (!viewer) return reply;
+    const rejected = await refdata.store.findByIri(request.query.iri);
+    if (!rejected) throw notFound(request.query.iri);
+    const family = familyFrom(rejected.family);
+    if (rejected.status !== 'Rejected' || family.parentIri)
+      throw new HttpError(
+        problem(
+          409,
+          'wrong-state',
+          `${rejected.name} is ${rejected.status}; only a Rejected resource is copied into a new Draft.`,
+        ),
+      );
+    checkAuthor(rejected, viewer.subject, 'copy');
+    const reason = await rejectionOf(refdata, rejected);
+    const body = await copiedBody(refdata, rejected, reason);
+    for (const field of Object.keys(family.fixed ?? {})) delete body[field];
+    const who = (await pages.people.lookUp([rejected.updated_by])).label(rejected.updated_by);
+    return renderForm(request, reply, 200, {
+      family,
+      draft: draftOf(family.schema as FieldSchema, body),
+      title: `New ${family.label} from ${rejected.name}`,
+      action: `/authoring/new/${family.key}`,
+      cancel: pageHref(refdata, rejected.iri) ?? '/',
+      above: html`<div class="notice error" id="rejection"><p>${rejected.name} was rejected by ${who}${reason ? html`: ${reason}` : html``}</p><p class="hint">It keeps its address and history; this is a new Draft${Object.keys(family.fixed ?? {}).length > 0 ? html`, which needs its own ${Object.keys(family.fixed ?? {}).join(' and ')}` : html``}.</p></div>`,
+    });
+  });
+
   const editPage = (row: ResourceRow, family: Family) => ({
     title: `Edit ${row.name}`,
     action: `/authoring/edit?iri=${encodeURIComponent(row.iri)}`,
@@ -366,10 +406,14 @@ ${changesTable(
   };
 
   app.get('/authoring/edit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
-    if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts')) return reply;
+    const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts');
+    if (!viewer) return reply;
     const { row, family } = await editable(request.query.iri);
+    // The page says who may, as the save would (docs/review.md).
+    checkAuthor(row, viewer.subject, 'change');
     return renderForm(request, reply, 200, {
       ...editPage(row, family),
+      above: await changeRequestNotice(pages, row),
       family,
       version: row.version,
       draft: await storedDraft(row, family),

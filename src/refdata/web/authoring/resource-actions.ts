@@ -13,6 +13,7 @@ export const DONE_NOTICES = {
   submitted: 'Submitted for review.',
   approved: 'Approved: it is now published.',
   rejected: 'Rejected, with your justification.',
+  'changes-requested': 'Sent back to its author with your request.',
 } as const;
 
 export type Done = keyof typeof DONE_NOTICES;
@@ -34,11 +35,15 @@ export function resourceActions(pages: Pages, request: FastifyRequest, row: Reso
   const iri = encodeURIComponent(row.iri);
   const links: Markup[] = [];
   const body = JSON.parse(row.body) as { ontology?: unknown };
-  if (row.status === 'Draft' && pages.holds(request, WRITE_ROLES))
+  // Only its author changes, submits or copies a resource (docs/review.md).
+  const author = pages.viewerOf(request)?.subject === row.created_by;
+  if (row.status === 'Draft' && author && pages.holds(request, WRITE_ROLES))
     links.push(html`<a class="button" href="/authoring/edit?iri=${iri}">Edit</a>`);
   // A value is submitted with its aggregate, never alone.
-  if (row.status === 'Draft' && !family.parentIri && pages.holds(request, SUBMIT_ROLES))
+  if (row.status === 'Draft' && author && !family.parentIri && pages.holds(request, SUBMIT_ROLES))
     links.push(html`<a class="button" href="/authoring/submit?iri=${iri}">Submit for review…</a>`);
+  if (row.status === 'Rejected' && author && !family.parentIri && pages.holds(request, WRITE_ROLES))
+    links.push(html`<a class="button" href="/authoring/copy?iri=${iri}">Copy into a new Draft</a>`);
   if (row.status === 'Submitted' && !family.parentIri && pages.holds(request, REVIEW_ROLES))
     links.push(html`<a class="button" href="/review/resource?iri=${iri}">Review…</a>`);
   if (pages.holds(request, WRITE_ROLES)) {

@@ -11,11 +11,13 @@ import { qualityReport } from '../../quality/report.js';
 import { changesBetween } from '../../resources/field-changes.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
+import { ownWork } from '../../review/authorship.js';
 import { decide } from '../../review/decisions.js';
 import { historyList } from '../history.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';
 import { findingsTable } from '../quality-pages.js';
+import { discussionSection } from '../review/discussion.js';
 import { formFieldsOf, viewerWith } from './access.js';
 import { dependenciesOf, dependencyLine } from './dependencies.js';
 import { changesTable } from './diff.js';
@@ -28,6 +30,12 @@ const QUEUE_QUERY = Type.Object(
   },
   { additionalProperties: false },
 );
+/** The notice each decision leaves on the resource's page. */
+const DONE_OF = {
+  approve: 'approved',
+  reject: 'rejected',
+  'request-changes': 'changes-requested',
+} as const;
 /** How many Submitted resources the queue shows at once. */
 const QUEUE_LENGTH = 200;
 
@@ -52,6 +60,9 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
           select.where('r.library_key', '=', library as string),
         )
         .$if(family !== undefined, (select) => select.where('r.family', '=', family as string))
+        .leftJoin('package_items as item', 'item.resource_id', 'r.id')
+        .leftJoin('packages as package', 'package.id', 'item.package_id')
+        .select(['package.id as package_id', 'package.name as package_name'])
         .orderBy('r.updated_at')
         .orderBy('r.id')
         .limit(QUEUE_LENGTH)
@@ -60,6 +71,19 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
     ]);
     const now = Date.now();
     const people = await pages.people.lookUp(waiting.map((entry) => entry.updated_by));
+    // A package is one queue item, where its first waiting resource would be.
+    const queue: { first: (typeof waiting)[number]; count: number }[] = [];
+    const byPackage = new Map<number, { first: (typeof waiting)[number]; count: number }>();
+    for (const entry of waiting) {
+      const known = entry.package_id === null ? undefined : byPackage.get(entry.package_id);
+      if (known) {
+        known.count += 1;
+        continue;
+      }
+      const item = { first: entry, count: 1 };
+      queue.push(item);
+      if (entry.package_id !== null) byPackage.set(entry.package_id, item);
+    }
     const option = (value: string, label: string, chosen: string | undefined) =>
       html`<option value="${value}"${value === (chosen ?? '') ? html` selected` : html``}>${label}</option>`;
     return pages.answer(
@@ -72,12 +96,16 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
 <div><label for="queue-family">Family</label><select id="queue-family" name="family">${option('', 'Every family', family)}${refdata.families.all.map((entry) => option(entry.key, entry.label, family))}</select></div>
 <p><button type="submit">Show</button></p>
 </form>
-<p id="queue-count">${waiting.length === 0 ? 'Nothing waits for review.' : `${waiting.length} waiting, oldest first.`}</p>
+<p id="queue-count">${waiting.length === 0 ? 'Nothing waits for review.' : `${waiting.length} waiting in ${queue.length === 1 ? 'one item' : `${queue.length} items`}, oldest first.`}</p>
 ${
-  waiting.length > 0
-    ? html`<table class="stack" id="queue"><thead><tr class="head"><th scope="col">Resource</th><th scope="col">Family</th><th scope="col">Library</th><th scope="col">Submitted</th></tr></thead><tbody>${waiting.map(
-        (entry) =>
-          html`<tr><th scope="row"><a href="/review/resource?iri=${encodeURIComponent(entry.iri)}">${entry.name}</a></th><td data-label="Family">${refdata.families.labelOf(entry.family)}</td><td data-label="Library">${entry.library ?? ''}</td><td data-label="Submitted">by ${people.label(entry.updated_by)} ${timeTag(Number(entry.updated_at), now)}</td></tr>`,
+  queue.length > 0
+    ? html`<table class="stack" id="queue"><thead><tr class="head"><th scope="col">Package or resource</th><th scope="col">Family</th><th scope="col">Library</th><th scope="col">Submitted</th></tr></thead><tbody>${queue.map(
+        ({ first: entry, count }) =>
+          html`<tr><th scope="row">${
+            entry.package_id !== null && (count > 1 || entry.package_name !== entry.name)
+              ? html`<a href="/review/packages/${String(entry.package_id)}">${entry.package_name ?? ''}</a> <span class="hint">package, ${count === 1 ? 'one waiting' : `${count} waiting`}</span>`
+              : html`<a href="/review/resource?iri=${encodeURIComponent(entry.iri)}">${entry.name}</a>`
+          }</th><td data-label="Family">${refdata.families.labelOf(entry.family)}</td><td data-label="Library">${entry.library ?? ''}</td><td data-label="Submitted">by ${people.label(entry.updated_by)} ${timeTag(Number(entry.updated_at), now)}</td></tr>`,
       )}</tbody></table>`
     : html``
 }`,
@@ -131,12 +159,17 @@ ${
       resource: withFacts ?? { ...row, justification: null, replaced_by: null },
     });
     const session = await pages.ensureSession(request, reply);
+    const viewer = pages.viewerOf(request);
+    const own =
+      viewer && refdata.review.fourEyes ? await ownWork(refdata, [row], viewer.subject) : [];
+    const packageId = (await refdata.packages.ofResources([row.id])).get(row.id);
+    const discussion = await discussionSection(pages, request, reply, { resource: row });
     return pages.answer(
       request,
       reply,
       status,
       { title: `Review ${row.name}`, wide: true },
-      html`<p><span class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${refdata.families.labelOf(row.family)}</span> · <a href="${pageHref(refdata, row.iri) ?? '/'}">Its page</a></p>
+      html`<p><span class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${refdata.families.labelOf(row.family)}</span> · <a href="${pageHref(refdata, row.iri) ?? '/'}">Its page</a>${packageId === undefined ? html`` : html` · <a href="/review/packages/${String(packageId)}">Its package</a>`}</p>
 ${
   replaced
     ? html`<p class="notice error" id="replaces">It replaces <a href="${pageHref(refdata, replaced.iri) ?? replaced.iri}">${replaced.name}</a> (${statusLabel(replaced.status)}).${replaced.status === 'Approved' ? ' Approving it deprecates that one.' : ''}</p>`
@@ -168,14 +201,24 @@ ${findingsTable(pages, report, `What the quality report finds in ${row.name}`)}
 <h2>History</h2>
 ${history}
 <h2>Decision</h2>
+${
+  own.length > 0
+    ? html`<p class="notice error" id="four-eyes">You ${own[0]?.why} it: another Reviewer approves or rejects it (four eyes). You can still ask for changes.</p>`
+    : html``
+}
 <form method="post" action="/review/resource?iri=${encodeURIComponent(row.iri)}" novalidate>${csrfField(session.data.csrf)}
 <input type="hidden" name="_version" value="${String(row.version)}">
-<label for="justification">Justification</label>
+<label for="justification">Justification, or what to change</label>
 <textarea id="justification" name="justification" rows="3" maxlength="2000" aria-describedby="justification-hint${refused ? ' justification-error' : ''}"${refused ? html` aria-invalid="true"` : html``}>${refused?.justification ?? ''}</textarea>
-<p class="hint" id="justification-hint">Required for either decision; the author and the history see it.</p>
+<p class="hint" id="justification-hint">Required for every decision; the author and the history see it.</p>
 ${refused ? html`<p class="field-error" id="justification-error">${refused.error}</p>` : html``}
-<p class="actions"><button type="submit" name="decision" value="approve" class="primary">Approve</button> <button type="submit" name="decision" value="reject" class="danger">Reject</button> <a href="/review">Back to the queue</a></p>
-</form>`,
+<p class="actions">${
+        own.length === 0
+          ? html`<button type="submit" name="decision" value="approve" class="primary">Approve</button> <button type="submit" name="decision" value="reject" class="danger">Reject</button> `
+          : html``
+      }<button type="submit" name="decision" value="request-changes">Request changes</button> <a href="/review">Back to the queue</a></p>
+</form>
+${discussion}`,
     );
   };
 
@@ -191,8 +234,8 @@ ${refused ? html`<p class="field-error" id="justification-error">${refused.error
     const fields = formFieldsOf(request.body);
     const justification = (fields.get('justification') ?? '').trim();
     const decision = fields.get('decision');
-    if (decision !== 'approve' && decision !== 'reject')
-      throw new HttpError(problem(400, 'validation', 'Choose Approve or Reject.'));
+    if (decision !== 'approve' && decision !== 'reject' && decision !== 'request-changes')
+      throw new HttpError(problem(400, 'validation', 'Choose Approve, Reject or Request changes.'));
     if (justification === '' || justification.length > 2000) {
       return reviewPage(request, reply, row, 422, {
         justification: fields.get('justification') ?? '',
@@ -208,10 +251,16 @@ ${refused ? html`<p class="field-error" id="justification-error">${refused.error
         error: 'It changed since this page was opened; look again before deciding.',
       });
     }
-    await decide(refdata, [row], decision, viewer, justification);
-    return reply.redirect(
-      `${pageHref(refdata, row.iri) ?? '/'}?done=${decision === 'approve' ? 'approved' : 'rejected'}`,
-      303,
-    );
+    try {
+      await decide(refdata, [row], decision, viewer, justification);
+    } catch (error) {
+      // Four eyes, or what it names not approved: said on the page, the text kept.
+      if (!(error instanceof HttpError) || ![403, 409].includes(error.problem.status)) throw error;
+      return reviewPage(request, reply, row, error.problem.status, {
+        justification,
+        error: error.problem.detail ?? error.problem.title,
+      });
+    }
+    return reply.redirect(`${pageHref(refdata, row.iri) ?? '/'}?done=${DONE_OF[decision]}`, 303);
   });
 }

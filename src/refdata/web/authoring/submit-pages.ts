@@ -10,11 +10,12 @@ import { qualityReport } from '../../quality/report.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
 import { submitTogether } from '../../review/decisions.js';
+import { draftsBehind } from '../../review/dependencies.js';
 import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
 import { findingsTable } from '../quality-pages.js';
 import { viewerWith } from './access.js';
-import { type Dependency, dependenciesOf, dependencyLine } from './dependencies.js';
+import { dependenciesOf, dependencyLine } from './dependencies.js';
 import { pointerWords } from './diff.js';
 
 /**
@@ -37,12 +38,17 @@ export function registerSubmitPages(app: HttpApp, pages: Pages): void {
     return row;
   };
 
-  /** Drafts among the dependencies that can be submitted on their own. */
-  const draftsAmong = (dependencies: readonly Dependency[]) =>
-    dependencies.filter(
-      (dependency) =>
-        dependency.status === 'Draft' && !refdata.families.byKey(dependency.family)?.parentIri,
-    );
+  /**
+   * The Drafts behind a resource, transitively (the picklist behind a property
+   * it uses...): the viewer's own can go with it; others' are their authors' to submit.
+   */
+  const draftsBehindOf = async (row: ResourceRow, subject: string) => {
+    const behind = await draftsBehind(refdata, row);
+    return {
+      mine: behind.filter((named) => named.row.created_by === subject),
+      others: behind.filter((named) => named.row.created_by !== subject),
+    };
+  };
 
   const confirmation = async (
     request: FastifyRequest,
@@ -51,9 +57,18 @@ export function registerSubmitPages(app: HttpApp, pages: Pages): void {
     status: number,
     error?: string,
   ) => {
+    const viewer = pages.viewerOf(request);
     const dependencies = await dependenciesOf(refdata, row);
-    const drafts = draftsAmong(dependencies);
-    const others = dependencies.filter((dependency) => !drafts.includes(dependency));
+    const behind = await draftsBehindOf(row, viewer?.subject ?? '');
+    const drafts = behind.mine;
+    const draftIris = new Set([...drafts, ...behind.others].map((named) => named.row.iri));
+    const others = dependencies.filter((dependency) => !draftIris.has(dependency.iri));
+    const authors = await pages.people.lookUp(behind.others.map((named) => named.row.created_by));
+    const namer = new Map([
+      [row.iri, row.name],
+      ...drafts.map((named) => [named.row.iri, named.row.name] as const),
+      ...behind.others.map((named) => [named.row.iri, named.row.name] as const),
+    ]);
     const session = await pages.ensureSession(request, reply);
     const withFacts = await refdata.store.findWithFacts(row.iri);
     const report = await qualityReport(refdata, {
@@ -74,10 +89,21 @@ export function registerSubmitPages(app: HttpApp, pages: Pages): void {
 <input type="hidden" name="_version" value="${String(row.version)}">
 ${
   drafts.length > 0
-    ? html`<fieldset class="group"><legend>Drafts it names</legend><p class="hint">These are not submitted yet. Submit them with it, or a reviewer cannot approve it with them.</p>${drafts.map(
+    ? html`<fieldset class="group"><legend>Drafts it depends on</legend><p class="hint">These are not submitted yet. Submit them with it as one package: a reviewer cannot approve it before them, and can approve them all at once.</p>${drafts.map(
         (dependency, index) =>
-          html`<div><input type="checkbox" id="also-${String(index)}" name="also" value="${dependency.iri}" checked> <label class="inline" for="also-${String(index)}">Also submit ${dependency.name}</label> <span class="hint">${refdata.families.labelOf(dependency.family)}, named in ${pointerWords(dependency.pointer)}</span></div>`,
-      )}</fieldset>`
+          html`<div><input type="checkbox" id="also-${String(index)}" name="also" value="${dependency.row.iri}" checked> <label class="inline" for="also-${String(index)}">Also submit ${dependency.row.name}</label> <span class="hint">${refdata.families.labelOf(dependency.row.family)}, named in ${pointerWords(dependency.pointer)}${dependency.by === row.iri ? '' : ` of ${namer.get(dependency.by) ?? dependency.by}`}</span></div>`,
+      )}
+<label for="package-name">Package name</label>
+<input type="text" id="package-name" name="packageName" maxlength="200" aria-describedby="package-name-hint">
+<p class="hint" id="package-name-hint">Optional: what reviewers see in their queue (else ${row.name} and the number of others).</p></fieldset>`
+    : html``
+}
+${
+  behind.others.length > 0
+    ? html`<h2>Drafts of other authors it depends on</h2><p class="hint">Only their authors submit them; approval of this waits for them.</p><ul id="others-drafts">${behind.others.map(
+        (named) =>
+          html`<li><a href="${pageHref(refdata, named.row.iri) ?? named.row.iri}">${named.row.name}</a> <span class="hint">${refdata.families.labelOf(named.row.family)}, by ${authors.label(named.row.created_by)}</span></li>`,
+      )}</ul>`
     : html``
 }
 <h2>What it names</h2>
@@ -120,14 +146,18 @@ ${findingsTable(pages, report, `What the quality report finds in ${row.name}`)}
         (value) => typeof value === 'string',
       ),
     );
-    // Only Drafts this resource names can come along, whatever the form says.
-    const drafts = draftsAmong(await dependenciesOf(refdata, row)).filter((dependency) =>
-      also.has(dependency.iri),
+    // Only the viewer's Drafts this resource depends on can come along, whatever the form says.
+    const chosen = (await draftsBehindOf(row, viewer.subject)).mine
+      .map((named) => named.row)
+      .filter((dependency) => also.has(dependency.iri));
+    const packageName = typeof body.packageName === 'string' ? body.packageName.trim() : '';
+    await submitTogether(
+      refdata,
+      row,
+      chosen,
+      viewer,
+      packageName === '' ? undefined : packageName.slice(0, 200),
     );
-    const others = (
-      await refdata.store.findMany(drafts.map((dependency) => dependency.iri))
-    ).filter((other) => other.status === 'Draft');
-    await submitTogether(refdata, row, others, viewer);
     return reply.redirect(`${pageHref(refdata, row.iri) ?? '/'}?done=submitted`, 303);
   });
 }
