@@ -441,7 +441,8 @@ export class ImportJobs {
     const stored = await this.refdata.store.libraryContents(library);
     const classes = new Map<string, string>();
     for (const row of stored) {
-      if (row.family === 'cfihos-entity')
+      // A Rejected class holds no name (docs/review.md).
+      if (row.family === 'cfihos-entity' && row.status !== 'Rejected')
         classes.set(`${row.name_scope} ${row.name_normalized}`, row.iri);
     }
     const mapping = cfihosItems(tables, {

@@ -60,13 +60,16 @@ export async function submitTogether(
   others: readonly ResourceRow[],
   actor: Actor,
   name?: string,
-): Promise<{ packageId: number; rows: ResourceRow[] }> {
+): Promise<{ packageId: number; created: boolean; rows: ResourceRow[] }> {
   const rows = [first, ...others].filter(
     (row, index, all) => all.findIndex((other) => other.iri === row.iri) === index,
   );
+  // Rows are moved in one order, by id, so that two overlapping submissions
+  // wait for each other on PostgreSQL instead of deadlocking.
+  const ordered = [...rows].sort((a, b) => a.id - b.id);
   for (const row of rows) checkAuthor(row, actor.subject, 'submit');
   const moves: StoredMove[] = [];
-  for (const row of rows)
+  for (const row of ordered)
     moves.push(
       await plannedMove(refdata, row, {
         from: 'Draft',
@@ -104,7 +107,12 @@ export async function submitTogether(
       link: packageLink(refdata, packageId),
     });
   });
-  return { packageId, rows: moved };
+  const firstMoved = moved[ordered.indexOf(first)] as ResourceRow;
+  return {
+    packageId,
+    created: existing === undefined,
+    rows: [firstMoved, ...moved.filter((row) => row.iri !== first.iri)],
+  };
 }
 
 const DECISION_WORDS = {
@@ -162,8 +170,10 @@ export async function decide(
     justification: text,
   } as const;
   // In the order a reviewer needs the answers: the state, whose work it is, what it names.
+  // Moved by id, in one order, as submissions are.
   const moves: StoredMove[] = [];
-  for (const row of rows) moves.push(await plannedMove(refdata, row, move));
+  for (const row of [...rows].sort((a, b) => a.id - b.id))
+    moves.push(await plannedMove(refdata, row, move));
   if (decision !== 'request-changes') await checkFourEyes(refdata, rows, actor.subject, decision);
   if (decision === 'approve') {
     const missing = await unsettled(refdata, rows);

@@ -85,39 +85,46 @@ export class MailSender {
       .execute();
     for (const { id } of due) {
       if (this.closed) return;
+      // Each claim's own time: earlier sends in the batch may have taken long.
+      const claimedAt = Date.now();
+      const lease = claimedAt + LEASE_MS;
       const claimed = await this.db
         .updateTable('mail_outbox')
-        .set((eb) => ({ lease_until: now + LEASE_MS, attempts: eb('attempts', '+', 1) }))
+        .set((eb) => ({ lease_until: lease, attempts: eb('attempts', '+', 1) }))
         .where('id', '=', id)
         .where('state', '=', 'pending')
-        .where('lease_until', '<', now)
+        .where('lease_until', '<', claimedAt)
         .returningAll()
         .executeTakeFirst();
       if (!claimed) continue;
+      // The outcome is recorded only while the lease is still this claim's.
+      const ours = this.db
+        .updateTable('mail_outbox')
+        .where('id', '=', id)
+        .where('lease_until', '=', lease);
+      let failure: string | undefined;
       try {
         await this.deliver(claimed);
-        await this.db
-          .updateTable('mail_outbox')
-          .set({ state: 'sent', sent_at: Date.now(), lease_until: 0, error: null })
-          .where('id', '=', id)
-          .execute();
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
-        const attempts = Number(claimed.attempts);
-        const givingUp = attempts >= MOST_ATTEMPTS;
-        // Not the address or the text: a mail's recipient is personal data.
-        this.log.warn({ mail: id, attempts, err: message }, 'mail: not sent');
-        await this.db
-          .updateTable('mail_outbox')
-          .set({
-            state: givingUp ? 'failed' : 'pending',
-            due_at: Date.now() + 5000 * 2 ** attempts,
-            lease_until: 0,
-            error: message.slice(0, 1000),
-          })
-          .where('id', '=', id)
-          .execute();
+        failure = error instanceof Error ? error.message : String(error);
       }
+      if (failure === undefined) {
+        await ours
+          .set({ state: 'sent', sent_at: Date.now(), lease_until: 0, error: null })
+          .execute();
+        continue;
+      }
+      const attempts = Number(claimed.attempts);
+      // Not the address or the text: a mail's recipient is personal data.
+      this.log.warn({ mail: id, attempts, err: failure }, 'mail: not sent');
+      await ours
+        .set({
+          state: attempts >= MOST_ATTEMPTS ? 'failed' : 'pending',
+          due_at: Date.now() + 5000 * 2 ** attempts,
+          lease_until: 0,
+          error: failure.slice(0, 1000),
+        })
+        .execute();
     }
   }
 

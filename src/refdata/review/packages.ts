@@ -1,4 +1,4 @@
-import type { Kysely, Selectable, Transaction } from 'kysely';
+import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { PackagesTable, RefdataTables, Status } from '../db/tables.js';
 import type { ResourceRow } from '../resources/store.js';
 
@@ -61,11 +61,38 @@ export class PackageStore {
       .execute();
   }
 
-  /** Packages newest first (waiting ones oldest first), with their items' statuses. */
+  /**
+   * Packages with their items' statuses, at most `limit`: newest first, or
+   * oldest first when asking for those waiting (the queue's order). The state
+   * is worked out and filtered in the query, so only the page is read.
+   */
   async list(
     filter: { state?: PackageState | undefined; library?: string | undefined },
     limit: number,
   ): Promise<PackageSummary[]> {
+    const submitted = sql<number>`sum(case when r.status = 'Submitted' then 1 else 0 end)`;
+    const drafts = sql<number>`sum(case when r.status = 'Draft' then 1 else 0 end)`;
+    const picked = await this.db
+      .selectFrom('packages as p')
+      .innerJoin('package_items as i', 'i.package_id', 'p.id')
+      .innerJoin('resources as r', 'r.id', 'i.resource_id')
+      .select('p.id')
+      .$if(filter.library !== undefined, (select) =>
+        select.where('p.library_key', '=', filter.library as string),
+      )
+      .groupBy('p.id')
+      .$if(filter.state === 'waiting', (select) => select.having(submitted, '>', 0))
+      .$if(filter.state === 'changes-requested', (select) =>
+        select.having(submitted, '=', 0).having(drafts, '>', 0),
+      )
+      .$if(filter.state === 'decided', (select) =>
+        select.having(submitted, '=', 0).having(drafts, '=', 0),
+      )
+      .orderBy('p.id', filter.state === 'waiting' ? 'asc' : 'desc')
+      .limit(limit)
+      .execute();
+    if (picked.length === 0) return [];
+    const ids = picked.map((row) => row.id);
     const counted = await this.db
       .selectFrom('packages as p')
       .innerJoin('package_items as i', 'i.package_id', 'p.id')
@@ -81,9 +108,7 @@ export class PackageStore {
         'library.name as library',
       ])
       .select((eb) => eb.fn.countAll<number>().as('n'))
-      .$if(filter.library !== undefined, (select) =>
-        select.where('p.library_key', '=', filter.library as string),
-      )
+      .where('p.id', 'in', ids)
       .groupBy(['p.id', 'p.name', 'p.library_key', 'p.submitted_by', 'p.submitted_at', 'r.status'])
       .groupBy('library.name')
       .execute();
@@ -105,11 +130,10 @@ export class PackageStore {
       }
       entry.counts[row.status] = Number(row.n);
     }
-    const all = [...byId.values()].map((entry) => ({ ...entry, state: stateOf(entry.counts) }));
-    return all
-      .filter((entry) => filter.state === undefined || entry.state === filter.state)
-      .sort((a, b) => (a.state === 'waiting' && b.state === 'waiting' ? a.id - b.id : b.id - a.id))
-      .slice(0, limit);
+    return ids.flatMap((id) => {
+      const entry = byId.get(id);
+      return entry ? [{ ...entry, state: stateOf(entry.counts) }] : [];
+    });
   }
 
   /**

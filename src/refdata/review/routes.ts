@@ -148,7 +148,15 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
         { additionalProperties: false },
       ),
       response: {
-        201: answer('The package, with its items', 'application/json', PackageJson, ['location']),
+        201: answer('The new package, with its items', 'application/json', PackageJson, [
+          'location',
+        ]),
+        200: answer(
+          'The package they were in before changes were requested, with its items',
+          'application/json',
+          PackageJson,
+          ['location'],
+        ),
         ...problems(400, 401, 403, 404, 409, 413, 415),
       },
     },
@@ -162,7 +170,7 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
       const rows = iris.map((iri) => byIri.get(iri) as ResourceRow);
       const name =
         request.body.name === undefined ? undefined : requiredText(request.body.name, '/name');
-      const { packageId } = await submitTogether(
+      const { packageId, created } = await submitTogether(
         refdata,
         rows[0] as ResourceRow,
         rows.slice(1),
@@ -170,8 +178,9 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
         name,
       );
       const made = await existingPackage(packageId);
+      // Drafts sent back and submitted again rejoin their package: 200, not a new one.
       return reply
-        .status(201)
+        .status(created ? 201 : 200)
         .header('location', `${refdata.publicUrl}/packages/${packageId}`)
         .send(packageJson(made, await refdata.packages.items(packageId), true));
     },
@@ -179,7 +188,7 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
 
   app.get('/packages', {
     schema: {
-      summary: 'Packages, those waiting for review oldest first, then the rest newest first',
+      summary: 'Packages, newest first (oldest first with state=waiting: the queue), 200 at most',
       tags: ['review'],
       querystring: Type.Object(
         {

@@ -192,6 +192,8 @@ export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn)
       oidc.config.gitlabAdmins && (await oidc.isGitlabAdmin(configuration, tokens.access_token));
     const roles = admin ? [...ROLES] : rolesFromClaims(claims, oidc.config);
     if (roles.length === 0) {
+      // Someone the provider took every role from is told nothing more (docs/review.md).
+      await pages.refdata.notifications.noteRoles(`${oidc.config.issuer}#${subject}`, []);
       throw providerProblem(
         403,
         `You signed in to ${oidc.config.name}, but your account holds no refdata role. Ask an administrator to add you to the group that grants one.`,

@@ -135,6 +135,8 @@ export async function settleReferences(
       .select(['r.iri', 'r.name', 'r.family', 'r.status', 'library.name as library'])
       .where('r.name_normalized', '=', normalizedName(typed).slice(0, 600))
       .where('r.family', 'in', families.length > 0 ? families : [''])
+      // A Rejected resource holds no name: its copy is the one meant.
+      .where('r.status', '<>', 'Rejected')
       .orderBy('r.id')
       .limit(SUGGESTIONS)
       .execute();

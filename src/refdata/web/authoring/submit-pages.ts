@@ -9,6 +9,7 @@ import { problem } from '../../problem-codes.js';
 import { qualityReport } from '../../quality/report.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/store.js';
+import { checkAuthor } from '../../review/authorship.js';
 import { submitTogether } from '../../review/decisions.js';
 import { draftsBehind } from '../../review/dependencies.js';
 import { pageHref } from '../links.js';
@@ -122,8 +123,11 @@ ${findingsTable(pages, report, `What the quality report finds in ${row.name}`)}
   };
 
   app.get('/authoring/submit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
-    if (!viewerWith(pages, request, reply, SUBMIT_ROLES, 'Submitting')) return reply;
+    const viewer = viewerWith(pages, request, reply, SUBMIT_ROLES, 'Submitting');
+    if (!viewer) return reply;
     const row = await submittable(request.query.iri);
+    // The page says who may, as the submission would (docs/review.md).
+    checkAuthor(row, viewer.subject, 'submit');
     return confirmation(request, reply, row, 200);
   });
 
@@ -151,13 +155,25 @@ ${findingsTable(pages, report, `What the quality report finds in ${row.name}`)}
       .map((named) => named.row)
       .filter((dependency) => also.has(dependency.iri));
     const packageName = typeof body.packageName === 'string' ? body.packageName.trim() : '';
-    await submitTogether(
-      refdata,
-      row,
-      chosen,
-      viewer,
-      packageName === '' ? undefined : packageName.slice(0, 200),
-    );
+    try {
+      await submitTogether(
+        refdata,
+        row,
+        chosen,
+        viewer,
+        packageName === '' ? undefined : packageName.slice(0, 200),
+      );
+    } catch (error) {
+      // A Draft that moved meanwhile, or one not theirs: said on the form, to look again.
+      if (!(error instanceof HttpError) || ![403, 409].includes(error.problem.status)) throw error;
+      return confirmation(
+        request,
+        reply,
+        row,
+        error.problem.status,
+        error.problem.detail ?? error.problem.title,
+      );
+    }
     return reply.redirect(`${pageHref(refdata, row.iri) ?? '/'}?done=submitted`, 303);
   });
 }
