@@ -102,7 +102,7 @@ export async function submitTogether(
       actor: actor.subject,
       iri: first.iri,
       packageId,
-      title: `Submitted for review: ${namesOf(rows)}`,
+      title: `Submitted for review: ${rows.length > 1 ? named : first.name}`,
       text: `${namesOf(rows)} ${rows.length > 1 ? 'were' : 'was'} submitted for review${existing === undefined ? '' : ' again'}:\n${rows.map((row) => `- ${row.name} (${refdata.families.labelOf(row.family)})`).join('\n')}`,
       link: packageLink(refdata, packageId),
     });

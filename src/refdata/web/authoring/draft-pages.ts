@@ -375,13 +375,17 @@ ${changesTable(
     const body = await copiedBody(refdata, rejected, reason);
     for (const field of Object.keys(family.fixed ?? {})) delete body[field];
     const who = (await pages.people.lookUp([rejected.updated_by])).label(rejected.updated_by);
+    // The fields its IRI is made from, by their labels on the form.
+    const fixed = Object.keys(family.fixed ?? {}).map((field) =>
+      (family.schema.properties[field]?.title ?? humanize(field)).toLowerCase(),
+    );
     return renderForm(request, reply, 200, {
       family,
       draft: draftOf(family.schema as FieldSchema, body),
       title: `New ${family.label} from ${rejected.name}`,
       action: `/authoring/new/${family.key}`,
       cancel: pageHref(refdata, rejected.iri) ?? '/',
-      above: html`<div class="notice error" id="rejection"><p>${rejected.name} was rejected by ${who}${reason ? html`: ${reason}` : html``}</p><p class="hint">It keeps its address and history; this is a new Draft${Object.keys(family.fixed ?? {}).length > 0 ? html`, which needs its own ${Object.keys(family.fixed ?? {}).join(' and ')}` : html``}.</p></div>`,
+      above: html`<div class="notice error" id="rejection"><p>${rejected.name} was rejected by ${who}${reason ? html`: ${reason}` : html``}</p><p class="hint">It keeps its address and history; this is a new Draft${fixed.length > 0 ? html`, which needs its own ${fixed.join(' and ')}` : html``}.</p></div>`,
     });
   });
 
