@@ -232,6 +232,14 @@ describe.skipIf(!browserAvailable)(
       await Promise.all([ann.waitForURL(/#comment-\d+$/), ann.click('button:has-text("Comment")')]);
       const link = ann.locator('.comment-text a[href="https://www.api.org/682"]');
       expect(await link.getAttribute('rel')).toBe('nofollow ugc noopener noreferrer');
+      // Her own comment, changed while it may be; Rita's has no Edit for her.
+      expect(await ann.locator('#discussion a:has-text("Edit")').count()).toBe(1);
+      await ann.click('#discussion a:has-text("Edit")');
+      await audit(ann, 'comment-edit');
+      await ann.fill('#comment-text', 'API 682, 4th edition, table 1: https://www.api.org/682');
+      await Promise.all([ann.waitForURL(/#comment-\d+$/), ann.click('button:has-text("Save")')]);
+      expect(await ann.locator('#discussion').innerText()).toContain('table 1');
+      expect(await ann.locator('#discussion').innerText()).toContain('(edited)');
       await ann.goto(`${service.url}${pathOf(picklist.iri)}`);
       await ann.click('#actions a:has-text("Edit")');
       expect(await ann.locator('#change-request').innerText()).toContain('Add the double seal');

@@ -82,25 +82,51 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
     },
   });
 
-  for (const decision of ['approve', 'reject'] as const) {
+  /** The single-resource decisions: what each is called, its body and the field its text is in. */
+  const DECISIONS = [
+    {
+      decision: 'approve',
+      summary: 'Approve a Submitted resource (Reviewers), with a justification',
+      done: 'Approved',
+      body: DECISION,
+      field: 'justification',
+    },
+    {
+      decision: 'reject',
+      summary: 'Reject a Submitted resource (Reviewers), with a justification',
+      done: 'Rejected',
+      body: DECISION,
+      field: 'justification',
+    },
+    {
+      decision: 'request-changes',
+      summary:
+        'Send a Submitted resource back to its author as a Draft (Reviewers), saying what to change',
+      done: 'Back to Draft',
+      body: CHANGE_REQUEST,
+      field: 'comment',
+    },
+  ] as const;
+  for (const { decision, summary, done, body, field } of DECISIONS) {
     app.put(`/status/${decision}`, {
       schema: {
-        summary: `${decision === 'approve' ? 'Approve' : 'Reject'} a Submitted resource (Reviewers), with a justification`,
+        summary,
         tags: ['lifecycle'],
         querystring: IRI_QUERY,
         headers: IF_MATCH_HEADER,
-        body: DECISION,
+        body,
         response: {
-          204: noContent(decision === 'approve' ? 'Approved' : 'Rejected', ['etag']),
+          204: noContent(done, ['etag']),
           ...problems(400, 401, 403, 404, 409, 413, 415),
         },
       },
       onRequest: authorize(refdata.verifier, REVIEW_ROLES),
       handler: async (request, reply) => {
-        const justification = requiredText(request.body.justification, '/justification');
+        const fields = request.body as Record<string, string>;
+        const text = requiredText(fields[field] ?? '', `/${field}`);
         const row = await existing(request.query.iri);
         checkIfMatch(request, row);
-        const [moved] = await decide(refdata, [row], decision, principalOf(request), justification);
+        const [moved] = await decide(refdata, [row], decision, principalOf(request), text);
         return reply
           .status(204)
           .header('etag', etagOf(moved as ResourceRow))
@@ -108,38 +134,6 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
       },
     });
   }
-
-  app.put('/status/request-changes', {
-    schema: {
-      summary:
-        'Send a Submitted resource back to its author as a Draft (Reviewers), saying what to change',
-      tags: ['lifecycle'],
-      querystring: IRI_QUERY,
-      headers: IF_MATCH_HEADER,
-      body: CHANGE_REQUEST,
-      response: {
-        204: noContent('Back to Draft', ['etag']),
-        ...problems(400, 401, 403, 404, 409, 413, 415),
-      },
-    },
-    onRequest: authorize(refdata.verifier, REVIEW_ROLES),
-    handler: async (request, reply) => {
-      const comment = requiredText(request.body.comment, '/comment');
-      const row = await existing(request.query.iri);
-      checkIfMatch(request, row);
-      const [moved] = await decide(
-        refdata,
-        [row],
-        'request-changes',
-        principalOf(request),
-        comment,
-      );
-      return reply
-        .status(204)
-        .header('etag', etagOf(moved as ResourceRow))
-        .send();
-    },
-  });
 
   app.get('/revisions', {
     schema: {

@@ -85,7 +85,7 @@ export function registerSubmitPages(app: HttpApp, pages: Pages): void {
         wide: report.findings.length > 0,
         notice: error ? { kind: 'error', text: error } : undefined,
       },
-      html`<p>Once submitted, the ${refdata.families.labelOf(row.family)} can no longer be edited: a Reviewer approves or rejects it.</p>
+      html`<p>Once submitted, the ${refdata.families.labelOf(row.family)} can no longer be edited: another person, a Reviewer, approves it, rejects it or sends it back to you with what to change.</p>
 <form method="post" action="/authoring/submit?iri=${encodeURIComponent(row.iri)}">${csrfField(session.data.csrf)}
 <input type="hidden" name="_version" value="${String(row.version)}">
 ${
