@@ -419,8 +419,17 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
     const confirm = await creator.get(`/authoring/submit?iri=${encodeURIComponent(child.iri)}`);
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toContain(`name="also" value="${parent.iri}" checked`);
+    // A Draft going along that the page did not show as it is now: looked at again.
+    const stale = await creator.post(`/authoring/submit?iri=${encodeURIComponent(child.iri)}`, {
+      _version: String(formControls(confirm.body).get('_version')),
+      _versions: JSON.stringify({ [parent.iri]: 0 }),
+      also: parent.iri,
+    });
+    expect(stale.statusCode).toBe(409);
+    expect(stale.body).toContain(`${parent.name} changed since this page was opened`);
     const submitted = await creator.post(`/authoring/submit?iri=${encodeURIComponent(child.iri)}`, {
       _version: String(formControls(confirm.body).get('_version')),
+      _versions: String(formControls(confirm.body).get('_versions')),
       also: parent.iri,
     });
     expect(submitted.statusCode).toBe(303);

@@ -30,6 +30,14 @@ export function checkAuthor(
   );
 }
 
+/** Where a decision's refusal points: the resource's `iri`, or the package's `id`. */
+export interface Place {
+  in: 'query' | 'path';
+  field: string;
+}
+export const RESOURCE_PLACE: Place = { in: 'query', field: 'iri' };
+export const PACKAGE_PLACE: Place = { in: 'path', field: 'id' };
+
 /** Which of `rows` the four-eyes rule keeps `subject` from deciding, and why. */
 export async function ownWork(
   refdata: Refdata,
@@ -74,6 +82,7 @@ export async function checkFourEyes(
   rows: readonly Pick<ResourceRow, 'id' | 'iri'>[],
   subject: string,
   decision: 'approve' | 'reject',
+  place: Place = RESOURCE_PLACE,
 ): Promise<void> {
   if (!refdata.review.fourEyes) return;
   const own = await ownWork(refdata, rows, subject);
@@ -87,8 +96,7 @@ export async function checkFourEyes(
       {
         title: 'Four eyes',
         errors: own.map((entry) => ({
-          in: 'query' as const,
-          field: 'iri',
+          ...place,
           detail: `${entry.iri}: you ${entry.why} it`,
         })),
       },

@@ -8,7 +8,7 @@ import { commitMoves, plannedMove } from '../lifecycle/steps.js';
 import { problem } from '../problem-codes.js';
 import { pageHref } from '../resources/addresses.js';
 import type { ResourceRow, StoredMove } from '../resources/store.js';
-import { checkAuthor, checkFourEyes } from './authorship.js';
+import { checkAuthor, checkFourEyes, type Place, RESOURCE_PLACE } from './authorship.js';
 import { unsettled } from './dependencies.js';
 import type { Notice } from './notifications.js';
 
@@ -161,6 +161,7 @@ export async function decide(
   decision: Decision,
   actor: Actor,
   text: string,
+  place: Place = RESOURCE_PLACE,
 ): Promise<ResourceRow[]> {
   const move = {
     from: 'Submitted',
@@ -174,7 +175,8 @@ export async function decide(
   const moves: StoredMove[] = [];
   for (const row of [...rows].sort((a, b) => a.id - b.id))
     moves.push(await plannedMove(refdata, row, move));
-  if (decision !== 'request-changes') await checkFourEyes(refdata, rows, actor.subject, decision);
+  if (decision !== 'request-changes')
+    await checkFourEyes(refdata, rows, actor.subject, decision, place);
   if (decision === 'approve') {
     const missing = await unsettled(refdata, rows);
     if (missing.length > 0) {
@@ -189,8 +191,7 @@ export async function decide(
           {
             title: 'It names what is not approved',
             errors: missing.map((named) => ({
-              in: 'query' as const,
-              field: 'iri',
+              ...place,
               detail: `${named.by} names ${named.row.iri} (${named.row.name}, ${named.row.status}) in ${named.pointer}`,
             })),
           },

@@ -10,6 +10,7 @@ import { problem } from '../problem-codes.js';
 import { IRI_QUERY, notFound, representation } from '../resources/lookup.js';
 import { etagOf, type ResourceRow } from '../resources/store.js';
 import { requiredText } from '../resources/text.js';
+import { PACKAGE_PLACE } from './authorship.js';
 import { copyRejected } from './copies.js';
 import { type Decision, decide, submitTogether } from './decisions.js';
 import { draftsBehind, type Named, namedBy } from './dependencies.js';
@@ -267,7 +268,7 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
           throw new HttpError(
             problem(409, 'wrong-state', `Nothing in package ${row.id} waits for a decision.`),
           );
-        await decide(refdata, waiting, decision, principalOf(request), text);
+        await decide(refdata, waiting, decision, principalOf(request), text, PACKAGE_PLACE);
         return packageJson(row, await refdata.packages.items(row.id), true);
       },
     });

@@ -88,6 +88,7 @@ export function registerSubmitPages(app: HttpApp, pages: Pages): void {
       html`<p>Once submitted, the ${refdata.families.labelOf(row.family)} can no longer be edited: another person, a Reviewer, approves it, rejects it or sends it back to you with what to change.</p>
 <form method="post" action="/authoring/submit?iri=${encodeURIComponent(row.iri)}">${csrfField(session.data.csrf)}
 <input type="hidden" name="_version" value="${String(row.version)}">
+<input type="hidden" name="_versions" value="${JSON.stringify(Object.fromEntries(drafts.map((named) => [named.row.iri, named.row.version])))}">
 ${
   drafts.length > 0
     ? html`<fieldset class="group"><legend>Drafts it depends on</legend><p class="hint">These are not submitted yet. Submit them with it as one package: a reviewer cannot approve it before them, and can approve them all at once.</p>${drafts.map(
@@ -154,6 +155,23 @@ ${findingsTable(pages, report, `What the quality report finds in ${row.name}`)}
     const chosen = (await draftsBehindOf(row, viewer.subject)).mine
       .map((named) => named.row)
       .filter((dependency) => also.has(dependency.iri));
+    // Each Draft going along is submitted as the page showed it, or looked at again.
+    let shown: Record<string, unknown> = {};
+    try {
+      shown = JSON.parse(String(body._versions ?? '{}')) as Record<string, unknown>;
+    } catch {
+      // An unreadable list shows nothing: every Draft counts as changed.
+    }
+    const moved = chosen.find((dependency) => shown[dependency.iri] !== dependency.version);
+    if (moved) {
+      return confirmation(
+        request,
+        reply,
+        row,
+        409,
+        `${moved.name} changed since this page was opened; check it again before submitting.`,
+      );
+    }
     const packageName = typeof body.packageName === 'string' ? body.packageName.trim() : '';
     try {
       await submitTogether(
