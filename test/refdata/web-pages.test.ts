@@ -25,6 +25,28 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     await service?.close();
   });
 
+  it('says at the top of a Deprecated resource what replaces it, with a link', async () => {
+    const old = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('Old pump'),
+      ontology: approved,
+      subClassOf: ['https://example.org/Pump'],
+    });
+    await approve(service, old.iri);
+    const page = async () => (await new Browser(service).get(pathOf(old.iri))).body;
+    expect(await page()).not.toContain('id="deprecation"');
+    const replacement = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('New pump'),
+      ontology: approved,
+      subClassOf: ['https://example.org/Pump'],
+      replaces: old.iri,
+    });
+    await approve(service, replacement.iri);
+    const shown = await page();
+    const notice = /<p class="notice error" id="deprecation">(.*?)<\/p>/.exec(shown)?.[1] ?? '';
+    expect(notice).toContain(`<a href="${pathOf(replacement.iri)}">${replacement.name}</a>`);
+    expect(shown.indexOf('id="deprecation"')).toBeLessThan(shown.indexOf('id="definition"'));
+  });
+
   it('shows anonymous visitors the libraries and content, but not Drafts', async () => {
     const browser = new Browser(service);
     const home = await browser.get('/');

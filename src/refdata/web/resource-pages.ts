@@ -17,7 +17,7 @@ import { searchFilters } from '../search/routes.js';
 import { completeShacl } from '../shacl/assemble.js';
 import { DONE_NOTICES, doneNotice, resourceActions } from './authoring/resource-actions.js';
 import { historyList } from './history.js';
-import { statusLabel, visibleStatuses } from './links.js';
+import { pageHref, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
 import { changeRequestNotice } from './review/change-request.js';
 import { discussionSection } from './review/discussion.js';
@@ -102,6 +102,11 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       visible: visibleStatuses(pages.viewerOf(request) !== undefined),
     };
     const changeRequest = await changeRequestNotice(pages, row);
+    // A Deprecated resource says so first, and what to use instead.
+    const replacement =
+      row.status === 'Deprecated' && row.replaced_by
+        ? await refdata.store.findByIri(row.replaced_by)
+        : undefined;
     // The discussion of a submission, for people signed in: on what is or was under review.
     const discussion =
       row.status === 'Approved' || row.status === 'Deprecated' || row.status === 'ExternallyManaged'
@@ -126,6 +131,15 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
 ${
   rejection
     ? html`<p class="notice error" id="rejection">Rejected by ${rejecter} ${timeTag(Number(rejection.created_at), Date.now())}: ${rejection.justification}</p>`
+    : html``
+}
+${
+  row.status === 'Deprecated'
+    ? html`<p class="notice error" id="deprecation">Deprecated${
+        replacement
+          ? html`: use <a href="${pageHref(refdata, replacement.iri) ?? replacement.iri}">${replacement.name}</a> instead, which replaces it.`
+          : html`.`
+      }</p>`
     : html``
 }
 ${changeRequest}
