@@ -16,6 +16,7 @@ import {
   browserAvailable,
   browserSkipReason,
   launchChromium,
+  policyViolations,
 } from './chromium.js';
 
 const OUTPUT = '.test-output';
@@ -303,6 +304,45 @@ describe.skipIf(!browserAvailable)(
       expect(violations).toEqual([]);
       expect(problems).toEqual([]);
     }, 180_000);
+
+    it('works under the enforced security policy for a returning Reviewer and a Reader', async () => {
+      const pack = await service.db
+        .selectFrom('packages')
+        .select('id')
+        .orderBy('id')
+        .executeTakeFirstOrThrow();
+      for (const [subject, roles] of [
+        ['rita', ['Reviewer']],
+        ['rob', ['Reader']],
+      ] as const) {
+        // No bypassCSP: the pages' own policy is enforced, as in any browser.
+        const context = await browser.newContext({ viewport: { width: 375, height: 800 } });
+        contexts.push(context);
+        const page = await context.newPage();
+        const blocked = policyViolations(page);
+        for (let visit = 0; visit < 2; visit += 1) {
+          // The second time as a returning user, whose session is already there.
+          if (visit === 0) {
+            await page.goto(`${service.url}/sign-in`);
+            await page.fill('#token', await service.token([...roles], subject, 3600));
+            await Promise.all([
+              page.waitForURL(`${service.url}/`),
+              page.click('button:has-text("Sign in with token")'),
+            ]);
+          }
+          const shown = await page.goto(`${service.url}/review/packages/${pack.id}`);
+          expect(shown?.status()).toBe(200);
+          expect(await page.locator('#discussion').count()).toBe(1);
+          await page.goto(`${service.url}/account/notifications`);
+          expect(await page.locator('h1').innerText()).toBe('Inbox');
+          await page.goto(`${service.url}/account/notifications/settings`);
+          expect(await page.locator('#decided-inbox').count()).toBe(1);
+        }
+        const review = await page.goto(`${service.url}/review`);
+        expect(review?.status()).toBe(subject === 'rita' ? 200 : 403);
+        expect(blocked).toEqual([]);
+      }
+    }, 60_000);
 
     it('a rejected symbol is copied into a new Draft by its author, with a new identifier', async () => {
       const identifier = `RV${Date.now()}`;
