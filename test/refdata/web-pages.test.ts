@@ -47,6 +47,77 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect(shown.indexOf('id="deprecation"')).toBeLessThan(shown.indexOf('id="definition"'));
   });
 
+  it('leaves Rejected resources out for visitors unless they include them: search, library terms, symbol gallery', async () => {
+    const library = await createLibrary(service, { name: uniqueName('Rejections library') });
+    await approve(service, library);
+    const word = `Zyx${Date.now()}`;
+    const kept = await create(service, '/rdl/terms/subclass', {
+      name: `${word} kept`,
+      ontology: library,
+      subClassOf: ['https://example.org/Pump'],
+    });
+    await approve(service, kept.iri);
+    const rejectedClass = await create(service, '/rdl/terms/subclass', {
+      name: `${word} refused`,
+      ontology: library,
+      subClassOf: ['https://example.org/Pump'],
+    });
+    const symbol = await create(service, '/esl/engineeringSymbols', {
+      name: `${word} symbol`,
+      dcIdentifier: `RJ${Date.now()}`,
+      width: 96,
+      height: 48,
+      shape:
+        '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 96 48"><path d="M0 0 L96 48"/></svg>',
+      centerOfRotation: { x: 48, y: 24 },
+    });
+    for (const iri of [rejectedClass.iri, symbol.iri]) {
+      expect(
+        (await service.call('PUT', `/status/submit?iri=${encodeURIComponent(iri)}`)).statusCode,
+      ).toBe(204);
+      const refused = await service.call('PUT', `/status/reject?iri=${encodeURIComponent(iri)}`, {
+        roles: ['Reviewer'],
+        body: { justification: 'Not a kind of pump' },
+      });
+      expect(refused.statusCode).toBe(204);
+    }
+    const visitor = new Browser(service);
+    const search = (await visitor.get(`/search?q=${word}`)).body;
+    expect(search).toContain(`href="${pathOf(kept.iri)}"`);
+    expect(search).not.toContain(`href="${pathOf(rejectedClass.iri)}"`);
+    // The status filter shows what is applied, and offers Rejected with its count.
+    expect(search).toContain('value="Approved" checked');
+    expect(search).toMatch(/value="Rejected"> Rejected <span class="count">\(2\)/);
+    expect(search).toContain('id="rejected-hint"');
+    const included = (await visitor.get(`/search?q=${word}&status=Approved&status=Rejected`)).body;
+    expect(included).toContain(`href="${pathOf(rejectedClass.iri)}"`);
+    expect(included).toContain(`href="${pathOf(kept.iri)}"`);
+
+    const terms = (await visitor.get(pathOf(library))).body;
+    const termList = /<ul id="term-list"[^>]*>([\s\S]*?)<\/ul>/.exec(terms)?.[1] ?? '';
+    expect(termList).toContain(`href="${pathOf(kept.iri)}"`);
+    expect(termList).not.toContain(`href="${pathOf(rejectedClass.iri)}"`);
+    expect(terms).toMatch(/value="Rejected"> Rejected <span class="count">\(1\)/);
+    const allTerms = (await visitor.get(`${pathOf(library)}?status=Approved&status=Rejected`)).body;
+    expect(/<ul id="term-list"[^>]*>([\s\S]*?)<\/ul>/.exec(allTerms)?.[1]).toContain(
+      `href="${pathOf(rejectedClass.iri)}"`,
+    );
+
+    const gallery = (await visitor.get('/symbols')).body;
+    expect(gallery).not.toContain(`href="${pathOf(symbol.iri)}"`);
+    expect(gallery).toMatch(/name="rejected" value="include"> Include the \d+ rejected symbols?/);
+    const galleryWith = (await visitor.get('/symbols?rejected=include')).body;
+    expect(galleryWith).toContain(`href="${pathOf(symbol.iri)}"`);
+    expect((await visitor.get('/symbols?rejected=all')).statusCode).toBe(400);
+    // People signed in see every status, as before.
+    const reader = new Browser(service);
+    await reader.signInWithToken(await service.token(['Reader'], 'frank'));
+    expect((await reader.get(`/search?q=${word}`)).body).toContain(
+      `href="${pathOf(rejectedClass.iri)}"`,
+    );
+    expect((await reader.get('/symbols')).body).toContain(`href="${pathOf(symbol.iri)}"`);
+  });
+
   it('shows anonymous visitors the libraries and content, but not Drafts', async () => {
     const browser = new Browser(service);
     const home = await browser.get('/');

@@ -7,7 +7,7 @@ import type { FamilyRegistry } from '../families/registry.js';
 import { problem } from '../problem-codes.js';
 import { RETRY_AFTER_SECONDS, searchFilters } from '../search/routes.js';
 import { decodeCursor, encodeCursor } from '../search/search.js';
-import { pageHref, statusLabel, visibleStatuses } from './links.js';
+import { pageHref, shownStatuses, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
 
 const PAGE_SIZE = 20;
@@ -63,13 +63,12 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
     async (request, reply) => {
       const query = request.query;
       const words = query.q?.trim() ? query.q.trim() : undefined;
-      const visible = visibleStatuses(pages.viewerOf(request) !== undefined);
+      const signedIn = pages.viewerOf(request) !== undefined;
+      const visible = visibleStatuses(signedIn);
       const chosenStatuses = query.status ?? [];
-      const statuses = visible
-        ? chosenStatuses.length > 0
-          ? chosenStatuses.filter((status) => visible.includes(status))
-          : [...visible]
-        : chosenStatuses;
+      // Visitors who choose no status see all they may but Rejected resources;
+      // the status filter, ticked to match, is how they include them.
+      const statuses = [...(shownStatuses(signedIn, chosenStatuses) ?? [])];
       if (visible && chosenStatuses.length > 0 && statuses.length === 0) {
         throw new HttpError(
           problem(400, 'validation', 'Drafts are shown to people who are signed in.'),
@@ -110,7 +109,9 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
         options: { value: string; label: string }[],
         counts: Map<string, number>,
       ): Markup => {
-        const chosen = new Set<string>(query[name] ?? []);
+        const chosen = new Set<string>(
+          name === 'status' && chosenStatuses.length === 0 ? statuses : (query[name] ?? []),
+        );
         const shown = options.filter(
           (option) => chosen.has(option.value) || counts.has(option.value),
         );
@@ -154,6 +155,7 @@ ${snippet(description) ? html`<p>${snippet(description)}</p>` : html``}</li>`;
     ${facet('status', 'Status', statusOptions, result.facets.status)}
     ${facet('library', 'Library', libraryOptions, result.facets.library)}
   </div>
+  ${visible && chosenStatuses.length === 0 && (result.facets.status.get('Rejected') ?? 0) > 0 ? html`<p class="hint" id="rejected-hint">Rejected resources are left out: tick Rejected under Status to include them.</p>` : html``}
   <p><button type="submit">Apply filters</button> <a href="${addressWith({}, { q: query.q })}">Clear filters</a></p>
 </form>
 <h2 id="result-count">${result.total} ${result.total === 1 ? 'result' : 'results'}</h2>

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { html, type Markup } from '../../../platform/web/html.js';
 import type { Status } from '../../db/tables.js';
 import { type FamilyKey, LIBRARY_FAMILY } from '../../families/family.js';
-import { pageHref, statusLabel } from '../links.js';
+import { defaultStatuses, pageHref, shownStatuses, statusLabel } from '../links.js';
 import { ofFamilies, type PageQuery, type PageSection, type SectionContext } from './section.js';
 
 const PAGE_SIZE = 50;
@@ -24,6 +24,10 @@ export const libraryTerms: PageSection = {
   async render({ pages, request, row, visible, query }: SectionContext): Promise<Markup> {
     const { refdata } = pages;
     const page = query.page ?? 1;
+    const signedIn = visible === undefined;
+    // Visitors who choose no status are not shown Rejected terms; the Status
+    // filter, ticked to match, lists them with their count to include them.
+    const shown = shownStatuses(signedIn, (query.status ?? []) as Status[]);
     const base = refdata.db
       .selectFrom('resources as r')
       .where('r.library_key', '=', row.iri)
@@ -39,8 +43,8 @@ export const libraryTerms: PageSection = {
       .$if((query.family ?? []).length > 0, (select) =>
         select.where('r.family', 'in', query.family ?? []),
       )
-      .$if((query.status ?? []).length > 0, (select) =>
-        select.where('r.status', 'in', (query.status ?? []) as Status[]),
+      .$if(shown !== undefined, (select) =>
+        shown?.length ? select.where('r.status', 'in', shown) : select.where(sql<boolean>`1 = 0`),
       );
     const total = Number(
       (await filtered.select(sql<number>`count(*)`.as('n')).executeTakeFirst())?.n ?? 0,
@@ -59,8 +63,9 @@ export const libraryTerms: PageSection = {
       byStatus.set(entry.status, (byStatus.get(entry.status) ?? 0) + Number(entry.n));
     }
     const path = request.url.split('?')[0] ?? '/';
+    const ticked = { family: query.family ?? [], status: (shown ?? []) as readonly string[] };
     const chosen = (name: 'family' | 'status', value: string) =>
-      (query[name] ?? []).includes(value) ? html` checked` : html``;
+      ticked[name].includes(value) ? html` checked` : html``;
     const pagesCount = Math.max(1, Math.ceil(total / PAGE_SIZE));
     return html`<h2 id="terms">Terms</h2>
 <form method="get" action="${path}#terms" class="facets">
@@ -72,6 +77,7 @@ export const libraryTerms: PageSection = {
     ([status, n]) =>
       html`<div><label class="inline"><input type="checkbox" name="status" value="${status}"${chosen('status', status)}> ${statusLabel(status)} <span class="count">(${n})</span></label></div>`,
   )}</fieldset>
+  ${!signedIn && (query.status ?? []).length === 0 && byStatus.has('Rejected') ? html`<p class="hint" id="rejected-hint">Rejected terms are left out: tick Rejected to include them.</p>` : html``}
   <p><button type="submit">Show</button></p>
 </form>
 <p id="term-count">${total} ${total === 1 ? 'term' : 'terms'}${pagesCount > 1 ? html`, page ${page} of ${pagesCount}` : html``}</p>
@@ -84,7 +90,7 @@ export const libraryTerms: PageSection = {
         ? html`<a rel="prev" href="${address(path, { ...query, page: page - 1 })}">Previous ${PAGE_SIZE}</a>`
         : html``
     }${page < pagesCount ? html`<a rel="next" href="${address(path, { ...query, page: page + 1 })}">Next ${PAGE_SIZE}</a>` : html``}</nav>
-${await hierarchy({ pages, row, visible })}`;
+${await hierarchy({ pages, row, visible: defaultStatuses(signedIn) })}`;
   },
 };
 
