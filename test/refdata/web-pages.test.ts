@@ -247,19 +247,49 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('<p id="term-count">3 terms</p>');
     expect(page.body).not.toContain(pathOf(hidden.iri));
-    // Each class under its superclass: Equipment > Pump > Centrifugal pump.
-    const tree = page.body.slice(page.body.indexOf('<ul id="hierarchy"'));
-    const [equipment, pump, centrifugal] = made.map((iri) => tree.indexOf(pathOf(iri)));
-    expect(equipment).toBeGreaterThan(-1);
-    expect(pump).toBeGreaterThan(equipment as number);
-    expect(centrifugal).toBeGreaterThan(pump as number);
-    expect(tree.match(/<details>/g)).toHaveLength(2);
+    // The tree opens a level at a time: Equipment > Pump > Centrifugal pump.
+    const [equipment, pump, centrifugal] = made as [string, string, string];
+    const tree = /<ul class="tree" id="hierarchy">([\s\S]*?)<\/ul>/.exec(page.body)?.[1] ?? '';
+    expect(tree).toContain(`href="${pathOf(equipment)}"`);
+    expect(tree).not.toContain(`href="${pathOf(pump)}"`);
+    const level = (iri: string) => `/hierarchy/subclasses?iri=${encodeURIComponent(iri)}`;
+    // Without script, the opened level links to the class's page, which lists it.
+    expect(tree).toContain(`data-subtree="${level(equipment)}"`);
+    expect(tree).toContain(`href="${pathOf(equipment)}#subclasses">Show the 1 subclass of`);
+    const second = await browser.get(level(equipment));
+    expect(second.statusCode).toBe(200);
+    expect(second.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(second.body).toMatch(/^<ul class="tree">/);
+    expect(second.body).toContain(`href="${pathOf(pump)}"`);
+    expect(second.body).not.toContain(pathOf(hidden.iri));
+    expect(second.body).toContain(`data-subtree="${level(pump)}"`);
+    expect((await browser.get(level(pump))).body).toContain(`href="${pathOf(centrifugal)}"`);
+    expect((await browser.get(level(centrifugal))).body).toBe('<ul class="tree"></ul>');
+    // A class's page: its breadcrumbs from the library down, and its subclasses.
+    const pumpPage = (await browser.get(pathOf(pump))).body;
+    const trail = /<nav aria-label="Hierarchy"[^>]*>([\s\S]*?)<\/nav>/.exec(pumpPage)?.[1] ?? '';
+    expect(trail.indexOf(pathOf(library))).toBeGreaterThan(-1);
+    expect(trail.indexOf(pathOf(equipment))).toBeGreaterThan(trail.indexOf(pathOf(library)));
+    expect(trail).toContain('href="http://example.org/Thing"');
+    expect(trail).toMatch(/<li aria-current="page">[^<]*Pump/);
+    expect(pumpPage).toContain('<h2 id="subclasses">Subclasses (1)</h2>');
+    expect(pumpPage.slice(pumpPage.indexOf('id="subclasses"'))).toContain(pathOf(centrifugal));
+    for (const bad of [
+      '/hierarchy/subclasses',
+      `/hierarchy/subclasses?iri=${'x'.repeat(2049)}`,
+      `${level(equipment)}&depth=2`,
+    ])
+      expect((await browser.get(bad)).statusCode, bad).toBe(400);
+    expect((await browser.get(level('https://example.org/nothing-here'))).statusCode).toBe(404);
+    // A Draft's level is not shown to visitors.
+    expect((await browser.get(level(hidden.iri))).statusCode).toBe(404);
     const filtered = await browser.get(`${pathOf(library)}?family=property`);
     expect(filtered.body).toContain('<p id="term-count">0 terms</p>');
     expect((await browser.get(`${pathOf(library)}?page=0`)).statusCode).toBe(400);
     const signedIn = new Browser(service);
     await signedIn.signInWithToken(await service.token(['Reader'], 'gina'));
     expect((await signedIn.get(pathOf(library))).body).toContain(pathOf(hidden.iri));
+    expect((await signedIn.get(level(equipment))).body).toContain(pathOf(hidden.iri));
   });
 
   it('draws each family as what it is: relations both ways, picklist values, IMF structure, symbols', async () => {
@@ -285,9 +315,10 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     });
     expect(await page(parent.iri)).toMatch(
       new RegExp(
-        `Subclasses \\(1\\)</h3><ul class="referenced-by" data-field="subClassOf"><li><a href="${pathOf(child.iri)}">`,
+        `<h2 id="subclasses">Subclasses \\(1\\)</h2><ul class="tree" id="subclass-tree"><li><a href="${pathOf(child.iri)}">`,
       ),
     );
+    expect(await page(parent.iri)).not.toContain('data-field="subClassOf"');
 
     const picklist = await create(service, '/cfihos/picklist', {
       name: uniqueName('Seal types'),

@@ -753,4 +753,45 @@ export const refdataMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0015_generalizations': {
+    async up(db: MigrationDb) {
+      // Each resource's superclasses (`subClassOf`, `superEntity`), one row per
+      // link, so the pages' hierarchy finds a class's subclasses by an index
+      // rather than by reading every body (docs/web.md).
+      await db.schema
+        .createTable('generalizations')
+        .addColumn('resource_id', 'integer', (c) => c.notNull())
+        .addColumn('parent_iri', 'varchar(2048)', (c) => c.notNull())
+        .addPrimaryKeyConstraint('generalizations_key', ['resource_id', 'parent_iri'])
+        .execute();
+      await db.schema
+        .createIndex('generalizations_parent')
+        .on('generalizations')
+        .columns(['parent_iri', 'resource_id'])
+        .execute();
+      // The extraction is written out: a migration must not change when shared code does.
+      const rows = (await db
+        .selectFrom('resources')
+        .select(['id', 'body'])
+        .where((eb) =>
+          eb.or([eb('body', 'like', '%"subClassOf"%'), eb('body', 'like', '%"superEntity"%')]),
+        )
+        .execute()) as { id: number; body: string }[];
+      const links: { resource_id: number; parent_iri: string }[] = [];
+      for (const row of rows) {
+        const body = JSON.parse(row.body) as { subClassOf?: unknown; superEntity?: unknown };
+        const parents = [
+          ...(Array.isArray(body.subClassOf) ? body.subClassOf : [body.subClassOf]),
+          body.superEntity,
+        ].filter((iri): iri is string => typeof iri === 'string');
+        for (const parent of new Set(parents))
+          links.push({ resource_id: row.id, parent_iri: parent });
+      }
+      for (let start = 0; start < links.length; start += 500)
+        await db
+          .insertInto('generalizations')
+          .values(links.slice(start, start + 500))
+          .execute();
+    },
+  },
 };

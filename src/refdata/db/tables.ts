@@ -33,6 +33,12 @@ export interface ResourcesTable {
   updated_at: number;
 }
 
+/** A resource's superclass (`subClassOf`, `superEntity`), one row per link, kept with its body. */
+export interface GeneralizationsTable {
+  resource_id: number;
+  parent_iri: string;
+}
+
 export interface RevisionsTable {
   id: Generated<number>;
   resource_id: number;
@@ -265,6 +271,7 @@ export interface MailOutboxTable {
 export interface RefdataTables {
   sessions: SessionsTable;
   resources: ResourcesTable;
+  generalizations: GeneralizationsTable;
   revisions: RevisionsTable;
   removed_resources: RemovedResourcesTable;
   search_changes: SearchChangesTable;

@@ -23,6 +23,14 @@ export interface RefersTo {
 /** The schema keyword that carries `RefersTo` (an OpenAPI extension). */
 export const REFERS_TO = 'x-refers-to';
 
+/**
+ * How a field reads on a resource's page when its own section shows it rather
+ * than the details list (web/sections): `properties`, a class's properties
+ * table; `structure`, an IMF type's terminals, attributes and parts.
+ */
+export const PAGE_READING = 'x-page';
+export type PageReading = 'properties' | 'structure';
+
 const Iri = (description: string, refersTo?: RefersTo, title?: string) =>
   Type.String({
     ...(title ? { title } : {}),
@@ -221,11 +229,21 @@ export function slug(name: string): string {
     .slice(0, 100);
 }
 
-/** The generalizations a stored class names: `subClassOf` (one or many) and `superEntity`. */
-function generalizationsOf(resource: ReferencedResource): string[] {
-  const { subClassOf, superEntity } = resource.body;
+/**
+ * The generalizations a body names: `subClassOf` (one or many) and
+ * `superEntity`, each once. The hierarchy (its storage, the pages' trees and
+ * breadcrumbs) and the loop rule read them here alone.
+ */
+export function generalizationsIn(body: Record<string, unknown>): string[] {
+  const { subClassOf, superEntity } = body;
   const supers = Array.isArray(subClassOf) ? subClassOf : [subClassOf];
-  return [...supers, superEntity].filter((iri): iri is string => typeof iri === 'string');
+  return [
+    ...new Set([...supers, superEntity].filter((iri): iri is string => typeof iri === 'string')),
+  ];
+}
+
+function generalizationsOf(resource: ReferencedResource): string[] {
+  return generalizationsIn(resource.body);
 }
 
 /** How far a loop is looked for; deeper hierarchies than this do not occur in practice. */

@@ -10,6 +10,7 @@ import type {
   RevisionsTable,
   Status,
 } from '../db/tables.js';
+import { generalizationsIn } from '../families/common.js';
 import { LIBRARY_FAMILY } from '../families/family.js';
 import { writableIri } from '../rdf/writable-terms.js';
 
@@ -592,6 +593,7 @@ export class ResourceStore {
     if (removed.numDeletedRows !== 1n) {
       throw new LifecycleConflict('stale-write', `${value.iri} changed meanwhile.`);
     }
+    await trx.deleteFrom('generalizations').where('resource_id', '=', value.id).execute();
     const now = this.after(value.updated_at);
     await trx
       .insertInto('removed_resources')
@@ -769,7 +771,36 @@ export class ResourceStore {
       .returningAll()
       .executeTakeFirstOrThrow();
     await this.revise(trx, row, 'create', change, values);
+    await this.keepGeneralizations(trx, [row], false);
     return row;
+  }
+
+  /** The `generalizations` rows of resources just written, as their bodies name them. */
+  private async keepGeneralizations(
+    trx: Transaction<RefdataTables>,
+    rows: readonly ResourceRow[],
+    replacing: boolean,
+  ): Promise<void> {
+    if (replacing && rows.length > 0)
+      await trx
+        .deleteFrom('generalizations')
+        .where(
+          'resource_id',
+          'in',
+          rows.map((row) => row.id),
+        )
+        .execute();
+    const links = rows.flatMap((row) =>
+      generalizationsIn(JSON.parse(row.body) as Record<string, unknown>).map((parent) => ({
+        resource_id: row.id,
+        parent_iri: parent,
+      })),
+    );
+    for (let start = 0; start < links.length; start += 500)
+      await trx
+        .insertInto('generalizations')
+        .values(links.slice(start, start + 500))
+        .execute();
   }
 
   /**
@@ -791,6 +822,7 @@ export class ResourceStore {
         .values(chunk.map(({ resource }) => newRow(resource, change, now)))
         .returningAll()
         .execute();
+      await this.keepGeneralizations(trx, rows, false);
       const byIri = new Map(rows.map((row) => [row.iri, row]));
       for (const row of rows) if (row.parent_iri === null) known.set(row.iri, row.library_key);
       const inserted = chunk.map(({ resource, values }) => ({
@@ -869,6 +901,7 @@ export class ResourceStore {
       .executeTakeFirst();
     if (!row) throw await this.conflictFor(trx, basedOn, 'not-draft');
     await this.revise(trx, row, 'update', change, values);
+    await this.keepGeneralizations(trx, [row], true);
     return row;
   }
 

@@ -12,6 +12,7 @@ import { registerPickRoute } from './authoring/pick-route.js';
 import { registerReviewPages } from './authoring/review-pages.js';
 import { AUTHORING_SCRIPT, AUTHORING_SCRIPT_PATH } from './authoring/script.js';
 import { registerSubmitPages } from './authoring/submit-pages.js';
+import { registerHierarchyRoutes } from './hierarchy/routes.js';
 import { registerHomePage } from './home-page.js';
 import { registerImportPages } from './import-pages.js';
 import { OidcSignIn, registerOidcSignIn } from './oidc-sign-in.js';
@@ -50,6 +51,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerPackagePages,
   registerDiscussionPages,
   registerInboxPages,
+  registerHierarchyRoutes,
 ];
 
 /** Expired sessions are swept this often. */

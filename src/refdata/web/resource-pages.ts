@@ -16,6 +16,7 @@ import { factsOf, type RowWithFacts } from '../resources/store.js';
 import { searchFilters } from '../search/routes.js';
 import { completeShacl } from '../shacl/assemble.js';
 import { DONE_NOTICES, doneNotice, resourceActions } from './authoring/resource-actions.js';
+import { TREE_SCRIPT_PATH } from './hierarchy/tree.js';
 import { historyList } from './history.js';
 import { pageHref, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
@@ -112,11 +113,17 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       row.status === 'Approved' || row.status === 'Deprecated' || row.status === 'ExternallyManaged'
         ? html``
         : await discussionSection(pages, request, reply, { resource: row });
-    const sections = await Promise.all(
-      SECTIONS.filter(
-        (section) => !section.shownFor || (family !== undefined && section.shownFor(family)),
-      ).map((section) => section.render(context)),
+    const shown = SECTIONS.filter(
+      (section) => !section.shownFor || (family !== undefined && section.shownFor(family)),
     );
+    const [top, sections] = await Promise.all([
+      Promise.all(
+        shown.filter((section) => section.placement === 'top').map((s) => s.render(context)),
+      ),
+      Promise.all(
+        shown.filter((section) => section.placement !== 'top').map((s) => s.render(context)),
+      ),
+    ]);
     return pages.answer(
       request,
       reply,
@@ -125,8 +132,9 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
         title: body.name ?? row.iri,
         wide: true,
         notice: doneNotice(query.done),
+        scripts: [TREE_SCRIPT_PATH],
       },
-      html`<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${pages.refdata.families.labelOf(row.family)}</span></p>
+      html`${top}<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${pages.refdata.families.labelOf(row.family)}</span></p>
 <p>IRI: ${copyable('iri', row.iri, { className: 'iri', label: 'Copy IRI' })}</p>
 ${
   rejection
@@ -146,8 +154,10 @@ ${changeRequest}
 ${resourceActions(pages, request, row)}
 ${body.description ? html`<p id="definition">${body.description}</p>` : html``}
 ${sections}
-<h2>All statements</h2>
+<h2 id="rdf">RDF</h2>
+<details id="rdf-view"><summary>Every statement about it (${quads.filter((quad) => quad.subject.value === row.iri).length})</summary>
 ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
+</details>
 <h2>Download</h2>
 <ul id="downloads" class="inline-list">${DOWNLOADS.map(
         (download) =>

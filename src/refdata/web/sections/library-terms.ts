@@ -1,13 +1,13 @@
 import { sql } from 'kysely';
 import { html, type Markup } from '../../../platform/web/html.js';
 import type { Status } from '../../db/tables.js';
-import { type FamilyKey, LIBRARY_FAMILY } from '../../families/family.js';
+import { LIBRARY_FAMILY } from '../../families/family.js';
+import { rootsOf } from '../../resources/hierarchy.js';
+import { makesTrees, treeLevel } from '../hierarchy/tree.js';
 import { defaultStatuses, pageHref, shownStatuses, statusLabel } from '../links.js';
 import { ofFamilies, type PageQuery, type PageSection, type SectionContext } from './section.js';
 
 const PAGE_SIZE = 50;
-/** Above this many classes a library's hierarchy is not drawn as one tree. */
-const TREE_LIMIT = 1500;
 
 function address(path: string, query: PageQuery): string {
   const params = new URLSearchParams();
@@ -95,54 +95,18 @@ ${await hierarchy({ pages, row, visible: defaultStatuses(signedIn) })}`;
 };
 
 /**
- * The library's classes as a tree: each under its superclasses in this library
- * (a class with several appears under each), roots first, every level a
- * `<details>` that opens without script.
+ * The library's classes as a tree: its top classes (none of whose superclasses
+ * is in the library), each opening to its subclasses a level at a time
+ * (web/hierarchy/tree.ts), so a library of thousands of classes is drawn as
+ * quickly as one of ten.
  */
 async function hierarchy({
   pages,
   row,
   visible,
 }: Pick<SectionContext, 'pages' | 'row' | 'visible'>): Promise<Markup> {
-  const classes = await pages.refdata.db
-    .selectFrom('resources')
-    .select(['iri', 'name', 'status', 'body'])
-    .where('library_key', '=', row.iri)
-    .where('family', 'in', ['class', 'cfihos-entity'] satisfies FamilyKey[])
-    .$if(visible !== undefined, (select) =>
-      select.where('status', 'in', (visible ?? []) as Status[]),
-    )
-    .orderBy('name_normalized')
-    .limit(TREE_LIMIT + 1)
-    .execute();
-  if (classes.length === 0) return html``;
-  if (classes.length > TREE_LIMIT) {
-    return html`<h2>Class hierarchy</h2><p>This library has more than ${TREE_LIMIT} classes: too many to draw as one tree. Filter the terms above, or open a class to walk its superclasses and subclasses.</p>`;
-  }
-  const known = new Set(classes.map((entry) => entry.iri));
-  const children = new Map<string, typeof classes>();
-  const roots: typeof classes = [];
-  for (const entry of classes) {
-    const body = JSON.parse(entry.body) as { subClassOf?: string[]; superEntity?: string };
-    const parents = [
-      ...(body.subClassOf ?? []),
-      ...(body.superEntity ? [body.superEntity] : []),
-    ].filter((iri) => known.has(iri));
-    if (parents.length === 0) roots.push(entry);
-    for (const parent of parents) children.set(parent, [...(children.get(parent) ?? []), entry]);
-  }
-  const branch = (entry: (typeof classes)[number], seen: Set<string>): Markup => {
-    const below = seen.has(entry.iri) ? [] : (children.get(entry.iri) ?? []);
-    const link = html`<a href="${pageHref(pages.refdata, entry.iri) ?? entry.iri}">${entry.name}</a>${
-      entry.status === 'Approved'
-        ? html``
-        : html` <span class="status status-${entry.status}">${statusLabel(entry.status)}</span>`
-    }`;
-    if (below.length === 0) return html`<li>${link}</li>`;
-    const next = new Set(seen).add(entry.iri);
-    // The toggle is its own control beside the link (a link inside a summary is
-    // two controls in one, which keyboards and screen readers cannot tell apart).
-    return html`<li>${link} <details><summary>${below.length} ${below.length === 1 ? 'subclass' : 'subclasses'}<span class="visually-hidden"> of ${entry.name}</span></summary><ul>${below.map((child) => branch(child, next))}</ul></details></li>`;
-  };
-  return html`<h2>Class hierarchy</h2><ul id="hierarchy" class="tree">${roots.map((root) => branch(root, new Set()))}</ul>`;
+  const families = pages.refdata.families.all.filter(makesTrees).map((family) => family.key);
+  const roots = await rootsOf(pages.refdata.db, row.iri, families, visible);
+  if (roots.total === 0) return html``;
+  return html`<h2 id="class-hierarchy">Class hierarchy</h2><p class="hint">The library's top classes; open one to see its subclasses.</p>${treeLevel(pages, roots, 'hierarchy')}`;
 }

@@ -26,8 +26,8 @@ const INVERSE: Record<string, string> = {
   predicate: 'Attribute types that give a value for this property',
 };
 
-/** Links that other sections show (a library's terms, a picklist's values). */
-const SHOWN_ELSEWHERE = new Set(['ontology', 'picklist']);
+/** Links that other sections show (a library's terms, a picklist's values, a class's subclasses). */
+const SHOWN_ELSEWHERE = new Set(['ontology', 'picklist', 'subClassOf', 'superEntity']);
 
 /** The field names of `body` whose value is, or holds, `iri`. */
 function fieldsReferencing(body: Record<string, unknown>, iri: string): string[] {

@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { Markup } from '../../../platform/web/html.js';
+import type { Status } from '../../db/tables.js';
 import type { Family } from '../../families/family.js';
 import type { ResourceRow } from '../../resources/store.js';
 import type { Pages } from '../pages.js';
@@ -21,7 +22,7 @@ export interface SectionContext {
   /** The page's query: which of a library's terms, and which page of them. */
   query: PageQuery;
   /** Which statuses the viewer may see (undefined: all, they are signed in). */
-  visible: readonly string[] | undefined;
+  visible: readonly Status[] | undefined;
 }
 
 /**
@@ -32,6 +33,8 @@ export interface SectionContext {
 export interface PageSection {
   /** Whether it is shown on the pages of this family; left out, it is shown on every page. */
   shownFor?(family: Family): boolean;
+  /** `top`: under the title, before the status (a class's breadcrumbs); else after the definition. */
+  placement?: 'top';
   render(context: SectionContext): Promise<Markup>;
 }
 
