@@ -118,6 +118,91 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect((await reader.get('/symbols')).body).toContain(`href="${pathOf(symbol.iri)}"`);
   });
 
+  it('reads a CFIHOS class at a glance: its properties as a table, inherited ones with their source, picklist values inline', async () => {
+    const ontology = await createLibrary(service, { name: uniqueName('Glance library') });
+    const dimension = await create(service, '/cfihos/dimension', {
+      name: uniqueName('Pressure'),
+      ontology,
+      dimensionCode: `P${Date.now()}`,
+    });
+    const picklist = await create(service, '/cfihos/picklist', {
+      name: uniqueName('Seal kinds'),
+      ontology,
+      subClassOf: 'http://x.example/picklist',
+      picklistValues: [
+        { name: 'Mechanical seal', description: 'A mechanical seal' },
+        { name: 'Gland packing', description: 'Packing' },
+      ],
+    });
+    const sealKind = await create(service, '/general/property', {
+      name: uniqueName('Seal kind'),
+      ontology,
+      types: ['controlledText'],
+      range: picklist.iri,
+    });
+    const designPressure = await create(service, '/general/property', {
+      name: uniqueName('Design pressure'),
+      ontology,
+      types: ['number'],
+      range: dimension.iri,
+    });
+    const pump = await create(service, '/cfihos/entity', {
+      name: uniqueName('Pump'),
+      ontology,
+      entityType: 'equipment',
+      propertyReferences: [
+        { propertyUri: designPressure.iri, minCardinality: 1, maxCardinality: 1 },
+      ],
+    });
+    const centrifugal = await create(service, '/cfihos/entity', {
+      name: uniqueName('Centrifugal pump'),
+      ontology,
+      entityType: 'equipment',
+      superEntity: pump.iri,
+      isAbstract: false,
+      propertyReferences: [{ propertyUri: sealKind.iri, minCardinality: 0, maxCardinality: 2 }],
+    });
+    const reader = new Browser(service);
+    await reader.signInWithToken(await service.token(['Reader'], 'olga'));
+    const page = (await reader.get(pathOf(centrifugal.iri))).body;
+    const table = /<table id="class-properties"[\s\S]*?<\/table>/.exec(page)?.[0] ?? '';
+    const rows = table.split('<tr>').slice(2);
+    expect(rows).toHaveLength(2);
+    // Its own first, named and linked, with the picklist's values a click away.
+    expect(rows[0]).toContain(`href="${pathOf(sealKind.iri)}">${sealKind.name}</a>`);
+    expect(rows[0]).toContain('<td>Picklist</td>');
+    expect(rows[0]).toContain(`href="${pathOf(picklist.iri)}">${picklist.name}</a>`);
+    expect(rows[0]).toMatch(
+      /<summary>2 values<span class="visually-hidden"> of [^<]+<\/span><\/summary>/,
+    );
+    expect(rows[0]).toContain('Gland packing</a>');
+    expect(rows[0]).toContain('<td>0..2</td>');
+    expect(rows[0]).toContain('<td>This class</td>');
+    // Then the inherited one, with the superclass it comes from.
+    expect(rows[1]).toContain(`href="${pathOf(designPressure.iri)}">${designPressure.name}</a>`);
+    expect(rows[1]).toContain('<td>Number</td>');
+    expect(rows[1]).toContain(`href="${pathOf(dimension.iri)}">${dimension.name}</a>`);
+    expect(rows[1]).toContain(`<td><a href="${pathOf(pump.iri)}">${pump.name}</a></td>`);
+    expect(page).toContain('1 its own, 1 inherited from its superclasses.');
+    // The details read as words: Yes/No, the entity type; no raw restriction outside the RDF view.
+    const details = /<dl id="details"[\s\S]*?<\/dl>/.exec(page)?.[0] ?? '';
+    expect(details).toContain('<dd data-field="isAbstract">No</dd>');
+    expect(details).toContain('<dd data-field="entityType">equipment</dd>');
+    const outsideRdf = page.replace(/<details id="rdf-view">[\s\S]*?<\/details>/, '');
+    expect(outsideRdf).not.toContain('owl:Restriction');
+    expect(page).toContain('owl:Restriction');
+    // A property's range by name; the breadcrumbs climb to the superclass.
+    const property = (await reader.get(pathOf(sealKind.iri))).body;
+    expect(/<dd data-field="range">[\s\S]*?<\/dd>/.exec(property)?.[0]).toContain(
+      `href="${pathOf(picklist.iri)}">${picklist.name}</a>`,
+    );
+    expect(/<nav aria-label="Hierarchy"[\s\S]*?<\/nav>/.exec(page)?.[0]).toContain(
+      `href="${pathOf(pump.iri)}">${pump.name}</a>`,
+    );
+    for (const any of [page, property])
+      expect(any).not.toMatch(/\bn3-\d+\b|_:b?\d+|\bdf_\d+_\d+\b/);
+  });
+
   it('shows anonymous visitors the libraries and content, but not Drafts', async () => {
     const browser = new Browser(service);
     const home = await browser.get('/');

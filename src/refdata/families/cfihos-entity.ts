@@ -10,6 +10,7 @@ import {
   IRI,
   loopError,
   ONTOLOGY_FIELD,
+  PAGE_READING,
 } from './common.js';
 import { defineFamily, type RuleContext } from './family.js';
 import { mapsToKind, UNSPSC_EQUIPMENT } from './mappings.js';
@@ -36,7 +37,8 @@ export const cfihosEntity = defineFamily({
           },
           { additionalProperties: false },
         ),
-        { maxItems: 500 },
+        // Its page reads them as a table, with those it inherits.
+        { maxItems: 500, [PAGE_READING]: 'properties' },
       ),
       equipmentClasses: Type.Optional(
         Type.Array(

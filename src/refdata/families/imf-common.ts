@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../platform/http/problem.js';
 import { ASPECTS } from '../imf/vocabulary.js';
-import { countedReferenceErrors, IRI, type RefersTo } from './common.js';
+import { countedReferenceErrors, IRI, PAGE_READING, type RefersTo } from './common.js';
 
 const Cardinality = Type.Integer({ minimum: 0, maximum: 1_000_000 });
 
@@ -16,7 +16,8 @@ export const EntityReferences = (description: string, family: string) =>
       },
       { additionalProperties: false },
     ),
-    { maxItems: 500 },
+    // Its page draws them as the type's structure.
+    { maxItems: 500, [PAGE_READING]: 'structure' },
   );
 
 export const AspectField = Type.Union(

@@ -14,7 +14,8 @@ export function statusLabel(status: string): string {
   return status;
 }
 
-function compact(iri: string): string {
+/** An IRI by a known prefix (`xsd:string`), else whole. */
+export function compactIri(iri: string): string {
   const namespaces: Record<string, string> = { ...NS, rdl: RDL_NAMESPACE };
   for (const [prefix, base] of Object.entries(namespaces)) {
     if (iri.startsWith(base)) return `${prefix}:${iri.slice(base.length)}`;
@@ -41,8 +42,8 @@ export function statementsTable(
         : iri;
     // Only web addresses become links: a stored `javascript:` or `data:` IRI (or
     // any other scheme) is shown as text, never made clickable.
-    if (!/^https?:\/\//i.test(href)) return `<code>${escapeHtml(compact(iri))}</code>`;
-    return `<a href="${escapeHtml(href)}">${escapeHtml(compact(iri))}</a>`;
+    if (!/^https?:\/\//i.test(href)) return `<code>${escapeHtml(compactIri(iri))}</code>`;
+    return `<a href="${escapeHtml(href)}">${escapeHtml(compactIri(iri))}</a>`;
   };
   const rows = quads
     .filter((quad) => quad.subject.value === row.iri)
@@ -74,11 +75,11 @@ function describeBlankNode(node: Term, quads: readonly Quad[], seen: Set<string>
       const object = inner.object;
       const value =
         object.termType === 'NamedNode'
-          ? compact(object.value)
+          ? compactIri(object.value)
           : object.termType === 'BlankNode'
             ? `[${describeBlankNode(object, quads, seen)}]`
             : object.value;
-      return `${compact(inner.predicate.value)} ${value}`;
+      return `${compactIri(inner.predicate.value)} ${value}`;
     })
     .join('; ');
 }

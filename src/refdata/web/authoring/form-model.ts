@@ -1,4 +1,4 @@
-import { REFERS_TO, type RefersTo } from '../../families/common.js';
+import { type PageReading, REFERS_TO, type RefersTo } from '../../families/common.js';
 import { pointerTo } from '../../resources/field-changes.js';
 
 /**
@@ -28,6 +28,8 @@ export interface FieldSchema {
    * connection points of the same body set on it.
    */
   'x-form'?: 'hidden' | 'drawing';
+  /** A section of the resource's page of its own shows it (families/common.ts). */
+  'x-page'?: PageReading;
 }
 
 /**

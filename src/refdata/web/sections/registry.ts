@@ -1,4 +1,6 @@
 import { breadcrumbs } from './breadcrumbs.js';
+import { classProperties } from './class-properties.js';
+import { details } from './details.js';
 import { imfType } from './imf-type.js';
 import { libraryTerms } from './library-terms.js';
 import { ownedValues } from './owned-values.js';
@@ -14,6 +16,8 @@ import { symbolDrawing } from './symbol-drawing.js';
  */
 export const SECTIONS: readonly PageSection[] = [
   breadcrumbs,
+  details,
+  classProperties,
   libraryReleases,
   libraryTerms,
   ownedValues,
