@@ -1,3 +1,5 @@
+import languageTags from 'language-tags';
+
 /**
  * String formats the schemas of both services may use, beyond ajv-formats'.
  * Each has a message that says in words what the value must be.
@@ -75,8 +77,21 @@ export function isLinkIri(value: string): boolean {
 export const LINK_IRI_DETAIL =
   'must be an absolute http, https or urn IRI, with only the characters RFC 3987 allows (no spaces, <>"{}|\\^` or control characters)';
 
+/**
+ * A valid BCP 47 language tag (RFC 5646): well formed, and every subtag in
+ * IANA's registry (`language-tags`, which carries it), not deprecated, as
+ * hosting rules for linked data ask. Case does not matter (`en-gb` is `en-GB`).
+ */
+export function isLanguageTag(value: string): boolean {
+  return value.length <= 35 && languageTags(value).valid();
+}
+
+export const LANGUAGE_TAG_DETAIL =
+  'must be a valid BCP 47 language tag with registered subtags, such as en, nb, pt-BR or zh-Hant';
+
 export const CUSTOM_FORMATS: Readonly<
   Record<string, { validate: (value: string) => boolean; detail: string }>
 > = {
   'link-iri': { validate: isLinkIri, detail: LINK_IRI_DETAIL },
+  'language-tag': { validate: isLanguageTag, detail: LANGUAGE_TAG_DETAIL },
 };

@@ -1,5 +1,6 @@
 import { DataFactory, type NamedNode, type Quad, type Term } from 'n3';
 import type { ChangeEvent } from '../db/tables.js';
+import { DEFAULT_LANGUAGE } from '../families/common.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import type { RdlTerm } from '../rdf/rdl-vocabulary.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
@@ -126,6 +127,7 @@ export function memberQuads(
     parent_iri: null,
     replaces_iri: null,
     body: event.body,
+    language: event.language ?? DEFAULT_LANGUAGE,
     version: event.version,
     created_by: '',
     created_at: event.createdAt,

@@ -38,6 +38,8 @@ export interface FeedEvent {
   justification: string | null;
   /** Its replacement, for a Deprecated version. */
   replacedBy: string | null;
+  /** The language of its name and description; null once it is removed. */
+  language: string | null;
 }
 
 /** The cursor in a page address: `<epoch ms>.<id>`. */
@@ -92,6 +94,12 @@ function selectEvents(db: Kysely<RefdataTables>) {
         .orderBy('replacement.id', 'desc')
         .limit(1)
         .as('replaced_by'),
+      // The language of its labels: fixed for a resource, so its row's now is its row's then.
+      eb
+        .selectFrom('resources as own')
+        .select('own.language')
+        .whereRef('own.iri', '=', 'e.iri')
+        .as('language'),
     ]);
 }
 
@@ -135,6 +143,7 @@ function feedEvent(
     iri: row.iri,
     family: row.family,
     libraryKey: row.library_key,
+    language: row.language ?? null,
     event: row.event,
     status: row.status,
     version: row.version,

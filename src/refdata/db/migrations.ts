@@ -794,4 +794,14 @@ export const refdataMigrations: MigrationSet = {
           .execute();
     },
   },
+  '0016_languages': {
+    async up(db: MigrationDb) {
+      // The language a resource's name and description are in: its library's
+      // declared default (fixed once the library exists), English until now.
+      await db.schema
+        .alterTable('resources')
+        .addColumn('language', 'varchar(35)', (c) => c.notNull().defaultTo('en'))
+        .execute();
+    },
+  },
 };

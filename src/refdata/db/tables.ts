@@ -25,6 +25,8 @@ export interface ResourcesTable {
   replaces_iri: string | null;
   /** The family's JSON body as last saved. */
   body: string;
+  /** The language of its name and description: its library's default (BCP 47). */
+  language: Generated<string>;
   /** Counts every change; the ETag is made from it. */
   version: number;
   created_by: string;

@@ -75,6 +75,35 @@ const DefinitionSource = Type.Object(
   { additionalProperties: false },
 );
 
+/** A BCP 47 language tag (checked against IANA's registry). */
+export const LanguageTag = (description: string) =>
+  Type.String({ minLength: 2, maxLength: 35, format: 'language-tag', description });
+
+/** The label a library's terms are written in when it declares none. */
+export const DEFAULT_LANGUAGE = 'en';
+
+/**
+ * The name and definition in another language than the library's (docs/refdata-model.md):
+ * one preferred label per language.
+ */
+const Translation = Type.Object(
+  {
+    language: LanguageTag('The language of this name and definition (BCP 47: nb, pt-BR, ko)'),
+    name: Type.String({ minLength: 1, maxLength: 500 }),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 20000 })),
+  },
+  { additionalProperties: false },
+);
+
+/** Another label the resource is known by, in a language: found by search, not preferred. */
+const Synonym = Type.Object(
+  {
+    language: LanguageTag('The language of the label (BCP 47)'),
+    label: Type.String({ minLength: 1, maxLength: 500 }),
+  },
+  { additionalProperties: false },
+);
+
 /** The fields every write body has (spec section 2). */
 export const COMMON_FIELDS = {
   changeJustification: Type.String({
@@ -91,6 +120,16 @@ export const COMMON_FIELDS = {
   packageName: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
   relatedTerms: Type.Optional(Type.Array(RelatedTerm, { maxItems: 200 })),
   definitionSources: Type.Optional(Type.Array(DefinitionSource, { maxItems: 50 })),
+  translations: Type.Optional(
+    Type.Array(Translation, {
+      maxItems: 200,
+      description:
+        "The name and definition in other languages than the library's, one per language",
+    }),
+  ),
+  synonyms: Type.Optional(
+    Type.Array(Synonym, { maxItems: 500, description: 'Other labels, each in a language' }),
+  ),
 } satisfies TProperties;
 
 /** A term's library: required for every family but libraries themselves. */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import type { FieldError } from '../../platform/http/problem.js';
-import { owl, rdf } from '../rdf/vocabulary.js';
-import { familySchema, fieldError, IRI, slug } from './common.js';
+import { dcterms, owl, rdf } from '../rdf/vocabulary.js';
+import { familySchema, fieldError, IRI, LanguageTag, slug } from './common.js';
 import { defineFamily, LIBRARY_FAMILY } from './family.js';
 
 /** The CFIHOS reference-data library, version 2.0, that CFIHOS libraries build on (rule 2). */
@@ -35,6 +35,11 @@ export const library = defineFamily({
             'Capital letters and digits, starting with a letter, at most 16 (such as PMP); for a library built on the CFIHOS RDL v2.0',
         }),
       ),
+      defaultLanguage: Type.Optional(
+        LanguageTag(
+          "The language of its terms' name and description (BCP 47); English when left out. Fixed once the library exists",
+        ),
+      ),
       backupFrequency: Type.Optional(
         Type.Union([Type.Literal('daily'), Type.Literal('weekly'), Type.Literal('monthly')]),
       ),
@@ -45,7 +50,10 @@ export const library = defineFamily({
   mintIri: (body, context) =>
     `${context.iriBase}/ontology/${body.path ?? (slug(body.name) || 'library')}`,
   // The path is the IRI's last segment: stored with the library, never changed.
-  fixed: { path: 'it is part of the IRI' },
+  fixed: {
+    path: 'it is part of the IRI',
+    defaultLanguage: "its terms' names and definitions are written in it",
+  },
   complete: (body, context) => ({
     ...body,
     path:
@@ -60,6 +68,8 @@ export const library = defineFamily({
     g.about(rdf('type'), owl('Ontology'));
     for (const iri of body.upperOntologies ?? []) g.about(owl('imports'), g.iri(iri));
     if (body.cfihosPrefix !== undefined) g.about(g.our('cfihosPrefix'), g.plain(body.cfihosPrefix));
+    if (body.defaultLanguage !== undefined)
+      g.about(dcterms('language'), g.plain(body.defaultLanguage));
     if (body.backupFrequency !== undefined)
       g.about(g.our('backupFrequency'), g.plain(body.backupFrequency));
   },

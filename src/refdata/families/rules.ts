@@ -3,6 +3,7 @@ import { LINK_IRI_DETAIL } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import { type CommonBody, fieldError, isAbsoluteIri, REFERS_TO, type RefersTo } from './common.js';
 import type { Family, OwnedValue, RuleContext } from './family.js';
+import { languageErrors } from './languages.js';
 import { mappingRules } from './mappings.js';
 
 /**
@@ -24,6 +25,7 @@ export async function ruleErrors<S extends TObject>(
     ...(await ownedValueErrors(family, body, context)),
     ...mappingRules(family, body, context.catalogues),
     ...definitionSourceErrors(common),
+    ...(await languageErrors(family as unknown as Family, common, context)),
     ...((await family.rules?.(body, context)) ?? []),
   ];
 }

@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
 import type { Refdata } from '../context.js';
 import type { ImportJobsTable } from '../db/tables.js';
+import { DEFAULT_LANGUAGE } from '../families/common.js';
 import { normalizedName } from '../resources/store.js';
 import { cfihosItems } from './cfihos-mapping.js';
 import type { Encoding } from './csv-table.js';
@@ -454,6 +455,7 @@ export class ImportJobs {
       const described = rdfItems(graph.quads, graph.source, {
         iriBase: this.refdata.iriBase,
         library,
+        language: (await this.refdata.store.findByIri(library))?.language ?? DEFAULT_LANGUAGE,
       });
       mapping.items.push(...described.items);
       mapping.refused.push(...described.refused);

@@ -2,6 +2,7 @@ import jsonld from 'jsonld';
 import { DataFactory, Parser, type Quad, type Term } from 'n3';
 import { RdfXmlParser } from 'rdfxml-streaming-parser';
 import { RELATION_TYPES } from '../families/common.js';
+import { sameLanguage } from '../families/languages.js';
 import { RDL_NAMESPACE } from '../rdf/vocabulary.js';
 import type { RefusedRecord } from './cfihos-mapping.js';
 import type { ImportItem, ImportPart } from './import-items.js';
@@ -118,14 +119,56 @@ function keyOf(term: Term): string {
 export interface RdfContext {
   iriBase: string;
   library: string;
+  /** The library's language: its terms' name and description are the labels in it. */
+  language: string;
+}
+
+/** A literal's language, '' for none. */
+function languageOf(term: Term): string {
+  return term.termType === 'Literal' ? term.language : '';
+}
+
+/**
+ * The labels as refdata writes them (docs/rdf.md): the preferred label and
+ * definition in the library's language (or without one) are `name` and
+ * `description`; those in other languages are translations, alternative
+ * labels synonyms.
+ */
+function labels(graph: Graph, subject: string, language: string): Record<string, unknown> {
+  const literals = (predicate: string) =>
+    graph.objects(subject, `${SKOS}${predicate}`).filter((term) => term.termType === 'Literal');
+  const own = (term: Term) => languageOf(term) === '' || sameLanguage(languageOf(term), language);
+  const preferred = literals('prefLabel');
+  const definitions = literals('definition');
+  const body: Record<string, unknown> = {
+    name: (preferred.find(own) ?? preferred[0])?.value ?? '',
+    description: (definitions.find(own) ?? definitions[0])?.value ?? '',
+  };
+  const translations = preferred
+    .filter((term) => !own(term))
+    .map((term) => {
+      const definition = definitions.find((other) =>
+        sameLanguage(languageOf(other), languageOf(term)),
+      );
+      return {
+        language: languageOf(term),
+        name: term.value,
+        ...(definition ? { description: definition.value } : {}),
+      };
+    });
+  if (translations.length > 0) body.translations = translations;
+  const synonyms = literals('altLabel')
+    .filter((term) => languageOf(term) !== '')
+    .map((term) => ({ language: languageOf(term), label: term.value }));
+  if (synonyms.length > 0) body.synonyms = synonyms;
+  return body;
 }
 
 /** The fields every family's RDF gives (docs/rdf.md), as a body has them. */
-function commonBody(graph: Graph, subject: string, library: string): Record<string, unknown> {
+function commonBody(graph: Graph, subject: string, context: RdfContext): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    name: graph.literal(subject, `${SKOS}prefLabel`) ?? '',
-    description: graph.literal(subject, `${SKOS}definition`) ?? '',
-    ontology: library,
+    ...labels(graph, subject, context.language),
+    ontology: context.library,
   };
   const replaces = graph.iris(subject, `${DCTERMS}replaces`)[0];
   if (replaces) body.replaces = replaces;
@@ -191,7 +234,7 @@ export function rdfItems(
     // A value comes with its picklist.
     if (types.some((type) => picklists.has(type))) continue;
     const from = { source, line: index + 1 };
-    const body = commonBody(graph, subject, context.library);
+    const body = commonBody(graph, subject, context);
     const item = (family: string, own: Record<string, unknown>, parts: ImportPart[] = []) =>
       items.push({
         iri: subject,

@@ -40,8 +40,9 @@ export class GraphBuilder {
     return namedNode(writableIri(value));
   }
 
-  text(value: string): Quad_Object {
-    return literal(writableText(value), 'en');
+  /** Text in a language (BCP 47), English unless said. */
+  text(value: string, language = 'en'): Quad_Object {
+    return literal(writableText(value), language);
   }
 
   plain(value: string): Quad_Object {

@@ -1,5 +1,5 @@
 import { DataFactory, type Quad } from 'n3';
-import type { StoredCommonBody } from '../families/common.js';
+import { DEFAULT_LANGUAGE, type StoredCommonBody } from '../families/common.js';
 import { isLibrary } from '../families/family.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import type { GraphFacts, ResourceRow } from '../resources/store.js';
@@ -17,8 +17,18 @@ function commonTriples(
   justification: string | undefined,
   replacedBy: string | undefined,
 ) {
-  if (body.name) g.about(skos('prefLabel'), g.text(body.name));
-  if (body.description) g.about(skos('definition'), g.text(body.description));
+  // Its name and definition in its library's language, then in others: one
+  // preferred label per language (SKOS S14), other labels as alternatives.
+  const language = row.language || DEFAULT_LANGUAGE;
+  if (body.name) g.about(skos('prefLabel'), g.text(body.name, language));
+  if (body.description) g.about(skos('definition'), g.text(body.description, language));
+  for (const translation of body.translations ?? []) {
+    g.about(skos('prefLabel'), g.text(translation.name, translation.language));
+    if (translation.description)
+      g.about(skos('definition'), g.text(translation.description, translation.language));
+  }
+  for (const synonym of body.synonyms ?? [])
+    g.about(skos('altLabel'), g.text(synonym.label, synonym.language));
   if (body.ontology && !isLibrary(row)) g.about(rdfs('isDefinedBy'), g.iri(body.ontology));
   g.about(g.our('status'), g.our(row.status));
   g.about(dcterms('created'), g.dateTime(Number(row.created_at)));

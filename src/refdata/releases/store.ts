@@ -2,6 +2,7 @@ import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
 import { isPostgres } from '../../platform/db/schema.js';
 import type { RefdataTables, ReleasesTable } from '../db/tables.js';
+import { DEFAULT_LANGUAGE } from '../families/common.js';
 import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
 import type { RowWithFacts } from '../resources/store.js';
 
@@ -277,6 +278,14 @@ export class ReleaseStore {
         'revision.actor',
         'revision.created_at as revised_at',
       ])
+      // The language of its labels: fixed for a resource, so its row's now is its row's then.
+      .select((eb) =>
+        eb
+          .selectFrom('resources as own')
+          .select('own.language')
+          .whereRef('own.iri', '=', 'member.iri')
+          .as('language'),
+      )
       .where('member.release_id', '=', releaseId)
       .where('member.resource_id', '>', afterResourceId)
       .orderBy('member.resource_id')
@@ -297,6 +306,7 @@ export class ReleaseStore {
         parent_iri: member.parent_iri,
         replaces_iri: typeof body.replaces === 'string' ? body.replaces : null,
         body: JSON.stringify(body),
+        language: member.language ?? DEFAULT_LANGUAGE,
         version: member.version,
         created_by: member.created_by,
         created_at: Number(member.created_at),

@@ -10,7 +10,7 @@ import type {
   RevisionsTable,
   Status,
 } from '../db/tables.js';
-import { generalizationsIn } from '../families/common.js';
+import { DEFAULT_LANGUAGE, generalizationsIn } from '../families/common.js';
 import { LIBRARY_FAMILY } from '../families/family.js';
 import { writableIri } from '../rdf/writable-terms.js';
 
@@ -115,8 +115,9 @@ export interface StoredMove {
 }
 
 /** The row a new Draft is stored as, at version 1. */
-function newRow(resource: NewResource, change: Change, now: number) {
+function newRow(resource: NewResource, change: Change, now: number, language: string) {
   return {
+    language,
     iri: resource.iri,
     family: resource.family,
     status: 'Draft' as const,
@@ -133,6 +134,11 @@ function newRow(resource: NewResource, change: Change, now: number) {
     updated_by: change.actor,
     updated_at: now,
   };
+}
+
+/** A library's declared default language, English when it declares none. */
+function declaredLanguage(body: Record<string, unknown>): string {
+  return typeof body.defaultLanguage === 'string' ? body.defaultLanguage : DEFAULT_LANGUAGE;
 }
 
 /** No stored IRI is longer, or holds a NUL (which PostgreSQL's text refuses). */
@@ -180,6 +186,8 @@ interface Follower {
 export class ResourceStore {
   private readonly followers: Follower[] = [];
   private readonly postgres: boolean;
+  /** Libraries' declared languages, by IRI (`languageOf`). */
+  private readonly libraryLanguages = new Map<string, string>();
   private readonly aggregateLibraries = new WeakMap<
     Transaction<RefdataTables>,
     Map<string, string>
@@ -715,6 +723,31 @@ export class ResourceStore {
     return library;
   }
 
+  /**
+   * The language a resource's name and description are in: a library's own
+   * declared default, else its library's, English when none is declared.
+   * Libraries' are kept for the process: a library's default never changes.
+   */
+  private async languageOf(
+    trx: Transaction<RefdataTables>,
+    resource: Pick<NewResource, 'family' | 'libraryKey' | 'body'>,
+  ): Promise<string> {
+    if (resource.family === LIBRARY_FAMILY) return declaredLanguage(resource.body);
+    if (!resource.libraryKey) return DEFAULT_LANGUAGE;
+    const cached = this.libraryLanguages.get(resource.libraryKey);
+    if (cached !== undefined) return cached;
+    const library = await trx
+      .selectFrom('resources')
+      .select('body')
+      .where('iri', '=', resource.libraryKey)
+      .where('family', '=', LIBRARY_FAMILY)
+      .executeTakeFirst();
+    if (!library) return DEFAULT_LANGUAGE;
+    const language = declaredLanguage(JSON.parse(library.body) as Record<string, unknown>);
+    this.libraryLanguages.set(resource.libraryKey, language);
+    return language;
+  }
+
   /** The libraries of aggregates this transaction has looked up or inserted, by IRI. */
   private aggregateLibraryCache(trx: Transaction<RefdataTables>): Map<string, string> {
     let known = this.aggregateLibraries.get(trx);
@@ -765,9 +798,10 @@ export class ResourceStore {
     values?: OwnedEntry[],
   ): Promise<ResourceRow> {
     const now = this.now();
+    const language = await this.languageOf(trx, resource);
     const row = await trx
       .insertInto('resources')
-      .values(newRow(resource, change, now))
+      .values(newRow(resource, change, now, language))
       .returningAll()
       .executeTakeFirstOrThrow();
     await this.revise(trx, row, 'create', change, values);
@@ -817,9 +851,15 @@ export class ResourceStore {
     for (let start = 0; start < resources.length; start += 100) {
       const chunk = resources.slice(start, start + 100);
       const now = this.now();
+      const languages: string[] = [];
+      for (const { resource } of chunk) languages.push(await this.languageOf(trx, resource));
       const rows = await trx
         .insertInto('resources')
-        .values(chunk.map(({ resource }) => newRow(resource, change, now)))
+        .values(
+          chunk.map(({ resource }, index) =>
+            newRow(resource, change, now, languages[index] as string),
+          ),
+        )
         .returningAll()
         .execute();
       await this.keepGeneralizations(trx, rows, false);
@@ -890,6 +930,7 @@ export class ResourceStore {
         parent_iri: content.parentIri,
         replaces_iri: content.replacesIri,
         body: JSON.stringify(content.body),
+        language: await this.languageOf(trx, { ...content, family: basedOn.family }),
         version: basedOn.version + 1,
         updated_by: change.actor,
         updated_at: this.after(basedOn.updated_at),
