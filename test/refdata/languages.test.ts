@@ -163,6 +163,23 @@ describe.each(DATABASE_KINDS)('labels in many languages on %s', (kind) => {
     expect(changed.body).toContain('defaultLanguage');
   });
 
+  it('finds a class by its German synonym and by its Norwegian name', async () => {
+    const body = pump();
+    const created = await create(service, '/rdl/terms/subclass', body);
+    const search = async (q: string) =>
+      (
+        await service.call('GET', `/search/search-index?${new URLSearchParams({ q }).toString()}`)
+      ).json() as { hits: { iri: string; label: string }[] };
+    for (const words of ['Kreiselpumpe', 'sentrifugalpumpe', 'Bomba centrifuga', 'roterende hjul'])
+      expect(
+        (await search(words)).hits.map((hit) => hit.iri),
+        words,
+      ).toContain(created.iri);
+    // The hit shows the preferred label in the library's language.
+    const hit = (await search('Kreiselpumpe')).hits.find((entry) => entry.iri === created.iri);
+    expect(hit?.label).toBe(body.name);
+  });
+
   it.each([
     ['a malformed tag', { translations: [{ language: 'en_US', name: 'Pump' }] }, 'BCP 47'],
     ['an unregistered language', { synonyms: [{ language: 'qq-zz', label: 'Pump' }] }, 'BCP 47'],

@@ -32,11 +32,22 @@ export function searchFields(
         (term) => `${term.targetLibrary ?? ''} ${term.targetIdentifier ?? ''}`,
       )
     : [];
+  // Every language's preferred and other labels are labels to search; every
+  // language's definition is description (docs/search.md).
+  const translations = Array.isArray(body.translations)
+    ? (body.translations as { name?: string; description?: string }[])
+    : [];
+  const synonyms = Array.isArray(body.synonyms) ? (body.synonyms as { label?: string }[]) : [];
+  const description = typeof body.description === 'string' ? body.description : '';
   return {
-    label: row.name,
+    label: [
+      row.name,
+      ...translations.map((translation) => translation.name ?? ''),
+      ...synonyms.map((synonym) => synonym.label ?? ''),
+    ].join(' '),
     identifier: identifiers.filter(Boolean).join(' '),
     mappings: mappings.join(' '),
-    description: typeof body.description === 'string' ? body.description : '',
+    description: [description, ...translations.map((t) => t.description ?? '')].join(' ').trim(),
   };
 }
 
