@@ -203,6 +203,40 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
       expect(any).not.toMatch(/\bn3-\d+\b|_:b?\d+|\bdf_\d+_\d+\b/);
   });
 
+  it('shows a class in the language the browser asks for, with a chooser and every language listed', async () => {
+    const name = uniqueName('Centrifugal pump');
+    const created = await create(service, '/rdl/terms/subclass', {
+      name,
+      description: 'Moves fluid with an impeller',
+      ontology: approved,
+      subClassOf: ['https://example.org/Pump'],
+      translations: [{ language: 'nb', name: 'Sentrifugalpumpe', description: 'Flytter væske' }],
+      synonyms: [{ language: 'de', label: 'Kreiselpumpe' }],
+    });
+    await approve(service, created.iri);
+    const visit = (accept?: string, query = '') =>
+      service.app.inject({
+        url: `${pathOf(created.iri)}${query}`,
+        headers: { accept: HTML, ...(accept ? { 'accept-language': accept } : {}) },
+      });
+    const title = (body: string) => /<h1[^>]*>([^<]*)<\/h1>/.exec(body)?.[1];
+    const norwegian = await visit('nb-NO,nb;q=0.9,en;q=0.5');
+    expect(title(norwegian.body)).toBe('Sentrifugalpumpe');
+    expect(norwegian.body).toContain('<p id="definition" lang="nb">Flytter væske</p>');
+    expect(norwegian.headers.vary).toMatch(/accept-language/i);
+    expect(title((await visit()).body)).toBe(name);
+    expect(title((await visit('fr, de;q=0.5')).body)).toBe(name);
+    // The chooser: a form that works without script, and wins over the header.
+    const chosen = await visit('nb', '?lang=en');
+    expect(title(chosen.body)).toBe(name);
+    expect(chosen.body).toContain('<option value="nb">Norwegian Bokmål (nb)</option>');
+    const table = /<table id="label-table"[\s\S]*?<\/table>/.exec(chosen.body)?.[0] ?? '';
+    expect(table).toContain(
+      '<tr lang="de"><th scope="row" lang="en">German (de)</th><td></td><td></td><td>Kreiselpumpe</td></tr>',
+    );
+    expect((await visit(undefined, '?lang=en_US')).statusCode).toBe(400);
+  });
+
   it('shows anonymous visitors the libraries and content, but not Drafts', async () => {
     const browser = new Browser(service);
     const home = await browser.get('/');

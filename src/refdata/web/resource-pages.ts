@@ -18,6 +18,7 @@ import { completeShacl } from '../shacl/assemble.js';
 import { DONE_NOTICES, doneNotice, resourceActions } from './authoring/resource-actions.js';
 import { TREE_SCRIPT_PATH } from './hierarchy/tree.js';
 import { historyList } from './history.js';
+import { chosenLabels, labelsOf, labelsSection, languageName } from './languages.js';
 import { pageHref, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
 import { changeRequestNotice } from './review/change-request.js';
@@ -94,6 +95,8 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       : '';
     const body = JSON.parse(row.body) as { name?: string; description?: string };
     const path = request.url.split('?')[0] ?? '/';
+    const labels = labelsOf(body, row.language);
+    const shownLabels = chosenLabels(request, reply, labels, query.lang);
     const context = {
       pages,
       request,
@@ -129,7 +132,7 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       reply,
       200,
       {
-        title: body.name ?? row.iri,
+        title: shownLabels.name || row.iri,
         wide: true,
         notice: doneNotice(query.done),
         scripts: [TREE_SCRIPT_PATH],
@@ -152,8 +155,14 @@ ${
 }
 ${changeRequest}
 ${resourceActions(pages, request, row)}
-${body.description ? html`<p id="definition">${body.description}</p>` : html``}
+${
+  shownLabels.description || body.description
+    ? html`<p id="definition" lang="${shownLabels.description ? shownLabels.language : labels[0]?.language}">${shownLabels.description ?? body.description}</p>`
+    : html``
+}
+${shownLabels !== labels[0] ? html`<p class="hint" id="label-language">Shown in ${languageName(shownLabels.language)}; in the library's language, ${languageName(labels[0]?.language ?? '')}: ${body.name ?? ''}.</p>` : html``}
 ${sections}
+${labelsSection(path, labels, shownLabels)}
 <h2 id="rdf">RDF</h2>
 <details id="rdf-view"><summary>Every statement about it (${quads.filter((quad) => quad.subject.value === row.iri).length})</summary>
 ${trusted(statementsTable(row, quads, refdata.iriBase, refdata.publicUrl))}
@@ -188,6 +197,8 @@ ${discussion}`,
       page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100000 })),
       // After a step taken on another page: which notice to show (a fixed list).
       done: Type.Optional(Type.Union(Object.keys(DONE_NOTICES).map((key) => Type.Literal(key)))),
+      // The language to show its labels in (else the browser's Accept-Language).
+      lang: Type.Optional(Type.String({ minLength: 2, maxLength: 35, format: 'language-tag' })),
     },
     { additionalProperties: false },
   );

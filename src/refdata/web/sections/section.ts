@@ -11,6 +11,8 @@ export interface PageQuery {
   status?: string[];
   page?: number;
   done?: string;
+  /** The language chosen on the page, if any. */
+  lang?: string;
 }
 
 /** What a section of a resource page is given. */
