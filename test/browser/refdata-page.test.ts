@@ -145,7 +145,14 @@ describe.skipIf(!browserAvailable)(
         await page.fill('#home-q', 'centrifugal');
         await Promise.all([page.waitForLoadState(), page.click('main button:has-text("Search")')]);
         expect(new URL(page.url()).searchParams.get('q')).toBe('centrifugal');
-        await page.check('input[name="status"][value="Approved"]');
+        // The status filter shows what applies (all a visitor may see but Rejected); keep Approved.
+        const ticked = await page
+          .locator('input[name="status"]:checked')
+          .evaluateAll((boxes) => boxes.map((box) => (box as unknown as { value: string }).value));
+        expect(ticked).toContain('Approved');
+        for (const value of ticked.filter((value) => value !== 'Approved'))
+          await page.uncheck(`input[name="status"][value="${value}"]`);
+        expect(await page.locator('input[name="status"][value="Approved"]').isChecked()).toBe(true);
         await Promise.all([
           page.waitForLoadState(),
           page.click('button:has-text("Apply filters")'),
