@@ -14,10 +14,14 @@ export function subtreeAddress(iri: string): string {
   return `/hierarchy/subclasses?${new URLSearchParams({ iri }).toString()}`;
 }
 
-/** Whether a family's resources have superclasses (`subClassOf`, `superEntity`): its classes make trees. */
+/**
+ * Whether a family's resources are classes in a tree: they have superclasses
+ * (`subClassOf`, `superEntity`) and are not an aggregate (a picklist is a list
+ * of values, whose `subClassOf` says what kind of list it is).
+ */
 export function makesTrees(family: Family): boolean {
   const fields = family.schema.properties as Record<string, unknown>;
-  return 'subClassOf' in fields || 'superEntity' in fields;
+  return ('subClassOf' in fields || 'superEntity' in fields) && family.aggregate === undefined;
 }
 
 /**
