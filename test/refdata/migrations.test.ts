@@ -44,7 +44,12 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       .insertInto('resources')
       .values([
         row(library, 'library', { name: 'Old pumps', description: 'd' }),
-        row(picklist, 'picklist', { name: 'Seals', ontology: library }, { library_key: library }),
+        row(
+          picklist,
+          'picklist',
+          { name: 'Seals', ontology: library, subClassOf: 'http://x.example/seal-kinds' },
+          { library_key: library },
+        ),
         row(
           value,
           'picklist-value',
@@ -85,7 +90,20 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       '0012_import_jobs',
       '0013_releases',
       '0014_review',
+      '0015_generalizations',
+      '0016_languages',
     ]);
+    // Superclass links are read from the bodies already stored; labels were English.
+    expect(await handle.db.selectFrom('generalizations').select('parent_iri').execute()).toEqual([
+      { parent_iri: 'http://x.example/seal-kinds' },
+    ]);
+    expect(
+      new Set(
+        (await handle.db.selectFrom('resources').select('language').execute()).map(
+          (r) => r.language,
+        ),
+      ),
+    ).toEqual(new Set(['en']));
     // The history so far is in the change feed, each event in its library's
     // feed (a value in its picklist's library's), and none is sent to webhooks.
     const events = await handle.db
