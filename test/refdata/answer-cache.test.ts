@@ -19,6 +19,7 @@ function answerOf(hits: number, length = 10): SearchAnswer {
     })),
     total: hits,
     facets: { family: new Map([['class', hits]]), library: new Map(), status: new Map() },
+    languages: new Map([['en', hits]]),
     next: undefined,
   };
 }

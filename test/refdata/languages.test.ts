@@ -180,6 +180,41 @@ describe.each(DATABASE_KINDS)('labels in many languages on %s', (kind) => {
     expect(hit?.label).toBe(body.name);
   });
 
+  it('keeps a search to resources with labels in the languages asked for', async () => {
+    const word = `Lang${Date.now()}`;
+    const swiss = await create(service, '/rdl/terms/subclass', {
+      name: `${word} Swiss pump`,
+      ontology: library,
+      subClassOf: ['https://example.org/Pump'],
+      synonyms: [{ language: 'de-CH', label: `${word} Kreiselpumpe` }],
+    });
+    const english = await create(service, '/rdl/terms/subclass', {
+      name: `${word} plain pump`,
+      ontology: library,
+      subClassOf: ['https://example.org/Pump'],
+    });
+    const find = async (query: string) => {
+      const answer = await service.call('GET', `/search/search-index?q=${word}&${query}`);
+      expect(answer.statusCode, answer.body).toBe(200);
+      return answer.json() as { total: number; hits: { iri: string }[]; next?: string };
+    };
+    const iris = async (query: string) => (await find(query)).hits.map((hit) => hit.iri).sort();
+    // `de` finds `de-CH` (RFC 4647 basic filtering); case does not matter.
+    expect(await iris('language=de')).toEqual([swiss.iri]);
+    expect(await iris('language=DE-ch')).toEqual([swiss.iri]);
+    expect(await iris('language=en')).toEqual([english.iri, swiss.iri].sort());
+    expect(await iris('language=de&language=en')).toEqual([english.iri, swiss.iri].sort());
+    expect((await find('language=fr')).total).toBe(0);
+    // The filter stays in the next page's link.
+    const paged = await find('language=en&limit=1');
+    expect(paged.next).toContain('language=en');
+    for (const bad of ['language=en_US', 'language=', `language=${'x'.repeat(36)}`]) {
+      const refused = await service.call('GET', `/search/search-index?q=${word}&${bad}`);
+      expect(refused.statusCode, bad).toBe(400);
+      expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+    }
+  });
+
   it.each([
     ['a malformed tag', { translations: [{ language: 'en_US', name: 'Pump' }] }, 'BCP 47'],
     ['an unregistered language', { synonyms: [{ language: 'qq-zz', label: 'Pump' }] }, 'BCP 47'],

@@ -18,6 +18,7 @@ interface Fixture {
   library?: string;
   status?: string;
   types?: string[];
+  languages?: string[];
 }
 
 function document(fixture: Fixture): IndexedDocument {
@@ -28,6 +29,7 @@ function document(fixture: Fixture): IndexedDocument {
     library: fixture.library ?? 'L1',
     status: fixture.status ?? 'Draft',
     types: fixture.types ?? [],
+    languages: fixture.languages ?? ['en'],
     words: {
       label: wordsOf(fixture.label),
       identifier: wordsOf(fixture.identifier ?? ''),
@@ -238,6 +240,40 @@ describe('the in-memory search index', () => {
       });
       expect(chosen.total).toBe(count);
     }
+  });
+
+  it('filters by language before counting: totals and facets count only documents with a label in it', () => {
+    // Forty languages: past the 32 a slot's mask holds, the rest are listed beside it.
+    const many = Array.from({ length: 40 }, (_, n) => `x${String.fromCharCode(97 + (n % 26))}${n}`);
+    const index = indexOf([
+      { id: 1, label: 'Pump one', languages: ['en', 'de', 'de-ch'], status: 'Approved' },
+      { id: 2, label: 'Pump two', languages: ['en', 'nb'], status: 'Draft' },
+      { id: 3, label: 'Pump three', languages: ['en'], status: 'Approved' },
+      ...many.map((language, n) => ({ id: 10 + n, label: `Valve ${n}`, languages: [language] })),
+      { id: 99, label: 'Pump rare', languages: ['en', many[39] as string] },
+    ]);
+    const german = ask(index, 'pump', { languages: new Set(['de']) });
+    expect(ids(german.hits)).toEqual([1]);
+    expect(german.total).toBe(1);
+    expect(german.facets.status).toEqual(new Map([['Approved', 1]]));
+    expect(ids(ask(index, 'pump', { languages: new Set(['nb', 'de-ch']) }).hits).sort()).toEqual([
+      1, 2,
+    ]);
+    // The rare language (code 40 and up) is found, with words and without.
+    const rare = new Set([many[39] as string]);
+    expect(ids(ask(index, 'pump', { languages: rare }).hits)).toEqual([99]);
+    expect(ids(ask(index, '', { languages: rare }).hits).sort((a, b) => a - b)).toEqual([49, 99]);
+    expect(ask(index, '', { languages: rare }).total).toBe(2);
+    // Without words: everything in the language, by name; a language nobody has finds nothing.
+    expect(ids(ask(index, '', { languages: new Set(['en']) }).hits)).toEqual([1, 99, 3, 2]);
+    expect(ask(index, '', { languages: new Set(['fr']) }).total).toBe(0);
+    expect(ask(index, 'pump').total).toBe(4);
+    // Counts per language, and a removed document no longer counts.
+    expect(ask(index, 'pump').languages.get('de')).toBe(1);
+    index.remove(1);
+    expect(ask(index, 'pump').languages.has('de')).toBe(false);
+    expect(ask(index, 'pump', { languages: new Set(['de']) }).total).toBe(0);
+    expect(ask(index, '').languages.get('en')).toBe(3);
   });
 
   it('lists everything the filters let through by name when there are no words', () => {

@@ -235,6 +235,20 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
       '<tr lang="de"><th scope="row" lang="en">German (de)</th><td></td><td></td><td>Kreiselpumpe</td></tr>',
     );
     expect((await visit(undefined, '?lang=en_US')).statusCode).toBe(400);
+    // Search finds it by its Norwegian name, and keeps to the languages ticked.
+    const browser = new Browser(service);
+    const found = (await browser.get('/search?q=Sentrifugalpumpe')).body;
+    expect(found).toContain(`href="${pathOf(created.iri)}"`);
+    expect(found).toMatch(
+      /name="language" value="nb"> Norwegian Bokmål \(nb\) <span class="count">\(\d+\)/,
+    );
+    const inGerman = (await browser.get('/search?q=Sentrifugalpumpe&language=de')).body;
+    expect(inGerman).toContain(`href="${pathOf(created.iri)}"`);
+    expect(inGerman).toContain('name="language" value="de" checked');
+    expect((await browser.get('/search?q=Sentrifugalpumpe&language=fr')).body).not.toContain(
+      `href="${pathOf(created.iri)}"`,
+    );
+    expect((await browser.get('/search?language=xx_YY')).statusCode).toBe(400);
   });
 
   it('shows anonymous visitors the libraries and content, but not Drafts', async () => {

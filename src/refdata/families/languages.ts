@@ -8,6 +8,20 @@ export function sameLanguage(a: string, b: string): boolean {
 }
 
 /**
+ * The keys a language filter finds a resource by: each tag in lower case and
+ * its shorter prefixes (RFC 4647's basic filtering: `de` finds `de-CH`).
+ */
+export function languageKeys(tags: readonly string[]): string[] {
+  const keys = new Set<string>();
+  for (const tag of tags) {
+    const subtags = tag.toLowerCase().split('-');
+    for (let length = subtags.length; length > 0; length -= 1)
+      keys.add(subtags.slice(0, length).join('-'));
+  }
+  return [...keys];
+}
+
+/**
  * The language a body's `name` and `description` are in: its library's
  * declared default, English when it declares none (a library's own, for a
  * library).

@@ -88,7 +88,7 @@ export function estimatedBytes(answer: SearchAnswer): number {
     for (const type of types) characters += type.length;
     bytes += HIT_OVERHEAD_BYTES + 3 * characters;
   }
-  for (const counts of Object.values(answer.facets))
+  for (const counts of [...Object.values(answer.facets), answer.languages])
     for (const value of counts.keys()) bytes += FACET_OVERHEAD_BYTES + 2 * value.length;
   return bytes;
 }

@@ -1,5 +1,7 @@
 import { type Kysely, sql } from 'kysely';
 import type { RefdataTables, Status } from '../db/tables.js';
+import { DEFAULT_LANGUAGE } from '../families/common.js';
+import { languageKeys } from '../families/languages.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { rdfTypesOf } from '../rdf/rdf-types.js';
 import type { IndexedDocument } from './memory-index.js';
@@ -15,6 +17,8 @@ export interface IndexRow {
   body: string;
   /** The library it is defined in (a value's: its picklist's). */
   library: string | null;
+  /** The language of its name and description; English when left out (older callers). */
+  language?: string;
 }
 
 /** The four fields search looks in: label, identifiers, mapping targets, description. */
@@ -51,6 +55,15 @@ export function searchFields(
   };
 }
 
+/** The languages of a body's translations or synonyms. */
+function labelLanguages(list: unknown): string[] {
+  return Array.isArray(list)
+    ? list.flatMap((item: { language?: unknown }) =>
+        typeof item.language === 'string' ? [item.language] : [],
+      )
+    : [];
+}
+
 export function indexedDocument(row: IndexRow, families: FamilyRegistry): IndexedDocument {
   const body = JSON.parse(row.body) as Record<string, unknown>;
   const fields = searchFields(row, body, families);
@@ -63,6 +76,11 @@ export function indexedDocument(row: IndexRow, families: FamilyRegistry): Indexe
     // Worked out once here rather than for every hit: a family without its own
     // answer maps the whole body to RDF to find them.
     types: rdfTypesOf(families.byKey(row.family), body),
+    languages: languageKeys([
+      row.language ?? DEFAULT_LANGUAGE,
+      ...labelLanguages(body.translations),
+      ...labelLanguages(body.synonyms),
+    ]),
     words: {
       label: wordsOf(fields.label),
       identifier: wordsOf(fields.identifier),
@@ -89,6 +107,7 @@ export function selectIndexRows(db: Kysely<RefdataTables>) {
       'r.name as name',
       'r.status as status',
       'r.body as body',
+      'r.language as language',
       sql<string | null>`coalesce(parent.library_key, r.library_key)`.as('library'),
     ]);
 }

@@ -11,6 +11,7 @@ import {
   type Posting,
 } from './postings.js';
 import { isBefore, type RankKey, TopRanked } from './ranking.js';
+import { SlotLanguages } from './slot-languages.js';
 import { grown, Slots } from './slots.js';
 
 export { DIMENSIONS, type Dimension } from './facets.js';
@@ -71,6 +72,8 @@ export interface IndexedDocument {
   status: string;
   /** The standard RDF classes it is an instance of, which a hit lists. */
   types: readonly string[];
+  /** The languages it has labels in, lower case, with their prefixes (`languageKeys`). */
+  languages: readonly string[];
   /** Each field's words, as `wordsOf` makes them. */
   words: Readonly<Record<Field, readonly string[]>>;
   /** What its hit shows. */
@@ -83,6 +86,8 @@ export interface IndexQuery {
   /** The whole query as `foldedName` gives it, for exact and prefix label matches. */
   phrase: string;
   filters: Filters;
+  /** Only documents with a label in one of these (lower-case BCP 47 tags); none: any. */
+  languages?: ReadonlySet<string>;
   limit: number;
   after: RankKey | undefined;
 }
@@ -93,6 +98,8 @@ export interface IndexAnswer {
   total: number;
   /** For each dimension, the matches of the words and of the other dimensions' filters, by value. */
   facets: Record<Dimension, Map<string, number>>;
+  /** How many documents have labels in each language (the whole index, for a chooser). */
+  languages: Map<string, number>;
   /** Set when there is a page after this one. */
   next: RankKey | undefined;
   /** The statistics the scores were computed with; a cursor carries it. */
@@ -112,6 +119,7 @@ export class MemoryIndex {
   private readonly order = new NameOrder(this.slots);
   private readonly facets = new FacetCombinations();
   private readonly hits = new HitStore();
+  private readonly languages = new SlotLanguages();
   /** Each slot's combination of facet values. */
   private combinationOf = new Int32Array(1024);
   private lengths = new Uint16Array(1024 * FIELD_COUNT);
@@ -145,6 +153,7 @@ export class MemoryIndex {
     const slot = this.slots.add(document.id, document.name, leadingCode(document.name));
     this.ensureCapacity(this.slots.count);
     this.hits.put(slot, document.shown, document.types);
+    this.languages.set(slot, document.languages);
     this.combinationOf[slot] = this.facets.add({
       family: document.family,
       library: document.library ?? '',
@@ -198,6 +207,7 @@ export class MemoryIndex {
     if (slot === undefined) return;
     this.facets.drop(this.combinationOf[slot] as number);
     this.hits.drop(slot);
+    this.languages.drop(slot);
     // The name stays: the name order still holds the slot, and is searched by name.
     for (let f = 0; f < FIELD_COUNT; f += 1)
       this.totalLengths[f] =
@@ -248,6 +258,12 @@ export class MemoryIndex {
   search(query: IndexQuery): IndexAnswer {
     if (this.statistics.generation === 0) this.freezeStatistics();
     const allowed = this.facets.allowed(query.filters);
+    // A language filter acts before counting, as the words do: facets and the
+    // total count only documents with a label in one of the languages.
+    const inLanguage =
+      query.languages && query.languages.size > 0
+        ? this.languages.filter(query.languages)
+        : undefined;
     const page = new TopRanked(query.limit + 1);
     // The hot loop: every match passes here, so it reads typed arrays held in
     // locals and compares numbers before it ever compares a name.
@@ -286,7 +302,13 @@ export class MemoryIndex {
       // Every live document matches: the counts per combination are kept on
       // every write. The page comes from the front of the name order, stopping
       // once it is full, then from the slots added since it was sorted.
-      matches.set(this.facets.live);
+      if (inLanguage === undefined) matches.set(this.facets.live);
+      else
+        for (let slot = 0; slot < this.slots.count; slot += 1)
+          if (ids[slot] !== -1 && inLanguage(slot)) {
+            const combination = combinationOf[slot] as number;
+            matches[combination] = (matches[combination] as number) + 1;
+          }
       const sorted = this.order.sorted;
       const wanted = query.limit + 1;
       let offered = 0;
@@ -297,11 +319,17 @@ export class MemoryIndex {
       ) {
         const slot = sorted[i] as number;
         if (ids[slot] === -1 || allowed[combinationOf[slot] as number] !== 1) continue;
+        if (inLanguage !== undefined && !inLanguage(slot)) continue;
         page.offer({ tier: 0, score: 0, name: names[slot] as string, id: ids[slot] as number });
         offered += 1;
       }
       for (let slot = this.order.sortedFrom; slot < this.slots.count; slot += 1)
-        if (ids[slot] !== -1 && allowed[combinationOf[slot] as number] === 1) offer(slot, 0, 0);
+        if (
+          ids[slot] !== -1 &&
+          allowed[combinationOf[slot] as number] === 1 &&
+          (inLanguage === undefined || inLanguage(slot))
+        )
+          offer(slot, 0, 0);
     } else {
       const phrase = query.phrase;
       const leading = this.slots.leading;
@@ -314,6 +342,7 @@ export class MemoryIndex {
       const tierMarks = this.order.tierMarks;
       const sortedFrom = this.order.sortedFrom;
       this.match(query.words, (slot, score) => {
+        if (inLanguage !== undefined && !inLanguage(slot)) return;
         const combination = combinationOf[slot] as number;
         matches[combination] = (matches[combination] as number) + 1;
         if (allowed[combination] !== 1) return;
@@ -340,6 +369,7 @@ export class MemoryIndex {
       hits,
       total,
       facets,
+      languages: this.languages.counts(),
       next: more ? hits[hits.length - 1] : undefined,
       generation: this.statistics.generation,
     };

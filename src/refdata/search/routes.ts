@@ -33,6 +33,18 @@ export const searchFilters = (families: FamilyRegistry) => ({
       maxItems: STATUSES.length,
     }),
   ),
+  language: Type.Optional(
+    Type.Array(
+      Type.String({
+        minLength: 2,
+        maxLength: 35,
+        format: 'language-tag',
+        description:
+          'Only resources with a label in this language (BCP 47; `de` also finds `de-CH`)',
+      }),
+      { maxItems: 10 },
+    ),
+  ),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 3000 })),
 });
 
@@ -149,6 +161,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
           families: query.family ?? [],
           libraries: query.library ?? [],
           statuses: query.status ?? [],
+          languages: query.language ?? [],
           limit,
           after,
         },

@@ -6,6 +6,8 @@ export interface SearchRequest {
   families: readonly string[];
   libraries: readonly string[];
   statuses: readonly Status[];
+  /** Only resources with a label in one of these languages (BCP 47); none: any. */
+  languages?: readonly string[];
   limit: number;
   after: Cursor | undefined;
 }

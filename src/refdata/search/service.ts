@@ -41,6 +41,8 @@ export interface SearchAnswer {
   total: number;
   /** For each dimension, the matches under each value, that dimension's own filter left out. */
   facets: Record<Dimension, Map<string, number>>;
+  /** How many resources have labels in each language (lower-case tags), for a chooser. */
+  languages: Map<string, number>;
   next: Cursor | undefined;
 }
 
@@ -112,7 +114,7 @@ export class SearchService extends Replica<IndexThread> {
     if (request.q !== undefined && words.length === 0) {
       const empty = { family: new Map(), library: new Map(), status: new Map() };
       return {
-        answer: { hits: [], total: 0, facets: empty, next: undefined },
+        answer: { hits: [], total: 0, facets: empty, languages: new Map(), next: undefined },
         cache: { hit: false, forward: 'bypass', stored: false },
       };
     }
@@ -133,6 +135,9 @@ export class SearchService extends Replica<IndexThread> {
         ...(request.libraries.length > 0 ? { library: new Set(request.libraries) } : {}),
         ...(request.statuses.length > 0 ? { status: new Set<string>(request.statuses) } : {}),
       },
+      ...((request.languages ?? []).length > 0
+        ? { languages: new Set(request.languages?.map((tag) => tag.toLowerCase())) }
+        : {}),
       limit: request.limit,
       after: request.after,
     });
@@ -140,6 +145,7 @@ export class SearchService extends Replica<IndexThread> {
       hits: this.pageHits(answer),
       total: answer.total,
       facets: answer.facets,
+      languages: answer.languages,
       next: answer.next ? { ...answer.next, generation: answer.generation } : undefined,
     };
     const stored = caching.store && this.answers.set(key, result, askedIn);
@@ -272,6 +278,7 @@ function answerKey(request: SearchRequest, words: readonly string[], phrase: str
     sorted(request.families),
     sorted(request.libraries),
     sorted(request.statuses),
+    sorted((request.languages ?? []).map((tag) => tag.toLowerCase())),
     request.limit,
     after ? [after.tier, after.score, after.name, after.id, after.generation] : null,
   ]);

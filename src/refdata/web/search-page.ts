@@ -7,6 +7,7 @@ import type { FamilyRegistry } from '../families/registry.js';
 import { problem } from '../problem-codes.js';
 import { RETRY_AFTER_SECONDS, searchFilters } from '../search/routes.js';
 import { decodeCursor, encodeCursor } from '../search/search.js';
+import { languageName } from './languages.js';
 import { pageHref, shownStatuses, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
 
@@ -26,6 +27,7 @@ interface SearchQuery {
   family?: string[];
   library?: string[];
   status?: Status[];
+  language?: string[];
   cursor?: string;
 }
 
@@ -41,12 +43,34 @@ function addressWith(query: SearchQuery, change: Partial<SearchQuery>): string {
   const next = { ...query, ...change };
   const params = new URLSearchParams();
   if (next.q) params.set('q', next.q);
-  for (const name of ['family', 'library', 'status'] as const) {
+  for (const name of ['family', 'library', 'status', 'language'] as const) {
     for (const value of next[name] ?? []) params.append(name, value);
   }
   if (next.cursor) params.set('cursor', next.cursor);
   const text = params.toString();
   return text ? `/search?${text}` : '/search';
+}
+
+/** Languages offered to filter by: at most this many, those with the most resources. */
+const LANGUAGES_OFFERED = 30;
+
+/**
+ * The languages resources have labels in, to keep to those with a label in
+ * the ones ticked; shown once there is more than one. Each says how many
+ * resources have labels in it, in the whole service.
+ */
+function languageChoice(chosen: readonly string[], counts: ReadonlyMap<string, number>): Markup {
+  const ticked = new Set(chosen.map((tag) => tag.toLowerCase()));
+  const offered = [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .slice(0, LANGUAGES_OFFERED)
+    .filter(([tag]) => !tag.includes('-') || ticked.has(tag));
+  for (const tag of ticked) if (!counts.has(tag)) offered.push([tag, 0]);
+  if (offered.length < 2 && ticked.size === 0) return html``;
+  return html`<fieldset class="facet" id="language-facet"><legend>Labels in</legend>${offered.map(
+    ([tag, count]) =>
+      html`<div><label class="inline"><input type="checkbox" name="language" value="${tag}"${ticked.has(tag) ? html` checked` : html``}> ${languageName(tag)} <span class="count">(${count})</span></label></div>`,
+  )}</fieldset>`;
 }
 
 /**
@@ -96,6 +120,7 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
         families: query.family ?? [],
         libraries: query.library ?? [],
         statuses,
+        languages: query.language ?? [],
       };
       const [result, libraries] = await Promise.all([
         refdata.search.search({ ...filters, limit: PAGE_SIZE, after }),
@@ -154,6 +179,7 @@ ${snippet(description) ? html`<p>${snippet(description)}</p>` : html``}</li>`;
     ${facet('family', 'Family', familyOptions, result.facets.family)}
     ${facet('status', 'Status', statusOptions, result.facets.status)}
     ${facet('library', 'Library', libraryOptions, result.facets.library)}
+    ${languageChoice(query.language ?? [], result.languages)}
   </div>
   ${visible && chosenStatuses.length === 0 && (result.facets.status.get('Rejected') ?? 0) > 0 ? html`<p class="hint" id="rejected-hint">Rejected resources are left out: tick Rejected under Status to include them.</p>` : html``}
   <p><button type="submit">Apply filters</button> <a href="${addressWith({}, { q: query.q })}">Clear filters</a></p>

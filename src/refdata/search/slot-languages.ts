@@ -1,0 +1,75 @@
+import { Codes } from './codes.js';
+import { grown } from './slots.js';
+
+/** The first languages seen are a bit of each slot's mask; the rest are listed per slot. */
+const MASK_BITS = 32;
+
+/**
+ * The languages each slot's document has labels in (`IndexedDocument.languages`:
+ * lower-case BCP 47 tags and their prefixes, so `de` finds `de-CH`), for a
+ * search filtered by language, and how many live documents have each.
+ *
+ * A slot holds a 32-bit mask of the first 32 languages seen (four bytes a
+ * document, where a set per language would hold every slot of the common
+ * one); a document in a rarer language lists it beside.
+ */
+export class SlotLanguages {
+  private readonly codes = new Codes();
+  private masks = new Uint32Array(1024);
+  private readonly rare = new Map<number, number[]>();
+  private readonly live: number[] = [];
+
+  /** Records the languages of a new slot. */
+  set(slot: number, languages: readonly string[]): void {
+    this.masks = grown(this.masks, slot + 1, (n) => new Uint32Array(n));
+    let mask = 0;
+    const rare: number[] = [];
+    for (const language of new Set(languages)) {
+      const code = this.codes.code(language);
+      this.live[code] = (this.live[code] ?? 0) + 1;
+      if (code < MASK_BITS) mask |= 1 << code;
+      else rare.push(code);
+    }
+    this.masks[slot] = mask >>> 0;
+    if (rare.length > 0) this.rare.set(slot, rare);
+  }
+
+  /** A slot's document is gone: it no longer counts. */
+  drop(slot: number): void {
+    const mask = this.masks[slot] ?? 0;
+    for (let code = 0; code < MASK_BITS; code += 1)
+      if ((mask & (1 << code)) !== 0) this.live[code] = (this.live[code] ?? 1) - 1;
+    for (const code of this.rare.get(slot) ?? []) this.live[code] = (this.live[code] ?? 1) - 1;
+    this.masks[slot] = 0;
+    this.rare.delete(slot);
+  }
+
+  /**
+   * Whether a slot has a label in one of `languages` (lower-case tags), as a
+   * test for the search's hot loop; languages nobody has match no slot.
+   */
+  filter(languages: ReadonlySet<string>): (slot: number) => boolean {
+    let mask = 0;
+    const rare = new Set<number>();
+    for (const language of languages) {
+      const code = this.codes.find(language);
+      if (code === undefined) continue;
+      if (code < MASK_BITS) mask |= 1 << code;
+      else rare.add(code);
+    }
+    const masks = this.masks;
+    if (rare.size === 0) return (slot) => ((masks[slot] as number) & mask) !== 0;
+    return (slot) =>
+      ((masks[slot] as number) & mask) !== 0 ||
+      (this.rare.get(slot)?.some((code) => rare.has(code)) ?? false);
+  }
+
+  /** How many live documents have labels in each language. */
+  counts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    this.live.forEach((count, code) => {
+      if (count > 0) counts.set(this.codes.values[code] as string, count);
+    });
+    return counts;
+  }
+}
