@@ -6,6 +6,7 @@
 import { type TSchema, Type } from '@sinclair/typebox';
 import { RETRY_AFTER, wwwAuthenticate } from '../platform/http/described-headers.js';
 import { STATUSES } from './db/tables.js';
+import { COMMON_FIELDS } from './families/common.js';
 import type { Family } from './families/family.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES } from './rdf/serialize.js';
 
@@ -141,6 +142,8 @@ export function representationSchema(family: Family): TSchema {
                 id: Type.String({ format: 'uri' }),
                 name: Type.String(),
                 description: Type.Optional(Type.String()),
+                translations: COMMON_FIELDS.translations,
+                synonyms: COMMON_FIELDS.synonyms,
                 status: StatusSchema,
               }),
             ),

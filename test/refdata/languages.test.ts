@@ -215,6 +215,57 @@ describe.each(DATABASE_KINDS)('labels in many languages on %s', (kind) => {
     }
   });
 
+  it("gives a picklist's values their own translations and synonyms, in its library's language", async () => {
+    const norwegian = await createLibrary(service, {
+      name: uniqueName('Verdier'),
+      defaultLanguage: 'nb',
+    });
+    const picklist = await create(service, '/cfihos/picklist', {
+      name: uniqueName('Tetningstyper'),
+      ontology: norwegian,
+      subClassOf: 'http://x.example/picklist',
+      picklistValues: [
+        {
+          name: 'Mekanisk tetning',
+          description: 'En mekanisk tetning',
+          translations: [{ language: 'en', name: 'Mechanical seal' }],
+          synonyms: [{ language: 'de', label: 'Gleitringdichtung' }],
+        },
+      ],
+    });
+    const read = (await service.call('GET', pathOf(picklist.iri))).json();
+    const [value] = read.picklistValues as {
+      id: string;
+      translations: unknown;
+      synonyms: unknown;
+    }[];
+    expect(value?.translations).toEqual([{ language: 'en', name: 'Mechanical seal' }]);
+    expect(value?.synonyms).toEqual([{ language: 'de', label: 'Gleitringdichtung' }]);
+    const triples = (
+      await service.call('GET', pathOf(value?.id ?? ''), {
+        headers: { accept: 'application/n-triples' },
+      })
+    ).body;
+    expect(triples).toContain('"Mekanisk tetning"@nb');
+    expect(triples).toContain('"Mechanical seal"@en');
+    expect(triples).toContain('"Gleitringdichtung"@de');
+    // A value's translation in the library's own language is refused, as anywhere.
+    const twice = await service.call('POST', '/cfihos/picklist', {
+      body: {
+        changeJustification: 'Test',
+        name: uniqueName('Feil'),
+        description: 'Feil',
+        ontology: norwegian,
+        subClassOf: 'http://x.example/picklist',
+        picklistValues: [
+          { name: 'A', description: 'A', translations: [{ language: 'nb', name: 'B' }] },
+        ],
+      },
+    });
+    expect(twice.statusCode).toBe(400);
+    expect(twice.body).toContain('one preferred label per language');
+  });
+
   it.each([
     ['a malformed tag', { translations: [{ language: 'en_US', name: 'Pump' }] }, 'BCP 47'],
     ['an unregistered language', { synonyms: [{ language: 'qq-zz', label: 'Pump' }] }, 'BCP 47'],

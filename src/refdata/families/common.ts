@@ -178,6 +178,8 @@ export function ownedValues(description: string) {
           ),
           name: Type.String({ minLength: 1, maxLength: 500 }),
           description: Type.String({ minLength: 1, maxLength: 20000 }),
+          translations: COMMON_FIELDS.translations,
+          synonyms: COMMON_FIELDS.synonyms,
         },
         { additionalProperties: false },
       ),

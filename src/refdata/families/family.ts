@@ -75,6 +75,8 @@ export interface OwnedValue {
   id?: string;
   name: string;
   description: string;
+  translations?: { language: string; name: string; description?: string }[];
+  synonyms?: { language: string; label: string }[];
 }
 
 /**

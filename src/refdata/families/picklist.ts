@@ -29,6 +29,8 @@ export const picklist = defineFamily({
     valueBody: (value, body, iri) => ({
       name: value.name,
       description: value.description,
+      ...(value.translations ? { translations: value.translations } : {}),
+      ...(value.synonyms ? { synonyms: value.synonyms } : {}),
       picklist: iri,
       ontology: body.ontology,
     }),

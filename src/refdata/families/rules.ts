@@ -199,6 +199,14 @@ async function ownedValueErrors(
     if (names.has(name))
       errors.push(fieldError(`${pointer}/name`, `is used by another value of this ${owner}`));
     names.add(name);
+    // A value's labels follow the rules of every resource's, in the aggregate's library.
+    const ontology = (body as { ontology?: string }).ontology;
+    for (const error of await languageErrors(
+      family,
+      { ...value, changeJustification: '', ...(ontology ? { ontology } : {}) },
+      context,
+    ))
+      errors.push({ ...error, field: `${pointer}${error.field}` });
     if (value.id === undefined) continue;
     if (ids.has(value.id)) errors.push(fieldError(`${pointer}/id`, 'is listed twice'));
     ids.add(value.id);

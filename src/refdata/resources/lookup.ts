@@ -165,6 +165,17 @@ export function representation(
 }
 
 function valueFields(row: ResourceRow) {
-  const body = JSON.parse(row.body) as { name?: string; description?: string };
-  return { name: body.name, description: body.description, status: row.status };
+  const body = JSON.parse(row.body) as {
+    name?: string;
+    description?: string;
+    translations?: unknown;
+    synonyms?: unknown;
+  };
+  return {
+    name: body.name,
+    description: body.description,
+    ...(body.translations === undefined ? {} : { translations: body.translations }),
+    ...(body.synonyms === undefined ? {} : { synonyms: body.synonyms }),
+    status: row.status,
+  };
 }

@@ -88,10 +88,19 @@ interface OwnedEntry {
   id: string;
   name: string;
   description: unknown;
+  translations?: unknown;
+  synonyms?: unknown;
 }
 
 function ownedEntry(iri: string, content: Pick<ResourceContent, 'name' | 'body'>): OwnedEntry {
-  return { id: iri, name: content.name, description: content.body.description };
+  const { translations, synonyms } = content.body;
+  return {
+    id: iri,
+    name: content.name,
+    description: content.body.description,
+    ...(translations === undefined ? {} : { translations }),
+    ...(synonyms === undefined ? {} : { synonyms }),
+  };
 }
 
 export type RemovedRow = Selectable<RemovedResourcesTable>;
@@ -733,18 +742,21 @@ export class ResourceStore {
     resource: Pick<NewResource, 'family' | 'libraryKey' | 'body'>,
   ): Promise<string> {
     if (resource.family === LIBRARY_FAMILY) return declaredLanguage(resource.body);
-    if (!resource.libraryKey) return DEFAULT_LANGUAGE;
-    const cached = this.libraryLanguages.get(resource.libraryKey);
+    // A value's `libraryKey` is its picklist; its `ontology`, the library.
+    const libraryIri =
+      typeof resource.body.ontology === 'string' ? resource.body.ontology : resource.libraryKey;
+    if (!libraryIri) return DEFAULT_LANGUAGE;
+    const cached = this.libraryLanguages.get(libraryIri);
     if (cached !== undefined) return cached;
     const library = await trx
       .selectFrom('resources')
       .select('body')
-      .where('iri', '=', resource.libraryKey)
+      .where('iri', '=', libraryIri)
       .where('family', '=', LIBRARY_FAMILY)
       .executeTakeFirst();
     if (!library) return DEFAULT_LANGUAGE;
     const language = declaredLanguage(JSON.parse(library.body) as Record<string, unknown>);
-    this.libraryLanguages.set(resource.libraryKey, language);
+    this.libraryLanguages.set(libraryIri, language);
     return language;
   }
 

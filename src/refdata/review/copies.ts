@@ -23,8 +23,13 @@ export async function copiedBody(
   const body = JSON.parse(row.body) as Record<string, unknown>;
   if (family?.aggregate) {
     body[family.aggregate.field] = (await refdata.store.childrenOf(row.iri)).map((child) => {
-      const value = JSON.parse(child.body) as { name?: unknown; description?: unknown };
-      return { name: value.name, description: value.description };
+      const value = JSON.parse(child.body) as Record<string, unknown>;
+      return {
+        name: value.name,
+        description: value.description,
+        ...(value.translations === undefined ? {} : { translations: value.translations }),
+        ...(value.synonyms === undefined ? {} : { synonyms: value.synonyms }),
+      };
     });
   }
   body.changeJustification =
