@@ -82,7 +82,11 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
       ontology,
       subClassOf: 'https://example.org/Colour',
       picklistValues: [
-        { name: 'Red', description: 'Like blood' },
+        {
+          name: 'Red',
+          description: 'Like blood',
+          translations: [{ language: 'nb', name: 'Rød' }],
+        },
         { name: 'Green', description: 'Like grass' },
         { name: 'Blue', description: 'Like the sky' },
       ],
@@ -91,6 +95,8 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
       await service.call('GET', `/cfihos/picklist?iri=${encodeURIComponent(picklist)}`)
     ).json().picklistValues;
     expect(values.map((value: { name: string }) => value.name)).toEqual(['Red', 'Green', 'Blue']);
+    // A list inside a list: a value's translations, added through the form's rows.
+    expect(values[0].translations).toEqual([{ language: 'nb', name: 'Rød' }]);
     await throughForm('picklist-value', { ...justification, name: uniqueName('Yellow'), picklist });
     const property = await throughForm('property', {
       ...justification,
@@ -110,6 +116,11 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
       name: uniqueName('Pump'),
       ontology,
       subClassOf: [superclass, 'https://example.org/Machine'],
+      translations: [
+        { language: 'nb', name: 'Pumpe', description: 'Flytter væske' },
+        { language: 'pt-BR', name: 'Bomba' },
+      ],
+      synonyms: [{ language: 'de', label: 'Kreiselpumpe' }],
       relatedTerms: [
         { relationType: 'closeMatch', targetLibrary: 'Other', targetIdentifier: 'P-1' },
       ],

@@ -32,7 +32,14 @@ export interface FormState {
 
 /** The order fields appear in: what it is, then its own fields, then the rest, then why. */
 const FIRST = ['name', 'description', 'ontology'];
-const LATER = ['replaces', 'packageName', 'relatedTerms', 'definitionSources'];
+const LATER = [
+  'translations',
+  'synonyms',
+  'replaces',
+  'packageName',
+  'relatedTerms',
+  'definitionSources',
+];
 const LAST = ['changeJustification'];
 
 function orderedFields(schema: FieldSchema): [string, FieldSchema][] {
