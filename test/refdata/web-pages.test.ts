@@ -170,20 +170,22 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect(rows).toHaveLength(2);
     // Its own first, named and linked, with the picklist's values a click away.
     expect(rows[0]).toContain(`href="${pathOf(sealKind.iri)}">${sealKind.name}</a>`);
-    expect(rows[0]).toContain('<td>Picklist</td>');
+    expect(rows[0]).toContain('<td data-label="Value">Picklist</td>');
     expect(rows[0]).toContain(`href="${pathOf(picklist.iri)}">${picklist.name}</a>`);
     expect(rows[0]).toMatch(
       /<summary>2 values<span class="visually-hidden"> of [^<]+<\/span><\/summary>/,
     );
     expect(rows[0]).toContain('Gland packing</a>');
-    expect(rows[0]).toContain('<td>0..2</td>');
-    expect(rows[0]).toContain('<td>This class</td>');
+    expect(rows[0]).toContain('<td data-label="How many">0..2</td>');
+    expect(rows[0]).toContain('<td data-label="From">This class</td>');
     // Then the inherited one, with the superclass it comes from.
     expect(rows[1]).toContain(`href="${pathOf(designPressure.iri)}">${designPressure.name}</a>`);
-    expect(rows[1]).toContain('<td>Number</td>');
+    expect(rows[1]).toContain('<td data-label="Value">Number</td>');
     expect(rows[1]).toContain(`href="${pathOf(dimension.iri)}">${dimension.name}</a>`);
-    expect(rows[1]).toContain(`<td><a href="${pathOf(pump.iri)}">${pump.name}</a></td>`);
-    expect(page).toContain('1 its own, 1 inherited from its superclasses.');
+    expect(rows[1]).toContain(
+      `<td data-label="From"><a href="${pathOf(pump.iri)}">${pump.name}</a></td>`,
+    );
+    expect(page).toContain('1 of its own, 1 inherited from its superclasses.');
     // The details read as words: Yes/No, the entity type; no raw restriction outside the RDF view.
     const details = /<dl id="details"[\s\S]*?<\/dl>/.exec(page)?.[0] ?? '';
     expect(details).toContain('<dd data-field="isAbstract">No</dd>');
@@ -232,7 +234,7 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect(chosen.body).toContain('<option value="nb">Norwegian Bokmål (nb)</option>');
     const table = /<table id="label-table"[\s\S]*?<\/table>/.exec(chosen.body)?.[0] ?? '';
     expect(table).toContain(
-      '<tr lang="de"><th scope="row" lang="en">German (de)</th><td></td><td></td><td>Kreiselpumpe</td></tr>',
+      '<tr lang="de"><th scope="row" lang="en">German (de)</th><td data-label="Preferred label"></td><td data-label="Definition"></td><td data-label="Other labels">Kreiselpumpe</td></tr>',
     );
     expect((await visit(undefined, '?lang=en_US')).statusCode).toBe(400);
     // Search finds it by its Norwegian name, and keeps to the languages ticked.

@@ -12,6 +12,8 @@ export interface FrameOptions {
   /** The service's name: the brand in the header and the end of every title. */
   service: string;
   title: string;
+  /** The title's language when it is not the page's (a label in another language). */
+  titleLanguage?: string | undefined;
   /** What follows the brand in the header (navigation, search, the account). */
   header: Markup;
   /** Shown above the page's heading (a section's menu). */
@@ -67,7 +69,7 @@ ${(typeof options.script === 'string' ? [options.script] : (options.script ?? []
 <header><a class="brand" href="/">${options.service}</a>${options.header}</header>
 <main id="content" tabindex="-1"${options.wide ? html` class="wide"` : html``}>
 ${options.above ?? html``}
-<h1>${options.title}</h1>
+<h1${options.titleLanguage ? html` lang="${options.titleLanguage}"` : html``}>${options.title}</h1>
 ${notice}
 ${content}
 </main>

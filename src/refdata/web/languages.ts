@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import Negotiator from 'negotiator';
 import { html, type Markup } from '../../platform/web/html.js';
+import { scrollRegion } from '../../platform/web/scroll-region.js';
 import { DEFAULT_LANGUAGE } from '../families/common.js';
 import { sameLanguage } from '../families/languages.js';
 
@@ -103,8 +104,11 @@ ${
       )}</select> <button type="submit">Show</button></form>`
     : html``
 }
-<div class="table-scroll"><table id="label-table" class="details-table"><thead><tr><th scope="col">Language</th><th scope="col">Preferred label</th><th scope="col">Definition</th><th scope="col">Other labels</th></tr></thead><tbody>${labels.map(
+${scrollRegion(
+  'Labels by language',
+  html`<table id="label-table" class="details-table stacked"><thead><tr><th scope="col">Language</th><th scope="col">Preferred label</th><th scope="col">Definition</th><th scope="col">Other labels</th></tr></thead><tbody>${labels.map(
     (entry) =>
-      html`<tr lang="${entry.language}"><th scope="row" lang="en">${languageName(entry.language)}</th><td>${entry.name}</td><td>${entry.description ?? ''}</td><td>${entry.synonyms.join('; ')}</td></tr>`,
-  )}</tbody></table></div>`;
+      html`<tr lang="${entry.language}"><th scope="row" lang="en">${languageName(entry.language)}</th><td data-label="Preferred label">${entry.name}</td><td data-label="Definition">${entry.description ?? ''}</td><td data-label="Other labels">${entry.synonyms.join('; ')}</td></tr>`,
+  )}</tbody></table>`,
+)}`;
 }

@@ -29,6 +29,8 @@ export interface SignInMethods {
 
 export interface PageOptions {
   title: string;
+  /** See `FrameOptions.titleLanguage`. */
+  titleLanguage?: string | undefined;
   notice?: Notice | undefined;
   /** Tables and lists that use the width of the screen. */
   wide?: boolean;
@@ -195,6 +197,7 @@ export class Pages {
         script: [SCRIPT_PATH, ...(options.scripts ?? [])],
         wide: options.wide,
         refreshSeconds: options.refreshSeconds,
+        titleLanguage: options.titleLanguage,
       },
       content,
     );

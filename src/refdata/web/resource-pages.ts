@@ -133,6 +133,10 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       200,
       {
         title: shownLabels.name || row.iri,
+        // The page is in English; a label in another language says which.
+        titleLanguage: shownLabels.language.toLowerCase().startsWith('en')
+          ? undefined
+          : shownLabels.language,
         wide: true,
         notice: doneNotice(query.done),
         scripts: [TREE_SCRIPT_PATH],

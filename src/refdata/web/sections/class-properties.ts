@@ -1,4 +1,5 @@
 import { html, type Markup } from '../../../platform/web/html.js';
+import { scrollRegion } from '../../../platform/web/scroll-region.js';
 import type { Status } from '../../db/tables.js';
 import { generalizationsIn, PAGE_READING, REFERS_TO } from '../../families/common.js';
 import type { Family } from '../../families/family.js';
@@ -170,19 +171,22 @@ export const classProperties: PageSection = {
     const inherited = listed.filter((entry) => entry.from !== undefined).length;
     return html`<h2 id="properties-heading">Properties (${listed.length})</h2>${
       inherited > 0
-        ? html`<p class="hint">${listed.length - inherited} its own, ${inherited} inherited from its superclasses.</p>`
+        ? html`<p class="hint">${listed.length - inherited === 0 ? 'None of its own' : `${listed.length - inherited} of its own`}, ${inherited} inherited from its superclasses.</p>`
         : html``
-    }<div class="table-scroll"><table id="class-properties" class="details-table"><thead><tr><th scope="col">Property</th><th scope="col">Value</th><th scope="col">Dimension or picklist</th><th scope="col">How many</th><th scope="col">From</th></tr></thead><tbody>${listed.map(
-      (entry) => {
-        const property = properties.get(entry.propertyIri);
-        const propertyBody = bodies.get(entry.propertyIri);
-        const kind = propertyBody?.types?.[0];
-        return html`<tr><th scope="row">${property ? link(pages, property) : html`<code class="iri">${entry.propertyIri}</code>`}</th><td>${kind ? (VALUE_KINDS[kind] ?? kind) : ''}</td><td>${rangeCell(propertyBody?.range)}</td><td>${
-          entry.minCardinality === undefined
-            ? ''
-            : `${entry.minCardinality}..${entry.maxCardinality ?? '*'}`
-        }</td><td>${entry.from ? html`<a href="${pageHref(pages.refdata, entry.from.iri) ?? entry.from.iri}">${entry.from.name}</a>` : 'This class'}</td></tr>`;
-      },
-    )}</tbody></table></div>`;
+    }${scrollRegion(
+      'Properties',
+      html`<table id="class-properties" class="details-table stacked"><thead><tr><th scope="col">Property</th><th scope="col">Value</th><th scope="col">Dimension or picklist</th><th scope="col">How many</th><th scope="col">From</th></tr></thead><tbody>${listed.map(
+        (entry) => {
+          const property = properties.get(entry.propertyIri);
+          const propertyBody = bodies.get(entry.propertyIri);
+          const kind = propertyBody?.types?.[0];
+          return html`<tr><th scope="row">${property ? link(pages, property) : html`<code class="iri">${entry.propertyIri}</code>`}</th><td data-label="Value">${kind ? (VALUE_KINDS[kind] ?? kind) : ''}</td><td data-label="Dimension or picklist">${rangeCell(propertyBody?.range)}</td><td data-label="How many">${
+            entry.minCardinality === undefined
+              ? ''
+              : `${entry.minCardinality}..${entry.maxCardinality ?? '*'}`
+          }</td><td data-label="From">${entry.from ? html`<a href="${pageHref(pages.refdata, entry.from.iri) ?? entry.from.iri}">${entry.from.name}</a>` : 'This class'}</td></tr>`;
+        },
+      )}</tbody></table>`,
+    )}`;
   },
 };

@@ -1,4 +1,5 @@
 import { html, type Markup } from '../../../platform/web/html.js';
+import { scrollRegion } from '../../../platform/web/scroll-region.js';
 import { isAbsoluteIri, PAGE_READING, REFERS_TO } from '../../families/common.js';
 import { compactIri } from '../../rdf/html.js';
 import type { ResourceRow } from '../../resources/store.js';
@@ -59,12 +60,13 @@ function valueMarkup(
   schema: FieldSchema,
   value: unknown,
   named: Named,
+  label = schema.title ?? 'Table',
 ): Markup {
   if (value === undefined || value === null) return html``;
   const kind = kindOf(schema);
   if (Array.isArray(value)) {
     const items = schema.items ?? {};
-    if (kindOf(items) === 'group') return groupTable(pages, items, value, named);
+    if (kindOf(items) === 'group') return groupTable(pages, items, value, named, label);
     return html`<ul class="inline-list">${value.map((item) => html`<li>${valueMarkup(pages, items, item, named)}</li>`)}</ul>`;
   }
   if (kind === 'group' && typeof value === 'object') {
@@ -90,14 +92,18 @@ function groupTable(
   schema: FieldSchema,
   rows: unknown[],
   named: Named,
+  label: string,
 ): Markup {
   const columns = Object.entries(schema.properties ?? {}).filter(
     ([name]) => !rows.every((row) => (row as Record<string, unknown>)[name] === undefined),
   );
-  return html`<div class="table-scroll"><table class="details-table"><thead><tr>${columns.map(([name, inner]) => html`<th scope="col">${inner.title ?? humanize(name)}</th>`)}</tr></thead><tbody>${rows.map(
-    (row) =>
-      html`<tr>${columns.map(([name, inner]) => html`<td>${valueMarkup(pages, inner, (row as Record<string, unknown>)[name], named)}</td>`)}</tr>`,
-  )}</tbody></table></div>`;
+  return scrollRegion(
+    label,
+    html`<table class="details-table"><thead><tr>${columns.map(([name, inner]) => html`<th scope="col">${inner.title ?? humanize(name)}</th>`)}</tr></thead><tbody>${rows.map(
+      (row) =>
+        html`<tr>${columns.map(([name, inner]) => html`<td>${valueMarkup(pages, inner, (row as Record<string, unknown>)[name], named)}</td>`)}</tr>`,
+    )}</tbody></table>`,
+  );
 }
 
 /**
@@ -129,7 +135,7 @@ export const details: PageSection = {
     );
     return html`<h2 id="details-heading">Details</h2><dl id="details" class="details">${fields.map(
       ([name, schema]) =>
-        html`<div><dt>${schema.title ?? humanize(name)}</dt><dd data-field="${name}">${valueMarkup(pages, schema, body[name], named)}</dd></div>`,
+        html`<div><dt>${schema.title ?? humanize(name)}</dt><dd data-field="${name}">${valueMarkup(pages, schema, body[name], named, schema.title ?? humanize(name))}</dd></div>`,
     )}</dl>`;
   },
 };
