@@ -56,6 +56,8 @@ export interface Finding {
   resource: string;
   name: string;
   status: Status;
+  /** Who created it: only its author edits a Draft (pages link the form for them alone). */
+  createdBy: string;
   message: string;
 }
 
@@ -149,12 +151,20 @@ export async function qualityReport(refdata: Refdata, scope: QualityScope): Prom
 }
 
 function finding(
-  row: Pick<ResourceRow, 'iri' | 'name' | 'status'>,
+  row: Pick<ResourceRow, 'iri' | 'name' | 'status' | 'created_by'>,
   rule: RuleId,
   severity: Severity,
   message: string,
 ): Finding {
-  return { severity, rule, resource: row.iri, name: row.name, status: row.status, message };
+  return {
+    severity,
+    rule,
+    resource: row.iri,
+    name: row.name,
+    status: row.status,
+    createdBy: row.created_by,
+    message,
+  };
 }
 
 /** The node shape a result came from: itself, or the one holding it as a property shape. */

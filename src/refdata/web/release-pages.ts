@@ -376,7 +376,7 @@ ${differencesMarkup(pages, summarize(result, LISTED), undefined)}`,
         ...(summary ? { notice: { kind: 'error', text: summary } } : {}),
       },
       html`<p>A release takes <a href="${pageHref(refdata, library.iri) ?? '/'}">${library.name}</a> and its Approved and Deprecated terms as they are now, for good: its files never change, and later changes go into the next release. It is refused while the quality report finds an error.</p>
-${report ? html`<h2>Quality report</h2>${findingsTable(pages, report, 'Findings before this release')}` : html``}
+${report ? html`<h2>Quality report</h2>${findingsTable(pages, request, report, 'Findings before this release')}` : html``}
 <h2>Release</h2>
 ${await releaseFormMarkup(pages, request, reply, library, input, errors)}`,
     );

@@ -197,7 +197,7 @@ ${
       }`
 }
 <h2>Quality</h2>
-${findingsTable(pages, report, `What the quality report finds in ${row.name}`)}
+${findingsTable(pages, request, report, `What the quality report finds in ${row.name}`)}
 <h2>History</h2>
 ${history}
 <h2>Decision</h2>

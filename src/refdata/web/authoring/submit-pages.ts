@@ -117,7 +117,7 @@ ${
       : html`<p id="dependencies">It names nothing of this service that still needs review.</p>`
 }
 <h2>Quality</h2>
-${findingsTable(pages, report, `What the quality report finds in ${row.name}`)}
+${findingsTable(pages, request, report, `What the quality report finds in ${row.name}`)}
 <p class="actions"><button type="submit" class="primary">Submit for review</button> <a href="${pageHref(refdata, row.iri) ?? '/'}">Cancel</a></p>
 </form>`,
     );
