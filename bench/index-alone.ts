@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 /**
  * Our own engine with nothing around it: the index the server holds
  * (`MemoryIndex`), built in this process from the same resources, asked each
@@ -26,9 +27,34 @@ export async function buildIndexAlone(env: Record<string, string>): Promise<Inde
   const index = new MemoryIndex();
   const database = openDatabase<RefdataTables>(loadProgramConfig(env).services.refdata.database);
   try {
+    // A database an older build made (`BENCH_PROGRAM`) has no language column: its
+    // rows are read as that build read them, their labels in English.
+    const withLanguage = await database.db
+      .selectFrom('resources')
+      .select('language')
+      .limit(1)
+      .execute()
+      .then(
+        () => true,
+        () => false,
+      );
     let after = 0;
     for (;;) {
-      const rows = await selectIndexRows(database.db)
+      const rows = await (withLanguage
+        ? selectIndexRows(database.db)
+        : database.db
+            .selectFrom('resources as r')
+            .leftJoin('resources as parent', 'parent.iri', 'r.parent_iri')
+            .select([
+              'r.id as id',
+              'r.iri as iri',
+              'r.family as family',
+              'r.name as name',
+              'r.status as status',
+              'r.body as body',
+              sql<string | null>`coalesce(parent.library_key, r.library_key)`.as('library'),
+            ])
+      )
         .where('r.id', '>', after)
         .orderBy('r.id')
         .limit(5000)

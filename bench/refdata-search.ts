@@ -67,6 +67,52 @@ const PARTS = [
   'inlet',
   'outlet',
 ];
+/** The nouns in Norwegian and German, for labels in other languages. */
+const NOUNS_NB: Record<string, string> = {
+  pump: 'pumpe',
+  valve: 'ventil',
+  compressor: 'kompressor',
+  motor: 'motor',
+  transmitter: 'transmitter',
+  sensor: 'føler',
+  'heat exchanger': 'varmeveksler',
+  separator: 'utskiller',
+  vessel: 'beholder',
+  turbine: 'turbin',
+  filter: 'filter',
+  fan: 'vifte',
+  cooler: 'kjøler',
+  heater: 'varmer',
+  agitator: 'omrører',
+  actuator: 'aktuator',
+  flange: 'flens',
+  pipe: 'rør',
+  nozzle: 'dyse',
+  bearing: 'lager',
+};
+const NOUNS_DE: Record<string, string> = {
+  pump: 'Pumpe',
+  valve: 'Ventil',
+  compressor: 'Verdichter',
+  motor: 'Motor',
+  transmitter: 'Messumformer',
+  sensor: 'Fühler',
+  'heat exchanger': 'Wärmetauscher',
+  separator: 'Abscheider',
+  vessel: 'Behälter',
+  turbine: 'Turbine',
+  filter: 'Filter',
+  fan: 'Lüfter',
+  cooler: 'Kühler',
+  heater: 'Erhitzer',
+  agitator: 'Rührwerk',
+  actuator: 'Stellantrieb',
+  flange: 'Flansch',
+  pipe: 'Rohr',
+  nozzle: 'Düse',
+  bearing: 'Lager',
+};
+
 const FAMILIES: [string, number][] = [
   ['class', 40],
   ['property', 20],
@@ -126,16 +172,23 @@ function random(seed: number): () => number {
 export async function seedSearchCorpus(
   server: RefdataBenchServer,
   count: number,
+  options: { languages?: boolean } = {},
 ): Promise<string[]> {
-  const { libraries, resources } = searchCorpus(server.refs.library, count);
+  const { libraries, resources } = searchCorpus(server.refs.library, count, options);
   await seedResources(server, resources);
   return libraries;
 }
 
-/** The generated corpus: `count` resources over ten libraries named after `libraryBase`. */
+/**
+ * The generated corpus: `count` resources over ten libraries named after
+ * `libraryBase`. With `languages`, every third carries its name and definition
+ * in two more languages (Norwegian and German) and a German synonym, as a
+ * multilingual library would.
+ */
 export function searchCorpus(
   libraryBase: string,
   count: number,
+  options: { languages?: boolean } = {},
 ): { libraries: string[]; resources: Iterable<SeedResource> } {
   const next = random(42);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)] as T;
@@ -149,6 +202,7 @@ export function searchCorpus(
       const name = `${pick(ADJECTIVES)} ${noun}${next() < 0.4 ? ` ${pick(PARTS)}` : ''} ${n}`;
       const family = pick(weighted);
       const library = pick(libraries);
+      const multilingual = options.languages === true && n % 3 === 0;
       yield {
         iri: `${library}/${randomUUID()}`,
         family,
@@ -160,6 +214,23 @@ export function searchCorpus(
           description: `A ${noun} used in process plants; ${pick(ADJECTIVES)} design, ${pick(PARTS)} included.`,
           ontology: library,
           ...OWN_FIELDS[family]?.(n),
+          ...(multilingual
+            ? {
+                translations: [
+                  {
+                    language: 'nb',
+                    name: `${NOUNS_NB[noun]} ${n}`,
+                    description: `En ${NOUNS_NB[noun]} brukt i prosessanlegg.`,
+                  },
+                  {
+                    language: 'de',
+                    name: `${NOUNS_DE[noun]} ${n}`,
+                    description: `Ein ${NOUNS_DE[noun]} für Prozessanlagen.`,
+                  },
+                ],
+                synonyms: [{ language: 'de', label: `${NOUNS_DE[noun]} Bauart ${n % 50}` }],
+              }
+            : {}),
           ...(next() < 0.2
             ? {
                 relatedTerms: [

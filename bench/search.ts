@@ -8,7 +8,11 @@
  *
  *   npm run bench:search -- [--databases sqlite,postgres] [--resources 10000,100000]
  *                           [--clients 16] [--requests 3000] [--per-query 50]
- *                           [--postgres-url URL] [--skip-build]
+ *                           [--postgres-url URL] [--skip-build] [--languages]
+ *
+ * `--languages`: a third of the resources carry their name and definition in two
+ * more languages and a synonym (a multilingual library). `BENCH_PROGRAM` runs the
+ * servers from another build, to measure two versions in turn.
  */
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
@@ -34,6 +38,7 @@ const { values } = parseArgs({
     clients: { type: 'string', default: '16' },
     requests: { type: 'string', default: '3000' },
     'per-query': { type: 'string', default: '50' },
+    languages: { type: 'boolean', default: false },
   },
 });
 
@@ -62,7 +67,7 @@ for (const size of sizes) {
     });
     try {
       const emptyMib = await residentMemoryMib(server.pid);
-      const libraries = await seedSearchCorpus(server, size);
+      const libraries = await seedSearchCorpus(server, size, { languages: values.languages });
       // A fresh instance on the seeded database: from start to searchable is the build.
       process.stderr.write(`${kind}, ${size} resources: building at start\n`);
       const stopping = performance.now();

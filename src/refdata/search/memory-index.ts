@@ -341,8 +341,7 @@ export class MemoryIndex {
       const marked = this.order.markLeadingTiers(phrase);
       const tierMarks = this.order.tierMarks;
       const sortedFrom = this.order.sortedFrom;
-      this.match(query.words, (slot, score) => {
-        if (inLanguage !== undefined && !inLanguage(slot)) return;
+      const onMatch = (slot: number, score: number) => {
         const combination = combinationOf[slot] as number;
         matches[combination] = (matches[combination] as number) + 1;
         if (allowed[combination] !== 1) return;
@@ -358,7 +357,16 @@ export class MemoryIndex {
           tier = name === phrase ? 0 : name.startsWith(phrase) ? 1 : 2;
         }
         offer(slot, tier, score);
-      });
+      };
+      // Without a language filter the matches go straight on, as they always did.
+      this.match(
+        query.words,
+        inLanguage === undefined
+          ? onMatch
+          : (slot, score) => {
+              if (inLanguage(slot)) onMatch(slot, score);
+            },
+      );
       this.order.unmark(marked);
     }
     const { total, facets } = this.facets.counts(matches, query.filters);
@@ -408,6 +416,37 @@ export class MemoryIndex {
     const scores = this.scores;
     const matched = this.matched;
     const candidates: number[] = [];
+    if (expanded.length === 1) {
+      // One word standing for several terms (a prefix of `pump` and `pumpe`,
+      // a name in several languages): every slot read is a match, so only the
+      // scores are added up; a slot is new while its score is 0 (each term's
+      // share is above 0), with no second array to keep.
+      for (const [, weight, posting] of expanded[0]?.terms ?? []) {
+        const factor = weight * this.idfOf(posting) * (K1 + 1);
+        const impacts = this.impactsOf(posting);
+        const slots = posting.slots;
+        if (slots === undefined || impacts === undefined) {
+          const slot = posting.first;
+          if (posting.size !== 1 || ids[slot] === -1) continue;
+          if (scores[slot] === 0) candidates.push(slot);
+          scores[slot] = (scores[slot] as number) + factor * posting.firstImpact;
+          continue;
+        }
+        const size = posting.size;
+        for (let i = 0; i < size; i += 1) {
+          const slot = slots[i] as number;
+          if (ids[slot] === -1) continue;
+          const score = scores[slot] as number;
+          if (score === 0) candidates.push(slot);
+          scores[slot] = score + factor * (impacts[i] as number);
+        }
+      }
+      for (const slot of candidates) {
+        found(slot, scores[slot] as number);
+        scores[slot] = 0;
+      }
+      return;
+    }
     expanded.forEach((word, w) => {
       for (const [, weight, posting] of word.terms) {
         const factor = weight * this.idfOf(posting) * (K1 + 1);

@@ -24,11 +24,17 @@ export class SlotLanguages {
     this.masks = grown(this.masks, slot + 1, (n) => new Uint32Array(n));
     let mask = 0;
     const rare: number[] = [];
-    for (const language of new Set(languages)) {
+    for (const language of languages) {
       const code = this.codes.code(language);
+      // A language listed twice counts once.
+      if (code < MASK_BITS) {
+        if ((mask & (1 << code)) !== 0) continue;
+        mask |= 1 << code;
+      } else {
+        if (rare.includes(code)) continue;
+        rare.push(code);
+      }
       this.live[code] = (this.live[code] ?? 0) + 1;
-      if (code < MASK_BITS) mask |= 1 << code;
-      else rare.push(code);
     }
     this.masks[slot] = mask >>> 0;
     if (rare.length > 0) this.rare.set(slot, rare);
