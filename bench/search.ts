@@ -39,6 +39,8 @@ const { values } = parseArgs({
     requests: { type: 'string', default: '3000' },
     'per-query': { type: 'string', default: '50' },
     languages: { type: 'boolean', default: false },
+    // Seconds to wait once the index is built, for what else an instance builds at start.
+    settle: { type: 'string', default: '0' },
   },
 });
 
@@ -78,8 +80,10 @@ for (const size of sizes) {
       const listening = performance.now();
       await waitForIndex(server, libraries, size);
       const built = performance.now();
-      // Memory once the build's garbage had a moment to go.
-      await new Promise((resolve) => setTimeout(resolve, 2000));
+      // Memory once the build's garbage had a moment to go (and, with --settle, the rest).
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(2000, Number(values.settle) * 1000)),
+      );
       const indexedMib = await residentMemoryMib(server.pid);
       const queries = searchQueries(libraries);
       process.stderr.write(`${kind}, ${size} resources: queries one at a time, and FTS5\n`);
