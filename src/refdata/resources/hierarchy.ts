@@ -1,4 +1,4 @@
-import { type Kysely, sql } from 'kysely';
+import { type Kysely, type SelectQueryBuilder, sql } from 'kysely';
 import type { RefdataTables, Status } from '../db/tables.js';
 import { generalizationsIn } from '../families/common.js';
 
@@ -47,22 +47,15 @@ export async function subclassesOf(
   iri: string,
   statuses: readonly Status[] | undefined,
 ): Promise<{ nodes: TreeNode[]; total: number }> {
-  const base = db
-    .selectFrom('generalizations as g')
-    .innerJoin('resources as r', 'r.id', 'g.resource_id')
-    .where('g.parent_iri', '=', iri)
-    .$if(statuses !== undefined, (select) => select.where('r.status', 'in', statuses ?? []));
-  const [rows, total] = await Promise.all([
-    base
-      .select(['r.iri', 'r.name', 'r.status', 'r.family'])
-      .select(subclassCount(db, statuses).as('n'))
-      .orderBy('r.name_normalized')
-      .orderBy('r.id')
-      .limit(TREE_LEVEL_LIMIT)
-      .execute(),
-    base.select(sql<number>`count(*)`.as('n')).executeTakeFirst(),
-  ]);
-  return { nodes: nodes(rows), total: Number(total?.n ?? 0) };
+  return level(
+    db,
+    statuses,
+    db
+      .selectFrom('generalizations as g')
+      .innerJoin('resources as r', 'r.id', 'g.resource_id')
+      .where('g.parent_iri', '=', iri)
+      .$if(statuses !== undefined, (select) => select.where('r.status', 'in', statuses ?? [])),
+  );
 }
 
 /**
@@ -95,6 +88,17 @@ export async function rootsOf(
         ),
       ),
     );
+  return level(db, statuses, base);
+}
+
+/** A level of a tree from the query of its classes (`r`): the first of them by name, and how many. */
+async function level(
+  db: Db,
+  statuses: readonly Status[] | undefined,
+  // Both callers' queries have `r`, the classes; their other tables differ.
+  // biome-ignore lint/suspicious/noExplicitAny: the two queries' table sets are not one type
+  base: SelectQueryBuilder<any, 'r', object>,
+): Promise<{ nodes: TreeNode[]; total: number }> {
   const [rows, total] = await Promise.all([
     base
       .select(['r.iri', 'r.name', 'r.status', 'r.family'])
@@ -105,7 +109,12 @@ export async function rootsOf(
       .execute(),
     base.select(sql<number>`count(*)`.as('n')).executeTakeFirst(),
   ]);
-  return { nodes: nodes(rows), total: Number(total?.n ?? 0) };
+  return {
+    nodes: nodes(
+      rows as { iri: string; name: string; status: Status; family: string; n: unknown }[],
+    ),
+    total: Number((total as { n?: unknown } | undefined)?.n ?? 0),
+  };
 }
 
 /** A step of a trail: a stored class, or a superclass outside this service (by IRI). */
