@@ -20,6 +20,7 @@ import {
   browserAvailable,
   browserSkipReason,
   launchChromium,
+  policyViolations,
 } from './chromium.js';
 
 describe.skipIf(!browserAvailable)(
@@ -216,6 +217,44 @@ describe.skipIf(!browserAvailable)(
           ]);
           expect(await page.locator('dd[data-field="range"]').innerText()).toBe(data.picklist.name);
         });
+      }
+    });
+
+    it('works under the enforced security policy, for a returning Reader and for one without a role', async () => {
+      for (const roles of [['Reader'], []] as const) {
+        // No bypassCSP: the pages' own policy is enforced, as in any browser.
+        const context = await browser.newContext({
+          locale: 'nb-NO',
+          viewport: { width: 375, height: 800 },
+        });
+        const page = await context.newPage();
+        const blocked = policyViolations(page);
+        try {
+          for (let visit = 0; visit < 2; visit += 1) {
+            // The second time as a returning user, whose session is already there.
+            if (visit === 0) {
+              await page.goto(`${service.url}/sign-in`);
+              await page.fill('#token', await service.token([...roles], 'ruth', 3600));
+              await Promise.all([
+                page.waitForURL(/\/$|\/sign-in/),
+                page.click('button:has-text("Sign in with token")'),
+              ]);
+            }
+            await page.goto(`${service.url}${pathOf(data.library.iri)}`);
+            const tree = page.locator('#hierarchy');
+            await tree.locator(`summary:has-text("of ${data.rotating.name}")`).click();
+            // The level comes from the tree script, which the policy lets run.
+            await tree.locator(`a:text-is("${data.pump.name}")`).waitFor();
+            await page.goto(`${service.url}${pathOf(data.centrifugal.iri)}`);
+            expect(await heading(page)).toBe('Sentrifugalpumpe');
+            expect(await page.locator('#class-properties tbody tr').count()).toBe(2);
+            await page.goto(`${service.url}/search?q=Kreiselpumpe&language=de`);
+            expect(await page.locator('#results').innerText()).toContain(data.centrifugal.name);
+          }
+          expect(blocked).toEqual([]);
+        } finally {
+          await context.close();
+        }
       }
     });
 
