@@ -225,6 +225,26 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
     });
     expect(emptied.statusCode).toBe(422);
     expect(emptied.body).toContain('Superclasses needs at least one');
+    // A translation's language that is no BCP 47 tag: said beside it, the row kept as typed.
+    const withRow = await creator.post('/authoring/new/class', {
+      ...fields,
+      _action: 'add:/translations',
+    });
+    expect(withRow.statusCode).toBe(200);
+    const badTag = await creator.post('/authoring/new/class', {
+      ...Object.fromEntries(formControls(withRow.body)),
+      '/name': uniqueName('Valve'),
+      '/description': 'A valve',
+      'pick:/subClassOf/0': 'https://example.org/Thing',
+      '/changeJustification': 'Because',
+      '/translations/0/language': 'en_US',
+      '/translations/0/name': 'Ventil',
+      _action: 'save',
+    });
+    expect(badTag.statusCode).toBe(422);
+    expect(badTag.body).toContain('must be a valid BCP 47 language tag');
+    expect(badTag.body).toContain('value="en_US"');
+    expect(badTag.body).toContain('value="Ventil"');
     const symbolPage = await creator.get('/authoring/new/symbol');
     const badNumber = await creator.post('/authoring/new/symbol', {
       ...Object.fromEntries(formControls(symbolPage.body)),
