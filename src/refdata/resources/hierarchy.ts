@@ -132,34 +132,31 @@ export async function trailOf(
   body: Record<string, unknown>,
   statuses: readonly Status[] | undefined,
 ): Promise<{ trail: TrailStep[]; others: TrailStep[] }> {
-  const find = async (iri: string): Promise<TrailStep & { body?: string }> => {
+  /** A step, and the superclasses it names in turn (none for one not stored). */
+  const find = async (iri: string): Promise<{ step: TrailStep; parents: string[] }> => {
     const row = await db
       .selectFrom('resources')
       .select(['iri', 'name', 'status', 'body'])
       .where('iri', '=', iri)
       .$if(statuses !== undefined, (select) => select.where('status', 'in', statuses ?? []))
       .executeTakeFirst();
-    return row ? { ...row, stored: true } : { iri, stored: false };
+    if (!row) return { step: { iri, stored: false }, parents: [] };
+    const { body: stored, ...named } = row;
+    return {
+      step: { ...named, stored: true },
+      parents: generalizationsIn(JSON.parse(stored) as Record<string, unknown>),
+    };
   };
   const [first, ...rest] = generalizationsIn(body);
-  const others = await Promise.all(rest.map(find));
+  const others = await Promise.all(rest.map(async (iri) => (await find(iri)).step));
   const trail: TrailStep[] = [];
   const seen = new Set<string>();
   let next = first;
   while (next !== undefined && !seen.has(next) && trail.length < MAX_TRAIL) {
     seen.add(next);
-    const step = await find(next);
-    const { body: stepBody, ...shown } = step as TrailStep & { body?: string };
-    trail.unshift(shown as TrailStep);
-    next = stepBody
-      ? generalizationsIn(JSON.parse(stepBody) as Record<string, unknown>)[0]
-      : undefined;
+    const { step, parents } = await find(next);
+    trail.unshift(step);
+    next = parents[0];
   }
-  return {
-    trail,
-    others: others.map((step) => {
-      const { body: _body, ...shown } = step as TrailStep & { body?: string };
-      return shown as TrailStep;
-    }),
-  };
+  return { trail, others };
 }
