@@ -22,6 +22,8 @@ import type { CodehostTables } from './db/tables.js';
 import { renderApiError, renderMachineError, renderOAuthError, renderPageError } from './errors.js';
 import { namespaceCommands } from './namespaces/commands.js';
 import { registerAuthorizeRoutes } from './oauth/authorize-routes.js';
+import { registerDeviceAuthorizationRoute } from './oauth/device-authorization-route.js';
+import { DEVICE_CODE_GRANT_TYPE } from './oauth/grants/device-code.js';
 import type { Grant } from './oauth/grants/grant.js';
 import { BUILT_IN_GRANTS, grantsByType } from './oauth/grants/index.js';
 import { registerMetadataRoutes } from './oauth/metadata-routes.js';
@@ -34,6 +36,7 @@ import { registerUserinfoRoute } from './oidc/userinfo-route.js';
 import { registerActiveSessionPages } from './web/active-session-pages.js';
 import { registerApplicationPages } from './web/application-pages.js';
 import { registerScript } from './web/copy.js';
+import { registerDevicePages } from './web/device-pages.js';
 import { registerEmailPages } from './web/email-pages.js';
 import { registerNamespacePages } from './web/namespace-pages.js';
 import { registerNotificationPages } from './web/notification-pages.js';
@@ -120,6 +123,10 @@ export function codehostService(
             reply.header('cache-control', 'no-store').header('pragma', 'no-cache');
           });
           registerTokenRoutes(oauth, context);
+          // RFC 8628's endpoint exists with its grant (a server may be built without it).
+          if (context.grants.has(DEVICE_CODE_GRANT_TYPE)) {
+            registerDeviceAuthorizationRoute(oauth, context);
+          }
           registerUserinfoRoute(oauth, context);
         },
       );
@@ -152,6 +159,8 @@ export function codehostService(
       const sweep = setInterval(() => {
         Promise.all([
           context.sessions.purgeExpired(),
+          // A day past expiry, a device still polling hears expired_token, not invalid_grant.
+          context.deviceGrants.purgeExpired(24 * 60 * 60 * 1000),
           context.counters.purge(24 * 60 * 60 * 1000),
         ]).catch((error: unknown) => app.log.warn({ err: error }, 'sweeping expired rows failed'));
       }, SWEEP_INTERVAL_MS);
@@ -174,6 +183,7 @@ const WEB_PAGES: readonly ((web: HttpApp, codehost: Codehost) => void)[] = [
   registerNotificationPages,
   registerNamespacePages,
   registerAuthorizeRoutes,
+  registerDevicePages,
   registerLogoutRoutes,
 ];
 

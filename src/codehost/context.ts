@@ -13,6 +13,7 @@ import { MemberStore } from './namespaces/members.js';
 import { ProjectStore } from './namespaces/projects.js';
 import { NotificationSettingStore } from './notifications/settings.js';
 import { ApplicationStore } from './oauth/applications.js';
+import { DeviceGrantStore } from './oauth/device-grants.js';
 import type { Grant } from './oauth/grants/grant.js';
 import { GRANTS } from './oauth/grants/index.js';
 import { TokenStore } from './oauth/tokens.js';
@@ -32,6 +33,7 @@ export interface Codehost {
   sessions: SessionStore;
   applications: ApplicationStore;
   tokens: TokenStore;
+  deviceGrants: DeviceGrantStore;
   signingKeys: SigningKeyStore;
   /** The token endpoint's grants, by `grant_type`. */
   grants: ReadonlyMap<string, Grant>;
@@ -71,6 +73,7 @@ export function createCodehost(
     tokens: new TokenStore(db, {
       refreshReuseGraceMs: platform.security.refreshReuseGraceSeconds * 1000,
     }),
+    deviceGrants: new DeviceGrantStore(db),
     signingKeys: new SigningKeyStore(db),
     grants,
     personalAccessTokens: new PersonalAccessTokenStore(db),

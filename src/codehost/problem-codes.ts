@@ -15,6 +15,10 @@ export const OAUTH_ERROR_CODES = [
   'invalid_token',
   'insufficient_scope',
   'unsupported_token_type',
+  // RFC 8628 section 3.5: the device authorization grant's answers while polling.
+  'authorization_pending',
+  'slow_down',
+  'expired_token',
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 

@@ -67,6 +67,7 @@ describe.each(DATABASE_KINDS)('a grant added as one module, on %s', (kind) => {
       'authorization_code',
       'password',
       'refresh_token',
+      'urn:ietf:params:oauth:grant-type:device_code',
       TEST_GRANT_TYPE,
     ]);
     // Its own refusals, and an unknown grant type naming every known one.

@@ -92,6 +92,7 @@ export async function createApplication(
     scopes: Scope[];
     confidential: boolean;
     name: string;
+    deviceAuthorizationGrant: boolean;
   }> = {},
 ): Promise<{ id: number; clientId: string; secret: string; redirectUri: string }> {
   const redirectUris = options.redirectUris ?? 'https://client.example/callback';
@@ -103,6 +104,7 @@ export async function createApplication(
       : {}),
     scopes: options.scopes ?? ['api', 'read_user'],
     confidential: options.confidential ?? true,
+    deviceAuthorizationGrant: options.deviceAuthorizationGrant ?? false,
   });
   return {
     id: application.id,

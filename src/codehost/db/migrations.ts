@@ -374,6 +374,47 @@ export const codehostMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0010_device_authorization_grant': {
+    async up(db: MigrationDb) {
+      // RFC 8628 is offered per application, off until its owner turns it on.
+      await db.schema
+        .alterTable('oauth_applications')
+        .addColumn('device_authorization_grant', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      // A device's request from the moment it asks until its token is issued. Both
+      // codes are kept only as hashes; the user is known once someone approves.
+      await withIdColumn(db, db.schema.createTable('oauth_device_grants'))
+        .addColumn('device_code_hash', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('user_code_hash', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('application_id', 'integer', (c) =>
+          c.notNull().references('oauth_applications.id').onDelete('cascade'),
+        )
+        .addColumn('scopes', 'varchar(255)', (c) => c.notNull())
+        .addColumn('resource_owner_id', 'integer', (c) =>
+          c.references('users.id').onDelete('cascade'),
+        )
+        .addColumn('auth_time', TIMESTAMP)
+        .addColumn('approved_at', TIMESTAMP)
+        .addColumn('denied_at', TIMESTAMP)
+        .addColumn('used_at', TIMESTAMP)
+        // RFC 8628 section 3.5: slow_down adds five seconds for every later poll.
+        .addColumn('interval_seconds', 'integer', (c) => c.notNull())
+        .addColumn('last_polled_at', TIMESTAMP)
+        .addColumn('expires_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('oauth_device_grants_app')
+        .on('oauth_device_grants')
+        .column('application_id')
+        .execute();
+      await db.schema
+        .createIndex('oauth_device_grants_expiry')
+        .on('oauth_device_grants')
+        .column('expires_at')
+        .execute();
+    },
+  },
 };
 
 /**

@@ -86,6 +86,8 @@ export interface OauthApplicationsTable {
   post_logout_redirect_uris: Generated<string>;
   scopes: string;
   confidential: Flag;
+  /** 1 when devices may ask for tokens with RFC 8628's device authorization grant. */
+  device_authorization_grant: Generated<Flag>;
   owner_id: number;
   created_at: number;
   updated_at: number;
@@ -105,6 +107,27 @@ export interface OauthAccessGrantsTable {
   auth_time: number | null;
   expires_at: number;
   used_at: number | null;
+  created_at: number;
+}
+
+/** A device authorization request (RFC 8628), from the device's request to its token. */
+export interface OauthDeviceGrantsTable {
+  id: Generated<number>;
+  device_code_hash: string;
+  user_code_hash: string;
+  application_id: number;
+  scopes: string;
+  /** Who approved or denied it; NULL while it waits. */
+  resource_owner_id: number | null;
+  /** When the approving user signed in (epoch ms), for the ID token's auth_time. */
+  auth_time: number | null;
+  approved_at: number | null;
+  denied_at: number | null;
+  /** When the device's token was issued: a device code gives one token, once. */
+  used_at: number | null;
+  interval_seconds: number;
+  last_polled_at: number | null;
+  expires_at: number;
   created_at: number;
 }
 
@@ -214,6 +237,7 @@ export interface CodehostTables extends CounterTables {
   oauth_applications: OauthApplicationsTable;
   oauth_access_grants: OauthAccessGrantsTable;
   oauth_access_tokens: OauthAccessTokensTable;
+  oauth_device_grants: OauthDeviceGrantsTable;
   oidc_signing_keys: OidcSigningKeysTable;
   namespaces: NamespacesTable;
   projects: ProjectsTable;

@@ -23,6 +23,8 @@ export interface ApplicationInput {
   postLogoutRedirectUris?: string;
   scopes: readonly Scope[];
   confidential: boolean;
+  /** RFC 8628: devices without a browser may sign in with a code (off unless asked for). */
+  deviceAuthorizationGrant?: boolean;
 }
 
 const MAX_REDIRECT_URIS = 20;
@@ -212,6 +214,7 @@ export class ApplicationStore {
       ).join('\n'),
       scopes: formatScopes(input.scopes),
       confidential: input.confidential ? (1 as const) : (0 as const),
+      device_authorization_grant: input.deviceAuthorizationGrant ? (1 as const) : (0 as const),
     };
   }
 }

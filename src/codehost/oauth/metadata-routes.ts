@@ -2,6 +2,7 @@ import { fixedJsonDocument } from '../../platform/http/conditional.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { NOT_MODIFIED, ServerMetadata } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
+import { DEVICE_CODE_GRANT_TYPE } from './grants/device-code.js';
 import { issuerOf } from './issuer.js';
 import { SCOPE_NAMES } from './scopes.js';
 
@@ -14,6 +15,10 @@ export function authorizationServerMetadata(codehost: Codehost) {
     token_endpoint: `${base}/oauth/token`,
     revocation_endpoint: `${base}/oauth/revoke`,
     introspection_endpoint: `${base}/oauth/introspect`,
+    // RFC 8628 section 4, where the grant is offered.
+    ...(codehost.grants.has(DEVICE_CODE_GRANT_TYPE)
+      ? { device_authorization_endpoint: `${base}/oauth/authorize_device` }
+      : {}),
     scopes_supported: SCOPE_NAMES,
     response_types_supported: ['code'],
     response_modes_supported: ['query'],

@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox';
+import { Type } from '@sinclair/typebox';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { oauthErrors } from '../api/described-responses.js';
@@ -7,32 +7,9 @@ import { signIdToken } from '../oidc/id-token.js';
 import { scopesOf } from './applications.js';
 import { type ClientIdentity, identifyClient, singleValuedParameters } from './client-auth.js';
 import { bearerChallenge, invalidClient, oauthError } from './errors.js';
+import { CLIENT_PARAMETERS, formEndpoint } from './form-endpoint.js';
 import { type Granted, invalidRequest } from './grants/grant.js';
 import { ACCESS_TOKEN_LIFETIME_SECONDS, type IssuedToken } from './tokens.js';
-
-/**
- * A form's parameters, each a single string; others are ignored (RFC 6749
- * section 3.2), and the handler says which are missing in OAuth's words.
- */
-const formBody = (parameters: Record<string, string>) =>
-  Type.Object(
-    Object.fromEntries(
-      Object.entries(parameters).map(([name, description]) => [
-        name,
-        Type.Optional(Type.String({ description })),
-      ]),
-    ),
-    {
-      additionalProperties: Type.String(),
-      description: 'Form parameters (application/x-www-form-urlencoded; JSON is accepted too).',
-    },
-  );
-
-/** How a client authenticates in the body (RFC 6749 section 2.3.1), or names itself. */
-const CLIENT_PARAMETERS = {
-  client_id: 'The Application ID (or HTTP Basic authentication)',
-  client_secret: 'The secret of a confidential client (or HTTP Basic authentication)',
-};
 
 const TOKEN_LOOKUP_PARAMETERS = {
   token: 'The access or refresh token',
@@ -64,14 +41,6 @@ const IntrospectionResponse = Type.Object({
   iss: Type.Optional(Type.String()),
 });
 
-const OAUTH_ERRORS = oauthErrors({
-  400: 'invalid_request, invalid_grant, unsupported_grant_type, invalid_scope, ...',
-  401: 'invalid_client (WWW-Authenticate: Basic)',
-  413: 'The body is larger than the limit',
-  415: 'The body is neither a form nor JSON',
-  429: 'Too many requests from this address (Retry-After)',
-});
-
 /** Token, revocation, introspection and token-info endpoints. */
 export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   const grants = codehost.grants;
@@ -81,26 +50,7 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
     ...Object.assign({}, ...[...grants.values()].map((grant) => grant.parameters)),
     ...CLIENT_PARAMETERS,
   };
-  const rateLimit = {
-    max: codehost.platform.security.credentialRequestsPerMinute,
-    timeWindow: 60_000,
-  };
-  /** What the three form-posting endpoints share: the rate limit and form bodies. */
-  const formRoute = <T extends TSchema>(
-    summary: string,
-    parameters: Record<string, string>,
-    success: T,
-    description: string,
-  ) => ({
-    config: { rateLimit },
-    schema: {
-      summary,
-      tags: ['oauth'],
-      consumes: ['application/x-www-form-urlencoded', 'application/json'],
-      body: formBody(parameters),
-      response: { 200: { ...success, description }, ...OAUTH_ERRORS },
-    },
-  });
+  const formRoute = formEndpoint(codehost);
 
   app.post('/oauth/token', {
     ...formRoute(

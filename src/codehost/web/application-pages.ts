@@ -31,6 +31,7 @@ function applicationForm(
     postLogoutRedirectUris?: string;
     scopes: readonly string[];
     confidential: boolean;
+    deviceAuthorizationGrant?: boolean | undefined;
   },
   submit: string,
   refused?: ApplicationError,
@@ -50,6 +51,7 @@ function applicationForm(
   ${fieldError('scopes-error', error('scopes'))}
   </fieldset>
   <label class="inline"><input type="checkbox" name="confidential" value="1"${values.confidential ? html` checked` : html``}> Confidential: the application runs on a server and can keep its secret (public clients must use PKCE)</label>
+  <div><label class="inline"><input type="checkbox" name="device_authorization_grant" value="1"${values.deviceAuthorizationGrant ? html` checked` : html``}> Device authorization grant: a command-line tool, editor or device without a browser signs in by showing a code that you enter at <code>/oauth/device</code></label></div>
   <p><button type="submit">${submit}</button></p>
 </form>`;
 }
@@ -62,6 +64,7 @@ function typedValues(body: unknown): ApplicationInput {
     postLogoutRedirectUris: field(body, 'post_logout_redirect_uri'),
     scopes: fieldValues(body, 'scopes').filter(isScope),
     confidential: field(body, 'confidential') === '1',
+    deviceAuthorizationGrant: field(body, 'device_authorization_grant') === '1',
   };
 }
 
@@ -168,6 +171,7 @@ ${authorized.map(
 <tr><th>Post-logout redirect URI</th><td>${postLogoutRedirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td></tr>
 <tr><th>Scopes</th><td>${application.scopes}</td></tr>
 <tr><th>Confidential</th><td>${application.confidential ? 'Yes' : 'No'}</td></tr>
+<tr><th>Device authorization grant</th><td>${application.device_authorization_grant ? 'On' : 'Off'}</td></tr>
 </table>
 <p><a href="/profile/applications/${application.id}/edit">Edit</a></p>
 <p>${confirmLink(`/profile/applications/${application.id}/renew_secret`, 'Renew secret')}</p>
@@ -203,6 +207,7 @@ ${authorized.map(
               postLogoutRedirectUris: postLogoutRedirectUrisOf(application).join('\n'),
               scopes: application.scopes.split(' '),
               confidential: application.confidential === 1,
+              deviceAuthorizationGrant: application.device_authorization_grant === 1,
             },
             'Save application',
             refused?.error,

@@ -1,4 +1,5 @@
 import { authorizationCodeGrant } from './authorization-code.js';
+import { deviceCodeGrant } from './device-code.js';
 import type { Grant } from './grant.js';
 import { passwordGrant } from './password.js';
 import { refreshTokenGrant } from './refresh-token.js';
@@ -8,6 +9,7 @@ export const BUILT_IN_GRANTS: readonly Grant[] = [
   authorizationCodeGrant,
   passwordGrant,
   refreshTokenGrant,
+  deviceCodeGrant,
 ];
 
 export function grantsByType(grants: readonly Grant[]): ReadonlyMap<string, Grant> {

@@ -1,0 +1,234 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { partValue } from '../../platform/http/request-parts.js';
+import type { HttpApp } from '../../platform/http/server.js';
+import { textField } from '../../platform/web/forms.js';
+import { html } from '../../platform/web/html.js';
+import type { UserRow } from '../accounts/users.js';
+import { browserAnswers } from '../api/described-responses.js';
+import type { Codehost } from '../context.js';
+import { scopesOf } from '../oauth/applications.js';
+import { DEVICE_VERIFICATION_PATH } from '../oauth/device-authorization-route.js';
+import {
+  DEVICE_CODE_LIFETIME_SECONDS,
+  type DeviceGrantRow,
+  displayedUserCode,
+  MAX_USER_CODE_INPUT,
+  normalizedUserCode,
+} from '../oauth/device-grants.js';
+import { SCOPES } from '../oauth/scopes.js';
+import { csrfField, page } from './layout.js';
+import type { Session } from './sessions.js';
+import { accountOf } from './surface.js';
+import { field } from './web-context.js';
+
+/**
+ * RFC 8628 section 5.1: user codes are short, so wrong ones are counted, per
+ * account and per address, and refused for a while once there are too many.
+ */
+const GUESS_WINDOW_MS = 15 * 60 * 1000;
+const WRONG_CODES_PER_ACCOUNT = 10;
+const WRONG_CODES_PER_ADDRESS = 30;
+
+const TITLE = 'Connect a device';
+
+/**
+ * The verification page of the device authorization grant (RFC 8628 section
+ * 3.3), at GitLab's address: a signed-in user types the code their device
+ * shows (or arrives with it in the link), sees which application asks for
+ * what, and approves or denies. Every step is a form, so it needs no script.
+ */
+export function registerDevicePages(app: HttpApp, codehost: Codehost): void {
+  const guessKeys = (request: FastifyRequest, user: UserRow) => [
+    { key: `device-code-guesses:user:${user.id}`, limit: WRONG_CODES_PER_ACCOUNT },
+    { key: `device-code-guesses:address:${request.ip}`, limit: WRONG_CODES_PER_ADDRESS },
+  ];
+
+  const codeForm = (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    options: { value?: string; error?: string; status?: number; retryAfterSeconds?: number } = {},
+  ) => {
+    if (options.retryAfterSeconds !== undefined) {
+      reply.header('retry-after', String(options.retryAfterSeconds));
+    }
+    return reply
+      .status(options.status ?? 200)
+      .type('text/html')
+      .send(
+        page(
+          {
+            title: TITLE,
+            user,
+            csrf: session.data.csrf,
+            notice: options.error ? { kind: 'error', text: options.error } : undefined,
+          },
+          html`<p>Enter the code your device, command-line tool or editor shows to let it use your account.</p>
+<form method="post" action="${DEVICE_VERIFICATION_PATH}">
+${csrfField(session.data.csrf)}
+${textField({ name: 'user_code', label: 'Code', value: options.value ?? '', error: options.error, required: true, maxLength: MAX_USER_CODE_INPUT, autocomplete: 'off', hint: 'Eight letters, such as WDJB-MJHT; capitals and the dash do not matter.' })}
+<p><button type="submit" id="continue">Continue</button></p>
+</form>`,
+        ),
+      );
+  };
+
+  const confirmPage = async (
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+    grant: DeviceGrantRow,
+    userCode: string,
+  ) => {
+    const application = await codehost.applications.findById(grant.application_id);
+    const decisionForm = (decision: 'approve' | 'deny', label: string) =>
+      html`<form class="inline" method="post" action="${DEVICE_VERIFICATION_PATH}/decision">${csrfField(session.data.csrf)}<input type="hidden" name="user_code" value="${userCode}"><input type="hidden" name="decision" value="${decision}"><button type="submit" id="${decision}">${label}</button></form>`;
+    return reply.type('text/html').send(
+      page(
+        { title: 'Authorize the device?', user, csrf: session.data.csrf },
+        html`<p><strong id="application-name">${application?.name ?? 'An application'}</strong> asks to use your account from a device.</p>
+<p>Check that the device shows <strong class="user-code" id="user-code">${displayedUserCode(userCode)}</strong>. Continue only if you started signing in on that device yourself, just now: never for a code someone sent you.</p>
+<p>It will be able to:</p>
+<ul id="scopes">${scopesOf(grant).map((scope) => html`<li><code>${scope}</code>: ${SCOPES[scope]}</li>`)}</ul>
+${decisionForm('approve', 'Authorize')}
+${decisionForm('deny', 'Deny')}`,
+      ),
+    );
+  };
+
+  /**
+   * The waiting request the typed code names, or an answer already sent: the
+   * form again, saying what is wrong, or 429 once too many codes were wrong.
+   */
+  const lookUp = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    user: UserRow,
+    session: Session,
+  ): Promise<{ grant: DeviceGrantRow; userCode: string } | undefined> => {
+    const typed = field(request.body, 'user_code').trim();
+    const keys = guessKeys(request, user);
+    for (const { key, limit } of keys) {
+      const state = await codehost.counters.peek(key, GUESS_WINDOW_MS);
+      if (state.count >= limit) {
+        await codeForm(reply, user, session, {
+          value: typed.slice(0, MAX_USER_CODE_INPUT),
+          status: 429,
+          retryAfterSeconds: Math.ceil(state.resetsInMs / 1000),
+          error: `Too many codes that were not right. Try again in ${Math.ceil(state.resetsInMs / 60_000)} minutes.`,
+        });
+        return undefined;
+      }
+    }
+    const userCode = normalizedUserCode(typed);
+    const grant =
+      userCode === undefined ? undefined : await codehost.deviceGrants.findWaiting(userCode);
+    if (grant && userCode) return { grant, userCode };
+    for (const { key } of keys) await codehost.counters.hit(key, GUESS_WINDOW_MS);
+    await codeForm(reply, user, session, {
+      value: typed.slice(0, MAX_USER_CODE_INPUT),
+      status: 422,
+      error:
+        userCode === undefined
+          ? 'Enter the code your device shows: eight letters, such as WDJB-MJHT.'
+          : `That code is not waiting for approval: it may have expired (codes last ${DEVICE_CODE_LIFETIME_SECONDS / 60} minutes), or been answered already. Ask your device for a new one.`,
+    });
+    return undefined;
+  };
+
+  app.get(
+    DEVICE_VERIFICATION_PATH,
+    {
+      schema: {
+        summary: 'Enter the code a device shows (RFC 8628 verification page)',
+        tags: ['oauth'],
+        hide: false,
+        response: browserAnswers(200, 302),
+      },
+      config: { signedIn: true },
+    },
+    async (request, reply) => {
+      const user = accountOf(request);
+      // verification_uri_complete fills the code in; the person still checks it
+      // against the device and continues (RFC 8628 section 5.4).
+      const given = partValue(request.query, 'user_code');
+      const value = typeof given === 'string' ? given.slice(0, MAX_USER_CODE_INPUT) : '';
+      return codeForm(reply, user, request.session as Session, { value });
+    },
+  );
+
+  app.post(
+    DEVICE_VERIFICATION_PATH,
+    {
+      schema: {
+        summary: 'Look up the code: which application asks for what',
+        tags: ['oauth'],
+        hide: false,
+        response: browserAnswers(200, 403, 422, 429),
+      },
+      config: { signedIn: true },
+    },
+    async (request, reply) => {
+      const user = accountOf(request);
+      const session = request.session as Session;
+      const found = await lookUp(request, reply, user, session);
+      if (!found) return reply;
+      return confirmPage(reply, user, session, found.grant, found.userCode);
+    },
+  );
+
+  app.post(
+    `${DEVICE_VERIFICATION_PATH}/decision`,
+    {
+      schema: {
+        summary: "The user's answer to a device: approve or deny",
+        tags: ['oauth'],
+        hide: false,
+        response: browserAnswers(200, 400, 403, 422, 429),
+      },
+      config: { signedIn: true },
+    },
+    async (request, reply) => {
+      const user = accountOf(request);
+      const session = request.session as Session;
+      const decision = field(request.body, 'decision');
+      if (decision !== 'approve' && decision !== 'deny') {
+        return codeForm(reply, user, session, {
+          status: 400,
+          error: 'Choose Authorize or Deny.',
+          value: field(request.body, 'user_code').slice(0, MAX_USER_CODE_INPUT),
+        });
+      }
+      const found = await lookUp(request, reply, user, session);
+      if (!found) return reply;
+      const approve = decision === 'approve';
+      const decided = await codehost.deviceGrants.decide(found.grant.id, {
+        userId: user.id,
+        approve,
+        authTime: user.current_sign_in_at,
+      });
+      if (!decided) {
+        return codeForm(reply, user, session, {
+          status: 422,
+          error: 'That code was answered or expired a moment ago. Ask your device for a new one.',
+        });
+      }
+      const application = await codehost.applications.findById(found.grant.application_id);
+      const name = application?.name ?? 'The application';
+      return reply.type('text/html').send(
+        page(
+          {
+            title: approve ? 'Device connected' : 'Request denied',
+            user,
+            csrf: session.data.csrf,
+            notice: { kind: 'ok', text: approve ? 'Authorized.' : 'Denied.' },
+          },
+          approve
+            ? html`<p id="outcome"><strong>${name}</strong> can now use your account from the device. Go back to it: it signs in by itself within a few seconds.</p>
+<p>You can revoke its access at any time on your <a href="/profile/applications">Applications</a> page.</p>`
+            : html`<p id="outcome">Nothing was shared with <strong>${name}</strong>. The device is told that you denied it.</p>`,
+        ),
+      );
+    },
+  );
+}
