@@ -40,6 +40,8 @@ import { registerDevicePages } from './web/device-pages.js';
 import { registerEmailPages } from './web/email-pages.js';
 import { registerNamespacePages } from './web/namespace-pages.js';
 import { registerNotificationPages } from './web/notification-pages.js';
+import { registerPasskeyScripts } from './web/passkey-forms.js';
+import { registerPasskeyPages } from './web/passkey-pages.js';
 import { registerPasswordPages } from './web/password-pages.js';
 import { registerProfilePages } from './web/profile-pages.js';
 import { registerSignInPages } from './web/sign-in-pages.js';
@@ -93,6 +95,7 @@ export function codehostService(
       registerCors(app);
       await registerRateLimiting(app, context.counters);
       registerScript(app);
+      registerPasskeyScripts(app);
 
       // Each surface is a scoped plugin with its own error shape and hooks; a new
       // route module is a line in its surface's list.
@@ -177,6 +180,7 @@ const WEB_PAGES: readonly ((web: HttpApp, codehost: Codehost) => void)[] = [
   registerEmailPages,
   registerPasswordPages,
   registerTwoFactorPages,
+  registerPasskeyPages,
   registerActiveSessionPages,
   registerApplicationPages,
   registerTokenPages,

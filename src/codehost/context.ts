@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
 import type { Config, ServiceConfig } from '../platform/config.js';
 import { CounterStore } from '../platform/security/counters.js';
+import { PasskeyStore, relyingPartyOf } from './accounts/passkeys.js';
 import { PasswordHasher } from './accounts/passwords.js';
 import { PersonalAccessTokenStore } from './accounts/personal-access-tokens.js';
 import { PasswordSignIn } from './accounts/sign-in.js';
@@ -30,6 +31,7 @@ export interface Codehost {
   users: UserStore;
   signIn: PasswordSignIn;
   twoFactor: TwoFactorStore;
+  passkeys: PasskeyStore;
   sessions: SessionStore;
   applications: ApplicationStore;
   tokens: TokenStore;
@@ -65,6 +67,7 @@ export function createCodehost(
     users,
     signIn: new PasswordSignIn(users, hasher, counters, platform.security),
     twoFactor: new TwoFactorStore(db),
+    passkeys: new PasskeyStore(db, relyingPartyOf(config.publicUrl)),
     sessions: codehostSessions(db, {
       lifetimeMs: platform.security.sessionLifetimeSeconds * 1000,
       secureCookie: config.publicUrl.startsWith('https:'),

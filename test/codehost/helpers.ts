@@ -47,15 +47,24 @@ export interface Codehost extends TestService {
 
 export async function startCodehost(
   kind: DatabaseKind,
-  options: { env?: Record<string, string>; listen?: boolean; grants?: readonly Grant[] } = {},
+  options: {
+    env?: Record<string, string>;
+    listen?: boolean;
+    grants?: readonly Grant[];
+    /**
+     * The host in its public URL: `localhost` where a browser needs a name
+     * (WebAuthn takes no IP address as a relying party ID).
+     */
+    publicHost?: 'localhost';
+  } = {},
 ): Promise<Codehost> {
   const port = options.listen ? await freePort() : 8080;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${options.publicHost ?? '127.0.0.1'}:${port}`;
   const definition = options.grants ? codehostService({ grants: options.grants }) : codehost;
   const service = await startTestService(definition as ServiceDefinition, kind, {
     env: { ...FAST_HASHING, CODEHOST_PUBLIC_URL: url, CODEHOST_PORT: String(port), ...options.env },
   });
-  if (options.listen) await service.app.listen({ host: '127.0.0.1', port });
+  if (options.listen) await service.app.listen({ host: options.publicHost ?? '127.0.0.1', port });
   return { ...service, db: service.database.db as Kysely<CodehostTables>, url };
 }
 

@@ -314,6 +314,12 @@ function takenError(error: unknown): unknown {
   return error;
 }
 
+/** Whether a password alone no longer signs the user in: a TOTP app or a passkey is set up. */
 export function isTwoFactorEnabled(user: UserRow): boolean {
+  return user.otp_secret !== null || user.passkey_count > 0;
+}
+
+/** Whether the user has a TOTP app set up (one of the second factors). */
+export function hasTotp(user: UserRow): boolean {
   return user.otp_secret !== null;
 }

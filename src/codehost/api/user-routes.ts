@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../platform/http/server.js';
-import type { UserRow } from '../accounts/users.js';
+import { isTwoFactorEnabled, type UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { authenticateApiRequest } from './authentication.js';
 import { answer, apiErrors, NullableTime } from './described-responses.js';
@@ -41,7 +41,8 @@ export function gitlabUser(user: UserRow, publicUrl: string) {
     identities: [],
     can_create_group: user.can_create_group === 1,
     can_create_project: user.projects_limit > 0,
-    two_factor_enabled: user.otp_secret !== null,
+    // GitLab counts a WebAuthn device (a passkey) as two-factor authentication too.
+    two_factor_enabled: isTwoFactorEnabled(user),
     external: user.external === 1,
   };
 }

@@ -415,6 +415,37 @@ export const codehostMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0011_passkeys': {
+    async up(db: MigrationDb) {
+      // A user's passkeys (WebAuthn credentials): the public key and the signature
+      // counter, never anything secret; the credential ID finds one at sign-in.
+      await withIdColumn(db, db.schema.createTable('passkeys'))
+        .addColumn('user_id', 'integer', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('credential_id', 'varchar(1400)', (c) => c.notNull().unique())
+        .addColumn('public_key', 'text', (c) => c.notNull())
+        .addColumn('counter', 'bigint', (c) => c.notNull())
+        .addColumn('transports', 'varchar(255)', (c) => c.notNull().defaultTo(''))
+        .addColumn('backed_up', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('last_used_at', TIMESTAMP)
+        .execute();
+      await db.schema.createIndex('passkeys_user').on('passkeys').column('user_id').execute();
+      // Kept with the user so the two-factor rule reads no other table: a passkey
+      // is a second factor, as a TOTP secret is.
+      await db.schema
+        .alterTable('users')
+        .addColumn('passkey_count', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+      // How the user signed in (RFC 8176 amr values, space-separated), carried from
+      // the session to the ID tokens an authorization gives.
+      for (const table of ['oauth_access_grants', 'oauth_device_grants'] as const) {
+        await db.schema.alterTable(table).addColumn('amr', 'varchar(64)').execute();
+      }
+    },
+  },
 };
 
 /**

@@ -36,6 +36,8 @@ export interface UsersTable {
   public_email: string | null;
   /** 1 when the password was chosen by someone else and its owner should replace it. */
   password_change_required: Generated<Flag>;
+  /** How many passkeys the user has: any makes two-factor authentication on. */
+  passkey_count: Generated<number>;
 }
 
 export interface EmailsTable {
@@ -62,6 +64,22 @@ export interface SessionsTable {
   ip_address: Generated<string>;
   created_at: Generated<number>;
   last_used_at: Generated<number>;
+}
+
+/** A WebAuthn credential: its public key (COSE, base64url) and signature counter only. */
+export interface PasskeysTable {
+  id: Generated<number>;
+  user_id: number;
+  name: string;
+  /** base64url, as the browser reports it. */
+  credential_id: string;
+  public_key: string;
+  counter: number;
+  /** The authenticator's transports (`internal hybrid`), hints for the browser. */
+  transports: Generated<string>;
+  backed_up: Generated<Flag>;
+  created_at: number;
+  last_used_at: number | null;
 }
 
 export interface PersonalAccessTokensTable {
@@ -105,6 +123,8 @@ export interface OauthAccessGrantsTable {
   nonce: string | null;
   /** When the user signed in (epoch ms), for the ID token's auth_time. */
   auth_time: number | null;
+  /** How they signed in (RFC 8176 values, space-separated), for the ID token's amr. */
+  amr: string | null;
   expires_at: number;
   used_at: number | null;
   created_at: number;
@@ -121,6 +141,7 @@ export interface OauthDeviceGrantsTable {
   resource_owner_id: number | null;
   /** When the approving user signed in (epoch ms), for the ID token's auth_time. */
   auth_time: number | null;
+  amr: string | null;
   approved_at: number | null;
   denied_at: number | null;
   /** When the device's token was issued: a device code gives one token, once. */
@@ -238,6 +259,7 @@ export interface CodehostTables extends CounterTables {
   oauth_access_grants: OauthAccessGrantsTable;
   oauth_access_tokens: OauthAccessTokensTable;
   oauth_device_grants: OauthDeviceGrantsTable;
+  passkeys: PasskeysTable;
   oidc_signing_keys: OidcSigningKeysTable;
   namespaces: NamespacesTable;
   projects: ProjectsTable;

@@ -187,6 +187,7 @@ async function approve(
   reply: FastifyReply,
   user: UserRow,
   request: AuthorizationRequest,
+  session: Session | undefined,
 ) {
   const code = await codehost.tokens.issueCode({
     userId: user.id,
@@ -196,6 +197,7 @@ async function approve(
     codeChallenge: request.codeChallenge,
     nonce: request.nonce,
     authTime: user.current_sign_in_at,
+    amr: session?.data.amr,
   });
   return redirectWith(reply, codehost, request.redirectUri, { code, state: request.state });
 }
@@ -295,7 +297,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
               : {}),
           });
         case 'approve':
-          return approve(codehost, reply, user as UserRow, authorization);
+          return approve(codehost, reply, user as UserRow, authorization, request.session);
         case 'ask-consent':
           allowFormRedirectTo(reply, authorization.redirectUri);
           return reply
@@ -325,7 +327,9 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
         return handleRedirectable(reply, error);
       }
       const decision = field(request.body, 'decision');
-      if (decision === 'approve') return approve(codehost, reply, user, authorization);
+      if (decision === 'approve') {
+        return approve(codehost, reply, user, authorization, request.session);
+      }
       if (decision === 'deny') {
         return redirectWith(reply, codehost, authorization.redirectUri, {
           error: 'access_denied',

@@ -121,14 +121,21 @@ export class DeviceGrantStore {
    */
   async decide(
     id: number,
-    decision: { userId: number; approve: boolean; authTime: number | null },
+    decision: {
+      userId: number;
+      approve: boolean;
+      authTime: number | null;
+      amr: readonly string[] | undefined;
+    },
   ): Promise<boolean> {
     const now = this.now();
     const result = await this.db
       .updateTable('oauth_device_grants')
       .set({
         resource_owner_id: decision.userId,
-        ...(decision.approve ? { approved_at: now, auth_time: decision.authTime } : {}),
+        ...(decision.approve
+          ? { approved_at: now, auth_time: decision.authTime, amr: decision.amr?.join(' ') ?? null }
+          : {}),
         ...(decision.approve ? {} : { denied_at: now }),
       })
       .where('id', '=', id)
@@ -217,6 +224,7 @@ export class DeviceGrantStore {
           code_challenge: null,
           nonce: null,
           auth_time: grant.auth_time,
+          amr: grant.amr,
           expires_at: now,
           used_at: now,
           created_at: now,

@@ -236,6 +236,7 @@ async function withIdToken(codehost: Codehost, granted: Granted) {
     accessToken: granted.issued.accessToken,
     authTime: granted.authTime,
     nonce: granted.nonce,
+    amr: granted.amr,
   });
   return { ...response, id_token: idToken };
 }

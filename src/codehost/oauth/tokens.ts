@@ -59,6 +59,8 @@ export class TokenStore {
     codeChallenge: string | undefined;
     nonce?: string | undefined;
     authTime?: number | null | undefined;
+    /** How the user signed in (RFC 8176), for the ID token. */
+    amr?: readonly string[] | undefined;
   }): Promise<string> {
     const code = newSecret();
     const now = this.now();
@@ -73,6 +75,7 @@ export class TokenStore {
         code_challenge: input.codeChallenge ?? null,
         nonce: input.nonce ?? null,
         auth_time: input.authTime ?? null,
+        amr: input.amr?.join(' ') ?? null,
         expires_at: now + CODE_LIFETIME_SECONDS * 1000,
         created_at: now,
       })

@@ -26,6 +26,21 @@ export interface IdTokenInput {
   authTime: number | undefined;
   /** The authorization request's nonce, on the code exchange only. */
   nonce: string | undefined;
+  /** How the user signed in (RFC 8176), when known. */
+  amr?: readonly string[] | undefined;
+}
+
+/** The `acr` values codehost gives, from the weakest; discovery lists them. */
+export const ACR_VALUES = ['pwd', 'mfa', 'phr'] as const;
+
+/**
+ * The assurance of a sign-in, from how it was made: `phr` (OpenID EAP ACR
+ * Values: phishing-resistant) when a passkey took part, `mfa` for two factors,
+ * `pwd` for a password alone.
+ */
+export function acrOf(amr: readonly string[]): (typeof ACR_VALUES)[number] {
+  if (amr.includes('hwk') || amr.includes('swk')) return 'phr';
+  return amr.includes('mfa') ? 'mfa' : 'pwd';
 }
 
 /** An ID token signed with the provider's current key. */
@@ -42,6 +57,7 @@ export async function signIdToken(codehost: Codehost, input: IdTokenInput): Prom
     ...claims,
     ...(input.authTime === undefined ? {} : { auth_time: input.authTime }),
     ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
+    ...(input.amr === undefined ? {} : { amr: [...input.amr], acr: acrOf(input.amr) }),
     at_hash: accessTokenHash(input.accessToken),
   })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })

@@ -5,6 +5,7 @@ import { KeySet, NOT_MODIFIED, ServerMetadata } from '../api/described-responses
 import type { Codehost } from '../context.js';
 import { authorizationServerMetadata } from '../oauth/metadata-routes.js';
 import { CLAIMS } from './claims.js';
+import { ACR_VALUES } from './id-token.js';
 import { SIGNING_ALGORITHMS } from './signing-keys.js';
 
 /** How long relying parties may cache the key set; a new key is published for longer before it signs. */
@@ -20,6 +21,7 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
     end_session_endpoint: `${base}/oauth/logout`,
     jwks_uri: `${base}/oauth/discovery/keys`,
     subject_types_supported: ['public'],
+    acr_values_supported: [...ACR_VALUES],
     id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
     claim_types_supported: ['normal'],
     claims_supported: [
@@ -31,6 +33,8 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
       'auth_time',
       'nonce',
       'at_hash',
+      'amr',
+      'acr',
       ...Object.keys(CLAIMS),
     ],
   };

@@ -206,6 +206,7 @@ ${decisionForm('deny', 'Deny')}`,
         userId: user.id,
         approve,
         authTime: user.current_sign_in_at,
+        amr: session.data.amr,
       });
       if (!decided) {
         return codeForm(reply, user, session, {

@@ -14,6 +14,8 @@ export interface PageOptions {
   notice?: Notice | undefined;
   /** On a user-settings page: its path, to show the settings menu with it marked. */
   settings?: string | undefined;
+  /** Scripts of the page's own, after the one every page loads. */
+  scripts?: readonly string[] | undefined;
 }
 
 /** The user-settings pages, in GitLab's order. */
@@ -22,6 +24,7 @@ const SETTINGS: readonly [path: string, label: string][] = [
   ['/profile/emails', 'Emails'],
   ['/profile/password/edit', 'Password'],
   ['/profile/two_factor_auth', 'Two-factor authentication'],
+  ['/profile/passkeys', 'Passkeys'],
   ['/profile/active_sessions', 'Active sessions'],
   ['/profile/applications', 'Applications'],
   ['/profile/personal_access_tokens', 'Access tokens'],
@@ -56,7 +59,7 @@ export function page(options: PageOptions, content: Markup): string {
       above: options.settings ? settingsMenu(options.settings) : undefined,
       notice: options.notice,
       style: STYLE,
-      script: SCRIPT_PATH,
+      script: [SCRIPT_PATH, ...(options.scripts ?? [])],
     },
     content,
   );

@@ -25,6 +25,13 @@ export interface SessionData {
   reauthenticateUntil?: number;
   /** A relying party's guess at the login (OpenID Connect `login_hint`), to fill in. */
   loginHint?: string;
+  /**
+   * How the user signed in, as RFC 8176 `amr` values (`pwd`, `otp`, `hwk`,
+   * `swk`, `user`, `mfa`), for the ID tokens this session's authorizations give.
+   */
+  amr?: string[];
+  /** The WebAuthn challenge of the passkey ceremony a page offered, until it is answered. */
+  passkeyChallenge?: string;
   /** The synchronizer token every form posts back. */
   csrf: string;
   /** A TOTP secret offered on the set-up page, until the user confirms it. */

@@ -2,7 +2,7 @@ import type { FastifyReply } from 'fastify';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, type Markup, trusted } from '../../platform/web/html.js';
 import { newTotpSecret, provisioningUri, qrCodeSvg } from '../accounts/two-factor.js';
-import { isTwoFactorEnabled, type UserRow } from '../accounts/users.js';
+import { hasTotp, type UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
@@ -144,7 +144,7 @@ ${
   app.get(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
     const session = request.session as Session;
-    if (isTwoFactorEnabled(user)) return enabledPage(reply, user, session);
+    if (hasTotp(user)) return enabledPage(reply, user, session);
     // The secret on offer is kept in the session until a code proves the app has it.
     session.data.otpSetupSecret ??= newTotpSecret();
     await codehost.sessions.save(session);
@@ -160,7 +160,7 @@ ${
     const user = accountOf(request);
     const session = request.session as Session;
     const secret = session.data.otpSetupSecret;
-    if (isTwoFactorEnabled(user) || secret === undefined) {
+    if (hasTotp(user) || secret === undefined) {
       return reply.redirect(SETTINGS_PATH, 302);
     }
     // As GitLab asks: someone at an unattended, signed-in browser cannot lock the owner out.
@@ -199,7 +199,7 @@ ${
     app.post(path, { config: { signedIn: true } }, async (request, reply) => {
       const user = accountOf(request);
       const session = request.session as Session;
-      if (!isTwoFactorEnabled(user)) return reply.redirect(SETTINGS_PATH, 302);
+      if (!hasTotp(user)) return reply.redirect(SETTINGS_PATH, 302);
       if (!(await passwordAccepted(user, request.body))) {
         return enabledPage(reply, user, session, 'The password is not correct.');
       }

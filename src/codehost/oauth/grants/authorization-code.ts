@@ -1,7 +1,7 @@
 import { identifyClient } from '../client-auth.js';
 import { invalidClient, oauthError } from '../errors.js';
 import { GrantRefused } from '../tokens.js';
-import { type Grant, invalidRequest, secondsOf } from './grant.js';
+import { amrOf, type Grant, invalidRequest, secondsOf } from './grant.js';
 
 /** RFC 6749 section 4.1.3, with PKCE (RFC 7636). */
 export const authorizationCodeGrant: Grant = {
@@ -44,6 +44,7 @@ export const authorizationCodeGrant: Grant = {
         clientId: client.application.uid,
         authTime: secondsOf(grant.auth_time ?? user.current_sign_in_at),
         nonce: grant.nonce ?? undefined,
+        amr: amrOf(grant.amr),
       };
     } catch (error) {
       if (error instanceof GrantRefused) throw oauthError(400, 'invalid_grant', error.message);

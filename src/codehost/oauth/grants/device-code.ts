@@ -1,6 +1,6 @@
 import { identifyClient } from '../client-auth.js';
 import { invalidClient, oauthError } from '../errors.js';
-import { type Grant, invalidRequest, secondsOf } from './grant.js';
+import { amrOf, type Grant, invalidRequest, secondsOf } from './grant.js';
 
 export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -67,6 +67,7 @@ export const deviceCodeGrant: Grant = {
       clientId: client.application.uid,
       authTime: secondsOf(grant.auth_time ?? user.current_sign_in_at),
       nonce: undefined,
+      amr: amrOf(grant.amr),
     };
   },
 };

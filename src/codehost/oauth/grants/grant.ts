@@ -24,6 +24,8 @@ export interface Granted {
   authTime: number | undefined;
   /** The authorization request's nonce, on the code exchange only. */
   nonce: string | undefined;
+  /** How the user signed in (RFC 8176 values), when known. */
+  amr?: readonly string[] | undefined;
 }
 
 /**
@@ -40,6 +42,11 @@ export interface Grant {
 
 export function invalidRequest(description: string) {
   return oauthError(400, 'invalid_request', description);
+}
+
+/** A stored `amr` column (space-separated) as its values, if there is one. */
+export function amrOf(column: string | null | undefined): string[] | undefined {
+  return column ? column.split(' ').filter(Boolean) : undefined;
 }
 
 /** A time column (ms) as OpenID Connect's seconds, if there is one. */

@@ -69,6 +69,8 @@ export const passwordGrant: Grant = {
       clientId: client.kind === 'none' ? undefined : client.application.uid,
       authTime: secondsOf(check.user.current_sign_in_at),
       nonce: undefined,
+      // The password grant is the password alone: two-factor users are refused above.
+      amr: ['pwd'],
     };
   },
 };

@@ -3,7 +3,7 @@ import { identifyClient } from '../client-auth.js';
 import { invalidClient, oauthError } from '../errors.js';
 import { coversScopes, parseScopes } from '../scopes.js';
 import { GrantRefused } from '../tokens.js';
-import { type Grant, invalidRequest, secondsOf } from './grant.js';
+import { amrOf, type Grant, invalidRequest, secondsOf } from './grant.js';
 
 /** RFC 6749 section 6, with rotation and reuse detection (RFC 9700 section 4.14.2). */
 export const refreshTokenGrant: Grant = {
@@ -47,6 +47,7 @@ export const refreshTokenGrant: Grant = {
         clientId: client.application.uid,
         authTime: secondsOf(original?.auth_time ?? user.current_sign_in_at),
         nonce: undefined,
+        amr: amrOf(original?.amr),
       };
     } catch (error) {
       if (error instanceof GrantRefused) throw oauthError(400, 'invalid_grant', error.message);

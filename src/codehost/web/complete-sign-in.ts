@@ -1,0 +1,46 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { safeReturnPath } from '../../platform/web/return-path.js';
+import type { UserRow } from '../accounts/users.js';
+import type { Codehost } from '../context.js';
+
+/** RFC 8176's values for the ways codehost signs people in. */
+export const AMR = {
+  password: ['pwd'],
+  passwordAndCode: ['pwd', 'otp', 'mfa'],
+} as const;
+
+/**
+ * A passkey is something the user has, unlocked by something they know or
+ * are (the device verified them): two factors. One synced between devices is
+ * a software-held key (`swk`), one kept in a device a hardware key (`hwk`).
+ */
+export function passkeyAmr(backedUp: boolean, afterPassword: boolean): string[] {
+  return [...(afterPassword ? ['pwd'] : []), backedUp ? 'swk' : 'hwk', 'user', 'mfa'];
+}
+
+/**
+ * Signs the user in: a fresh session ID at that moment, so a planted ID gains
+ * nothing, remembering how they signed in (`amr`) for the ID tokens it leads to.
+ */
+export async function completeSignIn(
+  codehost: Codehost,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  user: UserRow,
+  amr: readonly string[],
+): Promise<FastifyReply> {
+  const returnTo = safeReturnPath(request.session?.data.returnTo);
+  await codehost.users.recordSignIn(user);
+  // A password someone else chose (the first root password, a reset) is replaced
+  // first; where the user was going waits until then.
+  if (user.password_change_required === 1) {
+    await codehost.sessions.start(
+      reply,
+      { userId: user.id, amr: [...amr], ...(returnTo ? { returnTo } : {}) },
+      request.session,
+    );
+    return reply.redirect('/profile/password/edit', 302);
+  }
+  await codehost.sessions.start(reply, { userId: user.id, amr: [...amr] }, request.session);
+  return reply.redirect(returnTo ?? '/profile', 302);
+}
