@@ -10,6 +10,7 @@ import {
 import { openDatabase } from './platform/db/connection.js';
 import type { RunningService, StartHooks } from './platform/runner.js';
 import { DEFAULT_ROLE_MAP, type RefdataSettings, roleMap } from './refdata/config.js';
+import { BACKCHANNEL_LOGOUT_PATH } from './refdata/web/backchannel-logout.js';
 
 /**
  * The embedded default: when refdata starts beside codehost and no identity
@@ -35,6 +36,9 @@ export function embeddedSignIn(): StartHooks {
           name: 'refdata',
           redirectUri: `${section.publicUrl}/sign-in/callback`,
           postLogoutRedirectUri: `${section.publicUrl}/`,
+          // Signing out of codehost signs out of refdata too (OpenID Connect
+          // Back-Channel Logout): refdata's endpoint for it, posted to from codehost.
+          backchannelLogoutUri: `${section.publicUrl}${BACKCHANNEL_LOGOUT_PATH}`,
           scopes: ['openid', 'profile', 'email', 'read_user'],
         });
         if (!client) return undefined;

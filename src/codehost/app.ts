@@ -159,6 +159,9 @@ export function codehostService(
           : payload,
       );
 
+      context.backchannelLogout.start(app.log);
+      app.addHook('onClose', async () => context.backchannelLogout.close());
+
       const sweep = setInterval(() => {
         Promise.all([
           context.sessions.purgeExpired(),

@@ -18,6 +18,7 @@ import { DeviceGrantStore } from './oauth/device-grants.js';
 import type { Grant } from './oauth/grants/grant.js';
 import { GRANTS } from './oauth/grants/index.js';
 import { TokenStore } from './oauth/tokens.js';
+import { BackchannelLogout } from './oidc/backchannel-logout.js';
 import { SigningKeyStore } from './oidc/signing-keys.js';
 import { codehostSessions, type SessionStore } from './web/sessions.js';
 
@@ -37,6 +38,8 @@ export interface Codehost {
   tokens: TokenStore;
   deviceGrants: DeviceGrantStore;
   signingKeys: SigningKeyStore;
+  /** Sessions' `sid`s, the relying parties told of each, and their logout tokens. */
+  backchannelLogout: BackchannelLogout;
   /** The token endpoint's grants, by `grant_type`. */
   grants: ReadonlyMap<string, Grant>;
   personalAccessTokens: PersonalAccessTokenStore;
@@ -58,6 +61,7 @@ export function createCodehost(
   const users = new UserStore(db, hasher);
   const groups = new GroupStore(db);
   const members = new MemberStore(db);
+  const signingKeys = new SigningKeyStore(db);
   return {
     db,
     config,
@@ -77,7 +81,8 @@ export function createCodehost(
       refreshReuseGraceMs: platform.security.refreshReuseGraceSeconds * 1000,
     }),
     deviceGrants: new DeviceGrantStore(db),
-    signingKeys: new SigningKeyStore(db),
+    signingKeys,
+    backchannelLogout: new BackchannelLogout(db, signingKeys, config.publicUrl),
     grants,
     personalAccessTokens: new PersonalAccessTokenStore(db),
     groups,

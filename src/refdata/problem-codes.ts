@@ -30,6 +30,7 @@ export const REFDATA_PROBLEMS = problemCatalogue([
   'removed',
   'unsupported-route',
   'sign-in-failed',
+  'invalid-logout-token',
   'webhook-limit',
   'import-running',
   'not-author',

@@ -75,6 +75,7 @@ describe.skipIf(!browserAvailable)(
         name: 'refdata',
         redirectUris: `${refdataUrl}/sign-in/callback`,
         postLogoutRedirectUris: `${refdataUrl}/`,
+        backchannelLogoutUri: `${refdataUrl}/sign-in/backchannel-logout`,
         scopes: ['openid', 'profile', 'email'],
       });
       refdata = await startListeningRefdata(
@@ -185,6 +186,55 @@ describe.skipIf(!browserAvailable)(
         expect(problems).toEqual([]);
       } finally {
         await context.close();
+      }
+    });
+
+    it('ends the refdata session when its codehost session is ended from another browser', async () => {
+      const member = await createUser(codehost);
+      await new MemberStore(codehost.db).add('group', creatorsGroupId, member.id, 30);
+      const laptop = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const phone = await browser.newContext({ viewport: { width: 375, height: 800 } });
+      const page = await laptop.newPage();
+      const other = await phone.newPage();
+      try {
+        // On the laptop: refdata, signed in through codehost.
+        await page.goto(`${refdataUrl}/sign-in`);
+        await press(page, '#sign-in-provider');
+        await page.fill('#login', member.username);
+        await page.fill('#password', member.password);
+        await press(page, 'button:has-text("Sign in")');
+        await Promise.all([page.waitForURL(`${refdataUrl}/**`), page.click('#authorize')]);
+        expect(await page.locator('header .account').innerText()).toContain(member.name);
+
+        // On the phone: codehost's active sessions, where the laptop's is ended.
+        await other.goto(`${codehost.url}/users/sign_in`);
+        await other.fill('#login', member.username);
+        await other.fill('#password', member.password);
+        await press(other, 'button:has-text("Sign in")');
+        await other.goto(`${codehost.url}/profile/active_sessions`);
+        await press(other, '#active-sessions button:has-text("End")');
+        expect(await other.locator('.notice.ok').innerText()).toContain('ended');
+
+        // codehost posts a logout token to refdata, which ends the laptop's session
+        // there: within seconds, the laptop's next page is a visitor's.
+        let signedOut = false;
+        for (let attempt = 0; attempt < 40 && !signedOut; attempt += 1) {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+          await page.goto(`${refdataUrl}/`);
+          signedOut = !(await page.locator('header .account').innerText()).includes(member.name);
+        }
+        expect(signedOut).toBe(true);
+        await page.screenshot({ path: `${OUTPUT}/refdata-after-backchannel-logout-1280.png` });
+        const delivery = await codehost.db
+          .selectFrom('backchannel_logout_deliveries')
+          .selectAll()
+          .where('user_id', '=', member.id)
+          .executeTakeFirstOrThrow();
+        expect(delivery.delivered_at).not.toBeNull();
+        expect(delivery.attempts).toBe(1);
+      } finally {
+        await laptop.close();
+        await phone.close();
       }
     });
 

@@ -102,6 +102,7 @@ export async function createApplication(
     confidential: boolean;
     name: string;
     deviceAuthorizationGrant: boolean;
+    backchannelLogoutUri: string;
   }> = {},
 ): Promise<{ id: number; clientId: string; secret: string; redirectUri: string }> {
   const redirectUris = options.redirectUris ?? 'https://client.example/callback';
@@ -114,6 +115,7 @@ export async function createApplication(
     scopes: options.scopes ?? ['api', 'read_user'],
     confidential: options.confidential ?? true,
     deviceAuthorizationGrant: options.deviceAuthorizationGrant ?? false,
+    ...(options.backchannelLogoutUri ? { backchannelLogoutUri: options.backchannelLogoutUri } : {}),
   });
   return {
     id: application.id,

@@ -446,6 +446,81 @@ export const codehostMigrations: MigrationSet = {
       }
     },
   },
+  '0012_backchannel_logout': {
+    async up(db: MigrationDb) {
+      // OpenID Connect Back-Channel Logout 1.0: where a relying party hears that a
+      // session ended, and whether it needs the session's `sid` to act on it.
+      await db.schema
+        .alterTable('oauth_applications')
+        .addColumn('backchannel_logout_uri', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      await db.schema
+        .alterTable('oauth_applications')
+        .addColumn('backchannel_logout_session_required', 'integer', (c) =>
+          c.notNull().defaultTo(0),
+        )
+        .execute();
+      // The session an authorization was approved in, for the ID tokens' `sid`.
+      for (const table of ['oauth_access_grants', 'oauth_device_grants'] as const) {
+        await db.schema.alterTable(table).addColumn('sid', 'varchar(64)').execute();
+      }
+      // Each signed-in browser session's OpenID Connect session ID. A row whose
+      // browser session is gone (signed out, ended, expired, or removed by any
+      // path, a command's included) is how its ending is noticed.
+      await db.schema
+        .createTable('oidc_sessions')
+        .addColumn('sid', 'varchar(64)', (c) => c.primaryKey())
+        .addColumn('user_id', 'integer', (c) =>
+          c.notNull().references('users.id').onDelete('cascade'),
+        )
+        .addColumn('session_id_hash', 'varchar(64)', (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('ended_at', TIMESTAMP)
+        .execute();
+      await db.schema
+        .createIndex('oidc_sessions_live')
+        .on('oidc_sessions')
+        .columns(['ended_at', 'session_id_hash'])
+        .execute();
+      // The relying parties that received an ID token naming a session.
+      await db.schema
+        .createTable('oidc_session_clients')
+        .addColumn('sid', 'varchar(64)', (c) =>
+          c.notNull().references('oidc_sessions.sid').onDelete('cascade'),
+        )
+        .addColumn('application_id', 'integer', (c) =>
+          c.notNull().references('oauth_applications.id').onDelete('cascade'),
+        )
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addPrimaryKeyConstraint('oidc_session_clients_pk', ['sid', 'application_id'])
+        .execute();
+      await db.schema
+        .createIndex('oidc_session_clients_app')
+        .on('oidc_session_clients')
+        .column('application_id')
+        .execute();
+      // Logout tokens to send, each retried until its relying party takes it.
+      await withIdColumn(db, db.schema.createTable('backchannel_logout_deliveries'))
+        .addColumn('application_id', 'integer', (c) =>
+          c.notNull().references('oauth_applications.id').onDelete('cascade'),
+        )
+        .addColumn('user_id', 'integer', (c) => c.notNull())
+        .addColumn('sid', 'varchar(64)', (c) => c.notNull())
+        .addColumn('jti', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('attempts', 'integer', (c) => c.notNull().defaultTo(0))
+        .addColumn('next_attempt_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('delivered_at', TIMESTAMP)
+        .addColumn('failed_at', TIMESTAMP)
+        .addColumn('last_error', 'varchar(500)')
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('backchannel_logout_deliveries_due')
+        .on('backchannel_logout_deliveries')
+        .columns(['delivered_at', 'failed_at', 'next_attempt_at'])
+        .execute();
+    },
+  },
 };
 
 /**

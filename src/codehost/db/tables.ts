@@ -66,6 +66,38 @@ export interface SessionsTable {
   last_used_at: Generated<number>;
 }
 
+/** A signed-in browser session's OpenID Connect session ID (`sid`). */
+export interface OidcSessionsTable {
+  sid: string;
+  user_id: number;
+  session_id_hash: string;
+  created_at: number;
+  /** When its browser session was found gone and its relying parties told. */
+  ended_at: number | null;
+}
+
+/** A relying party that received an ID token naming a session. */
+export interface OidcSessionClientsTable {
+  sid: string;
+  application_id: number;
+  created_at: number;
+}
+
+/** A logout token on its way to a relying party's back-channel logout URI. */
+export interface BackchannelLogoutDeliveriesTable {
+  id: Generated<number>;
+  application_id: number;
+  user_id: number;
+  sid: string;
+  jti: string;
+  attempts: Generated<number>;
+  next_attempt_at: number;
+  delivered_at: number | null;
+  failed_at: number | null;
+  last_error: string | null;
+  created_at: number;
+}
+
 /** A WebAuthn credential: its public key (COSE, base64url) and signature counter only. */
 export interface PasskeysTable {
   id: Generated<number>;
@@ -106,6 +138,10 @@ export interface OauthApplicationsTable {
   confidential: Flag;
   /** 1 when devices may ask for tokens with RFC 8628's device authorization grant. */
   device_authorization_grant: Generated<Flag>;
+  /** Where logout tokens are posted (OpenID Connect Back-Channel Logout); '' for none. */
+  backchannel_logout_uri: Generated<string>;
+  /** 1 when the relying party needs `sid` in logout tokens (and ID tokens). */
+  backchannel_logout_session_required: Generated<Flag>;
   owner_id: number;
   created_at: number;
   updated_at: number;
@@ -125,6 +161,8 @@ export interface OauthAccessGrantsTable {
   auth_time: number | null;
   /** How they signed in (RFC 8176 values, space-separated), for the ID token's amr. */
   amr: string | null;
+  /** The OpenID Connect session it was approved in, for the ID token's sid. */
+  sid: string | null;
   expires_at: number;
   used_at: number | null;
   created_at: number;
@@ -142,6 +180,7 @@ export interface OauthDeviceGrantsTable {
   /** When the approving user signed in (epoch ms), for the ID token's auth_time. */
   auth_time: number | null;
   amr: string | null;
+  sid: string | null;
   approved_at: number | null;
   denied_at: number | null;
   /** When the device's token was issued: a device code gives one token, once. */
@@ -260,6 +299,9 @@ export interface CodehostTables extends CounterTables {
   oauth_access_tokens: OauthAccessTokensTable;
   oauth_device_grants: OauthDeviceGrantsTable;
   passkeys: PasskeysTable;
+  oidc_sessions: OidcSessionsTable;
+  oidc_session_clients: OidcSessionClientsTable;
+  backchannel_logout_deliveries: BackchannelLogoutDeliveriesTable;
   oidc_signing_keys: OidcSigningKeysTable;
   namespaces: NamespacesTable;
   projects: ProjectsTable;

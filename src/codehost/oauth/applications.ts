@@ -8,7 +8,12 @@ export type ApplicationRow = Selectable<OauthApplicationsTable>;
 export class ApplicationError extends Error {
   override readonly name = 'ApplicationError';
   constructor(
-    readonly field: 'name' | 'redirect_uri' | 'post_logout_redirect_uri' | 'scopes',
+    readonly field:
+      | 'name'
+      | 'redirect_uri'
+      | 'post_logout_redirect_uri'
+      | 'backchannel_logout_uri'
+      | 'scopes',
     message: string,
   ) {
     super(message);
@@ -25,6 +30,10 @@ export interface ApplicationInput {
   confidential: boolean;
   /** RFC 8628: devices without a browser may sign in with a code (off unless asked for). */
   deviceAuthorizationGrant?: boolean;
+  /** OpenID Connect Back-Channel Logout: where logout tokens go ('' or absent for none). */
+  backchannelLogoutUri?: string;
+  /** Whether the relying party needs `sid` (always sent; recorded as it asked). */
+  backchannelLogoutSessionRequired?: boolean;
 }
 
 const MAX_REDIRECT_URIS = 20;
@@ -70,6 +79,35 @@ export function parseRedirectUris(
     }
   }
   return [...new Set(uris)];
+}
+
+/**
+ * A back-channel logout URI (OpenID Connect Back-Channel Logout 1.0, section
+ * 2.2): absolute, http or https (codehost posts to it), without a fragment.
+ */
+export function parseBackchannelLogoutUri(text: string): string {
+  const uri = text.trim();
+  if (uri === '') return '';
+  const quoted = uri.length > 80 ? `${uri.slice(0, 77)}…` : uri;
+  const refuse = (message: string) => new ApplicationError('backchannel_logout_uri', message);
+  if (uri.length > MAX_REDIRECT_URI_LENGTH) {
+    throw refuse(
+      `Back-channel logout URI is too long (at most ${MAX_REDIRECT_URI_LENGTH} characters)`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    throw refuse(`Back-channel logout URI must be an absolute URI: ${quoted}`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') {
+    throw refuse(`Back-channel logout URI must be an http or https address: ${quoted}`);
+  }
+  if (url.hash || uri.includes('#')) {
+    throw refuse(`Back-channel logout URI cannot contain a fragment: ${quoted}`);
+  }
+  return uri;
 }
 
 /** Exact comparison, as for redirect URIs (OpenID Connect RP-Initiated Logout 1.0, 3). */
@@ -215,6 +253,10 @@ export class ApplicationStore {
       scopes: formatScopes(input.scopes),
       confidential: input.confidential ? (1 as const) : (0 as const),
       device_authorization_grant: input.deviceAuthorizationGrant ? (1 as const) : (0 as const),
+      backchannel_logout_uri: parseBackchannelLogoutUri(input.backchannelLogoutUri ?? ''),
+      backchannel_logout_session_required: input.backchannelLogoutSessionRequired
+        ? (1 as const)
+        : (0 as const),
     };
   }
 }

@@ -198,6 +198,7 @@ async function approve(
     nonce: request.nonce,
     authTime: user.current_sign_in_at,
     amr: session?.data.amr,
+    sid: session?.data.sid,
   });
   return redirectWith(reply, codehost, request.redirectUri, { code, state: request.state });
 }

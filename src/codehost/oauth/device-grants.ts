@@ -126,6 +126,7 @@ export class DeviceGrantStore {
       approve: boolean;
       authTime: number | null;
       amr: readonly string[] | undefined;
+      sid: string | undefined;
     },
   ): Promise<boolean> {
     const now = this.now();
@@ -134,7 +135,12 @@ export class DeviceGrantStore {
       .set({
         resource_owner_id: decision.userId,
         ...(decision.approve
-          ? { approved_at: now, auth_time: decision.authTime, amr: decision.amr?.join(' ') ?? null }
+          ? {
+              approved_at: now,
+              auth_time: decision.authTime,
+              amr: decision.amr?.join(' ') ?? null,
+              sid: decision.sid ?? null,
+            }
           : {}),
         ...(decision.approve ? {} : { denied_at: now }),
       })
@@ -225,6 +231,7 @@ export class DeviceGrantStore {
           nonce: null,
           auth_time: grant.auth_time,
           amr: grant.amr,
+          sid: grant.sid,
           expires_at: now,
           used_at: now,
           created_at: now,

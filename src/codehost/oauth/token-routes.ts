@@ -237,6 +237,11 @@ async function withIdToken(codehost: Codehost, granted: Granted) {
     authTime: granted.authTime,
     nonce: granted.nonce,
     amr: granted.amr,
+    sid: granted.sid,
   });
+  // The relying party now holds a token naming the session: it hears when it ends.
+  if (granted.sid !== undefined && granted.issued.row.application_id !== null) {
+    await codehost.backchannelLogout.tokenIssued(granted.sid, granted.issued.row.application_id);
+  }
   return { ...response, id_token: idToken };
 }

@@ -61,6 +61,8 @@ export class TokenStore {
     authTime?: number | null | undefined;
     /** How the user signed in (RFC 8176), for the ID token. */
     amr?: readonly string[] | undefined;
+    /** The OpenID Connect session it was approved in. */
+    sid?: string | undefined;
   }): Promise<string> {
     const code = newSecret();
     const now = this.now();
@@ -76,6 +78,7 @@ export class TokenStore {
         nonce: input.nonce ?? null,
         auth_time: input.authTime ?? null,
         amr: input.amr?.join(' ') ?? null,
+        sid: input.sid ?? null,
         expires_at: now + CODE_LIFETIME_SECONDS * 1000,
         created_at: now,
       })

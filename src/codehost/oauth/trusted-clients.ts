@@ -8,6 +8,8 @@ export interface TrustedClient {
   name: string;
   redirectUri: string;
   postLogoutRedirectUri: string;
+  /** Where it hears that a session ended (OpenID Connect Back-Channel Logout). */
+  backchannelLogoutUri?: string;
   scopes: readonly Scope[];
 }
 
@@ -34,6 +36,12 @@ export async function ensureTrustedClient(
     name: client.name,
     redirectUris: client.redirectUri,
     postLogoutRedirectUris: client.postLogoutRedirectUri,
+    ...(client.backchannelLogoutUri
+      ? {
+          backchannelLogoutUri: client.backchannelLogoutUri,
+          backchannelLogoutSessionRequired: true,
+        }
+      : {}),
     scopes: client.scopes,
     confidential: true,
   };

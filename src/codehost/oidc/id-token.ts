@@ -28,6 +28,8 @@ export interface IdTokenInput {
   nonce: string | undefined;
   /** How the user signed in (RFC 8176), when known. */
   amr?: readonly string[] | undefined;
+  /** The OpenID Connect session (Back-Channel Logout 1.0, section 2.1), when known. */
+  sid?: string | undefined;
 }
 
 /** The `acr` values codehost gives, from the weakest; discovery lists them. */
@@ -58,6 +60,7 @@ export async function signIdToken(codehost: Codehost, input: IdTokenInput): Prom
     ...(input.authTime === undefined ? {} : { auth_time: input.authTime }),
     ...(input.nonce === undefined ? {} : { nonce: input.nonce }),
     ...(input.amr === undefined ? {} : { amr: [...input.amr], acr: acrOf(input.amr) }),
+    ...(input.sid === undefined ? {} : { sid: input.sid }),
     at_hash: accessTokenHash(input.accessToken),
   })
     .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'JWT' })

@@ -163,6 +163,7 @@ export function registerLogoutRoutes(app: HttpApp, codehost: Codehost): void {
     async (request, reply) => {
       const logout = await validate(codehost, request.body);
       await codehost.sessions.end(reply, request.session);
+      codehost.backchannelLogout.nudge();
       return finish(reply, logout);
     },
   );

@@ -22,6 +22,9 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
     jwks_uri: `${base}/oauth/discovery/keys`,
     subject_types_supported: ['public'],
     acr_values_supported: [...ACR_VALUES],
+    // OpenID Connect Back-Channel Logout 1.0, section 2.1.
+    backchannel_logout_supported: true,
+    backchannel_logout_session_supported: true,
     id_token_signing_alg_values_supported: [...SIGNING_ALGORITHMS],
     claim_types_supported: ['normal'],
     claims_supported: [
@@ -35,6 +38,7 @@ export function registerOidcRoutes(app: HttpApp, codehost: Codehost): void {
       'at_hash',
       'amr',
       'acr',
+      'sid',
       ...Object.keys(CLAIMS),
     ],
   };

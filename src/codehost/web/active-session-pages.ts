@@ -94,6 +94,7 @@ ${
         problem(404, 'not-found', 'That session has already ended, or is not one of yours.'),
       );
     }
+    codehost.backchannelLogout.nudge();
     return reply.redirect(`${SETTINGS_PATH}?done=ended`, 303);
   });
 
@@ -103,6 +104,7 @@ ${
     async (request, reply) => {
       const user = accountOf(request);
       await codehost.sessions.revokeOthers(user.id, request.session as Session);
+      codehost.backchannelLogout.nudge();
       return reply.redirect(`${SETTINGS_PATH}?done=others`, 303);
     },
   );

@@ -32,6 +32,8 @@ function applicationForm(
     scopes: readonly string[];
     confidential: boolean;
     deviceAuthorizationGrant?: boolean | undefined;
+    backchannelLogoutUri?: string | undefined;
+    backchannelLogoutSessionRequired?: boolean | undefined;
   },
   submit: string,
   refused?: ApplicationError,
@@ -43,6 +45,8 @@ function applicationForm(
   ${textField({ name: 'name', label: 'Name', value: values.name, error: error('name'), required: true, maxLength: 255 })}
   ${textField({ name: 'redirect_uri', label: 'Redirect URI (one per line)', value: values.redirectUris, error: error('redirect_uri'), required: true, multiline: true })}
   ${textField({ name: 'post_logout_redirect_uri', label: 'Post-logout redirect URI (OpenID Connect, one per line, optional)', value: values.postLogoutRedirectUris ?? '', error: error('post_logout_redirect_uri'), multiline: true })}
+  ${textField({ name: 'backchannel_logout_uri', label: 'Back-channel logout URI (OpenID Connect, optional)', value: values.backchannelLogoutUri ?? '', error: error('backchannel_logout_uri'), maxLength: 2000, hint: 'codehost posts a signed logout token here when a session the application signed in through ends.' })}
+  <div><label class="inline"><input type="checkbox" name="backchannel_logout_session_required" value="1"${values.backchannelLogoutSessionRequired ? html` checked` : html``}> The application needs the session ID (<code>sid</code>) in logout tokens</label></div>
   <fieldset${refused?.field === 'scopes' ? html` aria-describedby="scopes-error"` : html``}><legend>Scopes</legend>
   ${SCOPE_NAMES.map(
     (scope) =>
@@ -65,6 +69,8 @@ function typedValues(body: unknown): ApplicationInput {
     scopes: fieldValues(body, 'scopes').filter(isScope),
     confidential: field(body, 'confidential') === '1',
     deviceAuthorizationGrant: field(body, 'device_authorization_grant') === '1',
+    backchannelLogoutUri: field(body, 'backchannel_logout_uri'),
+    backchannelLogoutSessionRequired: field(body, 'backchannel_logout_session_required') === '1',
   };
 }
 
@@ -171,6 +177,7 @@ ${authorized.map(
 <tr><th>Post-logout redirect URI</th><td>${postLogoutRedirectUrisOf(application).map((uri) => html`<div><code>${uri}</code></div>`)}</td></tr>
 <tr><th>Scopes</th><td>${application.scopes}</td></tr>
 <tr><th>Confidential</th><td>${application.confidential ? 'Yes' : 'No'}</td></tr>
+<tr><th>Back-channel logout URI</th><td>${application.backchannel_logout_uri ? html`<code>${application.backchannel_logout_uri}</code>${application.backchannel_logout_session_required ? html` (with <code>sid</code>)` : html``}` : 'None'}</td></tr>
 <tr><th>Device authorization grant</th><td>${application.device_authorization_grant ? 'On' : 'Off'}</td></tr>
 </table>
 <p><a href="/profile/applications/${application.id}/edit">Edit</a></p>
@@ -208,6 +215,9 @@ ${authorized.map(
               scopes: application.scopes.split(' '),
               confidential: application.confidential === 1,
               deviceAuthorizationGrant: application.device_authorization_grant === 1,
+              backchannelLogoutUri: application.backchannel_logout_uri,
+              backchannelLogoutSessionRequired:
+                application.backchannel_logout_session_required === 1,
             },
             'Save application',
             refused?.error,

@@ -2,6 +2,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { safeReturnPath } from '../../platform/web/return-path.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
+import { newSessionId } from '../oidc/backchannel-logout.js';
+import type { Session } from './sessions.js';
 
 /** RFC 8176's values for the ways codehost signs people in. */
 export const AMR = {
@@ -34,13 +36,31 @@ export async function completeSignIn(
   // A password someone else chose (the first root password, a reset) is replaced
   // first; where the user was going waits until then.
   if (user.password_change_required === 1) {
-    await codehost.sessions.start(
-      reply,
-      { userId: user.id, amr: [...amr], ...(returnTo ? { returnTo } : {}) },
-      request.session,
-    );
+    await startSignedInSession(codehost, reply, user.id, amr, request.session, returnTo);
     return reply.redirect('/profile/password/edit', 302);
   }
-  await codehost.sessions.start(reply, { userId: user.id, amr: [...amr] }, request.session);
+  await startSignedInSession(codehost, reply, user.id, amr, request.session);
   return reply.redirect(returnTo ?? '/profile', 302);
+}
+
+/**
+ * A new signed-in session with its OpenID Connect session ID (`sid`), which
+ * the ID tokens it leads to carry and whose ending relying parties hear of.
+ */
+export async function startSignedInSession(
+  codehost: Codehost,
+  reply: FastifyReply,
+  userId: number,
+  amr: readonly string[] | undefined,
+  previous: Session | undefined,
+  returnTo?: string,
+): Promise<Session> {
+  const sid = newSessionId();
+  const session = await codehost.sessions.start(
+    reply,
+    { userId, sid, ...(amr ? { amr: [...amr] } : {}), ...(returnTo ? { returnTo } : {}) },
+    previous,
+  );
+  await codehost.backchannelLogout.sessionStarted(sid, userId, session.idHash);
+  return session;
 }

@@ -207,6 +207,7 @@ ${decisionForm('deny', 'Deny')}`,
         approve,
         authTime: user.current_sign_in_at,
         amr: session.data.amr,
+        sid: session.data.sid,
       });
       if (!decided) {
         return codeForm(reply, user, session, {

@@ -9,6 +9,7 @@ import {
 } from '../accounts/passwords.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
+import { startSignedInSession } from './complete-sign-in.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';
@@ -103,7 +104,16 @@ export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
       const returnTo =
         user.password_change_required === 1 ? safeReturnPath(session.data.returnTo) : undefined;
       await codehost.users.setPassword(user.id, next);
-      const fresh = await codehost.sessions.start(reply, { userId: user.id });
+      // Every session ended with the change (relying parties hear of it); this
+      // browser goes on in a new one, signed in as it was.
+      const fresh = await startSignedInSession(
+        codehost,
+        reply,
+        user.id,
+        session.data.amr,
+        undefined,
+      );
+      codehost.backchannelLogout.nudge();
       // Where a required change interrupted the user, they go on now; one that
       // interrupted nothing (signing in here directly) goes on to the profile.
       if (returnTo) return reply.redirect(returnTo, 302);

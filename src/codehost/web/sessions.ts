@@ -30,6 +30,8 @@ export interface SessionData {
    * `swk`, `user`, `mfa`), for the ID tokens this session's authorizations give.
    */
   amr?: string[];
+  /** The OpenID Connect session ID (`sid`) of this signed-in session. */
+  sid?: string;
   /** The WebAuthn challenge of the passkey ceremony a page offered, until it is answered. */
   passkeyChallenge?: string;
   /** The synchronizer token every form posts back. */

@@ -305,6 +305,7 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
 
   app.post('/users/sign_out', async (request, reply) => {
     await codehost.sessions.end(reply, request.session);
+    codehost.backchannelLogout.nudge();
     return reply.redirect('/users/sign_in?done=signed_out', 302);
   });
 }

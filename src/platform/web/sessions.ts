@@ -199,6 +199,29 @@ export class SessionStore<Data extends SessionBase> {
       .execute();
   }
 
+  /**
+   * Ends the signed-in sessions of `userId` (or of anyone, with `'anyone'`)
+   * whose data `matches`; how many ended. A sign-out told by another party
+   * (OpenID Connect back-channel logout) names sessions this way.
+   */
+  async endMatching(
+    userId: SessionUser | 'anyone',
+    matches: (data: Data) => boolean,
+  ): Promise<number> {
+    const rows = await this.db
+      .selectFrom('sessions')
+      .select(['id_hash', 'data'])
+      .$if(userId === 'anyone', (query) => query.where('user_id', 'is not', null))
+      .$if(userId !== 'anyone', (query) => query.where('user_id', '=', userId as SessionUser))
+      .execute();
+    const ending = rows
+      .filter((row) => matches(JSON.parse(row.data) as Data))
+      .map((row) => row.id_hash);
+    if (ending.length === 0) return 0;
+    const result = await this.db.deleteFrom('sessions').where('id_hash', 'in', ending).execute();
+    return result.reduce((total, part) => total + Number(part.numDeletedRows), 0);
+  }
+
   async purgeExpired(): Promise<void> {
     await this.db.deleteFrom('sessions').where('expires_at', '<=', this.now()).execute();
   }

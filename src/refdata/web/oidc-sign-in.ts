@@ -212,7 +212,11 @@ export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn)
       request,
       reply,
       { subject: actor, name, roles, via: 'oidc' },
-      { returnTo: pending.returnTo, ...(tokens.id_token ? { idToken: tokens.id_token } : {}) },
+      {
+        returnTo: pending.returnTo,
+        ...(tokens.id_token ? { idToken: tokens.id_token } : {}),
+        ...(typeof idClaims.sid === 'string' ? { sid: idClaims.sid } : {}),
+      },
     );
   });
 }

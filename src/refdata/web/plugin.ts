@@ -12,6 +12,7 @@ import { registerPickRoute } from './authoring/pick-route.js';
 import { registerReviewPages } from './authoring/review-pages.js';
 import { AUTHORING_SCRIPT, AUTHORING_SCRIPT_PATH } from './authoring/script.js';
 import { registerSubmitPages } from './authoring/submit-pages.js';
+import { registerBackchannelLogout } from './backchannel-logout.js';
 import { registerHierarchyRoutes } from './hierarchy/routes.js';
 import { registerHomePage } from './home-page.js';
 import { registerImportPages } from './import-pages.js';
@@ -107,6 +108,8 @@ export async function registerWebSurface(
       if (oidc) registerOidcSignIn(web, pages, oidc);
     },
   );
+  // The provider's server posts here, outside the pages' sessions and form tokens.
+  if (oidc) registerBackchannelLogout(app, sessions, oidc);
   const sweep = setInterval(() => {
     sessions
       .purgeExpired()

@@ -30,6 +30,8 @@ export interface RefdataSessionData {
   viewer?: Viewer;
   /** The ID token, for ending the session at the provider too (`id_token_hint`). */
   idToken?: string;
+  /** The provider's session ID (`sid`), which its back-channel logout tokens name. */
+  sid?: string;
   signIn?: PendingSignIn;
   /** A new secret sealed for the page redirected to (platform/web/shown-once.ts). */
   sealedSecret?: string;

@@ -21,11 +21,15 @@ export async function signInAs(
   request: FastifyRequest,
   reply: FastifyReply,
   viewer: Viewer,
-  options: { returnTo: string; idToken?: string; until?: number },
+  options: { returnTo: string; idToken?: string; sid?: string; until?: number },
 ): Promise<FastifyReply> {
   const session = await pages.sessions.start(
     reply,
-    { viewer, ...(options.idToken ? { idToken: options.idToken } : {}) },
+    {
+      viewer,
+      ...(options.idToken ? { idToken: options.idToken } : {}),
+      ...(options.sid ? { sid: options.sid } : {}),
+    },
     pages.sessionOf(request),
     options.until === undefined ? {} : { until: options.until },
   );

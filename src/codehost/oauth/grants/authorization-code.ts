@@ -45,6 +45,7 @@ export const authorizationCodeGrant: Grant = {
         authTime: secondsOf(grant.auth_time ?? user.current_sign_in_at),
         nonce: grant.nonce ?? undefined,
         amr: amrOf(grant.amr),
+        sid: grant.sid ?? undefined,
       };
     } catch (error) {
       if (error instanceof GrantRefused) throw oauthError(400, 'invalid_grant', error.message);

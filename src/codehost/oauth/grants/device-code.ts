@@ -68,6 +68,7 @@ export const deviceCodeGrant: Grant = {
       authTime: secondsOf(grant.auth_time ?? user.current_sign_in_at),
       nonce: undefined,
       amr: amrOf(grant.amr),
+      sid: grant.sid ?? undefined,
     };
   },
 };

@@ -26,6 +26,8 @@ export interface Granted {
   nonce: string | undefined;
   /** How the user signed in (RFC 8176 values), when known. */
   amr?: readonly string[] | undefined;
+  /** The OpenID Connect session the authorization was approved in, when there was one. */
+  sid?: string | undefined;
 }
 
 /**

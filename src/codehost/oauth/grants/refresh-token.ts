@@ -48,6 +48,7 @@ export const refreshTokenGrant: Grant = {
         authTime: secondsOf(original?.auth_time ?? user.current_sign_in_at),
         nonce: undefined,
         amr: amrOf(original?.amr),
+        sid: original?.sid ?? undefined,
       };
     } catch (error) {
       if (error instanceof GrantRefused) throw oauthError(400, 'invalid_grant', error.message);

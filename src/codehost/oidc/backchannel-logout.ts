@@ -1,0 +1,295 @@
+import { randomBytes } from 'node:crypto';
+import { SignJWT } from 'jose';
+import type { Kysely } from 'kysely';
+import type { CodehostTables } from '../db/tables.js';
+import type { SigningKeyStore } from './signing-keys.js';
+
+/** OpenID Connect Back-Channel Logout 1.0, section 2.4: the event a logout token carries. */
+export const BACKCHANNEL_LOGOUT_EVENT = 'http://schemas.openid.net/event/backchannel-logout';
+/** How long a logout token is good for: long enough for its trip, no longer. */
+const LOGOUT_TOKEN_LIFETIME_SECONDS = 120;
+/** How often every instance looks for ended sessions and due deliveries. */
+const TICK_MS = 1000;
+/** Each attempt waits this long for the relying party's answer. */
+const ATTEMPT_TIMEOUT_MS = 5000;
+/** The waits before each retry; after the last, the delivery is given up. */
+const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000];
+/** How long a claimed delivery is held by the instance sending it. */
+const CLAIM_MS = ATTEMPT_TIMEOUT_MS * 4;
+/** Ended sessions and finished deliveries are kept this long, then swept. */
+const KEPT_MS = 7 * 24 * 60 * 60 * 1000;
+const SWEEP_EVERY_MS = 10 * 60 * 1000;
+const BATCH = 50;
+
+/** A new OpenID Connect session ID: 256 random bits, base64url. */
+export function newSessionId(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+interface Log {
+  warn(object: object, message: string): void;
+}
+
+/**
+ * Tells relying parties when a codehost session ends (OpenID Connect
+ * Back-Channel Logout 1.0). Every signed-in session has a `sid`; an ID token
+ * naming it records its relying party. A session is noticed to have ended
+ * when its row is gone, whichever way it went (sign-out, ended from the
+ * active-sessions page, a password change, a block, a command, expiry), so no
+ * path can forget to tell. Each relying party with a back-channel logout URI
+ * then gets a signed logout token, posted from here, retried with growing
+ * waits, never in the user's request. Every instance runs this; claims in the
+ * database keep two from sending the same token.
+ */
+export class BackchannelLogout {
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private closed = false;
+  private log: Log | undefined;
+  private sweptAt = 0;
+
+  constructor(
+    private readonly db: Kysely<CodehostTables>,
+    private readonly signingKeys: SigningKeyStore,
+    private readonly issuer: string,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** A new session signed in: its `sid`, kept with the browser session it belongs to. */
+  async sessionStarted(sid: string, userId: number, sessionIdHash: string): Promise<void> {
+    await this.db
+      .insertInto('oidc_sessions')
+      .values({ sid, user_id: userId, session_id_hash: sessionIdHash, created_at: this.now() })
+      .execute();
+  }
+
+  /** An ID token naming `sid` went to this application: it will hear when the session ends. */
+  async tokenIssued(sid: string, applicationId: number): Promise<void> {
+    await this.db
+      .insertInto('oidc_session_clients')
+      .values({ sid, application_id: applicationId, created_at: this.now() })
+      .onConflict((conflict) => conflict.columns(['sid', 'application_id']).doNothing())
+      .execute();
+  }
+
+  start(log: Log): void {
+    this.log = log;
+    this.schedule();
+  }
+
+  /** A session was just ended here: look now rather than at the next tick. */
+  nudge(): void {
+    if (this.closed) return;
+    if (this.running) {
+      this.again = true;
+      return;
+    }
+    this.running = this.tick()
+      .catch((error: unknown) => this.log?.warn({ err: error }, 'back-channel logout failed'))
+      .finally(() => {
+        this.running = undefined;
+        if (this.again) {
+          this.again = false;
+          this.nudge();
+        }
+      });
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    await this.running;
+  }
+
+  private schedule(): void {
+    if (this.closed) return;
+    this.timer = setTimeout(() => {
+      this.nudge();
+      this.schedule();
+    }, TICK_MS);
+    this.timer.unref();
+  }
+
+  /** One round: ended sessions become deliveries, then due deliveries are sent. */
+  async tick(): Promise<void> {
+    await this.noticeEndedSessions();
+    await this.sendDue();
+  }
+
+  /**
+   * Sessions whose browser session is gone are marked ended, one statement
+   * each so that one instance takes each, and every relying party told of it
+   * that has a back-channel logout URI gets a delivery.
+   */
+  private async noticeEndedSessions(): Promise<void> {
+    const ended = await this.db
+      .selectFrom('oidc_sessions')
+      .leftJoin('sessions', 'sessions.id_hash', 'oidc_sessions.session_id_hash')
+      .select(['oidc_sessions.sid', 'oidc_sessions.user_id'])
+      .where('oidc_sessions.ended_at', 'is', null)
+      .where('sessions.id_hash', 'is', null)
+      .limit(BATCH)
+      .execute();
+    for (const session of ended) {
+      await this.db.transaction().execute(async (trx) => {
+        const now = this.now();
+        const marked = await trx
+          .updateTable('oidc_sessions')
+          .set({ ended_at: now })
+          .where('sid', '=', session.sid)
+          .where('ended_at', 'is', null)
+          .executeTakeFirst();
+        if (marked.numUpdatedRows === 0n) return;
+        const clients = await trx
+          .selectFrom('oidc_session_clients')
+          .innerJoin(
+            'oauth_applications',
+            'oauth_applications.id',
+            'oidc_session_clients.application_id',
+          )
+          .select('oauth_applications.id')
+          .where('oidc_session_clients.sid', '=', session.sid)
+          .where('oauth_applications.backchannel_logout_uri', '!=', '')
+          .execute();
+        if (clients.length === 0) return;
+        await trx
+          .insertInto('backchannel_logout_deliveries')
+          .values(
+            clients.map((client) => ({
+              application_id: client.id,
+              user_id: session.user_id,
+              sid: session.sid,
+              jti: randomBytes(16).toString('base64url'),
+              next_attempt_at: now,
+              created_at: now,
+            })),
+          )
+          .execute();
+      });
+    }
+    if (ended.length === 0 && this.now() - this.sweptAt > SWEEP_EVERY_MS) await this.sweep();
+  }
+
+  /** Due deliveries, each claimed by one conditional update, then posted. */
+  private async sendDue(): Promise<void> {
+    const now = this.now();
+    const due = await this.db
+      .selectFrom('backchannel_logout_deliveries')
+      .innerJoin(
+        'oauth_applications',
+        'oauth_applications.id',
+        'backchannel_logout_deliveries.application_id',
+      )
+      .select([
+        'backchannel_logout_deliveries.id',
+        'backchannel_logout_deliveries.user_id',
+        'backchannel_logout_deliveries.sid',
+        'backchannel_logout_deliveries.jti',
+        'backchannel_logout_deliveries.attempts',
+        'backchannel_logout_deliveries.next_attempt_at',
+        'oauth_applications.uid',
+        'oauth_applications.backchannel_logout_uri',
+      ])
+      .where('backchannel_logout_deliveries.delivered_at', 'is', null)
+      .where('backchannel_logout_deliveries.failed_at', 'is', null)
+      .where('backchannel_logout_deliveries.next_attempt_at', '<=', now)
+      .orderBy('backchannel_logout_deliveries.next_attempt_at')
+      .limit(BATCH)
+      .execute();
+    const claimed = [];
+    for (const delivery of due) {
+      const claim = await this.db
+        .updateTable('backchannel_logout_deliveries')
+        .set({ next_attempt_at: now + CLAIM_MS, attempts: delivery.attempts + 1 })
+        .where('id', '=', delivery.id)
+        .where('next_attempt_at', '=', delivery.next_attempt_at)
+        .where('delivered_at', 'is', null)
+        .executeTakeFirst();
+      if (claim.numUpdatedRows > 0n) claimed.push(delivery);
+    }
+    await Promise.all(
+      claimed.map(async (delivery) => {
+        const error = await this.post(delivery.backchannel_logout_uri, {
+          clientId: delivery.uid,
+          userId: delivery.user_id,
+          sid: delivery.sid,
+          jti: delivery.jti,
+        });
+        await this.record(delivery.id, delivery.attempts + 1, error);
+      }),
+    );
+  }
+
+  private async record(id: number, attempts: number, error: string | undefined): Promise<void> {
+    const now = this.now();
+    const retryIn = RETRY_DELAYS_MS[attempts - 1];
+    await this.db
+      .updateTable('backchannel_logout_deliveries')
+      .set(
+        error === undefined
+          ? { delivered_at: now, last_error: null }
+          : retryIn === undefined
+            ? { failed_at: now, last_error: error.slice(0, 500) }
+            : { next_attempt_at: now + retryIn, last_error: error.slice(0, 500) },
+      )
+      .where('id', '=', id)
+      .execute();
+  }
+
+  /** Posts one logout token; the reason it was not taken, or undefined. */
+  private async post(
+    uri: string,
+    token: { clientId: string; userId: number; sid: string; jti: string },
+  ): Promise<string | undefined> {
+    try {
+      const response = await fetch(uri, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ logout_token: await this.logoutToken(token) }).toString(),
+        // Section 2.5: a relying party answers itself; a redirect is not an answer.
+        redirect: 'manual',
+        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+      });
+      await response.body?.cancel();
+      return response.ok ? undefined : `HTTP ${response.status}`;
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
+  }
+
+  /**
+   * Section 2.4: signed as ID tokens are, typed `logout+jwt`, naming the user
+   * and the session, with the logout event and no nonce. Made at each attempt,
+   * so a retry is not sent an expired token; its `jti` stays the same.
+   */
+  async logoutToken(token: {
+    clientId: string;
+    userId: number;
+    sid: string;
+    jti: string;
+  }): Promise<string> {
+    const key = await this.signingKeys.signingKey();
+    const now = Math.floor(this.now() / 1000);
+    return new SignJWT({ sid: token.sid, events: { [BACKCHANNEL_LOGOUT_EVENT]: {} } })
+      .setProtectedHeader({ alg: key.alg, kid: key.kid, typ: 'logout+jwt' })
+      .setIssuer(this.issuer)
+      .setSubject(String(token.userId))
+      .setAudience(token.clientId)
+      .setIssuedAt(now)
+      .setExpirationTime(now + LOGOUT_TOKEN_LIFETIME_SECONDS)
+      .setJti(token.jti)
+      .sign(await this.signingKeys.privateKey(key));
+  }
+
+  /** What no one needs any more: sessions ended and deliveries finished a week ago. */
+  private async sweep(): Promise<void> {
+    this.sweptAt = this.now();
+    const before = this.now() - KEPT_MS;
+    await this.db.deleteFrom('oidc_sessions').where('ended_at', '<', before).execute();
+    await this.db
+      .deleteFrom('backchannel_logout_deliveries')
+      .where((eb) => eb.or([eb('delivered_at', '<', before), eb('failed_at', '<', before)]))
+      .execute();
+  }
+}
