@@ -2,6 +2,7 @@ import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { formField } from '../../platform/web/page-checks.js';
+import { problems } from '../described-responses.js';
 import { problem } from '../problem-codes.js';
 import type { OidcSignIn } from './oidc-sign-in.js';
 import type { RefdataSessions } from './session.js';
@@ -94,6 +95,10 @@ export function registerBackchannelLogout(
       summary: 'End the sessions an OpenID Connect provider says have ended (back-channel logout)',
       tags: ['authentication'],
       consumes: ['application/x-www-form-urlencoded'],
+      response: {
+        200: { description: 'The sessions it named are ended (or there were none)', type: 'null' },
+        ...problems(400, 413, 415),
+      },
     },
     handler: async (request, reply) => {
       const token = formField(request.body, 'logout_token');
