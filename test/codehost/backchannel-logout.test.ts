@@ -33,7 +33,7 @@ class Receiver {
   url = '';
 
   async start(): Promise<void> {
-    this.server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const server = createServer((request: IncomingMessage, response: ServerResponse) => {
       let body = '';
       request.on('data', (chunk) => {
         body += chunk;
@@ -48,8 +48,9 @@ class Receiver {
         response.writeHead(this.status).end();
       });
     });
-    await new Promise<void>((resolve) => this.server?.listen(0, '127.0.0.1', resolve));
-    this.url = `http://127.0.0.1:${(this.server?.address() as AddressInfo).port}`;
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   }
 
   /** The tokens posted to `path`, waiting (up to ten seconds) for `count` of them. */
