@@ -8,6 +8,7 @@ import { accountCommands } from './accounts/commands.js';
 import { createInitialAdmin } from './accounts/initial-admin.js';
 import { PasswordHasher } from './accounts/passwords.js';
 import { UserStore } from './accounts/users.js';
+import { registerApplicationRoutes } from './api/application-routes.js';
 import { internalErrorOf } from './api/described-responses.js';
 import { registerGroupRoutes } from './api/group-routes.js';
 import { registerMemberRoutes } from './api/member-routes.js';
@@ -72,6 +73,7 @@ export function codehostService(
         description: 'OAuth 2.0 authorization server (RFC 6749, 7009, 7636, 7662, 8414)',
       },
       { name: 'api', description: 'GitLab API v3 (and the v4 alias): the current user' },
+      { name: 'applications', description: "OAuth applications (GitLab's Applications API)" },
       { name: 'groups', description: 'Groups and their members' },
       { name: 'projects', description: 'Projects and their members' },
       {
@@ -197,6 +199,7 @@ const WEB_PAGES: readonly ((web: HttpApp, codehost: Codehost) => void)[] = [
 /** The API's route modules (GitLab v3 and its v4 alias). */
 const API_ROUTES: readonly ((api: HttpApp, codehost: Codehost) => void)[] = [
   registerUserRoutes,
+  registerApplicationRoutes,
   registerGroupRoutes,
   registerProjectRoutes,
   registerMemberRoutes,
