@@ -12,11 +12,10 @@ import { PasswordHasher } from '../../src/codehost/accounts/passwords.js';
 import { UserStore } from '../../src/codehost/accounts/users.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
-  authorizeAndApprove,
   codehostForTests,
   createApplication,
   createUser,
-  tokenRequest,
+  openidTokens,
   WebClient,
 } from './helpers.js';
 
@@ -88,20 +87,7 @@ describe.each(DATABASE_KINDS)('back-channel logout on %s', (kind) => {
     });
     const browser = new WebClient(service);
     await browser.signIn(user.username, user.password);
-    const answer = await authorizeAndApprove(browser, {
-      client_id: app.clientId,
-      redirect_uri: app.redirectUri,
-      response_type: 'code',
-      scope: 'openid',
-    });
-    const tokens = await tokenRequest(service, {
-      grant_type: 'authorization_code',
-      code: answer.get('code') as string,
-      redirect_uri: app.redirectUri,
-      client_id: app.clientId,
-      client_secret: app.secret,
-    });
-    const idToken = decodeJwt(tokens.json().id_token as string);
+    const idToken = decodeJwt((await openidTokens(service, browser, app)).id_token);
     return { user, app, browser, path, sid: idToken.sid as string };
   }
 

@@ -351,3 +351,29 @@ export async function approveInBrowser(
 export function copyableValue(body: string, id: string): string | undefined {
   return new RegExp(`id="${id}"[^>]*data-copy-text="([^"]*)"`).exec(body)?.[1];
 }
+
+/**
+ * The code flow with `openid` for a signed-in browser and a confidential
+ * application: approve, exchange the code, and return the token response.
+ */
+export async function openidTokens(
+  service: Codehost,
+  browser: WebClient,
+  app: { clientId: string; secret: string; redirectUri: string },
+): Promise<{ id_token: string; access_token: string; refresh_token: string }> {
+  const answer = await authorizeAndApprove(browser, {
+    client_id: app.clientId,
+    redirect_uri: app.redirectUri,
+    response_type: 'code',
+    scope: 'openid',
+  });
+  const tokens = await tokenRequest(service, {
+    grant_type: 'authorization_code',
+    code: answer.get('code') as string,
+    redirect_uri: app.redirectUri,
+    client_id: app.clientId,
+    client_secret: app.secret,
+  });
+  if (tokens.statusCode !== 200) throw new Error(`token endpoint answered ${tokens.body}`);
+  return tokens.json();
+}

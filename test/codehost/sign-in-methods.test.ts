@@ -13,10 +13,10 @@ import {
 } from '../../src/codehost/accounts/two-factor.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
-  authorizeAndApprove,
   codehostForTests,
   createApplication,
   createUser,
+  openidTokens,
   tokenRequest,
   WebClient,
 } from './helpers.js';
@@ -24,26 +24,10 @@ import {
 describe.each(DATABASE_KINDS)('amr and acr in ID tokens on %s', (kind) => {
   const service = codehostForTests(kind);
 
-  async function idTokenAfter(
+  const idTokenAfter = (
     browser: WebClient,
     app: { clientId: string; secret: string; redirectUri: string },
-  ) {
-    const answer = await authorizeAndApprove(browser, {
-      client_id: app.clientId,
-      redirect_uri: app.redirectUri,
-      response_type: 'code',
-      scope: 'openid',
-    });
-    const tokens = await tokenRequest(service, {
-      grant_type: 'authorization_code',
-      code: answer.get('code') as string,
-      redirect_uri: app.redirectUri,
-      client_id: app.clientId,
-      client_secret: app.secret,
-    });
-    expect(tokens.statusCode).toBe(200);
-    return tokens.json() as { id_token: string; refresh_token: string };
-  }
+  ) => openidTokens(service, browser, app);
 
   it('says pwd for a password alone, and repeats it on a refresh', async () => {
     const user = await createUser(service);

@@ -43,24 +43,29 @@ export function registerPasskeyScripts(app: HttpApp): void {
  * A new ceremony's options for the page about to be shown; the challenge waits
  * in the session for the answer (one at a time: a newer page replaces it).
  */
-export async function offerRegistration(
+export function offerRegistration(
   codehost: Codehost,
   session: Session,
   user: UserRow,
 ): Promise<PublicKeyCredentialCreationOptionsJSON> {
-  const options = await codehost.passkeys.registrationOptions(user);
-  session.data.passkeyChallenge = options.challenge;
-  await codehost.sessions.save(session);
-  return options;
+  return offered(codehost, session, codehost.passkeys.registrationOptions(user));
 }
 
 /** Sign-in options: any of this site's passkeys, or (a second factor) only `user`'s. */
-export async function offerSignIn(
+export function offerSignIn(
   codehost: Codehost,
   session: Session,
   user?: UserRow,
 ): Promise<PublicKeyCredentialRequestOptionsJSON> {
-  const options = await codehost.passkeys.authenticationOptions(user);
+  return offered(codehost, session, codehost.passkeys.authenticationOptions(user));
+}
+
+async function offered<T extends { challenge: string }>(
+  codehost: Codehost,
+  session: Session,
+  making: Promise<T>,
+): Promise<T> {
+  const options = await making;
   session.data.passkeyChallenge = options.challenge;
   await codehost.sessions.save(session);
   return options;
