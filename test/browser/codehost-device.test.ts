@@ -110,6 +110,28 @@ describe.skipIf(!browserAvailable)(
           });
           expect(polled.statusCode).toBe(200);
           expect(polled.json().scope).toBe('api read_user');
+
+          // A returning user: still signed in, the application authorized before. A
+          // new device of the same application asks again (each device is a new
+          // request) but needs no sign-in.
+          const again = await fetch(`${service.url}/oauth/authorize_device`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            body: new URLSearchParams({ client_id: app.clientId }),
+          });
+          const second = (await again.json()) as { user_code: string; device_code: string };
+          await page.goto(`${service.url}/oauth/device?user_code=${second.user_code}`);
+          expect(new URL(page.url()).pathname).toBe('/oauth/device');
+          await press(page, '#continue');
+          expect(await page.locator('#user-code').innerText()).toBe(second.user_code);
+          await Promise.all([page.waitForURL('**/oauth/device/decision'), page.click('#deny')]);
+          expect(await page.locator('h1').innerText()).toBe('Request denied');
+          const denied = await tokenRequest(service, {
+            grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+            device_code: second.device_code,
+            client_id: app.clientId,
+          });
+          expect(denied.json().error).toBe('access_denied');
           expect(violations).toEqual([]);
         } finally {
           await context.close();

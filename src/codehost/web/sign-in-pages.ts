@@ -36,7 +36,7 @@ function signInForm(
     html`<form method="post" action="/users/sign_in">
   ${csrfField(csrf)}
   <label for="login">Username or email</label>
-  <input type="text" id="login" name="login" value="${login}" autocomplete="username webauthn" required autofocus>
+  <input type="text" id="login" name="login" value="${login}" autocomplete="username" required autofocus>
   <label for="password">Password</label>
   <input type="password" id="password" name="password" autocomplete="current-password" required>
   <p><button type="submit">Sign in</button></p>
