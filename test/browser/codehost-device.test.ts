@@ -97,10 +97,18 @@ describe.skipIf(!browserAvailable)(
           // Keyboard only: Authorize is reachable and pressed with Enter.
           await page.focus('#approve');
           await Promise.all([
-            page.waitForURL('**/oauth/device/decision'),
+            page.waitForURL('**/oauth/device?done=approved'),
             page.keyboard.press('Enter'),
           ]);
-          expect(await page.locator('h1').innerText()).toBe('Device connected');
+          expect(await page.locator('.notice.ok').innerText()).toContain('The device is connected');
+          // The code field has the focus, for the next device.
+          expect(
+            await page.evaluate(
+              () =>
+                (globalThis as unknown as { document: { activeElement: { id: string } | null } })
+                  .document.activeElement?.id,
+            ),
+          ).toBe('user_code');
           if (!enforced) expect(await accessibilityViolations(page)).toEqual([]);
 
           const polled = await tokenRequest(service, {
@@ -124,8 +132,8 @@ describe.skipIf(!browserAvailable)(
           expect(new URL(page.url()).pathname).toBe('/oauth/device');
           await press(page, '#continue');
           expect(await page.locator('#user-code').innerText()).toBe(second.user_code);
-          await Promise.all([page.waitForURL('**/oauth/device/decision'), page.click('#deny')]);
-          expect(await page.locator('h1').innerText()).toBe('Request denied');
+          await Promise.all([page.waitForURL('**/oauth/device?done=denied'), page.click('#deny')]);
+          expect(await page.locator('.notice.ok').innerText()).toContain('Denied');
           const denied = await tokenRequest(service, {
             grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
             device_code: second.device_code,

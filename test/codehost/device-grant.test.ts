@@ -148,8 +148,10 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
       user_code: started.user_code,
       decision: 'approve',
     });
-    expect(approved.statusCode).toBe(200);
-    expect(approved.body).toContain('Device connected');
+    // Post/Redirect/Get: the answer is a page that Reload does not post again.
+    expect(approved.statusCode).toBe(303);
+    const connected = await browser.get(approved.headers.location as string);
+    expect(connected.body).toContain('The device is connected');
 
     const tokens = await client.pollDeviceAuthorizationGrant(config, started);
     expect(tokens.scope).toBe('api openid profile');
@@ -186,7 +188,7 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     );
 
     const { user, browser } = await signedInBrowser();
-    expect((await decide(browser, started.user_code, 'approve')).statusCode).toBe(200);
+    expect((await decide(browser, started.user_code, 'approve')).statusCode).toBe(303);
     const issued = await poll(app.clientId, started.device_code);
     expect(issued.statusCode).toBe(200);
     const body = issued.json();
@@ -234,13 +236,14 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     const denied = await startDevice(app.clientId);
     const { browser } = await signedInBrowser();
     const answer = await decide(browser, denied.user_code, 'deny');
-    expect(answer.body).toContain('Request denied');
+    expect((await browser.get(answer.headers.location as string)).body).toContain('Denied:');
     const polled = await poll(app.clientId, denied.device_code);
     expect(polled.statusCode).toBe(400);
     expect(polled.json().error).toBe('access_denied');
-    // Answered once: the code cannot be approved afterwards.
+    // Answered once: the code cannot be approved afterwards, and the page says why.
     const late = await browser.post('/oauth/device', { user_code: denied.user_code });
     expect(late.statusCode).toBe(422);
+    expect(late.body).toContain('You denied this code already');
 
     const expiring = await startDevice(app.clientId);
     await service.db
@@ -251,7 +254,7 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     expect((await poll(app.clientId, expiring.device_code)).json().error).toBe('expired_token');
     const tooLate = await browser.post('/oauth/device', { user_code: expiring.user_code });
     expect(tooLate.statusCode).toBe(422);
-    expect(tooLate.body).toContain('may have expired');
+    expect(tooLate.body).toContain('has expired');
   });
 
   it('refuses bad requests for codes with OAuth errors and stores nothing', async () => {
@@ -384,11 +387,11 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     expect(malformed.body).toContain('aria-invalid="true"');
     const unknown = await browser.post('/oauth/device', { user_code: 'BBBB-BBBB' });
     expect(unknown.statusCode).toBe(422);
-    expect(unknown.body).toContain('not waiting for approval');
+    expect(unknown.body).toContain('No device is waiting with that code');
     const oversized = await browser.post('/oauth/device', { user_code: 'B'.repeat(5000) });
     expect(oversized.statusCode).toBe(422);
 
-    const typed = ` ${started.user_code.toLowerCase().replace('-', ' ')} `;
+    const typed = ` ${started.user_code.toLowerCase().replace('-', '\u2013')} `;
     const confirm = await browser.post('/oauth/device', { user_code: typed });
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toContain(started.user_code);
@@ -410,6 +413,27 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     );
   });
 
+  it('does not count a code answered a moment ago (a reload, a second tab) as a guess', async () => {
+    const app = await deviceApplication();
+    const started = await startDevice(app.clientId);
+    const { browser } = await signedInBrowser();
+    await decide(browser, started.user_code, 'approve');
+    for (let attempt = 0; attempt < 12; attempt += 1) {
+      const again = await browser.post('/oauth/device/decision', {
+        user_code: started.user_code,
+        decision: 'deny',
+      });
+      expect(again.statusCode).toBe(422);
+      expect(again.body).toContain('You authorized this code already');
+    }
+    const fresh = await startDevice(app.clientId);
+    expect((await browser.post('/oauth/device', { user_code: fresh.user_code })).statusCode).toBe(
+      200,
+    );
+    // The device got its approval, not the second tab's denial.
+    expect((await poll(app.clientId, started.device_code)).statusCode).toBe(200);
+  });
+
   it('stops guessing: after ten wrong codes even the right one waits, with Retry-After', async () => {
     const app = await deviceApplication();
     const started = await startDevice(app.clientId);
@@ -421,7 +445,7 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     const limited = await browser.post('/oauth/device', { user_code: started.user_code });
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
-    expect(limited.body).toContain('Too many codes');
+    expect(limited.body).toContain('Too many codes that named no device');
     const decision = await browser.post('/oauth/device/decision', {
       user_code: started.user_code,
       decision: 'approve',

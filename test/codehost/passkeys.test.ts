@@ -122,6 +122,22 @@ describe.each(DATABASE_KINDS)('passkey routes on %s', (kind) => {
     expect(garbage.statusCode).toBe(422);
     expect(garbage.body).toContain('was not accepted');
     expect(Number(await passkeyCount(user.id))).toBe(0);
+    // A second passkey of the same name could not be told apart on the list.
+    await storedPasskey(user.id, `named-${user.id}`);
+    const sameName = await browser.post('/profile/passkeys', {
+      name: 'Stored',
+      current_password: user.password,
+      credential: '{}',
+    });
+    expect(sameName.statusCode).toBe(422);
+    expect(sameName.body).toContain('named “Stored” already');
+    expect(Number(await passkeyCount(user.id))).toBe(1);
+    await service.db.deleteFrom('passkeys').where('user_id', '=', user.id).execute();
+    await service.db
+      .updateTable('users')
+      .set({ passkey_count: 0 })
+      .where('id', '=', user.id)
+      .execute();
     const me = await service.app.inject({
       url: '/api/v4/user',
       headers: { 'private-token': await apiToken(service, user.id) },

@@ -113,6 +113,10 @@ export class PasskeyStore {
     if (name.length === 0 || name.length > 255) {
       throw new PasskeyRefused('Name the passkey (1 to 255 characters), such as “Work laptop”.');
     }
+    // Names tell the passkeys apart on the list, where one is chosen for removal.
+    if ((await this.ownedBy(user.id)).some((passkey) => passkey.name === name)) {
+      throw new PasskeyRefused(`You have a passkey named “${name}” already: choose another name.`);
+    }
     const response = parsedResponse<RegistrationResponseJSON>(input.responseText);
     const result = await verified(() =>
       verifyRegistrationResponse({

@@ -55,7 +55,8 @@ export function displayedUserCode(code: string): string {
  */
 export function normalizedUserCode(typed: string): string | undefined {
   if (typed.length > MAX_USER_CODE_INPUT) return undefined;
-  const letters = typed.toUpperCase().replace(/[\s-]/g, '');
+  // Any dash a phone or a word processor puts in (hyphen, en and em dash) counts as one.
+  const letters = typed.toUpperCase().replace(/[\s\-\u2010-\u2015\u2212]/g, '');
   if (letters.length !== USER_CODE_LENGTH) return undefined;
   return [...letters].every((letter) => USER_CODE_ALPHABET.includes(letter)) ? letters : undefined;
 }
@@ -103,16 +104,30 @@ export class DeviceGrantStore {
     }
   }
 
-  /** The request a user code names, while it waits for a decision and has not expired. */
-  async findWaiting(userCode: string): Promise<DeviceGrantRow | undefined> {
-    return this.db
+  /**
+   * The request a user code names, and whether it still waits for a decision:
+   * a code answered a moment ago (a reload, a second tab) is not a guess.
+   */
+  async findByUserCode(
+    userCode: string,
+  ): Promise<
+    { grant: DeviceGrantRow; state: 'waiting' | 'approved' | 'denied' | 'expired' } | undefined
+  > {
+    const grant = await this.db
       .selectFrom('oauth_device_grants')
       .selectAll()
       .where('user_code_hash', '=', secretHash(userCode))
-      .where('approved_at', 'is', null)
-      .where('denied_at', 'is', null)
-      .where('expires_at', '>', this.now())
       .executeTakeFirst();
+    if (!grant) return undefined;
+    const state =
+      grant.approved_at !== null
+        ? 'approved'
+        : grant.denied_at !== null
+          ? 'denied'
+          : Number(grant.expires_at) <= this.now()
+            ? 'expired'
+            : 'waiting';
+    return { grant, state };
   }
 
   /**

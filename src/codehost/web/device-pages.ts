@@ -19,7 +19,7 @@ import { SCOPES } from '../oauth/scopes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';
-import { field } from './web-context.js';
+import { doneNotice, field } from './web-context.js';
 
 /**
  * RFC 8628 section 5.1: user codes are short, so wrong ones are counted, per
@@ -47,7 +47,15 @@ export function registerDevicePages(app: HttpApp, codehost: Codehost): void {
     reply: FastifyReply,
     user: UserRow,
     session: Session,
-    options: { value?: string; error?: string; status?: number; retryAfterSeconds?: number } = {},
+    options: {
+      value?: string;
+      /** What is wrong with the typed code, beside the field. */
+      error?: string;
+      /** What happened, above the form (a decision made, a limit reached). */
+      notice?: { kind: 'ok' | 'error'; text: string } | undefined;
+      status?: number;
+      retryAfterSeconds?: number;
+    } = {},
   ) => {
     if (options.retryAfterSeconds !== undefined) {
       reply.header('retry-after', String(options.retryAfterSeconds));
@@ -61,12 +69,12 @@ export function registerDevicePages(app: HttpApp, codehost: Codehost): void {
             title: TITLE,
             user,
             csrf: session.data.csrf,
-            notice: options.error ? { kind: 'error', text: options.error } : undefined,
+            notice: options.notice,
           },
           html`<p>Enter the code your device, command-line tool or editor shows to let it use your account.</p>
 <form method="post" action="${DEVICE_VERIFICATION_PATH}">
 ${csrfField(session.data.csrf)}
-${textField({ name: 'user_code', label: 'Code', value: options.value ?? '', error: options.error, required: true, maxLength: MAX_USER_CODE_INPUT, autocomplete: 'off', hint: 'Eight letters, such as WDJB-MJHT; capitals and the dash do not matter.' })}
+${textField({ name: 'user_code', label: 'Code', value: options.value ?? '', error: options.error, required: true, maxLength: MAX_USER_CODE_INPUT, autocomplete: 'off', autofocus: true, hint: 'Eight letters, such as WDJB-MJHT; capitals and the dash do not matter.' })}
 <p><button type="submit" id="continue">Continue</button></p>
 </form>`,
         ),
@@ -98,7 +106,9 @@ ${decisionForm('deny', 'Deny')}`,
 
   /**
    * The waiting request the typed code names, or an answer already sent: the
-   * form again, saying what is wrong, or 429 once too many codes were wrong.
+   * form again, saying what is wrong. Only a code that names no request is a
+   * guess; one answered a moment ago (a reload, a second tab) or expired is
+   * said as such. Too many guesses and even a right code waits (429).
    */
   const lookUp = async (
     request: FastifyRequest,
@@ -107,33 +117,59 @@ ${decisionForm('deny', 'Deny')}`,
     session: Session,
   ): Promise<{ grant: DeviceGrantRow; userCode: string } | undefined> => {
     const typed = field(request.body, 'user_code').trim();
+    const value = typed.slice(0, MAX_USER_CODE_INPUT);
+    const refuse = async (error: string) => {
+      await codeForm(reply, user, session, { value, status: 422, error });
+      return undefined;
+    };
     const keys = guessKeys(request, user);
     for (const { key, limit } of keys) {
       const state = await codehost.counters.peek(key, GUESS_WINDOW_MS);
       if (state.count >= limit) {
         await codeForm(reply, user, session, {
-          value: typed.slice(0, MAX_USER_CODE_INPUT),
+          value,
           status: 429,
           retryAfterSeconds: Math.ceil(state.resetsInMs / 1000),
-          error: `Too many codes that were not right. Try again in ${Math.ceil(state.resetsInMs / 60_000)} minutes.`,
+          notice: {
+            kind: 'error',
+            text: `Too many codes that named no device. Try again in ${Math.ceil(state.resetsInMs / 60_000)} minutes.`,
+          },
         });
         return undefined;
       }
     }
     const userCode = normalizedUserCode(typed);
-    const grant =
-      userCode === undefined ? undefined : await codehost.deviceGrants.findWaiting(userCode);
-    if (grant && userCode) return { grant, userCode };
-    for (const { key } of keys) await codehost.counters.hit(key, GUESS_WINDOW_MS);
-    await codeForm(reply, user, session, {
-      value: typed.slice(0, MAX_USER_CODE_INPUT),
-      status: 422,
-      error:
-        userCode === undefined
-          ? 'Enter the code your device shows: eight letters, such as WDJB-MJHT.'
-          : `That code is not waiting for approval: it may have expired (codes last ${DEVICE_CODE_LIFETIME_SECONDS / 60} minutes), or been answered already. Ask your device for a new one.`,
-    });
-    return undefined;
+    if (userCode === undefined) {
+      return refuse('Enter the code your device shows: eight letters, such as WDJB-MJHT.');
+    }
+    const found = await codehost.deviceGrants.findByUserCode(userCode);
+    if (!found) {
+      for (const { key } of keys) await codehost.counters.hit(key, GUESS_WINDOW_MS);
+      return refuse(
+        'No device is waiting with that code. Check it against your device’s screen, or ask the device for a new one.',
+      );
+    }
+    const yours = found.grant.resource_owner_id === user.id;
+    switch (found.state) {
+      case 'waiting':
+        return { grant: found.grant, userCode };
+      case 'approved':
+        return refuse(
+          yours
+            ? 'You authorized this code already: the device is connected. Its access can be revoked on your Applications page.'
+            : 'This code was answered already. Ask your device for a new one.',
+        );
+      case 'denied':
+        return refuse(
+          yours
+            ? 'You denied this code already. To connect the device, ask it for a new code.'
+            : 'This code was answered already. Ask your device for a new one.',
+        );
+      case 'expired':
+        return refuse(
+          `That code has expired (codes last ${DEVICE_CODE_LIFETIME_SECONDS / 60} minutes). Ask your device for a new one.`,
+        );
+    }
   };
 
   app.get(
@@ -153,7 +189,13 @@ ${decisionForm('deny', 'Deny')}`,
       // against the device and continues (RFC 8628 section 5.4).
       const given = partValue(request.query, 'user_code');
       const value = typeof given === 'string' ? given.slice(0, MAX_USER_CODE_INPUT) : '';
-      return codeForm(reply, user, request.session as Session, { value });
+      // After a decision (Post/Redirect/Get, so Back and Reload post nothing again).
+      const notice = doneNotice(request, {
+        approved:
+          'The device is connected: go back to it, it signs in by itself within a few seconds. You can revoke its access on your Applications page.',
+        denied: 'Denied: nothing was shared, and the device is told so.',
+      });
+      return codeForm(reply, user, request.session as Session, { value, notice });
     },
   );
 
@@ -184,7 +226,7 @@ ${decisionForm('deny', 'Deny')}`,
         summary: "The user's answer to a device: approve or deny",
         tags: ['oauth'],
         hide: false,
-        response: browserAnswers(200, 400, 403, 422, 429),
+        response: browserAnswers(303, 400, 403, 422, 429),
       },
       config: { signedIn: true },
     },
@@ -195,7 +237,7 @@ ${decisionForm('deny', 'Deny')}`,
       if (decision !== 'approve' && decision !== 'deny') {
         return codeForm(reply, user, session, {
           status: 400,
-          error: 'Choose Authorize or Deny.',
+          notice: { kind: 'error', text: 'Choose Authorize or Deny.' },
           value: field(request.body, 'user_code').slice(0, MAX_USER_CODE_INPUT),
         });
       }
@@ -212,24 +254,15 @@ ${decisionForm('deny', 'Deny')}`,
       if (!decided) {
         return codeForm(reply, user, session, {
           status: 422,
-          error: 'That code was answered or expired a moment ago. Ask your device for a new one.',
+          notice: {
+            kind: 'error',
+            text: 'That code was answered in another tab, or expired, a moment ago. Ask your device for a new one if it is not connected.',
+          },
         });
       }
-      const application = await codehost.applications.findById(found.grant.application_id);
-      const name = application?.name ?? 'The application';
-      return reply.type('text/html').send(
-        page(
-          {
-            title: approve ? 'Device connected' : 'Request denied',
-            user,
-            csrf: session.data.csrf,
-            notice: { kind: 'ok', text: approve ? 'Authorized.' : 'Denied.' },
-          },
-          approve
-            ? html`<p id="outcome"><strong>${name}</strong> can now use your account from the device. Go back to it: it signs in by itself within a few seconds.</p>
-<p>You can revoke its access at any time on your <a href="/profile/applications">Applications</a> page.</p>`
-            : html`<p id="outcome">Nothing was shared with <strong>${name}</strong>. The device is told that you denied it.</p>`,
-        ),
+      return reply.redirect(
+        `${DEVICE_VERIFICATION_PATH}?done=${approve ? 'approved' : 'denied'}`,
+        303,
       );
     },
   );

@@ -16,6 +16,8 @@ interface TextFieldOptions {
   required?: boolean;
   autocomplete?: string;
   multiline?: boolean;
+  /** The field to type in first on a page that is about nothing else. */
+  autofocus?: boolean;
 }
 
 /**
@@ -31,7 +33,7 @@ export function textField(options: TextFieldOptions): Markup {
     options.maxLength ? html` maxlength="${String(options.maxLength)}"` : html``
   }${options.required ? html` required` : html``}${
     options.autocomplete ? html` autocomplete="${options.autocomplete}"` : html``
-  }${describedBy ? html` aria-describedby="${describedBy}"` : html``}${
+  }${options.autofocus ? html` autofocus` : html``}${describedBy ? html` aria-describedby="${describedBy}"` : html``}${
     options.error ? html` aria-invalid="true"` : html``
   }`;
   const control = options.multiline
