@@ -95,7 +95,7 @@ describe.each(DATABASE_KINDS)('back-channel logout on %s', (kind) => {
     const { user, app, browser, path, sid } = await signedInWithIdToken();
     expect(sid).toMatch(/^[\w-]{43}$/);
     // An application that never received an ID token for this session hears nothing.
-    const bystander = await createApplication(service, user.id, {
+    await createApplication(service, user.id, {
       scopes: ['openid'],
       backchannelLogoutUri: `${receiver.url}${path}/bystander`,
     });
@@ -118,7 +118,6 @@ describe.each(DATABASE_KINDS)('back-channel logout on %s', (kind) => {
     expect(typeof payload.jti).toBe('string');
     expect(payload.nonce).toBeUndefined();
     expect((payload.exp as number) - (payload.iat as number)).toBeLessThanOrEqual(120);
-    expect(bystander.clientId).not.toBe(app.clientId);
     expect(receiver.received.some((entry) => entry.path === `${path}/bystander`)).toBe(false);
   });
 

@@ -17,7 +17,7 @@ import {
 } from './passkey-forms.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';
-import { doneNotice, field, ROW_ID_PARAMS } from './web-context.js';
+import { currentPasswordAccepted, doneNotice, field, ROW_ID_PARAMS } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/passkeys';
 
@@ -94,10 +94,6 @@ ${passkeyForm({
       );
   };
 
-  /** The password check, through sign-in's, so guesses here count against the account. */
-  const passwordAccepted = async (user: UserRow, body: unknown) =>
-    (await codehost.signIn.check(user.username, field(body, 'current_password'))).outcome === 'ok';
-
   app.get(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
     const done = doneNotice(request, {
       added: 'The passkey was added.',
@@ -115,7 +111,7 @@ ${passkeyForm({
       passkeysPage(reply, user, session, { kind: 'error', text: message }, typed);
     // The challenge is spent whatever happens next: an answer is checked once.
     const challenge = await takeChallenge(codehost, session);
-    if (!(await passwordAccepted(user, request.body))) {
+    if (!(await currentPasswordAccepted(codehost, user, request.body))) {
       return refuse('The current password is not right.');
     }
     if (challenge === undefined) return refuse('The passkey request has expired. Try again.');
@@ -142,7 +138,7 @@ ${passkeyForm({
         (passkey) => passkey.id === request.params.id,
       );
       if (!owned) throw new HttpError(problem(404, 'not-found', 'No such passkey.'));
-      if (!(await passwordAccepted(user, request.body))) {
+      if (!(await currentPasswordAccepted(codehost, user, request.body))) {
         return passkeysPage(reply, user, session, {
           kind: 'error',
           text: 'The passkey was not removed: the current password is not right.',

@@ -8,7 +8,7 @@ import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';
-import { doneNotice, field } from './web-context.js';
+import { currentPasswordAccepted, doneNotice, field } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/two_factor_auth';
 const TITLE = 'Two-factor authentication';
@@ -137,10 +137,6 @@ ${
     );
   };
 
-  /** The password check, through sign-in's, so guesses here count against the account. */
-  const passwordAccepted = async (user: UserRow, body: unknown) =>
-    (await codehost.signIn.check(user.username, field(body, 'current_password'))).outcome === 'ok';
-
   app.get(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
     const session = request.session as Session;
@@ -164,7 +160,7 @@ ${
       return reply.redirect(SETTINGS_PATH, 302);
     }
     // As GitLab asks: someone at an unattended, signed-in browser cannot lock the owner out.
-    if (!(await passwordAccepted(user, request.body))) {
+    if (!(await currentPasswordAccepted(codehost, user, request.body))) {
       return setupPage(reply, user, session, {
         kind: 'error',
         text: 'The password is not correct.',
@@ -200,7 +196,7 @@ ${
       const user = accountOf(request);
       const session = request.session as Session;
       if (!hasTotp(user)) return reply.redirect(SETTINGS_PATH, 302);
-      if (!(await passwordAccepted(user, request.body))) {
+      if (!(await currentPasswordAccepted(codehost, user, request.body))) {
         return enabledPage(reply, user, session, 'The password is not correct.');
       }
       return act(user, session, reply);

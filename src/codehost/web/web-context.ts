@@ -155,3 +155,16 @@ export function doneNotice(
   const text = typeof done === 'string' && Object.hasOwn(texts, done) ? texts[done] : undefined;
   return text === undefined ? undefined : { kind: 'ok', text };
 }
+
+/**
+ * Whether the form's `current_password` is the user's, checked through
+ * sign-in's check so that guesses on settings pages count against the account.
+ */
+export async function currentPasswordAccepted(
+  codehost: Codehost,
+  user: UserRow,
+  body: unknown,
+): Promise<boolean> {
+  const check = await codehost.signIn.check(user.username, field(body, 'current_password'));
+  return check.outcome === 'ok';
+}
