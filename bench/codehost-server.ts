@@ -35,6 +35,10 @@ export interface BenchServer {
   refreshTokens: string[];
   /** A private project in a group of the user's, for the notification settings runs. */
   projectId: number;
+  /** The database's address, on PostgreSQL. */
+  postgresUrl: string | undefined;
+  /** Another instance of the program on the same database, reached through `databaseUrl`. */
+  startInstance(databaseUrl: string): Promise<{ url: string; stop(): Promise<void> }>;
   stop(): Promise<void>;
 }
 
@@ -127,6 +131,18 @@ export async function startBenchServer(options: {
     url,
     username: 'bench',
     ...seeded,
+    postgresUrl: postgres?.url,
+    async startInstance(databaseUrl) {
+      const port = await freePort();
+      const url = `http://127.0.0.1:${port}`;
+      const instance = await startProgram('codehost', url, dataDir, {
+        ...env,
+        CODEHOST_PORT: String(port),
+        CODEHOST_PUBLIC_URL: url,
+        DATABASE_URL: databaseUrl,
+      });
+      return { url, stop: () => instance.stop() };
+    },
     async stop() {
       await program.stop();
       await postgres?.drop();

@@ -45,7 +45,7 @@ async function waitUntilReady(url: string, child: ChildProcess, service: string)
  * The built program (what `npm start` runs) serving one service in its own
  * process, in `directory` so that no .env file of the project's is read.
  */
-export async function startProgram(
+export function startProgram(
   service: 'codehost' | 'refdata',
   url: string,
   directory: string,
@@ -53,14 +53,36 @@ export async function startProgram(
   /** Another build's `main.js`, to compare two versions in one run. */
   program = PROGRAM,
 ): Promise<{ pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [program, 'start', service], {
+  return startProcess([program, 'start', service], url, directory, env, service);
+}
+
+/** The bare Fastify and `pg` anchor (pg-anchor-server.ts) in its own process, as the service runs. */
+export function startAnchorServer(
+  planFile: string,
+  url: string,
+  env: Record<string, string>,
+): Promise<{ pid: number; stop(): Promise<void> }> {
+  const server = resolve(import.meta.dirname, 'pg-anchor-server.ts');
+  // From the project's root, where `tsx` resolves; the anchor reads no .env file.
+  const root = resolve(import.meta.dirname, '..');
+  return startProcess(['--import', 'tsx', server, planFile], url, root, env, 'anchor');
+}
+
+async function startProcess(
+  args: string[],
+  url: string,
+  directory: string,
+  env: Record<string, string>,
+  label: string,
+): Promise<{ pid: number; stop(): Promise<void> }> {
+  const child = spawn(process.execPath, args, {
     cwd: directory,
     env: { PATH: process.env.PATH ?? '', ...env },
     // The request log is part of the cost, so it is written, but to nowhere.
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   try {
-    await waitUntilReady(url, child, service);
+    await waitUntilReady(url, child, label);
   } catch (error) {
     child.kill('SIGKILL');
     throw error;

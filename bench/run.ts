@@ -8,19 +8,25 @@
  *                    [--export-terms 100000] [--export-formats text/turtle,...]
  *                    [--search-resources 100000] [--search-requests 3000]
  *                    [--shacl-parts 10,100,1000] [--dereference-rounds 5]
- *                    [--postgres-url URL] [--skip-build]
+ *                    [--postgres-url URL] [--skip-build] [--show-statements]
  */
 import { execFileSync } from 'node:child_process';
-import { cpus, totalmem } from 'node:os';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { loadProgramConfig } from '../src/program.js';
-import { basicAuth } from '../test/codehost/helpers.js';
+import { basicAuth, freePort } from '../test/codehost/helpers.js';
+import { captureRequest, type FewestKey, fewestStatements, replayOf } from './codehost-anchors.js';
 import { type BenchServer, type DatabaseKind, startBenchServer } from './codehost-server.js';
 import { type LoadFigures, runLoad } from './load.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
 import { type HashingFigures, measureHashing } from './password-hashing.js';
+import type { AnchorPlan, AnchorRoute } from './pg-anchor-server.js';
+import { startPgCapture } from './pg-capture.js';
+import { startAnchorServer } from './processes.js';
 import {
   type DereferenceFigures,
   dereferenceTable,
@@ -55,6 +61,8 @@ const { values } = parseArgs({
     'search-requests': { type: 'string', default: '3000' },
     'shacl-parts': { type: 'string', default: '10,100,1000' },
     'dereference-rounds': { type: 'string', default: '5' },
+    /** Print each codehost route's statements as captured on PostgreSQL. */
+    'show-statements': { type: 'boolean', default: false },
   },
 });
 
@@ -129,80 +137,235 @@ async function checkSetup(server: BenchServer): Promise<void> {
   if (user.status !== 200) throw new Error(`GET /api/v3/user answered ${user.status}`);
 }
 
-async function loadRuns(kind: DatabaseKind, server: BenchServer): Promise<LoadFigures[]> {
-  await checkSetup(server);
-  const clientAuthorization = basicAuth(server.clientId, server.clientSecret);
+type RouteKey = FewestKey;
+
+/** One benchmarked route of codehost's, as the load generator and the anchors send it. */
+interface BenchRoute {
+  key: RouteKey;
+  name: string;
+  method: 'GET' | 'PUT' | 'POST';
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Each request spends a refresh token (they rotate), so each has a body of its own. */
+  spendsRefreshTokens?: boolean;
+  /** Where the anchor finds the request's secret. */
+  secret: AnchorRoute['secret'];
+}
+
+function benchRoutes(server: BenchServer): BenchRoute[] {
+  const bearer = { authorization: `Bearer ${server.accessToken}` };
   const form = { 'content-type': 'application/x-www-form-urlencoded' };
-  const refreshTokens = [...server.refreshTokens];
-  const figures: LoadFigures[] = [];
-  const step = async (run: Parameters<typeof runLoad>[0]) => {
-    process.stderr.write(`  ${kind}: ${run.name}\n`);
-    figures.push(await runLoad(run));
+  const settings = `/api/v4/projects/${server.projectId}/notification_settings`;
+  return [
+    {
+      key: 'user',
+      name: 'GET /api/v3/user, bearer token',
+      method: 'GET',
+      path: '/api/v3/user',
+      headers: bearer,
+      secret: 'bearer',
+    },
+    {
+      key: 'get-settings',
+      name: 'GET project notification settings, bearer token',
+      method: 'GET',
+      path: settings,
+      headers: bearer,
+      secret: 'bearer',
+    },
+    {
+      key: 'put-settings',
+      name: 'PUT project notification settings (JSON), bearer token',
+      method: 'PUT',
+      path: settings,
+      headers: { ...bearer, 'content-type': 'application/json' },
+      body: JSON.stringify({ level: 'custom', new_note: true, merge_merge_request: false }),
+      secret: 'bearer',
+    },
+    {
+      key: 'refresh',
+      name: 'POST /oauth/token, refresh_token grant',
+      method: 'POST',
+      path: '/oauth/token',
+      headers: { ...form, authorization: basicAuth(server.clientId, server.clientSecret) },
+      spendsRefreshTokens: true,
+      secret: { field: 'refresh_token' },
+    },
+    {
+      key: 'password',
+      name: 'POST /oauth/token, password grant (argon2 verify)',
+      method: 'POST',
+      path: '/oauth/token',
+      headers: form,
+      body: new URLSearchParams({
+        grant_type: 'password',
+        username: server.username,
+        password: server.password,
+      }).toString(),
+      secret: { field: 'password' },
+    },
+  ];
+}
+
+const refreshBody = (token: string) =>
+  new URLSearchParams({ grant_type: 'refresh_token', refresh_token: token }).toString();
+
+/** How many requests the captures of one route send (see `captureRequest`). */
+const CAPTURE_TRIES = 5;
+
+/**
+ * The anchors' plan: each route's statements as a second instance of the
+ * program sends them (through the recording proxy), and the fewest by hand.
+ */
+async function anchorPlan(
+  server: BenchServer,
+  routes: BenchRoute[],
+): Promise<{ plan: AnchorPlan; statementCounts: Map<RouteKey, number> }> {
+  const capture = await startPgCapture(server.postgresUrl as string);
+  const instance = await server.startInstance(capture.url);
+  const fewest = fewestStatements(server);
+  const plan: AnchorPlan = { routes: [] };
+  const statementCounts = new Map<RouteKey, number>();
+  try {
+    for (const route of routes) {
+      const { statements, secret } = await captureRequest(capture, CAPTURE_TRIES, async () => {
+        const token = route.spendsRefreshTokens ? server.refreshTokens.pop() : undefined;
+        const response = await fetch(`${instance.url}${route.path}`, {
+          method: route.method,
+          headers: route.headers,
+          ...(token ? { body: refreshBody(token) } : route.body ? { body: route.body } : {}),
+        });
+        return {
+          response,
+          secret: token ?? (route.key === 'password' ? server.password : server.accessToken),
+        };
+      });
+      statementCounts.set(route.key, statements.length);
+      if (values['show-statements']) {
+        process.stderr.write(`\n${route.name}:\n`);
+        for (const statement of statements) {
+          process.stderr.write(`  ${statement.sql}  -- ${JSON.stringify(statement.values)}\n`);
+        }
+      }
+      const passwordRead = statements.findIndex((statement) =>
+        Object.hasOwn(statement.firstRow ?? {}, 'password_hash'),
+      );
+      const base = { method: route.method, secret: route.secret };
+      plan.routes.push({
+        ...base,
+        path: `/own/${route.key}`,
+        statements: replayOf(statements, secret),
+        ...(route.key === 'password' ? { verifyPasswordAfter: passwordRead + 1 } : {}),
+      });
+      plan.routes.push({ ...base, path: `/fewest/${route.key}`, ...fewest[route.key] });
+    }
+  } finally {
+    await instance.stop();
+    await capture.close();
+  }
+  return { plan, statementCounts };
+}
+
+/** The pool size the service takes on PostgreSQL with this environment. */
+function poolMaxOf(databaseUrl: string): number {
+  const database = loadProgramConfig({ DATABASE_URL: databaseUrl }).services.codehost?.database;
+  return database?.kind === 'postgres' ? database.poolMax : 10;
+}
+
+interface RouteFigures extends LoadFigures {
+  key?: RouteKey;
+  /** Which server answered: ours, or an anchor. */
+  server: 'ours' | 'own statements' | 'fewest statements';
+}
+
+async function loadRuns(
+  kind: DatabaseKind,
+  server: BenchServer,
+  anchorUrl: string | undefined,
+): Promise<RouteFigures[]> {
+  await checkSetup(server);
+  const figures: RouteFigures[] = [];
+  const step = async (
+    run: Parameters<typeof runLoad>[0],
+    key: RouteKey | undefined,
+    by: RouteFigures['server'],
+  ) => {
+    process.stderr.write(`  ${kind}: ${run.name}${by === 'ours' ? '' : ` (anchor: ${by})`}\n`);
+    figures.push({ ...(await runLoad(run)), key, server: by });
   };
 
-  await step({
-    name: 'GET /-/health (no database)',
-    url: `${server.url}/-/health`,
-    connections,
-    durationSeconds: duration,
-    expectedStatus: 200,
-  });
-  await step({
-    name: 'GET /api/v3/user, bearer token',
-    url: `${server.url}/api/v3/user`,
-    connections,
-    durationSeconds: duration,
-    headers: { authorization: `Bearer ${server.accessToken}` },
-    expectedStatus: 200,
-  });
-  const settings = `${server.url}/api/v4/projects/${server.projectId}/notification_settings`;
-  await step({
-    name: 'GET project notification settings, bearer token',
-    url: settings,
-    connections,
-    durationSeconds: duration,
-    headers: { authorization: `Bearer ${server.accessToken}` },
-    expectedStatus: 200,
-  });
-  await step({
-    name: 'PUT project notification settings (JSON), bearer token',
-    url: settings,
-    connections,
-    durationSeconds: duration,
-    method: 'PUT',
-    headers: { authorization: `Bearer ${server.accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ level: 'custom', new_note: true, merge_merge_request: false }),
-    expectedStatus: 200,
-  });
-  await step({
-    name: 'POST /oauth/token, refresh_token grant',
-    url: `${server.url}/oauth/token`,
-    connections,
-    amount: refreshTokens.length,
-    method: 'POST',
-    headers: { ...form, authorization: clientAuthorization },
-    nextBody: () =>
-      new URLSearchParams({
-        grant_type: 'refresh_token',
-        refresh_token: refreshTokens.pop() ?? 'spent',
-      }).toString(),
-    expectedStatus: 200,
-  });
-  await step({
-    name: 'POST /oauth/token, password grant (argon2 verify)',
-    url: `${server.url}/oauth/token`,
-    connections,
-    durationSeconds: duration,
-    method: 'POST',
-    headers: form,
-    body: new URLSearchParams({
-      grant_type: 'password',
-      username: server.username,
-      password: server.password,
-    }).toString(),
-    expectedStatus: 200,
-  });
+  await step(
+    {
+      name: 'GET /-/health (no database)',
+      url: `${server.url}/-/health`,
+      connections,
+      durationSeconds: duration,
+      expectedStatus: 200,
+    },
+    undefined,
+    'ours',
+  );
+  for (const route of benchRoutes(server)) {
+    const servers: [RouteFigures['server'], string][] = [['ours', `${server.url}${route.path}`]];
+    if (anchorUrl) {
+      servers.push(['own statements', `${anchorUrl}/own/${route.key}`]);
+      servers.push(['fewest statements', `${anchorUrl}/fewest/${route.key}`]);
+    }
+    // Each server in turn, so that a slower minute of the machine does not favour one.
+    for (const [by, url] of servers) {
+      const tokens = route.spendsRefreshTokens
+        ? server.refreshTokens.splice(0, refreshRequests)
+        : [];
+      await step(
+        {
+          name: route.name,
+          url,
+          connections,
+          method: route.method,
+          headers: route.headers,
+          expectedStatus: 200,
+          ...(route.spendsRefreshTokens
+            ? { amount: tokens.length, nextBody: () => refreshBody(tokens.pop() ?? 'spent') }
+            : { durationSeconds: duration, ...(route.body ? { body: route.body } : {}) }),
+        },
+        route.key,
+        by,
+      );
+    }
+  }
   return figures;
+}
+
+/**
+ * PostgreSQL next to its anchors: each route against the same statements and
+ * the fewest statements through a bare `pg` pool, and against SQLite in the same run.
+ */
+function anchorTable(
+  rows: (RouteFigures & { database: string })[],
+  statementCounts: Map<RouteKey, number>,
+  fewestCounts: Map<RouteKey, number>,
+): string[] {
+  const find = (database: string, key: RouteKey, by: RouteFigures['server']) =>
+    rows.find((row) => row.database === database && row.key === key && row.server === by);
+  const bare = rows.find((row) => row.database === 'postgres' && row.key === undefined);
+  const percent = (part: number | undefined, whole: number | undefined) =>
+    part === undefined || !whole ? 'n/a' : `${((part / whole) * 100).toFixed(0)} %`;
+  const lines = [
+    '| route | statements | PostgreSQL, requests/s | of bare route | same statements, bare `pg` | ours of that | fewest statements | fewest, bare `pg` | ours of that | SQLite, requests/s | PostgreSQL of SQLite |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const [key] of statementCounts) {
+    const ours = find('postgres', key, 'ours');
+    const own = find('postgres', key, 'own statements');
+    const fewest = find('postgres', key, 'fewest statements');
+    const sqlite = find('sqlite', key, 'ours');
+    if (!ours) continue;
+    lines.push(
+      `| ${ours.name} | ${statementCounts.get(key)} | ${ours.perSecond.toFixed(0)} | ${percent(ours.perSecond, bare?.perSecond)} | ${own?.perSecond.toFixed(0) ?? 'n/a'} | ${percent(ours.perSecond, own?.perSecond)} | ${fewestCounts.get(key) ?? 'n/a'} | ${fewest?.perSecond.toFixed(0) ?? 'n/a'} | ${percent(ours.perSecond, fewest?.perSecond)} | ${sqlite?.perSecond.toFixed(0) ?? 'n/a'} | ${percent(ours.perSecond, sqlite?.perSecond)} |`,
+    );
+  }
+  return lines;
 }
 
 if (!values['skip-build']) {
@@ -242,23 +405,62 @@ out('');
 
 const rows: (LoadFigures & { database: string })[] = [];
 if (services.includes('codehost')) {
+  const codehostRows: (RouteFigures & { database: string })[] = [];
+  let statementCounts = new Map<RouteKey, number>();
+  const fewestCounts = new Map<RouteKey, number>();
   for (const kind of databases) {
     process.stderr.write(`Starting codehost on ${kind}\n`);
+    const withAnchors = kind === 'postgres';
     const server = await startBenchServer({
       kind,
       postgresAdminUrl: values['postgres-url'],
-      refreshTokens: refreshRequests,
+      // The anchors spend as many as the route, and the captures a few.
+      refreshTokens: withAnchors ? refreshRequests * 3 + CAPTURE_TRIES : refreshRequests,
     });
+    const anchorDirectory = mkdtempSync(join(tmpdir(), 'codehost-anchor-'));
+    let anchor: { stop(): Promise<void> } | undefined;
     try {
-      for (const figures of await loadRuns(kind, server)) rows.push({ ...figures, database: kind });
+      let anchorUrl: string | undefined;
+      if (withAnchors) {
+        process.stderr.write("  postgres: capturing each route's statements\n");
+        const captured = await anchorPlan(server, benchRoutes(server));
+        statementCounts = captured.statementCounts;
+        for (const route of captured.plan.routes) {
+          const key = benchRoutes(server).find((known) => route.path === `/fewest/${known.key}`);
+          if (key) fewestCounts.set(key.key, route.statements.length);
+        }
+        const planFile = join(anchorDirectory, 'plan.json');
+        writeFileSync(planFile, JSON.stringify(captured.plan));
+        const port = await freePort();
+        anchorUrl = `http://127.0.0.1:${port}`;
+        anchor = await startAnchorServer(planFile, anchorUrl, {
+          DATABASE_URL: server.postgresUrl as string,
+          ANCHOR_PORT: String(port),
+          ANCHOR_SCHEMA: 'codehost',
+          // The same pool size as the service's.
+          ANCHOR_POOL_MAX: String(poolMaxOf(server.postgresUrl as string)),
+        });
+      }
+      for (const figures of await loadRuns(kind, server, anchorUrl)) {
+        codehostRows.push({ ...figures, database: kind });
+      }
     } finally {
+      await anchor?.stop();
       await server.stop();
+      rmSync(anchorDirectory, { recursive: true, force: true });
     }
   }
+  rows.push(...codehostRows);
   out(`## HTTP load (${duration} s per run; the refresh run spends ${refreshRequests} tokens)`);
   out('');
-  for (const line of loadTable(rows)) out(line);
+  for (const line of loadTable(codehostRows.filter((row) => row.server === 'ours'))) out(line);
   out('');
+  if (statementCounts.size > 0) {
+    out('## PostgreSQL next to its anchors (a bare Fastify route and `pg` pool, same database)');
+    out('');
+    for (const line of anchorTable(codehostRows, statementCounts, fewestCounts)) out(line);
+    out('');
+  }
 }
 
 const refdataRows: (LoadFigures & { database: string })[] = [];

@@ -43,7 +43,7 @@ export async function createTestDatabase(kind: DatabaseKind, label = 'db'): Prom
   if (!postgresUrl) throw new Error('TEST_DATABASE_URL is not set');
   const schema = `test_${label}_${randomBytes(6).toString('hex')}`;
   return {
-    config: { kind: 'postgres', url: postgresUrl, schema, poolMax: 4 },
+    config: { kind: 'postgres', url: postgresUrl, schema, poolMax: 4, preparedStatements: true },
     drop: async () => {
       const client = new pg.Client({ connectionString: postgresUrl });
       await client.connect();

@@ -62,7 +62,14 @@ export interface ServiceSettingsReader<Settings = unknown> {
 
 export type DatabaseConfig =
   | { kind: 'sqlite'; file: string }
-  | { kind: 'postgres'; url: string; schema: string; poolMax: number };
+  | {
+      kind: 'postgres';
+      url: string;
+      schema: string;
+      poolMax: number;
+      /** Named (server-side prepared) statements; off behind poolers that cannot keep them. */
+      preparedStatements: boolean;
+    };
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -104,6 +111,8 @@ export function loadConfig(
   const dataDirRaw = read('DATA_DIR') ?? './data';
   const dataDir = isAbsolute(dataDirRaw) ? dataDirRaw : resolve(cwd, dataDirRaw);
   const poolMax = integer(read, 'DATABASE_POOL_MAX', 10, 1, 1000);
+  const preparedStatements =
+    oneOf(read, 'DATABASE_PREPARED_STATEMENTS', 'true', ['true', 'false']) === 'true';
 
   const sections: Record<string, ServiceConfig> = {};
   const settings: Record<string, unknown> = {};
@@ -126,6 +135,7 @@ export function loadConfig(
           url: postgresUrl(databaseUrlVariable, databaseUrl),
           schema: name,
           poolMax,
+          preparedStatements,
         }
       : { kind: 'sqlite', file: join(dataDir, `${name}.sqlite`) };
     sections[name] = { port, publicUrl, database };

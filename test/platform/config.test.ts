@@ -67,19 +67,24 @@ describe('loadConfig', () => {
       DATABASE_URL: 'postgres://app:pw@db:5432/main',
       REFDATA_DATABASE_URL: 'postgresql://rdl@db2/rdl',
       DATABASE_POOL_MAX: '3',
+      DATABASE_PREPARED_STATEMENTS: 'false',
     });
     expect(config.services.codehost.database).toEqual({
       kind: 'postgres',
       url: 'postgres://app:pw@db:5432/main',
       schema: 'codehost',
       poolMax: 3,
+      preparedStatements: false,
     });
     expect(config.services.refdata.database).toEqual({
       kind: 'postgres',
       url: 'postgresql://rdl@db2/rdl',
       schema: 'refdata',
       poolMax: 3,
+      preparedStatements: false,
     });
+    const prepared = loadProgramConfig({ DATABASE_URL: 'postgres://db/main' }).services.codehost;
+    expect(prepared?.database).toMatchObject({ preparedStatements: true });
   });
 
   const badValues: [string, string, RegExp][] = [
@@ -92,6 +97,7 @@ describe('loadConfig', () => {
     ['HTTP_REQUEST_TIMEOUT_MS', 'soon', /whole number/],
     ['SHUTDOWN_TIMEOUT_MS', '1e3', /whole number/],
     ['DATABASE_POOL_MAX', '0', /from 1 to 1000/],
+    ['DATABASE_PREPARED_STATEMENTS', 'sometimes', /one of true, false/],
     ['CODEHOST_PUBLIC_URL', 'ftp://example.org', /http:\/\/ or https:\/\/ URL/],
     ['REFDATA_PUBLIC_URL', 'https://example.org/?x=1', /without query or fragment/],
     ['REFDATA_PUBLIC_URL', 'not a url', /http:\/\/ or https:\/\/ URL/],
@@ -144,6 +150,7 @@ describe('describeDatabase', () => {
         url: 'postgres://app:secret@db:5432/main',
         schema: 'refdata',
         poolMax: 1,
+        preparedStatements: true,
       }),
     ).toBe('PostgreSQL postgres://app:***@db:5432/main (schema refdata)');
   });

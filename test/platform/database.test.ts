@@ -232,5 +232,61 @@ describe.each(DATABASE_KINDS)('storage on %s', (kind) => {
         'widgets',
       ]);
     });
+
+    /** The statements the connection that answers this query has prepared, with their texts. */
+    async function preparedTexts(db: AnyDb): Promise<string[]> {
+      // Itself a plain text query: pg_prepared_statements is per connection, and a
+      // one-connection pool (below) makes it the same connection.
+      const rows = await sql<{ statement: string }>`
+        select statement from pg_prepared_statements`.execute(db);
+      return rows.rows.map((row) => row.statement);
+    }
+
+    it('prepares each statement once per connection, and not at all when told not to', async () => {
+      const database = await freshDatabase();
+      for (const preparedStatements of [true, false]) {
+        const config = { ...database.config, poolMax: 1, preparedStatements } as const;
+        const handle = open({ ...database, config });
+        await migrateToLatest(handle, fixtureMigrations);
+        const db = handle.db as AnyDb;
+        const read = (id: number) =>
+          db.selectFrom('widgets').select('name').where('id', '=', id).execute();
+        if (preparedStatements) {
+          await db.insertInto('widgets').values({ id: 1, name: 'sprocket' }).execute();
+        }
+        expect(await read(1)).toEqual([{ name: 'sprocket' }]);
+        expect(await read(2)).toEqual([]);
+        const texts = (await preparedTexts(db)).filter((text) => text.includes('"widgets"'));
+        const reads = texts.filter((text) => text.startsWith('select "name"'));
+        expect(reads).toHaveLength(preparedStatements ? 1 : 0);
+        await handle.close();
+      }
+    });
+
+    it('answers a prepared select * after another instance adds a column, in and out of a transaction', async () => {
+      const database = await freshDatabase();
+      const handle = open({ ...database, config: { ...database.config, poolMax: 1 } });
+      const other = open(database);
+      await migrateToLatest(handle, fixtureMigrations);
+      const db = handle.db as AnyDb;
+      await db.insertInto('widgets').values({ id: 1, name: 'sprocket' }).execute();
+      const all = (from: AnyDb) => from.selectFrom('widgets').selectAll().execute();
+      expect(await all(db)).toEqual([{ id: 1, name: 'sprocket' }]);
+      await sql`alter table widgets add column colour text`.execute(other.db);
+      // PostgreSQL refuses the prepared plan ("cached plan must not change result
+      // type"); outside a transaction the statement is run again, unnamed.
+      expect(await all(db)).toEqual([{ id: 1, name: 'sprocket', colour: null }]);
+      // Inside one, the transaction has failed already, so the error stands; the
+      // next attempt, in a new transaction, runs unnamed and succeeds.
+      const one = (from: AnyDb) =>
+        from.selectFrom('widgets').selectAll().where('id', '=', 1).execute();
+      const inTransaction = () => db.transaction().execute((trx) => one(trx));
+      expect(await inTransaction()).toEqual([{ id: 1, name: 'sprocket', colour: null }]);
+      await sql`alter table widgets add column size integer`.execute(other.db);
+      await expect(inTransaction()).rejects.toThrow(/cached plan must not change result type/);
+      expect(await inTransaction()).toEqual([
+        { id: 1, name: 'sprocket', colour: null, size: null },
+      ]);
+    });
   }
 });

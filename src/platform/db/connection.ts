@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite from 'better-sqlite3';
@@ -126,30 +127,94 @@ function postgresDialect(config: Extract<DatabaseConfig, { kind: 'postgres' }>):
   // An idle client that loses its server must not crash the process; the next
   // query reports the problem instead.
   pool.on('error', () => {});
-  pool.on('connect', answerThroughCallbacks);
+  pool.on('connect', (client) => answerThroughCallbacks(client, config.preparedStatements));
   return new PostgresDialect({ pool });
 }
+
+/** Named statements one connection keeps at most; later texts go unnamed (one-off SQL, long IN lists). */
+const PREPARED_PER_CONNECTION = 500;
+
+/** Statement names by text, shared by every connection (a name is a digest of its text). */
+const statementNames = new Map<string, string>();
+
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `s${createHash('sha1').update(text).digest('base64url')}`;
+    // Texts are few in practice; past the cap the oldest go, and come back as the same digest.
+    if (statementNames.size >= STATEMENT_CACHE_SIZE) {
+      const oldest = statementNames.keys().next().value;
+      if (oldest !== undefined) statementNames.delete(oldest);
+    }
+    statementNames.set(text, name);
+  }
+  return name;
+}
+
+/**
+ * PostgreSQL's "cached plan must not change result type": a table a prepared
+ * `select *` reads changed its columns (another instance migrated it). The
+ * statement is run unnamed from then on, on that connection.
+ */
+function isStalePlan(error: unknown): boolean {
+  return (
+    (error as { code?: unknown }).code === '0A000' &&
+    /cached plan must not change result type/.test(String((error as Error).message))
+  );
+}
+
+const TRANSACTION_STARTS = /^\s*(begin|start transaction)\b/i;
+const TRANSACTION_ENDS = /^\s*(commit|rollback|end)\b/i;
 
 type QueryResultCallback = (error: Error | null, result: pg.QueryResult) => void;
 
 /**
  * Kysely calls `client.query(text, values)` and awaits the promise pg makes.
- * Reading a 100,000-row table in batches of 500 that way promoted about 70 MB
- * of garbage to V8's old generation, against 13 MB through pg's callback form
- * for the same queries in the same time: garbage that raised the process's
- * peak memory by tens of MiB during a long export. So a client's text queries
- * go through the callback form, with a promise of our own around it; anything
- * else (a cursor, a config object, a callback already given) goes to pg as it is.
+ * Two things change on the way:
+ *
+ * - Each statement is prepared once per connection, by name, and later runs
+ *   skip parsing and planning: a request of two indexed reads went from about
+ *   11,000 to 17,000 per second through a bare pool on the benchmark machine.
+ *   Off with DATABASE_PREPARED_STATEMENTS=false, for poolers in transaction mode.
+ * - Reading a 100,000-row table in batches of 500 through the promise pg makes
+ *   promoted about 70 MB of garbage to V8's old generation, against 13 MB
+ *   through pg's callback form for the same queries in the same time: garbage
+ *   that raised the process's peak memory by tens of MiB during a long export.
+ *   So a client's text queries go through the callback form, with a promise of
+ *   our own around it.
+ *
+ * Anything else (a cursor, a config object, a callback already given) goes to
+ * pg as it is.
  */
-function answerThroughCallbacks(client: pg.PoolClient): void {
+function answerThroughCallbacks(client: pg.PoolClient, prepare: boolean): void {
   const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+  const named = new Set<string>();
+  const stale = new Set<string>();
+  // A failed statement aborts its transaction, so only a statement outside one is retried.
+  let inTransaction = false;
+  const run = (text: string, values: unknown, name: string | undefined) =>
+    new Promise<pg.QueryResult>((resolve, reject) => {
+      const done: QueryResultCallback = (error, result) =>
+        error ? reject(error) : resolve(result);
+      if (name === undefined) query(text, values, done);
+      else query({ name, text, values }, done);
+    });
   client.query = ((text: unknown, values?: unknown, callback?: unknown) => {
     if (typeof text !== 'string' || typeof values === 'function' || callback !== undefined)
       return query(text, values, callback);
-    return new Promise<pg.QueryResult>((resolve, reject) => {
-      const done: QueryResultCallback = (error, result) =>
-        error ? reject(error) : resolve(result);
-      query(text, values, done);
+    if (TRANSACTION_STARTS.test(text)) inTransaction = true;
+    else if (TRANSACTION_ENDS.test(text)) inTransaction = false;
+    const name = prepare ? statementName(text) : undefined;
+    if (name === undefined || stale.has(name)) return run(text, values, undefined);
+    if (!named.has(name)) {
+      if (named.size >= PREPARED_PER_CONNECTION) return run(text, values, undefined);
+      named.add(name);
+    }
+    return run(text, values, name).catch((error: unknown) => {
+      if (!isStalePlan(error)) throw error;
+      stale.add(name);
+      if (inTransaction) throw error;
+      return run(text, values, undefined);
     });
   }) as typeof client.query;
 }
