@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { type Kysely, sql } from 'kysely';
 import { afterEach, describe, expect, it } from 'vitest';
 import { codehostMigrations } from '../../src/codehost/db/migrations.js';
+import type { DatabaseConfig } from '../../src/platform/config.js';
 import { type DatabaseHandle, openDatabase } from '../../src/platform/db/connection.js';
 import { ConstraintViolationError } from '../../src/platform/db/errors.js';
 import {
@@ -265,7 +266,10 @@ describe.each(DATABASE_KINDS)('storage on %s', (kind) => {
 
     it('answers a prepared select * after another instance adds a column, in and out of a transaction', async () => {
       const database = await freshDatabase();
-      const handle = open({ ...database, config: { ...database.config, poolMax: 1 } });
+      const handle = open({
+        ...database,
+        config: { ...database.config, poolMax: 1 } as DatabaseConfig,
+      });
       const other = open(database);
       await migrateToLatest(handle, fixtureMigrations);
       const db = handle.db as AnyDb;
