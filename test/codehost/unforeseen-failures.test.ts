@@ -102,5 +102,16 @@ describe.each(DATABASE_KINDS)('answers a client rarely meets on %s', (kind) => {
       error: expect.any(String),
       error_description: expect.any(String),
     });
+    // Each endpoint counts on its own: the device endpoint is not held back yet.
+    const device = () =>
+      service?.app.inject({
+        method: 'POST',
+        url: '/oauth/authorize_device',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: 'client_id=nobody',
+      });
+    expect((await device())?.statusCode).toBe(401);
+    expect((await device())?.statusCode).toBe(401);
+    expect((await device())?.statusCode).toBe(429);
   });
 });

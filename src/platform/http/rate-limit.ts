@@ -38,7 +38,12 @@ function databaseStore(counters: CounterStore) {
       );
     },
     // Each route counts on its own, so signing in does not use up the token endpoint.
-    child: (routeOptions) => store(`ip:${routeOptions.method}:${routeOptions.url}:`),
+    // The plugin passes the route's merged limit settings, with the route under
+    // `routeInfo` (its typings say the route itself).
+    child: (settings) => {
+      const route = (settings as { routeInfo?: { method?: unknown; url?: unknown } }).routeInfo;
+      return store(`ip:${String(route?.method)}:${String(route?.url)}:`);
+    },
   });
   return class DatabaseRateLimitStore {
     constructor() {
