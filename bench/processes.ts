@@ -75,7 +75,9 @@ async function startProcess(
   env: Record<string, string>,
   label: string,
 ): Promise<{ pid: number; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, args, {
+  // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the servers under load.
+  const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, ...args], {
     cwd: directory,
     env: { PATH: process.env.PATH ?? '', ...env },
     // The request log is part of the cost, so it is written, but to nowhere.

@@ -1,5 +1,7 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { describe, expect, it } from 'vitest';
+import type { NamespaceRow } from '../../src/codehost/namespaces/groups.js';
+import type { ProjectRow } from '../../src/codehost/namespaces/projects.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   apiToken,
@@ -268,6 +270,45 @@ describe.each(DATABASE_KINDS)('groups, projects and members API on %s', (kind) =
       const over = await api('POST', '/api/v4/projects', token, { name: 'two' });
       expect(over.statusCode).toBe(400);
       expect(over.json().message.limit_reached[0]).toMatch(/project limit is 1/);
+    });
+
+    it('reaches a private project through a group above it, and through no lookalike path', async () => {
+      const owner = await caller();
+      const reader = await caller();
+      const member = async (group: NamespaceRow) =>
+        service.db
+          .insertInto('members')
+          .values({
+            user_id: reader.user.id,
+            source_type: 'group',
+            source_id: group.id,
+            access_level: 20,
+            created_at: Date.now(),
+            updated_at: Date.now(),
+          })
+          .execute();
+      const stem = `reach${Date.now()}`;
+      const top = await createGroup(service, owner.user.id, { path: `${stem}-top` });
+      const middle = await createGroup(service, owner.user.id, { path: 'middle', parent: top });
+      const inner = await createProject(service, owner.user.id, middle, { path: 'inner' });
+      // Lookalikes: a path that merely starts the same, and one that `_` would match as LIKE.
+      const longer = await createGroup(service, owner.user.id, { path: `${stem}-topx` });
+      const longerProject = await createProject(service, owner.user.id, longer);
+      const wild = await createGroup(service, owner.user.id, { path: `${stem}_a` });
+      const wildSibling = await createGroup(service, owner.user.id, { path: `${stem}ba` });
+      const wildProject = await createProject(service, owner.user.id, wildSibling);
+      await member(top);
+      await member(wild);
+      const read = (id: string) => api('GET', `/api/v4/projects/${id}`, reader.token);
+      expect((await read(String(inner.id))).statusCode).toBe(200);
+      expect((await read(encodeURIComponent(inner.full_path))).statusCode).toBe(200);
+      expect((await read(String(longerProject.id))).statusCode).toBe(404);
+      expect((await read(String(wildProject.id))).statusCode).toBe(404);
+      // The project's notification settings go through the same check.
+      const settings = (project: ProjectRow) =>
+        api('GET', `/api/v4/projects/${project.id}/notification_settings`, reader.token);
+      expect((await settings(inner)).statusCode).toBe(200);
+      expect((await settings(wildProject)).statusCode).toBe(404);
     });
 
     it('lists: v3 the caller’s projects, v4 every visible one, with filters', async () => {

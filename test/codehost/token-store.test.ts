@@ -32,13 +32,13 @@ describe.each(DATABASE_KINDS)('TokenStore rotation on %s', (kind) => {
   it('leaves the old pair in force when the new one cannot be stored', async () => {
     const { app, refreshToken } = await refreshablePair();
     const tokens = new TokenStore(service.db);
-    const previous = await tokens.refreshable(refreshToken, app.id);
+    const { token: previous } = await tokens.refreshable(refreshToken, app.id);
 
     const broken = new TokenStore(service.db.withPlugin(failingInserts));
     await expect(broken.rotate(previous, ['api'])).rejects.toThrow('simulated failure');
 
     // Rolled back: the refresh token was not spent, so the client's retry succeeds.
-    const again = await tokens.refreshable(refreshToken, app.id);
+    const { token: again } = await tokens.refreshable(refreshToken, app.id);
     expect(again.revoked_at).toBeNull();
     const rotated = await tokens.rotate(again, ['api']);
     expect(rotated.refreshToken).toMatch(/^[0-9a-f]{64}$/);

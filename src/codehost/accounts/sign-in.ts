@@ -44,7 +44,8 @@ export class PasswordSignIn {
       await this.counters.hit(key, windowMs);
       return { outcome: 'invalid' };
     }
-    await this.counters.reset(key);
+    // Most sign-ins follow no failure: nothing to clear then, and no statement sent.
+    if (failures.count > 0) await this.counters.reset(key);
     if (user.state !== 'active') return { outcome: 'blocked' };
     await this.users.upgradeHash(user, password);
     return { outcome: 'ok', user };

@@ -95,16 +95,16 @@ async function personalAccessTokenCaller(codehost: Codehost, token: string): Pro
 
 async function oauthCaller(codehost: Codehost, token: string | undefined): Promise<ApiCaller> {
   if (token === undefined || token === '') throw UNAUTHORIZED();
-  const row = await codehost.tokens.findByAccessToken(token);
+  const found = await codehost.tokens.findAccessTokenWithOwner(token);
   // GitLab's API guard wording for each case.
-  if (!row) throw refusedToken('Bad Access Token.');
+  if (!found) throw refusedToken('Bad Access Token.');
+  const { token: row, owner: user } = found;
   if (row.revoked_at !== null) {
     throw refusedToken('Token was revoked. You have to re-authorize from the user.');
   }
   if (!codehost.tokens.isActive(row)) {
     throw refusedToken('Token is expired. You can either do re-authorization or token refresh.');
   }
-  const user = await codehost.users.findById(row.resource_owner_id);
-  if (user?.state !== 'active') throw UNAUTHORIZED();
+  if (user.state !== 'active') throw UNAUTHORIZED();
   return { user, scopes: row.scopes.split(' '), via: 'oauth' };
 }

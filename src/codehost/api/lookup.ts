@@ -1,6 +1,7 @@
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import type { NamespaceRow } from '../namespaces/groups.js';
+import { isFullPathShaped } from '../namespaces/paths.js';
 import type { ProjectRow } from '../namespaces/projects.js';
 import { notFound } from './gitlab-errors.js';
 
@@ -10,25 +11,26 @@ async function ifReadableGroup(codehost: Codehost, user: UserRow, group: Namespa
   return group && (await codehost.access.canReadGroup(user, group)) ? group : undefined;
 }
 
-async function ifReadableProject(
-  codehost: Codehost,
-  user: UserRow,
-  project: ProjectRow | undefined,
-): Promise<{ project: ProjectRow; namespace: NamespaceRow } | undefined> {
-  const namespace = project ? await codehost.groups.findNamespace(project.namespace_id) : undefined;
-  if (!project || !namespace) return undefined;
-  return (await codehost.access.canReadProject(user, project, namespace))
-    ? { project, namespace }
-    : undefined;
-}
-
 /** A group by id, when the user may read it (the web pages name groups by id only). */
 export async function readableGroupById(codehost: Codehost, user: UserRow, id: number) {
   return ifReadableGroup(codehost, user, await codehost.groups.findById(id));
 }
 
 export async function readableProjectById(codehost: Codehost, user: UserRow, id: number) {
-  return ifReadableProject(codehost, user, await codehost.projects.findById(id));
+  return readableProjectWith(codehost, user, { id });
+}
+
+/** The project with its namespace, if the user may read it: one statement with the access check. */
+async function readableProjectWith(
+  codehost: Codehost,
+  user: UserRow,
+  key: { id: number } | { fullPath: string },
+): Promise<{ project: ProjectRow; namespace: NamespaceRow } | undefined> {
+  const found = await codehost.access.projectWithAccess(user, key);
+  if (!found || !codehost.access.readsProjectWith(user, found.project, found.access)) {
+    return undefined;
+  }
+  return { project: found.project, namespace: found.namespace };
 }
 
 /**
@@ -55,10 +57,11 @@ export async function readableProject(
   user: UserRow,
   id: string,
 ): Promise<{ project: ProjectRow; namespace: NamespaceRow }> {
-  const project = NUMERIC_ID.test(id)
-    ? await codehost.projects.findById(Number(id))
-    : await codehost.projects.findByFullPath(id);
-  const readable = await ifReadableProject(codehost, user, project);
+  const readable = NUMERIC_ID.test(id)
+    ? await readableProjectWith(codehost, user, { id: Number(id) })
+    : isFullPathShaped(id)
+      ? await readableProjectWith(codehost, user, { fullPath: id })
+      : undefined;
   if (!readable) throw notFound('Project');
   return readable;
 }

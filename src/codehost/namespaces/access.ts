@@ -1,7 +1,9 @@
-import type { Kysely } from 'kysely';
+import { type Expression, type Kysely, sql } from 'kysely';
+import { prefixedColumns, splitPrefixed } from '../../platform/db/joined-rows.js';
+import { reusableQuery } from '../../platform/db/reusable-query.js';
 import type { UserRow } from '../accounts/users.js';
 import type { CodehostTables } from '../db/tables.js';
-import { ancestorPaths, type GroupStore, type NamespaceRow } from './groups.js';
+import { ancestorPaths, type GroupStore, NAMESPACE_COLUMNS, type NamespaceRow } from './groups.js';
 import { ACCESS_LEVELS } from './levels.js';
 import type { MemberStore } from './members.js';
 import type { ProjectRow } from './projects.js';
@@ -36,43 +38,86 @@ export class AccessPolicy {
 
   /**
    * One query for the highest of a user's direct membership of a project and
-   * memberships of a group and the groups above it (found by their full paths),
-   * since every API request on a private source asks it.
+   * memberships of a group and the groups above it, since every API request on
+   * a private source asks it.
    */
   private async highestAccess(
     user: UserRow,
     project: ProjectRow | undefined,
     group: NamespaceRow | undefined,
   ): Promise<number> {
-    const groupPaths = group
-      ? [group.full_path_normalized, ...ancestorPaths(group.full_path_normalized)]
-      : [];
     const row = await this.db
-      .selectFrom('members')
-      .leftJoin('namespaces', (join) =>
-        join
-          .onRef('namespaces.id', '=', 'members.source_id')
-          .on('members.source_type', '=', 'group'),
-      )
-      .select((eb) => eb.fn.max('members.access_level').as('level'))
-      .where('members.user_id', '=', user.id)
-      .where((eb) =>
-        eb.or([
-          ...(project
-            ? [
-                eb.and([
-                  eb('members.source_type', '=', 'project'),
-                  eb('members.source_id', '=', project.id),
-                ]),
-              ]
-            : []),
-          ...(groupPaths.length > 0
-            ? [eb('namespaces.full_path_normalized', 'in', groupPaths)]
-            : []),
-        ]),
+      .selectNoFrom(
+        membershipLevel(this.db, {
+          userId: sql.val(user.id),
+          projectId: project ? sql.val(project.id) : undefined,
+          namespace: group
+            ? {
+                id: sql.val(group.id),
+                kind: sql.val(group.kind),
+                path: sql.val(group.full_path_normalized),
+              }
+            : undefined,
+        }).as('level'),
       )
       .executeTakeFirst();
     return Number(row?.level ?? 0);
+  }
+
+  /**
+   * A project, its namespace and the user's access to it, in one statement
+   * (every API request on a project asks), by id or by full path.
+   */
+  async projectWithAccess(
+    user: UserRow,
+    key: { id: number } | { fullPath: string },
+  ): Promise<{ project: ProjectRow; namespace: NamespaceRow; access: number } | undefined> {
+    const query =
+      'id' in key
+        ? this.projectWithAccessById(user.id, key.id)
+        : this.projectWithAccessByPath(user.id, key.fullPath.toLowerCase());
+    const [row] = (await this.db.executeQuery(query)).rows;
+    if (!row) return undefined;
+    const { member_access_level: level, ...rest } = row;
+    const { prefixed: namespace, rest: project } = splitPrefixed<NamespaceRow, ProjectRow>(
+      rest,
+      NAMESPACE_PREFIX,
+    );
+    const owner = namespace.kind === 'user' && namespace.owner_id === user.id;
+    return { project, namespace, access: owner ? ACCESS_LEVELS.owner : Number(level ?? 0) };
+  }
+
+  private selectProjectWithAccess(userId: string) {
+    return this.db
+      .selectFrom('projects')
+      .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
+      .selectAll('projects')
+      .select(prefixedColumns('namespaces', NAMESPACE_COLUMNS, NAMESPACE_PREFIX))
+      .select(
+        membershipLevel(this.db, {
+          // A stand-in for the value (see reusableQuery).
+          userId: sql<number>`${userId}`,
+          projectId: sql.ref('projects.id'),
+          namespace: {
+            id: sql.ref('namespaces.id'),
+            kind: sql.ref('namespaces.kind'),
+            path: sql.ref('namespaces.full_path_normalized'),
+          },
+        }).as('member_access_level'),
+      );
+  }
+
+  // Built once each: every API request on a project runs one of them.
+  private readonly projectWithAccessById = reusableQuery((userId: string, id: string) =>
+    this.selectProjectWithAccess(userId).where('projects.id', '=', id as unknown as number),
+  );
+  private readonly projectWithAccessByPath = reusableQuery((userId: string, path: string) =>
+    this.selectProjectWithAccess(userId).where('projects.full_path_normalized', '=', path),
+  );
+
+  /** Whether a user with this access may read the project: the rule of `canReadProject`. */
+  readsProjectWith(user: UserRow, project: ProjectRow, access: number): boolean {
+    return user.is_admin === 1 || project.visibility_level >= 10 || access > 0;
   }
 
   async canReadGroup(user: UserRow, group: NamespaceRow): Promise<boolean> {
@@ -85,7 +130,7 @@ export class AccessPolicy {
     project: ProjectRow,
     namespace: NamespaceRow,
   ): Promise<boolean> {
-    if (user.is_admin === 1 || project.visibility_level >= 10) return true;
+    if (this.readsProjectWith(user, project, 0)) return true;
     return (await this.projectAccess(user, project, namespace)) > 0;
   }
 
@@ -158,4 +203,57 @@ export class AccessPolicy {
       namespaceIds: [...(await this.memberGroupIds(user)), ...(personal ? [personal.id] : [])],
     };
   }
+}
+
+const NAMESPACE_PREFIX = 'namespace__';
+
+/**
+ * The highest access level a user's memberships give (null for none): a direct
+ * membership of the project, or of the namespace's group or any group above it.
+ * A group is above when the namespace's full path starts with the group's and
+ * a slash; `substr` rather than LIKE, whose wildcards paths may hold (`_`).
+ */
+function membershipLevel(
+  db: Kysely<CodehostTables>,
+  input: {
+    userId: Expression<number>;
+    projectId: Expression<number> | undefined;
+    namespace:
+      | { id: Expression<number>; kind: Expression<string>; path: Expression<string> }
+      | undefined;
+  },
+) {
+  const { projectId, namespace } = input;
+  return db
+    .selectFrom('members')
+    .leftJoin('namespaces as member_group', (join) =>
+      join
+        .onRef('member_group.id', '=', 'members.source_id')
+        .on('members.source_type', '=', 'group'),
+    )
+    .select((inner) => inner.fn.max('members.access_level').as('level'))
+    .where('members.user_id', '=', input.userId)
+    .where((inner) =>
+      inner.or([
+        ...(projectId
+          ? [
+              inner.and([
+                inner('members.source_type', '=', 'project'),
+                inner('members.source_id', '=', projectId),
+              ]),
+            ]
+          : []),
+        ...(namespace
+          ? [
+              inner.and([
+                inner(namespace.kind, '=', 'group'),
+                inner.or([
+                  inner('member_group.id', '=', namespace.id),
+                  sql<boolean>`substr(${namespace.path}, 1, length(member_group.full_path_normalized) + 1) = member_group.full_path_normalized || '/'`,
+                ]),
+              ]),
+            ]
+          : []),
+      ]),
+    );
 }

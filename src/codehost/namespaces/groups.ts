@@ -1,11 +1,29 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
+import { allColumns } from '../../platform/db/joined-rows.js';
 import type { CodehostTables, NamespacesTable, VisibilityLevel } from '../db/tables.js';
 import { RecordInvalid } from '../record-invalid.js';
 import { ACCESS_LEVELS, visibilityName } from './levels.js';
 import { isFullPathShaped, nameProblem, pathProblem } from './paths.js';
 
 export type NamespaceRow = Selectable<NamespacesTable>;
+
+/** Every column of a namespace, for reading one joined to what it holds. */
+export const NAMESPACE_COLUMNS = allColumns<NamespacesTable>()([
+  'id',
+  'kind',
+  'name',
+  'path',
+  'full_path',
+  'full_path_normalized',
+  'full_name',
+  'description',
+  'visibility_level',
+  'parent_id',
+  'owner_id',
+  'created_at',
+  'updated_at',
+]);
 
 /** GitLab's limit on group nesting. */
 export const MAX_GROUP_DEPTH = 20;

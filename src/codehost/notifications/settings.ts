@@ -1,4 +1,5 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import { reusableQuery } from '../../platform/db/reusable-query.js';
 import type { CodehostTables, Flag, NotificationSettingsTable, SourceType } from '../db/tables.js';
 
 /** GitLab's levels, each at the index it is stored as. */
@@ -82,15 +83,20 @@ export class NotificationSettingStore {
   }
 
   /** A group's or project's setting, or undefined when none is stored (reads store nothing). */
-  async find(userId: number, source: NotificationSource): Promise<NotificationSetting | undefined> {
-    const key = sourceKey(source);
-    const row = await this.db
+  /** The API reads one setting per request: built once. */
+  private readonly byKey = reusableQuery((userId: string, type: string, id: string) =>
+    this.db
       .selectFrom('notification_settings')
       .selectAll()
-      .where('user_id', '=', userId)
-      .where('source_type', '=', key.source_type)
-      .where('source_id', '=', key.source_id)
-      .executeTakeFirst();
+      .where('user_id', '=', userId as unknown as number)
+      .where('source_type', '=', type as SettingRow['source_type'])
+      .where('source_id', '=', id as unknown as number),
+  );
+
+  async find(userId: number, source: NotificationSource): Promise<NotificationSetting | undefined> {
+    const key = sourceKey(source);
+    const query = this.byKey(userId, key.source_type, key.source_id);
+    const [row] = (await this.db.executeQuery(query)).rows;
     return row ? toSetting(row) : undefined;
   }
 

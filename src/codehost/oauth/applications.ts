@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import { reusableQuery } from '../../platform/db/reusable-query.js';
 import { matchesSecretHash, newSecret, secretHash } from '../../platform/security/secrets.js';
 import type { CodehostTables, OauthApplicationsTable } from '../db/tables.js';
 import { formatScopes, type Scope } from './scopes.js';
@@ -219,13 +220,14 @@ export class ApplicationStore {
       .executeTakeFirst();
   }
 
+  /** Every token request that names its client reads it: built once. */
+  private readonly byClientId = reusableQuery((clientId: string) =>
+    this.db.selectFrom('oauth_applications').selectAll().where('uid', '=', clientId),
+  );
+
   async findByClientId(clientId: string): Promise<ApplicationRow | undefined> {
     if (!/^[0-9a-f]{64}$/.test(clientId)) return undefined;
-    return this.db
-      .selectFrom('oauth_applications')
-      .selectAll()
-      .where('uid', '=', clientId)
-      .executeTakeFirst();
+    return (await this.db.executeQuery(this.byClientId(clientId))).rows[0];
   }
 
   /** The client named by `clientId` when `secret` is its secret (constant-time check). */

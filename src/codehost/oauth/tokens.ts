@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { ExpressionBuilder, Kysely, Selectable } from 'kysely';
+import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
+import { allColumns, prefixedColumns, splitPrefixed } from '../../platform/db/joined-rows.js';
+import { reusableQuery } from '../../platform/db/reusable-query.js';
+import { isPostgres } from '../../platform/db/schema.js';
 import { constantTimeEqual, newSecret, secretHash } from '../../platform/security/secrets.js';
+import type { UserRow } from '../accounts/users.js';
 import type {
   CodehostTables,
   OauthAccessGrantsTable,
@@ -16,6 +20,28 @@ export const CODE_LIFETIME_SECONDS = 600;
 
 export type GrantRow = Selectable<OauthAccessGrantsTable>;
 export type AccessTokenRow = Selectable<OauthAccessTokensTable>;
+
+/** A token with its owner's row, read in one statement: the API and the refresh grant need both. */
+export interface OwnedToken {
+  token: AccessTokenRow;
+  owner: UserRow;
+}
+
+const TOKEN_COLUMNS = allColumns<OauthAccessTokensTable>()([
+  'id',
+  'token_hash',
+  'refresh_token_hash',
+  'resource_owner_id',
+  'application_id',
+  'grant_id',
+  'scopes',
+  'expires_at',
+  'revoked_at',
+  'rotated_at',
+  'retried_at',
+  'created_at',
+]);
+const TOKEN_PREFIX = 'token__';
 
 export interface IssuedToken {
   row: AccessTokenRow;
@@ -42,12 +68,14 @@ const DEFAULT_REFRESH_REUSE_GRACE_MS = 10_000;
 export class TokenStore {
   private readonly now: () => number;
   private readonly refreshReuseGraceMs: number;
+  private readonly postgres: boolean;
 
   constructor(
     private readonly db: Kysely<CodehostTables>,
     options: { refreshReuseGraceMs?: number; now?: () => number } = {},
   ) {
     this.now = options.now ?? Date.now;
+    this.postgres = isPostgres(db);
     this.refreshReuseGraceMs = options.refreshReuseGraceMs ?? DEFAULT_REFRESH_REUSE_GRACE_MS;
   }
 
@@ -202,16 +230,18 @@ export class TokenStore {
    * revokes its whole chain (RFC 9700 section 4.14.2), unless it is a retry
    * within the grace window (see `withinGrace`).
    */
-  async refreshable(refreshToken: string, applicationId: number): Promise<AccessTokenRow> {
-    const row = await this.findByRefreshToken(refreshToken);
-    if (!row || row.application_id !== applicationId) {
+  async refreshable(refreshToken: string, applicationId: number): Promise<OwnedToken> {
+    const found = /^[0-9a-f]{64}$/.test(refreshToken)
+      ? await this.withOwner('refresh_token_hash', secretHash(refreshToken))
+      : undefined;
+    if (!found || found.token.application_id !== applicationId) {
       throw new GrantRefused('The refresh token is invalid.');
     }
-    if (row.revoked_at !== null && !(await this.withinGrace(row))) {
-      await this.revokeReused(row);
+    if (found.token.revoked_at !== null && !(await this.withinGrace(found.token))) {
+      await this.revokeReused(found.token);
       throw new GrantRefused('The refresh token has been revoked.');
     }
-    return row;
+    return found;
   }
 
   /**
@@ -223,6 +253,11 @@ export class TokenStore {
    * reuse, or one after the window, revokes the whole chain.
    */
   async rotate(previous: AccessTokenRow, scopes: readonly string[]): Promise<IssuedToken> {
+    if (this.postgres) {
+      const rotated = await this.rotateInOneStatement(previous, scopes);
+      if (rotated) return rotated;
+      // Revoked already: a retry, or a replay; the transaction below tells which.
+    }
     const issued = await this.db.transaction().execute(async (trx) => {
       const now = this.now();
       const revoked = await trx
@@ -264,6 +299,57 @@ export class TokenStore {
   }
 
   /**
+   * The usual rotation as one statement on PostgreSQL, where an UPDATE may feed
+   * an INSERT: the old token is revoked and the new one issued atomically, in
+   * one round trip instead of four (BEGIN, UPDATE, INSERT, COMMIT). Nothing is
+   * issued when the old token was revoked already.
+   */
+  private async rotateInOneStatement(
+    previous: AccessTokenRow,
+    scopes: readonly string[],
+  ): Promise<IssuedToken | undefined> {
+    const accessToken = newSecret();
+    const refreshToken = newSecret();
+    const now = this.now();
+    const row = await this.db
+      .with('revoked', (db) =>
+        db
+          .updateTable('oauth_access_tokens')
+          .set({ revoked_at: now, rotated_at: now })
+          .where('id', '=', previous.id)
+          .where('revoked_at', 'is', null)
+          .returning(['resource_owner_id', 'application_id', 'grant_id']),
+      )
+      .insertInto('oauth_access_tokens')
+      .columns([
+        'token_hash',
+        'refresh_token_hash',
+        'resource_owner_id',
+        'application_id',
+        'grant_id',
+        'scopes',
+        'expires_at',
+        'created_at',
+      ])
+      .expression((eb) =>
+        eb.selectFrom('revoked').select([
+          eb.val(secretHash(accessToken)).as('token_hash'),
+          eb.val(secretHash(refreshToken)).as('refresh_token_hash'),
+          'resource_owner_id',
+          'application_id',
+          'grant_id',
+          eb.val(formatScopes(scopes)).as('scopes'),
+          // A bare parameter in a select list would be taken for text.
+          sql<number>`${now + ACCESS_TOKEN_LIFETIME_SECONDS * 1000}::bigint`.as('expires_at'),
+          sql<number>`${now}::bigint`.as('created_at'),
+        ]),
+      )
+      .returningAll()
+      .executeTakeFirst();
+    return row ? { row, accessToken, refreshToken } : undefined;
+  }
+
+  /**
    * A spent refresh token may be used again once, for a short while: it was
    * rotated (not revoked by its owner or as stolen) within the grace window, it
    * was not retried before, and its chain still has a live token. The client
@@ -297,6 +383,40 @@ export class TokenStore {
   /** The reused token itself is already revoked; what it led to goes with it. */
   private async revokeReused(row: AccessTokenRow): Promise<void> {
     if (row.grant_id !== null) await this.revokeChain(row.grant_id);
+  }
+
+  /** An access token and its owner, by the token (every API request asks). */
+  async findAccessTokenWithOwner(token: string): Promise<OwnedToken | undefined> {
+    if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
+    return this.withOwner('token_hash', secretHash(token));
+  }
+
+  private selectWithOwner() {
+    return this.db
+      .selectFrom('oauth_access_tokens')
+      .innerJoin('users', 'users.id', 'oauth_access_tokens.resource_owner_id')
+      .selectAll('users')
+      .select(prefixedColumns('oauth_access_tokens', TOKEN_COLUMNS, TOKEN_PREFIX));
+  }
+
+  /** Every API request and every refresh reads one of these: each is built once. */
+  private readonly withOwnerByHash = {
+    token_hash: reusableQuery((hash: string) =>
+      this.selectWithOwner().where('oauth_access_tokens.token_hash', '=', hash),
+    ),
+    refresh_token_hash: reusableQuery((hash: string) =>
+      this.selectWithOwner().where('oauth_access_tokens.refresh_token_hash', '=', hash),
+    ),
+  };
+
+  private async withOwner(
+    column: 'token_hash' | 'refresh_token_hash',
+    hash: string,
+  ): Promise<OwnedToken | undefined> {
+    const [row] = (await this.db.executeQuery(this.withOwnerByHash[column](hash))).rows;
+    if (!row) return undefined;
+    const { prefixed, rest } = splitPrefixed<AccessTokenRow, UserRow>(row, TOKEN_PREFIX);
+    return { token: prefixed, owner: rest };
   }
 
   async findByAccessToken(token: string): Promise<AccessTokenRow | undefined> {

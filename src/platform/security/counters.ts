@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { reusableQuery } from '../db/reusable-query.js';
 import type { MigrationDb } from '../db/schema.js';
 
 /** The table fixed-window counters live in; include the migration in a service's set. */
@@ -40,34 +41,42 @@ export class CounterStore {
     private readonly now: () => number = Date.now,
   ) {}
 
-  async hit(key: string, windowMs: number): Promise<CounterState> {
-    const now = this.now();
+  /** Every request to a rate-limited endpoint counts: built once (values are stand-ins). */
+  private readonly upsertHit = reusableQuery((key: string, windowMs: string, now: string) => {
     const expired = sql<boolean>`rate_limit_counters.window_started_at + ${windowMs} <= ${now}`;
-    const row = await this.db
+    return this.db
       .insertInto('rate_limit_counters')
-      .values({ key, window_started_at: now, count: 1 })
+      .values({ key, window_started_at: now as unknown as number, count: 1 })
       .onConflict((conflict) =>
         conflict.column('key').doUpdateSet({
           count: sql`case when ${expired} then 1 else rate_limit_counters.count + 1 end`,
           window_started_at: sql`case when ${expired} then ${now} else rate_limit_counters.window_started_at end`,
         }),
       )
-      .returning(['count', 'window_started_at'])
-      .executeTakeFirstOrThrow();
+      .returning(['count', 'window_started_at']);
+  });
+
+  async hit(key: string, windowMs: number): Promise<CounterState> {
+    const now = this.now();
+    const [row] = (await this.db.executeQuery(this.upsertHit(key, windowMs, now))).rows;
+    if (!row) throw new Error('The counter upsert returned no row.');
     return {
       count: Number(row.count),
       resetsInMs: Math.max(0, Number(row.window_started_at) + windowMs - now),
     };
   }
 
+  private readonly byKey = reusableQuery((key: string) =>
+    this.db
+      .selectFrom('rate_limit_counters')
+      .select(['count', 'window_started_at'])
+      .where('key', '=', key),
+  );
+
   /** The current count without adding a hit (0 when the window has ended). */
   async peek(key: string, windowMs: number): Promise<CounterState> {
     const now = this.now();
-    const row = await this.db
-      .selectFrom('rate_limit_counters')
-      .select(['count', 'window_started_at'])
-      .where('key', '=', key)
-      .executeTakeFirst();
+    const [row] = (await this.db.executeQuery(this.byKey(key))).rows;
     if (!row || Number(row.window_started_at) + windowMs <= now) {
       return { count: 0, resetsInMs: 0 };
     }

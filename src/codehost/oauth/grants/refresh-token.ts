@@ -21,14 +21,16 @@ export const refreshTokenGrant: Grant = {
       throw oauthError(400, 'invalid_scope', 'The requested scope is invalid or unknown.');
     }
     try {
-      const previous = await codehost.tokens.refreshable(body.refresh_token, client.application.id);
+      const { token: previous, owner: user } = await codehost.tokens.refreshable(
+        body.refresh_token,
+        client.application.id,
+      );
       // RFC 6749 section 6: a refresh may narrow the scope, never widen it. Refused
       // requests leave the refresh token usable.
       if (requested && !coversScopes(scopesOf(previous), requested)) {
         throw oauthError(400, 'invalid_scope', 'The requested scope exceeds the original grant.');
       }
-      const user = await codehost.users.findById(previous.resource_owner_id);
-      if (user?.state !== 'active') {
+      if (user.state !== 'active') {
         throw oauthError(
           400,
           'invalid_grant',
