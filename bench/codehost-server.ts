@@ -46,6 +46,8 @@ export async function startBenchServer(options: {
   kind: DatabaseKind;
   postgresAdminUrl: string;
   refreshTokens: number;
+  /** More settings for the server, to compare one against another. */
+  env?: Record<string, string>;
 }): Promise<BenchServer> {
   const dataDir = mkdtempSync(join(tmpdir(), 'codehost-bench-'));
   const postgres =
@@ -62,6 +64,7 @@ export async function startBenchServer(options: {
     RATE_LIMIT_CREDENTIALS_PER_MINUTE: '100000',
     LOG_LEVEL: 'info',
     ...(postgres ? { DATABASE_URL: postgres.url } : {}),
+    ...options.env,
   };
 
   // Seed through the service's own stores, before the server opens the database.

@@ -2,8 +2,8 @@
  * The anchor the PostgreSQL figures are read against: a bare Fastify server
  * with a bare `pg` pool, no service code, answering each benchmarked route by
  * running a given list of statements (the ones the service sent, captured off
- * the wire, or the fewest that could answer the route) and returning the last
- * statement's first row as JSON. Run in its own process, as the service is:
+ * the wire, or the fewest that could answer the route), each prepared once per
+ * connection, and returning the last statement's first row as JSON. Run in its own process, as the service is:
  *
  *   node --import tsx bench/pg-anchor-server.ts PLAN.json
  *
@@ -96,7 +96,9 @@ async function answer(
     }
     if (TRANSACTION_START.test(statement.sql)) transaction = await pool.connect();
     const values = statement.values.map((source) => parameterValue(source, secret, rows));
-    const result = await (transaction ?? pool).query(statement.sql, values);
+    // Prepared once per connection, by name, as the services' own statements are.
+    const name = `${route.path}#${index}`;
+    const result = await (transaction ?? pool).query({ name, text: statement.sql, values });
     rows.push(result.rows[0]);
     if (transaction && TRANSACTION_END.test(statement.sql)) {
       transaction.release();
