@@ -1,79 +1,13 @@
 /**
- * codehost's PostgreSQL anchors: for each benchmarked route, the statements the
- * route sends (captured off the wire from a second instance of the program,
- * replayed with each request's own token) and the fewest statements that could
- * answer it (written here, by hand), both served by `pg-anchor-server.ts`.
+ * codehost's fewest-statement anchors: for each benchmarked route, the fewest
+ * statements that could answer it, written by hand, served by
+ * `pg-anchor-server.ts` beside the route's own statements (`pg-anchors.ts`).
  */
 import { createHash } from 'node:crypto';
 import { NOTIFICATION_LEVELS } from '../src/codehost/notifications/settings.js';
 import type { AnchorStatement, ValueSource } from './pg-anchor-server.js';
-import type { CapturedStatement, PgCapture } from './pg-capture.js';
-
-const HEX_HASH = /^[0-9a-f]{64}$/;
-const DAY_MS = 86_400_000;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-
-/**
- * One request's statements, taken from several tries: the list most of them
- * agree on, so that a background task's statement caught in one window (the
- * back-channel logout loop looks each second) does not count as the route's.
- */
-export async function captureRequest(
-  capture: PgCapture,
-  tries: number,
-  send: () => Promise<{ response: Response; secret: string }>,
-): Promise<{ statements: CapturedStatement[]; secret: string }> {
-  const seen = new Map<
-    string,
-    { count: number; statements: CapturedStatement[]; secret: string }
-  >();
-  for (let attempt = 0; attempt < tries; attempt += 1) {
-    await new Promise((done) => setTimeout(done, 50));
-    capture.take();
-    const { response, secret } = await send();
-    await response.arrayBuffer();
-    if (!response.ok) throw new Error(`capture: the request answered ${response.status}`);
-    await new Promise((done) => setTimeout(done, 50));
-    const statements = capture.take();
-    const key = statements.map((statement) => statement.sql).join('\n;\n');
-    const entry = seen.get(key) ?? { count: 0, statements, secret };
-    entry.count += 1;
-    seen.set(key, entry);
-  }
-  const [best] = [...seen.values()].sort((a, b) => b.count - a.count);
-  if (!best) throw new Error('capture: nothing captured');
-  return { statements: best.statements, secret: best.secret };
-}
-
-/**
- * The captured statements as a replay: each parameter becomes the request's
- * token hash, a column of an earlier statement's answer, a fresh hash (a new
- * token), a time relative to now, or the value itself, in that order of
- * preference, so that writes replay as writes (a rotation revokes the token
- * the request names and inserts a new one) rather than as no-ops.
- */
-export function replayOf(statements: CapturedStatement[], secret: string): AnchorStatement[] {
-  const secretHash = sha256(secret);
-  return statements.map((statement, index) => ({
-    sql: statement.sql,
-    values: statement.values.map((value): ValueSource => {
-      if (value === null) return { constant: null };
-      if (value === secretHash) return { secretHash: true };
-      for (let earlier = index - 1; earlier >= 0; earlier -= 1) {
-        const row = statements[earlier]?.firstRow ?? {};
-        const column = Object.keys(row).find((name) => row[name] === value);
-        if (column !== undefined) return { from: [earlier, column], fallback: value };
-      }
-      if (HEX_HASH.test(value)) return { freshHash: true };
-      const number = Number(value);
-      if (/^\d{13}$/.test(value) && Math.abs(number - statement.at) < DAY_MS) {
-        return { now: number - statement.at };
-      }
-      return { constant: value };
-    }),
-  }));
-}
 
 /** What every fewest-statement read checks: the token is live and its user active. */
 const LIVE_TOKEN = `t.token_hash = $1 and t.revoked_at is null and t.expires_at > $2 and u.state = 'active'`;

@@ -19,14 +19,20 @@ import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { loadProgramConfig } from '../src/program.js';
 import { basicAuth, freePort } from '../test/codehost/helpers.js';
-import { captureRequest, type FewestKey, fewestStatements, replayOf } from './codehost-anchors.js';
+import { type FewestKey, fewestStatements } from './codehost-anchors.js';
 import { type BenchServer, type DatabaseKind, startBenchServer } from './codehost-server.js';
 import { type LoadFigures, runLoad } from './load.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
 import { type HashingFigures, measureHashing } from './password-hashing.js';
 import type { AnchorPlan, AnchorRoute } from './pg-anchor-server.js';
+import { captureRequest, replayOf } from './pg-anchors.js';
 import { startPgCapture } from './pg-capture.js';
 import { startAnchorServer } from './processes.js';
+import {
+  type AnchoredFigures,
+  measureAnchoredRefdata,
+  refdataAnchorTable,
+} from './refdata-anchors.js';
 import {
   type DereferenceFigures,
   dereferenceTable,
@@ -468,6 +474,7 @@ const dereferenceRows: (DereferenceFigures & { database: string })[] = [];
 const exports: (ExportFigures & { database: string })[] = [];
 const searches: (SearchFigures & { database: string })[] = [];
 const shacls: (ShaclFigures & { database: string })[] = [];
+const anchoredRefdata: AnchoredFigures[] = [];
 if (services.includes('refdata')) {
   for (const kind of databases) {
     process.stderr.write(`Starting refdata on ${kind}\n`);
@@ -536,6 +543,14 @@ if (services.includes('refdata')) {
         ...(await measureSearch(server, searchQueries(libraries), searchRequests, connections)),
         database: kind,
       });
+      // Beside the corpus, so that a search has something to find.
+      anchoredRefdata.push(
+        ...(await measureAnchoredRefdata(kind, server, {
+          connections,
+          seconds: duration,
+          schema: 'refdata',
+        })),
+      );
       process.stderr.write(`  ${kind}: level-3 export of ${exportTerms} terms\n`);
       for (const figures of await measureExport(
         server,
@@ -596,6 +611,12 @@ if (searches.length > 0) {
     );
   }
 }
+if (anchoredRefdata.some((row) => row.database === 'postgres')) {
+  out('');
+  out('## refdata: PostgreSQL next to its anchors (a bare Fastify route and `pg` pool)');
+  out('');
+  for (const line of refdataAnchorTable(anchoredRefdata)) out(line);
+}
 if (exports.length > 0) {
   out('');
   out(`## refdata: level-3 export of a library of ${exportTerms} classes`);
@@ -613,6 +634,7 @@ if (exports.length > 0) {
 rows.push(...refdataRows);
 const failed = [
   ...rows,
+  ...anchoredRefdata,
   ...dereferenceRows,
   ...searches.map((row) => ({ ...row, name: 'search' })),
 ].filter((row) => row.failures > 0);
