@@ -61,6 +61,7 @@ export function createCodehost(
   const users = new UserStore(db, hasher);
   const groups = new GroupStore(db);
   const members = new MemberStore(db);
+  const access = new AccessPolicy(db, groups, members);
   const signingKeys = new SigningKeyStore(db);
   return {
     db,
@@ -88,7 +89,7 @@ export function createCodehost(
     groups,
     projects: new ProjectStore(db),
     members,
-    access: new AccessPolicy(db, groups, members),
-    notificationSettings: new NotificationSettingStore(db),
+    access,
+    notificationSettings: new NotificationSettingStore(db, access),
   };
 }

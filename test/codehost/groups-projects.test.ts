@@ -308,6 +308,8 @@ describe.each(DATABASE_KINDS)('groups, projects and members API on %s', (kind) =
       const settings = (project: ProjectRow) =>
         api('GET', `/api/v4/projects/${project.id}/notification_settings`, reader.token);
       expect((await settings(inner)).statusCode).toBe(200);
+      const byPath = `/api/v4/projects/${encodeURIComponent(inner.full_path)}/notification_settings`;
+      expect((await api('GET', byPath, reader.token)).json()).toEqual({ level: 'global' });
       expect((await settings(wildProject)).statusCode).toBe(404);
     });
 

@@ -128,5 +128,12 @@ describe.each(SERVICES_UNDER_TEST)('$definition.name logs', ({ definition }) => 
     expect(seen[1]).toMatchObject({
       body: { password: REDACTED, nested: { client_secret: REDACTED, access_token: REDACTED } },
     });
+    // The request's own logger (made when first used) carries the request's traceId,
+    // as does the error line of the request that failed.
+    const errored = service.logLines().filter((line) => line.msg === 'request failed');
+    expect(errored).toHaveLength(1);
+    for (const line of [...seen, ...errored]) {
+      expect(line.traceId).toEqual(expect.stringMatching(/\S/));
+    }
   });
 });

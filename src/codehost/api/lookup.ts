@@ -1,5 +1,6 @@
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
+import type { ProjectKey } from '../namespaces/access.js';
 import type { NamespaceRow } from '../namespaces/groups.js';
 import { isFullPathShaped } from '../namespaces/paths.js';
 import type { ProjectRow } from '../namespaces/projects.js';
@@ -24,7 +25,7 @@ export async function readableProjectById(codehost: Codehost, user: UserRow, id:
 async function readableProjectWith(
   codehost: Codehost,
   user: UserRow,
-  key: { id: number } | { fullPath: string },
+  key: ProjectKey,
 ): Promise<{ project: ProjectRow; namespace: NamespaceRow } | undefined> {
   const found = await codehost.access.projectWithAccess(user, key);
   if (!found || !codehost.access.readsProjectWith(user, found.project, found.access)) {
@@ -51,17 +52,20 @@ export async function readableGroup(
   return readable;
 }
 
+/** How an API path's `:id` names a project: a number is an id, anything path-shaped a full path. */
+export function projectKey(id: string): ProjectKey | undefined {
+  if (NUMERIC_ID.test(id)) return { id: Number(id) };
+  return isFullPathShaped(id) ? { fullPath: id } : undefined;
+}
+
 /** The project an API path names, by id or URL-encoded full path, if readable. */
 export async function readableProject(
   codehost: Codehost,
   user: UserRow,
   id: string,
 ): Promise<{ project: ProjectRow; namespace: NamespaceRow }> {
-  const readable = NUMERIC_ID.test(id)
-    ? await readableProjectWith(codehost, user, { id: Number(id) })
-    : isFullPathShaped(id)
-      ? await readableProjectWith(codehost, user, { fullPath: id })
-      : undefined;
+  const key = projectKey(id);
+  const readable = key ? await readableProjectWith(codehost, user, key) : undefined;
   if (!readable) throw notFound('Project');
   return readable;
 }

@@ -12,8 +12,8 @@ import {
 import { RecordInvalid } from '../record-invalid.js';
 import { authenticateApiRequest } from './authentication.js';
 import { answer, apiErrors } from './described-responses.js';
-import { recordInvalidError } from './gitlab-errors.js';
-import { readableGroup, readableProject } from './lookup.js';
+import { notFound, recordInvalidError } from './gitlab-errors.js';
+import { projectKey, readableGroup, readableProject } from './lookup.js';
 import { describedBody, ID_PARAMS, requestParameters, stringParameter } from './parameters.js';
 import { API_PREFIXES } from './user-routes.js';
 
@@ -49,6 +49,16 @@ async function ownedAddress(codehost: Codehost, user: UserRow, wanted: string) {
     );
   }
   return owned === user.email ? null : owned;
+}
+
+/** A readable project's setting for the user, read with the project in one statement; 404 otherwise. */
+async function readableProjectSetting(codehost: Codehost, user: UserRow, id: string) {
+  const key = projectKey(id);
+  const found = key
+    ? await codehost.notificationSettings.findForReadableProject(user, key)
+    : undefined;
+  if (!found) throw notFound('Project');
+  return found.setting;
 }
 
 const UNAUTHORIZED_DOC = 'Requires a token with the `api` scope.';
@@ -168,8 +178,13 @@ export function registerNotificationRoutes(app: HttpApp, codehost: Codehost): vo
         config: { apiScopes: ['api'] },
         handler: async (request) => {
           const { user } = await authenticateApiRequest(request, codehost);
-          const id = await sourceId(request.params.id, user);
-          const setting = await codehost.notificationSettings.find(user.id, { type, id });
+          const setting =
+            type === 'project'
+              ? await readableProjectSetting(codehost, user, request.params.id)
+              : await codehost.notificationSettings.find(user.id, {
+                  type,
+                  id: await sourceId(request.params.id, user),
+                });
           return setting ? settingShape(setting) : { level: 'global' as const };
         },
       });

@@ -70,14 +70,21 @@ export class AccessPolicy {
    */
   async projectWithAccess(
     user: UserRow,
-    key: { id: number } | { fullPath: string },
+    key: ProjectKey,
   ): Promise<{ project: ProjectRow; namespace: NamespaceRow; access: number } | undefined> {
     const query =
       'id' in key
         ? this.projectWithAccessById(user.id, key.id)
         : this.projectWithAccessByPath(user.id, key.fullPath.toLowerCase());
     const [row] = (await this.db.executeQuery(query)).rows;
-    if (!row) return undefined;
+    return row ? this.projectFromRow(user, row) : undefined;
+  }
+
+  /** A row of `projectQuery` as the project, its namespace and the user's access. */
+  projectFromRow(
+    user: UserRow,
+    row: Record<string, unknown>,
+  ): { project: ProjectRow; namespace: NamespaceRow; access: number } {
     const { member_access_level: level, ...rest } = row;
     const { prefixed: namespace, rest: project } = splitPrefixed<NamespaceRow, ProjectRow>(
       rest,
@@ -87,7 +94,12 @@ export class AccessPolicy {
     return { project, namespace, access: owner ? ACCESS_LEVELS.owner : Number(level ?? 0) };
   }
 
-  private selectProjectWithAccess(userId: string) {
+  /**
+   * Projects with their namespaces and the access of the user `userId` names
+   * (a value or a reusableQuery stand-in), for a caller to narrow and join to;
+   * `projectFromRow` reads its rows.
+   */
+  projectQuery(userId: string) {
     return this.db
       .selectFrom('projects')
       .innerJoin('namespaces', 'namespaces.id', 'projects.namespace_id')
@@ -95,7 +107,6 @@ export class AccessPolicy {
       .select(prefixedColumns('namespaces', NAMESPACE_COLUMNS, NAMESPACE_PREFIX))
       .select(
         membershipLevel(this.db, {
-          // A stand-in for the value (see reusableQuery).
           userId: sql<number>`${userId}`,
           projectId: sql.ref('projects.id'),
           namespace: {
@@ -109,10 +120,10 @@ export class AccessPolicy {
 
   // Built once each: every API request on a project runs one of them.
   private readonly projectWithAccessById = reusableQuery((userId: string, id: string) =>
-    this.selectProjectWithAccess(userId).where('projects.id', '=', id as unknown as number),
+    this.projectQuery(userId).where('projects.id', '=', id as unknown as number),
   );
   private readonly projectWithAccessByPath = reusableQuery((userId: string, path: string) =>
-    this.selectProjectWithAccess(userId).where('projects.full_path_normalized', '=', path),
+    this.projectQuery(userId).where('projects.full_path_normalized', '=', path),
   );
 
   /** Whether a user with this access may read the project: the rule of `canReadProject`. */
@@ -206,6 +217,9 @@ export class AccessPolicy {
 }
 
 const NAMESPACE_PREFIX = 'namespace__';
+
+/** How an API path names a project: by id, or by its full path. */
+export type ProjectKey = { id: number } | { fullPath: string };
 
 /**
  * The highest access level a user's memberships give (null for none): a direct

@@ -1,6 +1,10 @@
 import type { Kysely, Selectable, Transaction } from 'kysely';
+import { allColumns, prefixedColumns, splitPrefixed } from '../../platform/db/joined-rows.js';
 import { reusableQuery } from '../../platform/db/reusable-query.js';
+import type { UserRow } from '../accounts/users.js';
 import type { CodehostTables, Flag, NotificationSettingsTable, SourceType } from '../db/tables.js';
+import type { AccessPolicy, ProjectKey } from '../namespaces/access.js';
+import type { ProjectRow } from '../namespaces/projects.js';
 
 /** GitLab's levels, each at the index it is stored as. */
 export const NOTIFICATION_LEVELS = [
@@ -46,6 +50,7 @@ export interface NotificationChanges {
 }
 
 type SettingRow = Selectable<NotificationSettingsTable>;
+type Nullable<Row> = { [Column in keyof Row]: Row[Column] | null };
 
 /** What a stored row is when there is none yet: GitLab's defaults. */
 const DEFAULT_LEVEL: Record<NotificationSource['type'], NotificationLevel> = {
@@ -69,12 +74,72 @@ function toSetting(row: SettingRow): NotificationSetting {
   return { level: NOTIFICATION_LEVELS[row.level] ?? 'global', events };
 }
 
+const SETTING_COLUMNS = allColumns<NotificationSettingsTable>()([
+  'id',
+  'user_id',
+  'source_type',
+  'source_id',
+  'level',
+  ...NOTIFICATION_EVENTS,
+  'created_at',
+  'updated_at',
+]);
+const SETTING_PREFIX = 'setting__';
+
 /** Notification settings: one row per user and source (the global one included). */
 export class NotificationSettingStore {
   constructor(
     private readonly db: Kysely<CodehostTables>,
+    private readonly access: AccessPolicy,
     private readonly now: () => number = Date.now,
   ) {}
+
+  /**
+   * A project the user may read, with the user's setting for it (undefined
+   * when none is stored), in one statement: the project, its namespace, the
+   * user's access and the setting, where a lookup and then a read took two.
+   */
+  async findForReadableProject(
+    user: UserRow,
+    key: ProjectKey,
+  ): Promise<{ project: ProjectRow; setting: NotificationSetting | undefined } | undefined> {
+    const query =
+      'id' in key
+        ? this.projectSettingById(user.id, key.id)
+        : this.projectSettingByPath(user.id, key.fullPath.toLowerCase());
+    const [row] = (await this.db.executeQuery(query)).rows;
+    if (!row) return undefined;
+    const { prefixed, rest } = splitPrefixed<Nullable<SettingRow>, Record<string, unknown>>(
+      row,
+      SETTING_PREFIX,
+    );
+    const { project, access } = this.access.projectFromRow(user, rest);
+    if (!this.access.readsProjectWith(user, project, access)) return undefined;
+    return {
+      project,
+      setting: prefixed.id === null ? undefined : toSetting(prefixed as SettingRow),
+    };
+  }
+
+  private projectSettingQuery(userId: string) {
+    return this.access
+      .projectQuery(userId)
+      .leftJoin('notification_settings as setting', (join) =>
+        join
+          .on('setting.user_id', '=', userId as unknown as number)
+          .on('setting.source_type', '=', 'project')
+          .onRef('setting.source_id', '=', 'projects.id'),
+      )
+      .select(prefixedColumns('setting', SETTING_COLUMNS, SETTING_PREFIX));
+  }
+
+  // Built once each (values are stand-ins): the API reads one on every request.
+  private readonly projectSettingById = reusableQuery((userId: string, id: string) =>
+    this.projectSettingQuery(userId).where('projects.id', '=', id as unknown as number),
+  );
+  private readonly projectSettingByPath = reusableQuery((userId: string, path: string) =>
+    this.projectSettingQuery(userId).where('projects.full_path_normalized', '=', path),
+  );
 
   /** The global setting; the first read stores GitLab's default, `participating`. */
   async global(userId: number): Promise<NotificationSetting> {

@@ -17,7 +17,7 @@ import { type ErrorRenderer, installErrorHandling } from './errors.js';
 import { CUSTOM_FORMATS } from './formats.js';
 import { type PlatformProblemCode, problem } from './problem.js';
 import { REQUEST_ID_HEADER, requestIdFor } from './request-id.js';
-import { OneLinePerRequest } from './request-logging.js';
+import { LazyRequestLogger, OneLinePerRequest } from './request-logging.js';
 import { RouteTable } from './route-table.js';
 
 declare module 'fastify' {
@@ -58,6 +58,8 @@ export async function createHttpServer(options: HttpServerOptions): Promise<Http
     loggerInstance: options.logger,
     genReqId: requestIdFor,
     logController: new OneLinePerRequest(options.logger),
+    childLoggerFactory: (logger, bindings, childOptions) =>
+      new LazyRequestLogger(logger, bindings, childOptions),
     bodyLimit: config.bodyLimitBytes,
     requestTimeout: config.requestTimeoutMs,
     // Node checks request deadlines only every `connectionsCheckingInterval` (30 s
