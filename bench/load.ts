@@ -33,6 +33,9 @@ export interface LoadRun {
 }
 
 export async function runLoad(run: LoadRun): Promise<LoadFigures> {
+  // Timed here: autocannon reports a run of a fixed number of requests in whole
+  // seconds, which made 3,000 refreshes in 3.1 s and in 3.9 s the same figure.
+  const started = performance.now();
   const result = await autocannon({
     url: run.url,
     connections: run.connections,
@@ -59,6 +62,7 @@ export async function runLoad(run: LoadRun): Promise<LoadFigures> {
         }
       : {}),
   });
+  const seconds = (performance.now() - started) / 1000;
   const statuses = result.statusCodeStats ?? {};
   const expected = statuses[`${run.expectedStatus}`]?.count ?? 0;
   const answered = Object.values(statuses).reduce((sum, entry) => sum + (entry.count ?? 0), 0);
@@ -66,8 +70,8 @@ export async function runLoad(run: LoadRun): Promise<LoadFigures> {
     name: run.name,
     connections: run.connections,
     requests: answered,
-    seconds: result.duration,
-    perSecond: expected / result.duration,
+    seconds,
+    perSecond: expected / seconds,
     latencyMeanMs: result.latency.average,
     latencyP50Ms: result.latency.p50,
     latencyP99Ms: result.latency.p99,
