@@ -145,6 +145,9 @@ async function checkSetup(server: BenchServer): Promise<void> {
 
 type RouteKey = FewestKey;
 
+/** Each route's statements: as the route sends them, and the fewest that could answer it. */
+type StatementCounts = Map<RouteKey, [own: number, fewest: number]>;
+
 /** One benchmarked route of codehost's, as the load generator and the anchors send it. */
 interface BenchRoute {
   key: RouteKey;
@@ -227,12 +230,12 @@ const CAPTURE_TRIES = 5;
 async function anchorPlan(
   server: BenchServer,
   routes: BenchRoute[],
-): Promise<{ plan: AnchorPlan; statementCounts: Map<RouteKey, number> }> {
+): Promise<{ plan: AnchorPlan; counts: StatementCounts }> {
   const capture = await startPgCapture(server.postgresUrl as string);
   const instance = await server.startInstance(capture.url);
   const fewest = fewestStatements(server);
   const plan: AnchorPlan = { routes: [] };
-  const statementCounts = new Map<RouteKey, number>();
+  const counts: StatementCounts = new Map();
   try {
     for (const route of routes) {
       const { statements, secret } = await captureRequest(capture, CAPTURE_TRIES, async () => {
@@ -247,7 +250,7 @@ async function anchorPlan(
           secret: token ?? (route.key === 'password' ? server.password : server.accessToken),
         };
       });
-      statementCounts.set(route.key, statements.length);
+      counts.set(route.key, [statements.length, fewest[route.key].statements.length]);
       if (values['show-statements']) {
         process.stderr.write(`\n${route.name}:\n`);
         for (const statement of statements) {
@@ -270,7 +273,7 @@ async function anchorPlan(
     await instance.stop();
     await capture.close();
   }
-  return { plan, statementCounts };
+  return { plan, counts };
 }
 
 /** The pool size the service takes on PostgreSQL with this environment. */
@@ -349,8 +352,7 @@ async function loadRuns(
  */
 function anchorTable(
   rows: (RouteFigures & { database: string })[],
-  statementCounts: Map<RouteKey, number>,
-  fewestCounts: Map<RouteKey, number>,
+  counts: StatementCounts,
 ): string[] {
   const find = (database: string, key: RouteKey, by: RouteFigures['server']) =>
     rows.find((row) => row.database === database && row.key === key && row.server === by);
@@ -361,14 +363,14 @@ function anchorTable(
     '| route | statements | PostgreSQL, requests/s | of bare route | same statements, bare `pg` | ours of that | fewest statements | fewest, bare `pg` | ours of that | SQLite, requests/s | PostgreSQL of SQLite |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
   ];
-  for (const [key] of statementCounts) {
+  for (const [key, [ownCount, fewestCount]] of counts) {
     const ours = find('postgres', key, 'ours');
     const own = find('postgres', key, 'own statements');
     const fewest = find('postgres', key, 'fewest statements');
     const sqlite = find('sqlite', key, 'ours');
     if (!ours) continue;
     lines.push(
-      `| ${ours.name} | ${statementCounts.get(key)} | ${ours.perSecond.toFixed(0)} | ${percent(ours.perSecond, bare?.perSecond)} | ${own?.perSecond.toFixed(0) ?? 'n/a'} | ${percent(ours.perSecond, own?.perSecond)} | ${fewestCounts.get(key) ?? 'n/a'} | ${fewest?.perSecond.toFixed(0) ?? 'n/a'} | ${percent(ours.perSecond, fewest?.perSecond)} | ${sqlite?.perSecond.toFixed(0) ?? 'n/a'} | ${percent(ours.perSecond, sqlite?.perSecond)} |`,
+      `| ${ours.name} | ${ownCount} | ${ours.perSecond.toFixed(0)} | ${percent(ours.perSecond, bare?.perSecond)} | ${own?.perSecond.toFixed(0) ?? 'n/a'} | ${percent(ours.perSecond, own?.perSecond)} | ${fewestCount} | ${fewest?.perSecond.toFixed(0) ?? 'n/a'} | ${percent(ours.perSecond, fewest?.perSecond)} | ${sqlite?.perSecond.toFixed(0) ?? 'n/a'} | ${percent(ours.perSecond, sqlite?.perSecond)} |`,
     );
   }
   return lines;
@@ -412,8 +414,7 @@ out('');
 const rows: (LoadFigures & { database: string })[] = [];
 if (services.includes('codehost')) {
   const codehostRows: (RouteFigures & { database: string })[] = [];
-  let statementCounts = new Map<RouteKey, number>();
-  const fewestCounts = new Map<RouteKey, number>();
+  let statementCounts: StatementCounts = new Map();
   for (const kind of databases) {
     process.stderr.write(`Starting codehost on ${kind}\n`);
     const withAnchors = kind === 'postgres';
@@ -430,11 +431,7 @@ if (services.includes('codehost')) {
       if (withAnchors) {
         process.stderr.write("  postgres: capturing each route's statements\n");
         const captured = await anchorPlan(server, benchRoutes(server));
-        statementCounts = captured.statementCounts;
-        for (const route of captured.plan.routes) {
-          const key = benchRoutes(server).find((known) => route.path === `/fewest/${known.key}`);
-          if (key) fewestCounts.set(key.key, route.statements.length);
-        }
+        statementCounts = captured.counts;
         const planFile = join(anchorDirectory, 'plan.json');
         writeFileSync(planFile, JSON.stringify(captured.plan));
         const port = await freePort();
@@ -464,7 +461,7 @@ if (services.includes('codehost')) {
   if (statementCounts.size > 0) {
     out('## PostgreSQL next to its anchors (a bare Fastify route and `pg` pool, same database)');
     out('');
-    for (const line of anchorTable(codehostRows, statementCounts, fewestCounts)) out(line);
+    for (const line of anchorTable(codehostRows, statementCounts)) out(line);
     out('');
   }
 }

@@ -90,10 +90,6 @@ export class ProjectStore {
     }
   }
 
-  async findById(id: number): Promise<ProjectRow | undefined> {
-    return this.db.selectFrom('projects').selectAll().where('id', '=', id).executeTakeFirst();
-  }
-
   async findByFullPath(fullPath: string): Promise<ProjectRow | undefined> {
     if (!isFullPathShaped(fullPath)) return undefined;
     return this.db
