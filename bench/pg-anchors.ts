@@ -20,6 +20,14 @@ const sha256 = (text: string) => createHash('sha256').update(text).digest('hex')
  * agree on, so that a background task's statements caught in one window (the
  * services' loops look every second or so) do not count as the route's.
  */
+/** The statements a route sent, as `--show-statements` prints them. */
+export function printStatements(routeName: string, statements: readonly CapturedStatement[]): void {
+  process.stderr.write(`\n${routeName}:\n`);
+  for (const statement of statements) {
+    process.stderr.write(`  ${statement.sql}  -- ${JSON.stringify(statement.values)}\n`);
+  }
+}
+
 export async function captureRequest(
   capture: PgCapture,
   tries: number,

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { freePort } from '../test/codehost/helpers.js';
 import { type LoadFigures, runLoad } from './load.js';
 import type { AnchorPlan, AnchorStatement } from './pg-anchor-server.js';
-import { captureRequest, replayOf } from './pg-anchors.js';
+import { captureRequest, printStatements, replayOf } from './pg-anchors.js';
 import { startPgCapture } from './pg-capture.js';
 import { startAnchorServer } from './processes.js';
 import type { RefdataBenchServer } from './refdata-server.js';
@@ -134,6 +134,7 @@ const CAPTURE_TRIES = 7;
 async function anchorPlan(
   server: RefdataBenchServer,
   list: RefdataRoute[],
+  showStatements: boolean,
 ): Promise<{ plan: AnchorPlan; counts: Map<RefdataRouteKey, [number, number]> }> {
   const direct = server.env.DATABASE_URL as string;
   const capture = await startPgCapture(direct);
@@ -153,6 +154,7 @@ async function anchorPlan(
         });
         return { response, secret: '', ...(body ? { body } : {}) };
       });
+      if (showStatements) printStatements(route.name, statements);
       const own = replayOf(statements, '', body);
       const fewest = route.fewest ?? own;
       counts.set(route.key, [own.length, fewest.length]);
@@ -183,7 +185,7 @@ async function anchorPlan(
 export async function measureAnchoredRefdata(
   kind: 'sqlite' | 'postgres',
   server: RefdataBenchServer,
-  options: { connections: number; seconds: number; schema: string },
+  options: { connections: number; seconds: number; schema: string; showStatements?: boolean },
 ): Promise<AnchoredFigures[]> {
   const list = routes(server);
   const figures: AnchoredFigures[] = [];
@@ -193,7 +195,7 @@ export async function measureAnchoredRefdata(
     let anchorUrl: string | undefined;
     let counts = new Map<RefdataRouteKey, [number, number]>();
     if (kind === 'postgres') {
-      const captured = await anchorPlan(server, list);
+      const captured = await anchorPlan(server, list, options.showStatements ?? false);
       counts = captured.counts;
       const planFile = join(directory, 'plan.json');
       writeFileSync(planFile, JSON.stringify(captured.plan));

@@ -25,7 +25,7 @@ import { type LoadFigures, runLoad } from './load.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
 import { type HashingFigures, measureHashing } from './password-hashing.js';
 import type { AnchorPlan, AnchorRoute } from './pg-anchor-server.js';
-import { captureRequest, replayOf } from './pg-anchors.js';
+import { captureRequest, printStatements, replayOf } from './pg-anchors.js';
 import { startPgCapture } from './pg-capture.js';
 import { startAnchorServer } from './processes.js';
 import {
@@ -251,12 +251,7 @@ async function anchorPlan(
         };
       });
       counts.set(route.key, [statements.length, fewest[route.key].statements.length]);
-      if (values['show-statements']) {
-        process.stderr.write(`\n${route.name}:\n`);
-        for (const statement of statements) {
-          process.stderr.write(`  ${statement.sql}  -- ${JSON.stringify(statement.values)}\n`);
-        }
-      }
+      if (values['show-statements']) printStatements(route.name, statements);
       const passwordRead = statements.findIndex((statement) =>
         Object.hasOwn(statement.firstRow ?? {}, 'password_hash'),
       );
@@ -546,6 +541,7 @@ if (services.includes('refdata')) {
           connections,
           seconds: duration,
           schema: 'refdata',
+          showStatements: values['show-statements'],
         })),
       );
       process.stderr.write(`  ${kind}: level-3 export of ${exportTerms} terms\n`);

@@ -110,12 +110,9 @@ export function createRefdata(
     () => webhooks.committed(),
     (error) => log.error({ err: error }, 'webhooks did not hear of a committed write'),
   );
+  // Woken by the writes that queue mail (review/decisions.ts, review/comments.ts), not by
+  // every write: most queue none, and each wake is a read of the outbox.
   const mailer = new MailSender(db, settings.review.mail, log);
-  // A notification committed here is mailed at once, not at the next look.
-  store.onCommitted(
-    () => mailer.wake(),
-    (error) => log.error({ err: error }, 'mail did not hear of a committed write'),
-  );
   const refdata: Omit<Refdata, 'imports'> = {
     db,
     publicUrl: config.publicUrl,

@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
-import { reusableQuery } from '../../platform/db/reusable-query.js';
+import { allColumns } from '../../platform/db/joined-rows.js';
+import { reusableNamedQuery, reusableQuery } from '../../platform/db/reusable-query.js';
 import { isPostgres } from '../../platform/db/schema.js';
 import { EVENT_OF_ACTION } from '../changes/events.js';
 import type {
@@ -123,6 +124,26 @@ export interface StoredMove {
   values?: readonly ResourceRow[] | undefined;
 }
 
+/** The columns of `newRow`, in its order; the compiler checks that none is missing. */
+const NEW_ROW_COLUMNS = allColumns<ReturnType<typeof newRow>>()([
+  'language',
+  'iri',
+  'family',
+  'status',
+  'name',
+  'name_normalized',
+  'library_key',
+  'name_scope',
+  'parent_iri',
+  'replaces_iri',
+  'body',
+  'version',
+  'created_by',
+  'created_at',
+  'updated_by',
+  'updated_at',
+]);
+
 /** The row a new Draft is stored as, at version 1. */
 function newRow(resource: NewResource, change: Change, now: number, language: string) {
   return {
@@ -148,6 +169,14 @@ function newRow(resource: NewResource, change: Change, now: number, language: st
 /** A library's declared default language, English when it declares none. */
 function declaredLanguage(body: Record<string, unknown>): string {
   return typeof body.defaultLanguage === 'string' ? body.defaultLanguage : DEFAULT_LANGUAGE;
+}
+
+/**
+ * The library whose feed a resource outside any aggregate is in: a library's
+ * own, a term's library (see `ResourceStore.feedLibraryOf`).
+ */
+function feedLibraryOfTopLevel(family: string, iri: string, libraryKey: string): string {
+  return family === LIBRARY_FAMILY ? iri : libraryKey;
 }
 
 /** No stored IRI is longer, or holds a NUL (which PostgreSQL's text refuses). */
@@ -448,6 +477,8 @@ export class ResourceStore {
     owned: NewResource[] | undefined,
     change: Change,
   ): Promise<ResourceRow> {
+    if (this.postgres && owned === undefined && resource.parentIri === null)
+      return this.committing(() => this.insertAlone(resource, change));
     return this.write((trx) => this.createIn(trx, resource, owned, change));
   }
 
@@ -717,8 +748,8 @@ export class ResourceStore {
    * `library_key` names its picklist). Looked up once per transaction.
    */
   private async feedLibraryOf(trx: Transaction<RefdataTables>, row: ResourceRow): Promise<string> {
+    if (row.parent_iri === null) return feedLibraryOfTopLevel(row.family, row.iri, row.library_key);
     if (row.family === LIBRARY_FAMILY) return row.iri;
-    if (row.parent_iri === null) return row.library_key;
     const known = this.aggregateLibraryCache(trx);
     const cached = known.get(row.parent_iri);
     if (cached !== undefined) return cached;
@@ -738,7 +769,7 @@ export class ResourceStore {
    * Libraries' are kept for the process: a library's default never changes.
    */
   private async languageOf(
-    trx: Transaction<RefdataTables>,
+    trx: Kysely<RefdataTables>,
     resource: Pick<NewResource, 'family' | 'libraryKey' | 'body'>,
   ): Promise<string> {
     if (resource.family === LIBRARY_FAMILY) return declaredLanguage(resource.body);
@@ -780,9 +811,17 @@ export class ResourceStore {
   }
 
   private async write<T>(work: (trx: Transaction<RefdataTables>) => Promise<T>): Promise<T> {
+    return this.committing(() => this.db.transaction().execute(work));
+  }
+
+  /**
+   * Runs `commit` (a transaction, or one statement that is atomic by itself),
+   * answering a duplicate as one, then tells the followers.
+   */
+  private async committing<T>(commit: () => Promise<T>): Promise<T> {
     let result: T;
     try {
-      result = await this.db.transaction().execute(work);
+      result = await commit();
     } catch (error) {
       if (error instanceof ConstraintViolationError && error.kind === 'unique') {
         throw new DuplicateResource(
@@ -820,6 +859,121 @@ export class ResourceStore {
     await this.keepGeneralizations(trx, [row], false);
     return row;
   }
+
+  /**
+   * A Draft that owns nothing and belongs to no aggregate, as `insert` stores
+   * it, in one statement on PostgreSQL: the resource, its first revision, its
+   * change event and its generalizations, each insert fed by the one before.
+   * One statement is atomic by itself, so the create spends no round trips on
+   * BEGIN and COMMIT (a third of its statements).
+   */
+  private async insertAlone(resource: NewResource, change: Change): Promise<ResourceRow> {
+    const row = newRow(resource, change, this.now(), await this.languageOf(this.db, resource));
+    const { rows } = await this.db.executeQuery(
+      this.insertAloneQuery({
+        ...row,
+        justification: change.justification,
+        feed_library: feedLibraryOfTopLevel(resource.family, resource.iri, resource.libraryKey),
+        parents: generalizationsIn(resource.body),
+      }),
+    );
+    return rows[0] as ResourceRow;
+  }
+
+  private readonly insertAloneQuery = reusableNamedQuery(
+    [...NEW_ROW_COLUMNS, 'justification', 'feed_library', 'parents'],
+    (value) =>
+      this.db
+        .with('resource', (db) =>
+          db
+            .insertInto('resources')
+            // Stand-ins for the row's values, whatever their column's type (`reusableNamedQuery`).
+            .values(
+              Object.fromEntries(
+                NEW_ROW_COLUMNS.map((column) => [column, value[column]]),
+              ) as unknown as ReturnType<typeof newRow>,
+            )
+            .returningAll(),
+        )
+        .with('revision', (db) =>
+          db
+            .insertInto('revisions')
+            .columns([
+              'resource_id',
+              'version',
+              'action',
+              'status',
+              'actor',
+              'justification',
+              'body',
+              'created_at',
+            ])
+            .expression((eb) =>
+              eb
+                .selectFrom('resource')
+                .select([
+                  'id',
+                  'version',
+                  sql.lit('create').as('action'),
+                  'status',
+                  'created_by',
+                  sql<string>`${value.justification}::text`.as('justification'),
+                  'body',
+                  'updated_at',
+                ]),
+            )
+            .returning(['id', 'resource_id']),
+        )
+        .with('event', (db) =>
+          db
+            .insertInto('change_events')
+            .columns([
+              'revision_id',
+              'resource_id',
+              'iri',
+              'family',
+              'library_key',
+              'event',
+              'status',
+              'version',
+              'actor',
+              'at',
+              'created_at',
+              'fanned_out',
+            ])
+            .expression((eb) =>
+              eb
+                .selectFrom('revision')
+                .innerJoin('resource', 'resource.id', 'revision.resource_id')
+                .select([
+                  'revision.id',
+                  'resource.id as resource_id',
+                  'resource.iri',
+                  'resource.family',
+                  sql<string>`${value.feed_library}::text`.as('library_key'),
+                  sql.lit(EVENT_OF_ACTION.create).as('event'),
+                  'resource.status',
+                  'resource.version',
+                  'resource.created_by',
+                  'resource.updated_at',
+                  'resource.created_at',
+                  UNLESS_SUBSCRIBED.as('fanned_out'),
+                ]),
+            ),
+        )
+        .with('links', (db) =>
+          db
+            .insertInto('generalizations')
+            .columns(['resource_id', 'parent_iri'])
+            .expression((eb) =>
+              eb
+                .selectFrom('resource')
+                .select(['id', sql<string>`unnest(${value.parents}::text[])`.as('parent_iri')]),
+            ),
+        )
+        .selectFrom('resource')
+        .selectAll(),
+  );
 
   /** The `generalizations` rows of resources just written, as their bodies name them. */
   private async keepGeneralizations(

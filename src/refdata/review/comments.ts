@@ -66,6 +66,7 @@ export async function addComment(
       ? pageLink(refdata, about.resource.iri)
       : packageLink(refdata, about.package.id);
   const name = await refdata.notifications.nameOf(actor.subject);
+  let mailed = 0;
   const comment = await refdata.db.transaction().execute(async (trx) => {
     const comment = await trx
       .insertInto('comments')
@@ -79,7 +80,7 @@ export async function addComment(
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    await refdata.notifications.tell(trx, recipients, {
+    mailed = await refdata.notifications.tell(trx, recipients, {
       event: 'commented',
       actor: actor.subject,
       iri: 'resource' in about ? about.resource.iri : undefined,
@@ -90,7 +91,8 @@ export async function addComment(
     });
     return comment;
   });
-  refdata.mailer.wake();
+  // Mail queued here is sent at once, not at the sender's next look.
+  if (mailed > 0) refdata.mailer.wake();
   return comment;
 }
 

@@ -90,6 +90,7 @@ export async function submitTogether(
     name ?? (typeof body.packageName === 'string' ? body.packageName : undefined) ?? namesOf(rows);
   const reviewers = await refdata.notifications.holding('Reviewer');
   let packageId = existing ?? 0;
+  let mailed = 0;
   const moved = await commitMoves(refdata, moves, async (trx) => {
     packageId = await refdata.packages.addWithin(trx, rows, existing, {
       name: named.slice(0, NAME_LENGTH),
@@ -97,7 +98,7 @@ export async function submitTogether(
       by: actor.subject,
       at: Date.now(),
     });
-    await refdata.notifications.tell(trx, reviewers, {
+    mailed = await refdata.notifications.tell(trx, reviewers, {
       event: 'submitted',
       actor: actor.subject,
       iri: first.iri,
@@ -107,6 +108,7 @@ export async function submitTogether(
       link: packageLink(refdata, packageId),
     });
   });
+  if (mailed > 0) refdata.mailer.wake();
   const firstMoved = moved[ordered.indexOf(first)] as ResourceRow;
   return {
     packageId,
@@ -121,7 +123,7 @@ const DECISION_WORDS = {
   'request-changes': 'Changes requested',
 } as const;
 
-/** Tells each author what became of their resources among `rows`. */
+/** Tells each author what became of their resources among `rows`; answers how many mails were queued. */
 async function tellAuthors(
   refdata: Refdata,
   trx: Kysely<RefdataTables>,
@@ -130,7 +132,8 @@ async function tellAuthors(
   decision: Decision,
   actor: string,
   text: string,
-): Promise<void> {
+): Promise<number> {
+  let mailed = 0;
   const byAuthor = new Map<string, ResourceRow[]>();
   for (const row of rows)
     byAuthor.set(row.created_by, [...(byAuthor.get(row.created_by) ?? []), row]);
@@ -145,8 +148,9 @@ async function tellAuthors(
       text: `${DECISION_WORDS[decision]}: ${theirs.map((row) => row.name).join(', ')}.\n\n${decision === 'request-changes' ? 'What to change' : 'Why'}: ${text}`,
       link: pageLink(refdata, first.iri),
     };
-    await refdata.notifications.tell(trx, [author], notice);
+    mailed += await refdata.notifications.tell(trx, [author], notice);
   }
+  return mailed;
 }
 
 /**
@@ -202,7 +206,10 @@ export async function decide(
   await refdata.notifications.noteRoles(actor.subject, actor.roles);
   // Read before the transaction: SQLite's one connection is the transaction's until it ends.
   const packages = await refdata.packages.ofResources(rows.map((row) => row.id));
-  return commitMoves(refdata, moves, (trx) =>
-    tellAuthors(refdata, trx, rows, packages, decision, actor.subject, text),
-  );
+  let mailed = 0;
+  const moved = await commitMoves(refdata, moves, async (trx) => {
+    mailed = await tellAuthors(refdata, trx, rows, packages, decision, actor.subject, text);
+  });
+  if (mailed > 0) refdata.mailer.wake();
+  return moved;
 }
