@@ -311,43 +311,65 @@ export class TokenStore {
     const accessToken = newSecret();
     const refreshToken = newSecret();
     const now = this.now();
-    const row = await this.db
-      .with('revoked', (db) =>
-        db
-          .updateTable('oauth_access_tokens')
-          .set({ revoked_at: now, rotated_at: now })
-          .where('id', '=', previous.id)
-          .where('revoked_at', 'is', null)
-          .returning(['resource_owner_id', 'application_id', 'grant_id']),
-      )
-      .insertInto('oauth_access_tokens')
-      .columns([
-        'token_hash',
-        'refresh_token_hash',
-        'resource_owner_id',
-        'application_id',
-        'grant_id',
-        'scopes',
-        'expires_at',
-        'created_at',
-      ])
-      .expression((eb) =>
-        eb.selectFrom('revoked').select([
-          eb.val(secretHash(accessToken)).as('token_hash'),
-          eb.val(secretHash(refreshToken)).as('refresh_token_hash'),
+    const { rows } = await this.db.executeQuery(
+      this.rotation(
+        now,
+        previous.id,
+        secretHash(accessToken),
+        secretHash(refreshToken),
+        formatScopes(scopes),
+        now + ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
+      ),
+    );
+    const row = rows[0];
+    return row ? { row, accessToken, refreshToken } : undefined;
+  }
+
+  private readonly rotation = reusableQuery(
+    (
+      now: string,
+      previousId: string,
+      tokenHash: string,
+      refreshHash: string,
+      scopes: string,
+      expiresAt: string,
+    ) =>
+      this.db
+        .with('revoked', (db) =>
+          db
+            .updateTable('oauth_access_tokens')
+            // A stand-in where a number goes (`reusableQuery`).
+            .set({ revoked_at: now as unknown as number, rotated_at: now as unknown as number })
+            .where('id', '=', previousId as unknown as number)
+            .where('revoked_at', 'is', null)
+            .returning(['resource_owner_id', 'application_id', 'grant_id']),
+        )
+        .insertInto('oauth_access_tokens')
+        .columns([
+          'token_hash',
+          'refresh_token_hash',
           'resource_owner_id',
           'application_id',
           'grant_id',
-          eb.val(formatScopes(scopes)).as('scopes'),
-          // A bare parameter in a select list would be taken for text.
-          sql<number>`${now + ACCESS_TOKEN_LIFETIME_SECONDS * 1000}::bigint`.as('expires_at'),
-          sql<number>`${now}::bigint`.as('created_at'),
-        ]),
-      )
-      .returningAll()
-      .executeTakeFirst();
-    return row ? { row, accessToken, refreshToken } : undefined;
-  }
+          'scopes',
+          'expires_at',
+          'created_at',
+        ])
+        .expression((eb) =>
+          eb.selectFrom('revoked').select([
+            sql<string>`${tokenHash}::text`.as('token_hash'),
+            sql<string>`${refreshHash}::text`.as('refresh_token_hash'),
+            'resource_owner_id',
+            'application_id',
+            'grant_id',
+            sql<string>`${scopes}::text`.as('scopes'),
+            // A bare parameter in a select list would be taken for text.
+            sql<number>`${expiresAt}::bigint`.as('expires_at'),
+            sql<number>`${now}::bigint`.as('created_at'),
+          ]),
+        )
+        .returningAll(),
+  );
 
   /**
    * A spent refresh token may be used again once, for a short while: it was
