@@ -134,5 +134,22 @@ export async function cpuMicroseconds(pid: number): Promise<number | undefined> 
   }
 }
 
+/**
+ * Waits until a process has settled, using under 5 % of a core over half a
+ * second: work a run left behind (a search index taking in what a run of
+ * creates wrote) would otherwise share the cores with the next run. Gives up
+ * after `limitMs`.
+ */
+export async function settled(pid: number, limitMs = 60_000): Promise<void> {
+  const deadline = Date.now() + limitMs;
+  let before = await cpuMicroseconds(pid);
+  while (before !== undefined && Date.now() < deadline) {
+    await new Promise((done) => setTimeout(done, 500));
+    const now = await cpuMicroseconds(pid);
+    if (now === undefined || now - before < 25_000) return;
+    before = now;
+  }
+}
+
 /** Linux reports CPU times in clock ticks of 1/100 s (`getconf CLK_TCK`) on every common platform. */
 const CLOCK_TICKS_PER_SECOND = 100;

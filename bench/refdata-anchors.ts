@@ -13,7 +13,7 @@ import { type LoadFigures, runLoad } from './load.js';
 import type { AnchorPlan, AnchorStatement } from './pg-anchor-server.js';
 import { captureRequest, printStatements, replayOf } from './pg-anchors.js';
 import { startPgCapture } from './pg-capture.js';
-import { startAnchorServer } from './processes.js';
+import { settled, startAnchorServer } from './processes.js';
 import type { RefdataBenchServer } from './refdata-server.js';
 
 export type RefdataRouteKey = 'create' | 'dereference' | 'search';
@@ -216,6 +216,8 @@ export async function measureAnchoredRefdata(
         targets.push(['fewest statements', anchorUrl, `/fewest/${route.key}`]);
       }
       for (const [by, base, path] of targets) {
+        // The creates' rows reach this server's search index whoever wrote them.
+        await settled(server.pid);
         process.stderr.write(
           `  ${kind}: ${route.name}${by === 'ours' ? '' : ` (anchor: ${by})`}\n`,
         );

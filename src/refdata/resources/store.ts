@@ -216,7 +216,8 @@ interface Follower {
 
 /**
  * Resources of every family, their lifecycle and their revisions. Every write is
- * one transaction, guarded by the version it was based on, and leaves a revision
+ * atomic (one transaction; on PostgreSQL a plain create is one statement),
+ * guarded by the version it was based on, and leaves a revision
  * (who, when, why, and the body) behind. Whoever follows the resources hears of
  * each committed write here; the database's change log (written by the same
  * transaction) stays the truth across instances, this only says "read it now".
