@@ -11,7 +11,7 @@ import {
   type MigrationSet,
   migrateToLatest,
 } from '../../src/platform/db/migrations.js';
-import { reusableQuery } from '../../src/platform/db/reusable-query.js';
+import { reusableNamedQuery, reusableQuery } from '../../src/platform/db/reusable-query.js';
 import { refdataMigrations } from '../../src/refdata/db/migrations.js';
 import { type AnyDb, fixtureMigrations } from '../fixtures/migrations.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../harness.js';
@@ -194,6 +194,21 @@ describe.each(DATABASE_KINDS)('storage on %s', (kind) => {
     expect(await ids('cog')).toEqual([]);
     expect(builds).toBe(1);
     expect(() => byName()).toThrow(/expected 1 values, got 0/);
+
+    // The named form: a whole row's values by column, the same stand-in used twice.
+    let namedBuilds = 0;
+    const insertWidget = reusableNamedQuery(['id', 'name'], (value) => {
+      namedBuilds += 1;
+      return db
+        .insertInto('widgets')
+        .values({ id: value.id as unknown as number, name: value.name })
+        .returning(['id', 'name', sql<string>`${value.name} || '!'`.as('shout')]);
+    });
+    const inserted = async (id: number, name: string) =>
+      (await db.executeQuery(insertWidget({ id, name }))).rows[0];
+    expect(await inserted(4, 'axle')).toEqual({ id: 4, name: 'axle', shout: 'axle!' });
+    expect(await inserted(5, 'hub')).toEqual({ id: 5, name: 'hub', shout: 'hub!' });
+    expect(namedBuilds).toBe(1);
   });
 
   it('answers a ping, and rejects one after closing', async () => {
