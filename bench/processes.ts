@@ -1,7 +1,12 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import pg from 'pg';
+import { loadProgramConfig } from '../src/program.js';
+import { freePort } from '../test/codehost/helpers.js';
+import type { AnchorPlan } from './pg-anchor-server.js';
 
 /** The built program; `BENCH_PROGRAM` points at another build, to compare two versions in turn. */
 const PROGRAM = process.env.BENCH_PROGRAM ?? resolve(import.meta.dirname, '../dist/main.js');
@@ -56,16 +61,50 @@ export function startProgram(
   return startProcess([program, 'start', service], url, directory, env, service);
 }
 
-/** The bare Fastify and `pg` anchor (pg-anchor-server.ts) in its own process, as the service runs. */
-export function startAnchorServer(
-  planFile: string,
-  url: string,
-  env: Record<string, string>,
-): Promise<{ pid: number; stop(): Promise<void> }> {
-  const server = resolve(import.meta.dirname, 'pg-anchor-server.ts');
-  // From the project's root, where `tsx` resolves; the anchor reads no .env file.
-  const root = resolve(import.meta.dirname, '..');
-  return startProcess(['--import', 'tsx', server, planFile], url, root, env, 'anchor');
+/**
+ * The bare Fastify and `pg` anchor (pg-anchor-server.ts) serving `plan` in its
+ * own process, as the service runs, on the service's database and schema with
+ * a pool as large as the service's.
+ */
+export async function startAnchorServer(
+  plan: AnchorPlan,
+  service: 'codehost' | 'refdata',
+  databaseUrl: string,
+): Promise<{ url: string; stop(): Promise<void> }> {
+  const directory = mkdtempSync(join(tmpdir(), 'pg-anchor-'));
+  const removeDirectory = () => rmSync(directory, { recursive: true, force: true });
+  try {
+    const planFile = join(directory, 'plan.json');
+    writeFileSync(planFile, JSON.stringify(plan));
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    const database = loadProgramConfig({ DATABASE_URL: databaseUrl }).services[service]?.database;
+    const server = resolve(import.meta.dirname, 'pg-anchor-server.ts');
+    // From the project's root, where `tsx` resolves; the anchor reads no .env file.
+    const root = resolve(import.meta.dirname, '..');
+    const child = await startProcess(
+      ['--import', 'tsx', server, planFile],
+      url,
+      root,
+      {
+        DATABASE_URL: databaseUrl,
+        ANCHOR_PORT: String(port),
+        ANCHOR_SCHEMA: service,
+        ANCHOR_POOL_MAX: String(database?.kind === 'postgres' ? database.poolMax : 10),
+      },
+      'anchor',
+    );
+    return {
+      url,
+      async stop() {
+        await child.stop();
+        removeDirectory();
+      },
+    };
+  } catch (error) {
+    removeDirectory();
+    throw error;
+  }
 }
 
 async function startProcess(

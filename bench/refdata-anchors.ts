@@ -1,14 +1,3 @@
-/**
- * refdata on PostgreSQL next to its anchors, and beside SQLite in the same run:
- * creating a resource, dereferencing a class and one search, each against the
- * statements it sends (captured off the wire from the program restarted behind
- * the recording proxy, then replayed) and the fewest that could answer it,
- * through a bare Fastify route and `pg` pool (`pg-anchor-server.ts`).
- */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { freePort } from '../test/codehost/helpers.js';
 import { type LoadFigures, runLoad } from './load.js';
 import type { AnchorPlan, AnchorStatement } from './pg-anchor-server.js';
 import { captureRequest, printStatements, replayOf } from './pg-anchors.js';
@@ -189,31 +178,21 @@ export async function measureAnchoredRefdata(
 ): Promise<AnchoredFigures[]> {
   const list = routes(server);
   const figures: AnchoredFigures[] = [];
-  let anchor: { stop(): Promise<void> } | undefined;
-  const directory = mkdtempSync(join(tmpdir(), 'refdata-anchor-'));
+  let anchor: { url: string; stop(): Promise<void> } | undefined;
   try {
-    let anchorUrl: string | undefined;
     let counts = new Map<RefdataRouteKey, [number, number]>();
     if (kind === 'postgres') {
       const captured = await anchorPlan(server, list, options.showStatements ?? false);
       counts = captured.counts;
-      const planFile = join(directory, 'plan.json');
-      writeFileSync(planFile, JSON.stringify(captured.plan));
-      const port = await freePort();
-      anchorUrl = `http://127.0.0.1:${port}`;
-      anchor = await startAnchorServer(planFile, anchorUrl, {
-        DATABASE_URL: server.env.DATABASE_URL as string,
-        ANCHOR_PORT: String(port),
-        ANCHOR_SCHEMA: options.schema,
-      });
+      anchor = await startAnchorServer(captured.plan, 'refdata', server.env.DATABASE_URL as string);
     }
     for (const route of list) {
       const targets: [AnchoredFigures['server'], string, string][] = [
         ['ours', server.url, route.path],
       ];
-      if (anchorUrl) {
-        targets.push(['own statements', anchorUrl, `/own/${route.key}`]);
-        targets.push(['fewest statements', anchorUrl, `/fewest/${route.key}`]);
+      if (anchor) {
+        targets.push(['own statements', anchor.url, `/own/${route.key}`]);
+        targets.push(['fewest statements', anchor.url, `/fewest/${route.key}`]);
       }
       for (const [by, base, path] of targets) {
         // The creates' rows reach this server's search index whoever wrote them.
@@ -246,7 +225,6 @@ export async function measureAnchoredRefdata(
     }
   } finally {
     await anchor?.stop();
-    rmSync(directory, { recursive: true, force: true });
   }
   return figures;
 }

@@ -11,14 +11,12 @@
  *                    [--postgres-url URL] [--skip-build] [--show-statements]
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir, totalmem } from 'node:os';
-import { join } from 'node:path';
+import { cpus, totalmem } from 'node:os';
 import { parseArgs } from 'node:util';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { loadProgramConfig } from '../src/program.js';
-import { basicAuth, freePort } from '../test/codehost/helpers.js';
+import { basicAuth } from '../test/codehost/helpers.js';
 import { type FewestKey, fewestStatements } from './codehost-anchors.js';
 import { type BenchServer, type DatabaseKind, startBenchServer } from './codehost-server.js';
 import { type LoadFigures, runLoad } from './load.js';
@@ -272,11 +270,6 @@ async function anchorPlan(
 }
 
 /** The pool size the service takes on PostgreSQL with this environment. */
-function poolMaxOf(databaseUrl: string): number {
-  const database = loadProgramConfig({ DATABASE_URL: databaseUrl }).services.codehost?.database;
-  return database?.kind === 'postgres' ? database.poolMax : 10;
-}
-
 interface RouteFigures extends LoadFigures {
   key?: RouteKey;
   /** Which server answered: ours, or an anchor. */
@@ -419,33 +412,20 @@ if (services.includes('codehost')) {
       // The anchors spend as many as the route, and the captures a few.
       refreshTokens: withAnchors ? refreshRequests * 3 + CAPTURE_TRIES : refreshRequests,
     });
-    const anchorDirectory = mkdtempSync(join(tmpdir(), 'codehost-anchor-'));
-    let anchor: { stop(): Promise<void> } | undefined;
+    let anchor: { url: string; stop(): Promise<void> } | undefined;
     try {
-      let anchorUrl: string | undefined;
       if (withAnchors) {
         process.stderr.write("  postgres: capturing each route's statements\n");
         const captured = await anchorPlan(server, benchRoutes(server));
         statementCounts = captured.counts;
-        const planFile = join(anchorDirectory, 'plan.json');
-        writeFileSync(planFile, JSON.stringify(captured.plan));
-        const port = await freePort();
-        anchorUrl = `http://127.0.0.1:${port}`;
-        anchor = await startAnchorServer(planFile, anchorUrl, {
-          DATABASE_URL: server.postgresUrl as string,
-          ANCHOR_PORT: String(port),
-          ANCHOR_SCHEMA: 'codehost',
-          // The same pool size as the service's.
-          ANCHOR_POOL_MAX: String(poolMaxOf(server.postgresUrl as string)),
-        });
+        anchor = await startAnchorServer(captured.plan, 'codehost', server.postgresUrl as string);
       }
-      for (const figures of await loadRuns(kind, server, anchorUrl)) {
+      for (const figures of await loadRuns(kind, server, anchor?.url)) {
         codehostRows.push({ ...figures, database: kind });
       }
     } finally {
       await anchor?.stop();
       await server.stop();
-      rmSync(anchorDirectory, { recursive: true, force: true });
     }
   }
   rows.push(...codehostRows);
