@@ -55,6 +55,12 @@ export interface RefdataSettings {
     maxRows: number;
     /** Copies of each view, each in a thread: queries run side by side, and one stopped leaves the others. */
     copies: number;
+    /** One client's queries at once (read, waiting or evaluated); more are answered 429. */
+    clientConcurrent: number;
+    /** How long a query waits in line for a copy of its view (503 `sparql-busy` beyond). */
+    queueWaitMilliseconds: number;
+    /** Where each view's snapshot file is kept, that stopped copies are filled from. */
+    snapshotDirectory: string;
     /** A SPARQL store the published view is kept in and its queries go to; unset: the embedded one. */
     store: ExternalStoreConfig | undefined;
   };
@@ -127,6 +133,7 @@ export function readRefdataSettings(
     );
   }
   const rolesClaim = claimPath(read, 'REFDATA_ROLES_CLAIM', 'roles');
+  const sparqlCopies = integer(read, 'REFDATA_SPARQL_COPIES', 2, 1, 16);
   const keyFile = read('REFDATA_SIGNING_KEY_FILE');
   return {
     iriBase: httpUrl(read, 'REFDATA_IRI_BASE', publicUrl),
@@ -160,7 +167,20 @@ export function readRefdataSettings(
       maxConcurrent: integer(read, 'REFDATA_SPARQL_MAX_CONCURRENT', 8, 1, 1000),
       maxQueryBytes: integer(read, 'REFDATA_SPARQL_MAX_QUERY_KIB', 64, 1, 10_240) * 1024,
       maxRows: integer(read, 'REFDATA_SPARQL_MAX_ROWS', 100_000, 1, 100_000_000),
-      copies: integer(read, 'REFDATA_SPARQL_COPIES', 2, 1, 16),
+      copies: sparqlCopies,
+      // One client may keep every copy but one busy: the last answers the others.
+      clientConcurrent: integer(
+        read,
+        'REFDATA_SPARQL_CLIENT_CONCURRENT',
+        Math.max(1, sparqlCopies - 1),
+        1,
+        1000,
+      ),
+      queueWaitMilliseconds: integer(read, 'REFDATA_SPARQL_QUEUE_WAIT_MS', 30_000, 0, 600_000),
+      snapshotDirectory: resolve(
+        cwd,
+        read('REFDATA_SPARQL_SNAPSHOT_DIR') ?? join(dataDir, 'sparql-snapshots'),
+      ),
       store: externalStoreConfig(read),
     },
     webhooks: readWebhookSettings(read, dataDir, cwd),

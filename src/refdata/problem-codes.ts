@@ -21,6 +21,7 @@ export const REFDATA_PROBLEMS = problemCatalogue([
   'search-unavailable',
   'sparql-syntax',
   'sparql-query-refused',
+  'sparql-query-too-complex',
   'sparql-update-refused',
   'sparql-timeout',
   'sparql-busy',

@@ -82,12 +82,17 @@ export const PROBLEM_TYPES: Readonly<Record<string, { title: string; description
   'sparql-syntax': {
     title: 'Not a SPARQL query',
     description:
-      "The query text does not parse as SPARQL 1.1. `detail` gives the parser's message, with the line and column where it stopped.",
+      'The query text does not parse as SPARQL 1.1. `detail` says, in words, the line and column where reading stopped and what stands there (an undeclared prefix, a bracket never closed, a word not expected there).',
   },
   'sparql-query-refused': {
     title: 'Query refused',
     description:
       'The query parses, but the engine cannot evaluate it here: `detail` says why (for example a SERVICE to another endpoint, which this endpoint does not call).',
+  },
+  'sparql-query-too-complex': {
+    title: 'Query too complex',
+    description:
+      'The query nests brackets deeper, or chains more operations (nested groups, UNION, OPTIONAL, BIND, operators, path steps), than this endpoint evaluates (docs/sparql.md#limits). `detail` says which and where; split the query, or give alternatives as VALUES.',
   },
   'sparql-update-refused': {
     title: 'Updates are refused',

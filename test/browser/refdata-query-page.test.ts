@@ -208,7 +208,7 @@ describe.skipIf(!browserAvailable)(
           `${service.url}/query?query=${encodeURIComponent('SELECT ?x WHERE { ?x ?p ')}`,
         );
         expect(broken?.status()).toBe(400);
-        expect(await page.locator('#query-error').innerText()).toMatch(/error at 1:\d+/);
+        expect(await page.locator('#query-error').innerText()).toMatch(/^Line 1, column \d+: /);
         // The query stays in the box, to be mended.
         expect(await page.inputValue('#query-text')).toBe('SELECT ?x WHERE { ?x ?p ');
         expect(await page.locator('#query-view').count()).toBe(0);

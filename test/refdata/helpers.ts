@@ -39,6 +39,8 @@ export interface Refdata extends TestService {
       subject?: string;
       body?: unknown;
       headers?: Record<string, string>;
+      /** The client's address (each is a client of its own to `/sparql`'s shares). */
+      remoteAddress?: string;
     },
   ): Promise<LightMyRequestResponse>;
 }
@@ -72,6 +74,7 @@ export async function startRefdata(
           ...options.headers,
         },
         ...(options.body === undefined ? {} : { payload: options.body as object }),
+        ...(options.remoteAddress ? { remoteAddress: options.remoteAddress } : {}),
       });
     },
   };

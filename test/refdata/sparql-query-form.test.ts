@@ -54,6 +54,6 @@ describe('a query that names its own dataset', () => {
     ['PREFIX ex: <http://x/> SELECT * WHERE { ?s ex:from.to ?o }', false],
   ])('%j: %s', (text, declared) => {
     const reading = readQuery(text, 100);
-    expect(reading.readable && reading.fromGraphs.length > 0).toBe(declared);
+    expect(reading.readable === true && reading.fromGraphs.length > 0).toBe(declared);
   });
 });

@@ -92,3 +92,8 @@ export function principalOf(request: FastifyRequest): Principal {
   if (!principal) throw new Error(`${request.routeOptions.url} has no authorize hook`);
   return principal;
 }
+
+/** The caller an `authorize` hook admitted, if one ran and admitted one. */
+export function principalIfAny(request: FastifyRequest): Principal | undefined {
+  return principals.get(request);
+}

@@ -1,18 +1,14 @@
 import { Parser } from 'n3';
-import oxigraph from 'oxigraph';
 import { HttpError } from '../../platform/http/problem.js';
 import type { Refdata } from '../context.js';
 import type { View } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
 import { negotiate } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
+import type { QueryDataset, Refusal } from './engine-calls.js';
+import { bracketsInWords, readBrackets } from './query-bounds.js';
 import { classify, type QueryForm } from './query-form.js';
-import { readQuery } from './query-reading.js';
-import { queryRefused } from './refusals.js';
-import type { DatasetChoice, QueryDataset } from './store-worker.js';
-
-/** XML Schema's namespace: its datatypes' IRIs name the casts (`xsd:integer(?x)`). */
-const XSD = 'http://www.w3.org/2001/XMLSchema#';
+import { queryRefused, TRAPPED_IN_WORDS, tooComplex } from './refusals.js';
 
 /** SPARQL results formats for SELECT (and, but for CSV and TSV, ASK), by media type. */
 export const RESULTS_FORMATS = {
@@ -36,12 +32,6 @@ export const GRAPH_OFFERED: RdfMediaType[] = [
   'text/turtle',
   ...RDF_MEDIA_TYPES.filter((mediaType) => mediaType !== 'text/turtle'),
 ];
-
-/**
- * A store that holds nothing, on the request thread: what the engine says of a
- * text the grammar cannot read, with no data to evaluate it over.
- */
-const EMPTY_STORE = new oxigraph.Store();
 
 /** A query's answer, as `/sparql` and the query page give it. */
 export interface Evaluation {
@@ -67,6 +57,8 @@ export async function evaluate(
   view: View,
   dataset: QueryDataset | undefined,
   accept: string | undefined,
+  /** Who asks, for their share of the engine (`ClientShares.clientOf`). */
+  client: string,
   /** A lower cap than the endpoint's, for a page that shows no more. */
   rowLimit?: number,
 ): Promise<Evaluation> {
@@ -79,59 +71,45 @@ export async function evaluate(
       ),
     );
   }
+  // Before anything parses it: parsers recurse on nesting, on the engine's fixed stack.
+  const brackets = readBrackets(text);
+  if (!brackets.balanced && brackets.why === 'too-deep')
+    throw tooComplex(bracketsInWords(brackets));
   const classified = classify(text);
   if (classified.kind === 'update') throw updateRefused();
   const maxRows = Math.min(refdata.sparql.settings.maxRows, rowLimit ?? Number.POSITIVE_INFINITY);
-  const capped = readQuery(text, maxRows);
-  // A text the grammar cannot read is most likely no query: what the engine says
-  // of it (where it stopped reading) is the answer, whatever Accept asked for.
-  // It is asked of an empty store, so that such a text learns nothing of the data.
-  if (!capped.readable || classified.kind === 'unknown') {
-    const refusal = engineRefusal(text);
-    if (refusal !== undefined) throw refusedQuery(refusal);
-  }
-  // The engine reads more than SPARQL 1.1 (triple terms): the row cap cannot be put in.
-  if (!capped.readable) {
-    throw queryRefused(
-      'This endpoint answers SPARQL 1.1 queries; this one is written in syntax beyond it.',
-    );
-  }
-  if (capped.federated) {
-    throw queryRefused(
-      "SERVICE is not evaluated: this endpoint calls no other endpoint on a client's behalf.",
-    );
-  }
-  const external = view === 'published' ? refdata.sparql.external : undefined;
-  if (external) {
-    // An external store's own functions (Virtuoso's bif: and sql:) reach past the data,
-    // and its other graphs are not the dataset's.
-    const extension = capped.functions.find((iri) => !iri.startsWith(XSD)) ?? capped.builtIns[0];
-    if (extension !== undefined) throw queryRefused(`<${extension}> is not offered here.`);
-  }
-  const choice: DatasetChoice = external
-    ? await external.admit(capped.fromGraphs, dataset)
-    : (dataset ?? (capped.fromGraphs.length > 0 ? 'from' : undefined));
   const form: QueryForm = classified.kind === 'query' ? classified.form : 'SELECT';
   const graph = form === 'CONSTRUCT' || form === 'DESCRIBE';
   const offered = graph ? GRAPH_OFFERED : form === 'ASK' ? ASK_OFFERED : SELECT_OFFERED;
-  const mediaType = negotiate(accept, offered as readonly string[]);
-  if (!mediaType) throw notAcceptable(offered);
+  // A text that is no query is answered by what is wrong with it, whatever Accept asked for.
+  const mediaType =
+    classified.kind === 'unknown' ? offered[0] : negotiate(accept, offered as readonly string[]);
+  if (!mediaType) {
+    // What is wrong with the text comes before what is wrong with Accept.
+    const read = await refdata.sparql.read(view, text, maxRows, client);
+    if (!read.ok) throw refusalProblem(read.refusal);
+    throw notAcceptable(offered);
+  }
   // Oxigraph writes every graph format off the request thread, but for RDF/XML it
   // writes predicates XML cannot name as broken XML: the service's own writer
   // writes that one, and refuses such a graph instead.
   const ownWriter = graph && mediaType === 'application/rdf+xml';
-  const cappedAt = capped.capped ? maxRows : undefined;
   const outcome = await refdata.sparql.query(
     view,
-    capped.text,
-    ownWriter
-      ? 'application/n-triples'
-      : graph
-        ? mediaType
-        : RESULTS_FORMATS[mediaType as ResultsMediaType],
-    choice,
+    {
+      text,
+      maxRows,
+      format: ownWriter
+        ? 'application/n-triples'
+        : graph
+          ? mediaType
+          : RESULTS_FORMATS[mediaType as ResultsMediaType],
+      dataset,
+    },
+    client,
   );
-  if (!outcome.ok) throw refusedQuery(outcome.message, outcome.syntax);
+  if (!outcome.ok) throw refusalProblem(outcome.refusal);
+  const cappedAt = outcome.capped ? maxRows : undefined;
   if (ownWriter) {
     const format = RDF_FORMATS['application/rdf+xml'];
     try {
@@ -171,20 +149,19 @@ function unwritable(mediaType: string, why: string): HttpError {
   );
 }
 
-/** The engine's message: a parse error says where (`error at 3:14: expected ...`). */
-function refusedQuery(message: string, syntax = /^error at \d+:\d+/.test(message)): HttpError {
-  return syntax
-    ? new HttpError(problem(400, 'sparql-syntax', message, { title: 'Not a SPARQL query' }))
-    : queryRefused(message);
-}
-
-/** The engine's refusal of a text, asked of a store that holds nothing; undefined if it reads it. */
-function engineRefusal(text: string): string | undefined {
-  try {
-    EMPTY_STORE.query(text, { results_format: 'application/sparql-results+json' });
-    return undefined;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+/** Why a copy did not answer, as a problem: syntax in words, a refusal, or too complex. */
+function refusalProblem(refusal: Refusal): HttpError {
+  switch (refusal.kind) {
+    case 'syntax':
+      return new HttpError(
+        problem(400, 'sparql-syntax', refusal.message, { title: 'Not a SPARQL query' }),
+      );
+    case 'refused':
+      return queryRefused(refusal.message);
+    case 'too-complex':
+      return tooComplex(refusal.message);
+    case 'trapped':
+      return tooComplex(TRAPPED_IN_WORDS);
   }
 }
 

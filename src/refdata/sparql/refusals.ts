@@ -4,14 +4,19 @@ import { problem } from '../problem-codes.js';
 /** What Retry-After says while the dataset is built or the store is away. */
 const RETRY_SECONDS = 10;
 
-/** 503 `sparql-busy`: as many queries as an instance takes are under way. */
-export function busy(maxConcurrent: number): HttpError {
+/**
+ * 503 `sparql-busy`: as many queries as an instance takes are under way, or
+ * (with `waitedMilliseconds`) the query waited in line as long as it may.
+ */
+export function busy(maxConcurrent: number, waitedMilliseconds?: number): HttpError {
   return new HttpError(
     problem(
       503,
       'sparql-busy',
-      `This instance is evaluating ${maxConcurrent} queries; ask again in a moment.`,
-      { headers: { 'retry-after': '1' } },
+      waitedMilliseconds === undefined
+        ? `This instance is evaluating ${maxConcurrent} queries; ask again in a moment.`
+        : `The query waited ${waitedMilliseconds / 1000} s in line and no copy of the dataset was free; ask again in a moment.`,
+      { headers: { 'retry-after': waitedMilliseconds === undefined ? '1' : '5' } },
     ),
   );
 }
@@ -42,3 +47,14 @@ export function unavailable(
 export function queryRefused(message: string): HttpError {
   return new HttpError(problem(400, 'sparql-query-refused', message, { title: 'Query refused' }));
 }
+
+/** 400 `sparql-query-too-complex`: the query nests or chains deeper than the engine is let go. */
+export function tooComplex(message: string): HttpError {
+  return new HttpError(
+    problem(400, 'sparql-query-too-complex', message, { title: 'Query too complex' }),
+  );
+}
+
+/** What a client is told of a query the engine failed inside: never the engine's own words. */
+export const TRAPPED_IN_WORDS =
+  'The query is too complex for the engine: evaluating it exhausted the stack the engine has. Split it into several queries, or nest its groups and expressions less deeply.';

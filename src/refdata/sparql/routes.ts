@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeUtf8 } from '../../platform/http/body-parsers.js';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize } from '../auth/authenticate.js';
+import { authorize, principalIfAny } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { problems } from '../described-responses.js';
@@ -11,6 +11,8 @@ import { VIEWS } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
 import { negotiate } from '../rdf/negotiation.js';
 import { RDF_FORMATS } from '../rdf/serialize.js';
+import { ClientShares } from './client-shares.js';
+import type { QueryDataset } from './engine-calls.js';
 import {
   evaluate,
   GRAPH_OFFERED,
@@ -19,7 +21,6 @@ import {
   updateRefused,
 } from './evaluate.js';
 import { serviceDescription } from './service-description.js';
-import type { QueryDataset } from './store-worker.js';
 
 const GraphIris = Type.Optional(
   Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 100 }),
@@ -73,7 +74,7 @@ const ANSWERS = {
 
 const RESPONSES = {
   200: ANSWERS,
-  ...problems(400, 401, 403, 406, 413, 415, 503),
+  ...problems(400, 401, 403, 406, 413, 415, 429, 503),
 };
 
 /** The endpoint takes the query alone as text in these types (SPARQL 1.1 Protocol §2.1). */
@@ -218,7 +219,15 @@ async function answerQuery(
   reply.header('vary', 'Accept');
   const view = protocol.view ?? 'published';
   if (view === 'working') await requireReader(request);
-  const answer = await evaluate(refdata, text, view, datasetOf(protocol), request.headers.accept);
+  const client = ClientShares.clientOf(request.ip, principalIfAny(request)?.subject);
+  const answer = await evaluate(
+    refdata,
+    text,
+    view,
+    datasetOf(protocol),
+    request.headers.accept,
+    client,
+  );
   if (answer.cappedAt !== undefined) reply.header('x-sparql-maxrows', String(answer.cappedAt));
   return reply.type(answer.contentType).send(answer.body);
 }

@@ -6,11 +6,12 @@ import type { FamilyRegistry } from '../families/registry.js';
 import { VIEWS, type View } from '../lifecycle/views.js';
 import { Replica, type ReplicaLog } from '../replicas/replica.js';
 import type { ResourceStore } from '../resources/store.js';
+import { ClientShares } from './client-shares.js';
 import { viewQuads } from './dataset.js';
+import type { QueryOutcome, QueryRequest, ReadOutcome } from './engine-calls.js';
 import type { ExternalSparql } from './external/engine.js';
 import { busy, timedOut, unavailable } from './refusals.js';
-import { StoreThread } from './store-thread.js';
-import type { DatasetChoice, QueryOutcome } from './store-worker.js';
+import { type AskedQuery, StoreThread, WaitedTooLong } from './store-thread.js';
 
 /** Published resources read per query while building; the event loop is let go between batches. */
 const BUILD_BATCH = 2000;
@@ -31,6 +32,8 @@ async function firstOf(promise: Promise<unknown>, milliseconds: number): Promise
 
 /** Changed resources read back per query. */
 const APPLY_BATCH = 500;
+/** A snapshot's changes may grow to this, or to the size of its build, before a new build. */
+const SNAPSHOT_CHANGES_FLOOR_BYTES = 64 * 1024 * 1024;
 
 /**
  * This instance's SPARQL dataset, its published and working views: built from the database
@@ -44,6 +47,7 @@ const APPLY_BATCH = 500;
 export class SparqlService extends Replica<StoreThread> {
   /** Queries being evaluated or waiting for the thread. */
   private active = 0;
+  private readonly shares: ClientShares;
 
   constructor(
     db: Kysely<RefdataTables>,
@@ -55,6 +59,7 @@ export class SparqlService extends Replica<StoreThread> {
     readonly external?: ExternalSparql,
   ) {
     super(db, settings.pollMilliseconds, log, 'sparql dataset');
+    this.shares = new ClientShares(settings.clientConcurrent, settings.timeoutMilliseconds);
   }
 
   /** The views this instance holds: both, or the working view beside an external store. */
@@ -78,58 +83,114 @@ export class SparqlService extends Replica<StoreThread> {
   }
 
   /**
-   * Evaluates a query over one view, within the limits: at most
-   * `maxConcurrent` at once (503 `sparql-busy` beyond), each for at most
-   * `timeoutMilliseconds` (then stopped: 503 `sparql-timeout`).
+   * Reads and evaluates a query over one view for `client`, within the limits:
+   * the client's share (429 beyond, `ClientShares`), at most `maxConcurrent`
+   * at once (503 `sparql-busy` beyond), each for at most
+   * `timeoutMilliseconds` once a copy takes it up (then stopped: 503
+   * `sparql-timeout`), after at most `queueWaitMilliseconds` in line.
    */
-  async query(
-    view: View,
-    text: string,
-    format: string,
-    dataset: DatasetChoice,
-  ): Promise<QueryOutcome> {
+  async query(view: View, request: QueryRequest, client: string): Promise<QueryOutcome> {
     if (this.active >= this.settings.maxConcurrent) throw busy(this.settings.maxConcurrent);
+    const charge = this.shares.admit(client);
     this.active += 1;
+    const spent = { seconds: 0, replaced: false };
     try {
       if (view === 'published' && this.external) {
         // What this instance wrote is in the store first, when it is the one keeping it,
         // unless the store takes longer than a moment (a resynchronisation under way).
         await firstOf(this.external.sync.caughtUp(), OWN_WRITES_WAIT_MILLISECONDS);
-        return await this.external.query(text, format, dataset);
+        const read = await this.timed(
+          (thread) => thread.read('working', request.text, request.maxRows),
+          spent,
+        );
+        if (!read.ok) return read;
+        const started = Date.now();
+        try {
+          return await this.external.query(read.reading, request.format, request.dataset);
+        } finally {
+          spent.seconds += (Date.now() - started) / 1000;
+        }
       }
       await this.caughtUp();
-      const thread = this.thread;
-      if (!thread) throw unavailable();
-      let timer: NodeJS.Timeout | undefined;
-      let settled = false;
-      const asked = thread.query(view, text, format, dataset);
-      // Its time runs from when the thread takes it up, not while it waits in line.
-      const pastTime = asked.started.then(
-        () =>
-          new Promise<'timeout'>((resolve) => {
-            if (settled) return;
-            timer = setTimeout(() => resolve('timeout'), this.settings.timeoutMilliseconds);
-          }),
-      );
-      const answer = await Promise.race([asked.answer.catch(() => 'ended' as const), pastTime]);
-      settled = true;
-      clearTimeout(timer);
-      if (answer === 'timeout') {
-        // The store cannot interrupt a query: its copy's thread is ended and filled anew
-        // from a sibling, or, without one, the whole dataset is built anew.
-        if (!asked.stop()) this.discard(thread, 'a query ran past the time limit');
-        throw timedOut(this.settings.timeoutMilliseconds);
-      }
-      // The thread ended under the query (another one's time ran out, or memory).
-      if (answer === 'ended') throw unavailable();
-      return answer;
+      const outcome = await this.timed((thread) => thread.query(view, request), spent);
+      if (!outcome.ok && outcome.refusal.kind === 'trapped') spent.replaced = true;
+      return outcome;
     } finally {
       this.active -= 1;
+      charge(spent.seconds, spent.replaced);
     }
   }
 
+  /** Reads a query with a copy of the working view, without evaluating it. */
+  async read(view: View, text: string, maxRows: number, client: string): Promise<ReadOutcome> {
+    if (this.active >= this.settings.maxConcurrent) throw busy(this.settings.maxConcurrent);
+    const charge = this.shares.admit(client);
+    this.active += 1;
+    const spent = { seconds: 0, replaced: false };
+    try {
+      // Beside an external store the working view is the one held; reading is the same in both.
+      const held = this.heldViews.includes(view) ? view : 'working';
+      return await this.timed((thread) => thread.read(held, text, maxRows), spent);
+    } finally {
+      this.active -= 1;
+      charge(spent.seconds, spent.replaced);
+    }
+  }
+
+  /**
+   * Gives a call to a copy and waits for its answer, for at most the time
+   * limit from when the copy takes it up: past it, the copy is ended (the
+   * only way to stop the engine) and replaced from the snapshot.
+   */
+  private async timed<Outcome>(
+    ask: (thread: StoreThread) => AskedQuery<Outcome>,
+    spent: { seconds: number; replaced: boolean },
+  ): Promise<Outcome> {
+    const thread = this.thread;
+    if (!thread) throw unavailable();
+    let timer: NodeJS.Timeout | undefined;
+    let settled = false;
+    let startedAt: number | undefined;
+    const asked = ask(thread);
+    const pastTime = asked.started.then(
+      () =>
+        new Promise<'timeout'>((resolve) => {
+          if (settled) return;
+          startedAt = Date.now();
+          timer = setTimeout(() => resolve('timeout'), this.settings.timeoutMilliseconds);
+        }),
+    );
+    const answer = await Promise.race([
+      asked.answer.catch((error: unknown) =>
+        error instanceof WaitedTooLong ? ('waited' as const) : ('ended' as const),
+      ),
+      pastTime,
+    ]);
+    settled = true;
+    clearTimeout(timer);
+    if (startedAt !== undefined) spent.seconds += (Date.now() - startedAt) / 1000;
+    if (answer === 'timeout') {
+      asked.stop();
+      spent.replaced = true;
+      throw timedOut(this.settings.timeoutMilliseconds);
+    }
+    if (answer === 'waited')
+      throw busy(this.settings.maxConcurrent, this.settings.queueWaitMilliseconds);
+    // The copy ended under the call (the instance is closing, or its thread failed).
+    if (answer === 'ended') throw unavailable();
+    return answer;
+  }
+
   protected newThread(onFailure: (error: Error) => void): StoreThread {
-    return new StoreThread(this.heldViews, this.settings.copies, onFailure);
+    return new StoreThread(
+      this.heldViews,
+      {
+        copies: this.settings.copies,
+        snapshotRoot: this.settings.snapshotDirectory,
+        waitMilliseconds: this.settings.queueWaitMilliseconds,
+      },
+      onFailure,
+    );
   }
 
   protected async fill(thread: StoreThread): Promise<() => void> {
@@ -166,5 +227,10 @@ export class SparqlService extends Replica<StoreThread> {
       const { rows, iris } = await this.store.changed(ids.slice(start, start + APPLY_BATCH));
       await thread.replace(iris, viewQuads(this.context, rows));
     }
+    // The snapshot keeps every change: once the changes outweigh the build they follow,
+    // a new build (beside this one, which answers meanwhile) starts a snapshot afresh.
+    const bytes = thread.snapshotBytes;
+    if (bytes.changes > Math.max(SNAPSHOT_CHANGES_FLOOR_BYTES, bytes.all - bytes.changes))
+      this.rebuild('its snapshot holds more changes than the build they follow');
   }
 }

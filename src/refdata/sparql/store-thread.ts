@@ -1,20 +1,24 @@
+import { randomUUID } from 'node:crypto';
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
 import { siblingModule, startModuleWorker } from '../../platform/threads/module-worker.js';
 import { WorkerCalls } from '../../platform/threads/worker-calls.js';
 import { VIEWS, type View } from '../lifecycle/views.js';
-import type { DatasetChoice, QueryOutcome, SparqlStoreApi } from './store-worker.js';
+import type { QueryOutcome, QueryRequest, ReadOutcome } from './engine-calls.js';
+import { SnapshotFile } from './snapshot-file.js';
+import type { SparqlStoreApi } from './store-worker.js';
 
-/** A query given to a copy: its answer, when the copy took it up, and how to stop it. */
-export interface AskedQuery {
-  answer: Promise<QueryOutcome>;
-  /** Resolves when the copy takes the query up (every call before it answered). */
+/** A call given to a copy: its answer, when the copy took it up, and how to stop it. */
+export interface AskedQuery<Outcome> {
+  answer: Promise<Outcome>;
+  /** Resolves when the copy takes the call up (every call before it answered). */
   started: Promise<void>;
-  /**
-   * Ends the copy evaluating the query, the only way to stop it. A sibling
-   * copy serves meanwhile and a new copy is filled from it; false when there
-   * is no sibling, and the whole dataset has to be built anew.
-   */
-  stop(): boolean;
+  /** Ends the copy evaluating it, the only way to stop it; a new copy is filled from the snapshot. */
+  stop(): void;
 }
+
+/** A query waited longer than it may for a copy of its view. */
+export class WaitedTooLong extends Error {}
 
 /** Starts a store's worker thread; `onEnd` hears of it ending, asked or not. */
 type StartWorker = (onEnd: (error: Error) => void) => WorkerCalls<SparqlStoreApi>;
@@ -24,10 +28,8 @@ class Copy {
   quads = 0;
   /** A query is being evaluated: the copy takes no other until it is answered. */
   querying = false;
-  /** Stopped under a query: its calls' failures are expected, not the dataset's. */
+  /** Ended (stopped, spent or closed): its calls' failures are expected. */
   retired = false;
-  /** Holds the view: false while a replacement is filled from a sibling. */
-  filled = true;
   private last: Promise<unknown> = Promise.resolve();
   /** Calls wait for this (a new copy's filling) before they are sent. */
   private ready: Promise<void> = Promise.resolve();
@@ -53,10 +55,10 @@ class Copy {
     return { answer, started };
   }
 
-  /** Sends `fill` first: every call made after this waits for it. */
-  fillFrom(fill: Promise<string>): Promise<void> {
-    this.ready = fill.then(async (nquads) => {
-      this.quads = await this.calls.call('replace', [], nquads);
+  /** Fills the copy from a snapshot file first: every call made after this waits for it. */
+  restoreFrom(snapshot: SnapshotFile): Promise<void> {
+    this.ready = snapshot.flushed().then(async () => {
+      this.quads = await this.calls.call('restore', snapshot.path);
     });
     return this.ready;
   }
@@ -66,46 +68,62 @@ class Copy {
   }
 }
 
+/** A query waiting for a copy, first come first served, for at most the wait allowed. */
+interface Waiting {
+  resolve: (copy: Copy) => void;
+  reject: (error: Error) => void;
+  timer: NodeJS.Timeout;
+}
+
 /**
- * One view's copies: each update goes to every copy, each query to one copy
- * not evaluating another, in the order asked. A query past its time is
- * stopped by ending its copy; the others answer meanwhile, so one runaway
- * query costs no other query its answer.
+ * One view's copies: each change goes to every copy, and to the view's
+ * snapshot file; each query to one copy not evaluating another, in the order
+ * asked. A query past its time is stopped by ending its copy, as is a copy
+ * whose engine trapped or failed a change: a new copy is filled from the
+ * snapshot in its own thread while the others answer. With every copy being
+ * filled, queries wait in line, each for at most `waitMilliseconds`.
  */
 class ViewCopies {
   private copies: Copy[];
-  /** Queries waiting for a copy to be free, first come first served. */
-  private readonly waiting: Array<{
-    resolve: (copy: Copy) => void;
-    reject: (error: Error) => void;
-  }> = [];
+  private readonly waiting: Waiting[] = [];
+  readonly snapshot: SnapshotFile;
 
   constructor(
     private readonly start: StartWorker,
     count: number,
     private readonly onFailure: (error: Error) => void,
+    snapshotPath: string,
+    private readonly waitMilliseconds: number,
   ) {
+    this.snapshot = new SnapshotFile(snapshotPath);
     this.copies = Array.from({ length: count }, () => new Copy(start, onFailure));
   }
 
   get quads(): number {
-    return this.copies[0]?.quads ?? 0;
+    return this.copies.find((copy) => !copy.querying || copy.quads > 0)?.quads ?? 0;
   }
 
   async replace(iris: string[], nquads: string): Promise<void> {
+    // In the snapshot first: a copy filled from it from now on holds the change.
+    this.snapshot.append(iris, nquads);
     await Promise.all(
       this.copies.map(async (copy) => {
         try {
           copy.quads = await copy.call('replace', iris, nquads).answer;
-        } catch (error) {
-          // A copy stopped under a query is being replaced from a sibling holding this change.
-          if (!copy.retired) throw error;
+        } catch {
+          // A copy that cannot take a change is replaced by one filled from the snapshot,
+          // unless it was already ended (a copy being replaced answers nothing more).
+          if (!copy.retired) this.replaceCopy(copy);
         }
       }),
     );
+    await this.snapshot.flushed();
   }
 
-  query(text: string, format: string, dataset: DatasetChoice): AskedQuery {
+  /** Sends a call to a copy not evaluating another, and holds the copy until it answers. */
+  ask<Outcome extends QueryOutcome | ReadOutcome>(
+    send: (copy: Copy) => { answer: Promise<Outcome>; started: Promise<void> },
+  ): AskedQuery<Outcome> {
     let copy: Copy | undefined;
     // A copy is taken the moment it is chosen (`querying`), so that no two queries share one.
     const taken = new Promise<Copy>((resolve, reject) => {
@@ -113,13 +131,35 @@ class ViewCopies {
       if (free) {
         free.querying = true;
         resolve(free);
-      } else this.waiting.push({ resolve, reject });
+        return;
+      }
+      const entry: Waiting = {
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          const at = this.waiting.indexOf(entry);
+          if (at !== -1) this.waiting.splice(at, 1);
+          reject(new WaitedTooLong('no copy of the view was free in time'));
+        }, this.waitMilliseconds),
+      };
+      this.waiting.push(entry);
     }).then((chosen) => {
       copy = chosen;
-      return { chosen, asked: chosen.call('query', text, format, dataset) };
+      return { chosen, asked: send(chosen) };
     });
     const answer = taken.then(({ chosen, asked }) =>
-      asked.answer.finally(() => this.release(chosen)),
+      asked.answer.then(
+        (outcome) => {
+          // A trapped engine is never asked again: the copy is replaced, not released.
+          if (!outcome.ok && outcome.refusal.kind === 'trapped') this.replaceCopy(chosen);
+          else this.release(chosen);
+          return outcome;
+        },
+        (error: unknown) => {
+          this.release(chosen);
+          throw error;
+        },
+      ),
     );
     return {
       answer,
@@ -128,7 +168,9 @@ class ViewCopies {
         ({ asked }) => asked.started,
         () => undefined,
       ),
-      stop: () => (copy ? this.replaceCopy(copy) : false),
+      stop: () => {
+        if (copy) this.replaceCopy(copy);
+      },
     };
   }
 
@@ -136,65 +178,69 @@ class ViewCopies {
   private release(copy: Copy): void {
     if (copy.retired) return;
     const next = this.waiting.shift();
-    if (next) next.resolve(copy);
-    else copy.querying = false;
+    if (next) {
+      clearTimeout(next.timer);
+      next.resolve(copy);
+    } else copy.querying = false;
   }
 
   /**
-   * Ends `copy` and fills a new one from a filled sibling's dump, taken in the
-   * sibling's call order: every update made before it is in the dump, every
-   * one made after it reaches the new copy after the dump is loaded. The dump
-   * is one string: past V8's longest (about 512 MiB of N-Quads, some three
-   * million quads) it fails, and the dataset is built anew instead.
+   * Ends `copy` and fills a new one from the snapshot, in the new copy's
+   * thread: every change made before it is in the file, every one made after
+   * it reaches the new copy once the file is loaded (a change in both is
+   * applied twice, to the same effect).
    */
-  private replaceCopy(copy: Copy): boolean {
-    const sibling = this.copies.find(
-      (candidate) => candidate !== copy && !candidate.retired && candidate.filled,
-    );
-    if (!sibling || copy.retired) return false;
+  private replaceCopy(copy: Copy): void {
+    if (copy.retired) return;
     copy.retired = true;
     void copy.terminate();
     const fresh = new Copy(this.start, this.onFailure);
-    // Busy until filled, so that no query waits on it while a sibling is free.
+    // Busy until filled, so that no query waits on it while another copy is free.
     fresh.querying = true;
-    fresh.filled = false;
     this.copies = this.copies.map((candidate) => (candidate === copy ? fresh : candidate));
-    fresh.fillFrom(sibling.call('dump').answer).then(
-      () => {
-        fresh.filled = true;
-        this.release(fresh);
-      },
+    fresh.restoreFrom(this.snapshot).then(
+      () => this.release(fresh),
       (error: Error) => {
-        // A fill that failed on a thread still running (memory) leaves the copy useless.
+        // A copy that cannot be filled from the snapshot leaves the dataset to be built anew.
         if (!fresh.retired) this.onFailure(error);
       },
     );
-    return true;
   }
 
-  /** Ends every copy, and lets go the queries waiting for one. */
+  /** Ends every copy, lets go the queries waiting for one, and removes the snapshot. */
   async close(): Promise<void> {
     for (const copy of this.copies) copy.retired = true;
     const ended = new Error('the SPARQL dataset was closed');
-    for (const waiting of this.waiting.splice(0)) waiting.reject(ended);
+    for (const waiting of this.waiting.splice(0)) {
+      clearTimeout(waiting.timer);
+      waiting.reject(ended);
+    }
     await Promise.all(this.copies.map((copy) => copy.terminate()));
+    await this.snapshot.remove();
   }
 }
 
 /**
  * A SPARQL dataset seen from the thread that serves requests: each view in
- * worker threads of its own (`store-worker.ts`), `copies` of it. Each
- * thread's store lives in WebAssembly memory, at most 4 GiB: a thread per view
- * lets each view have it (docs/sparql.md), and the views answer side by side.
- * Calls to a copy are answered in the order made, so a query made after an
- * update sees it.
+ * worker threads of its own (`store-worker.ts`), `copies` of it, and a
+ * snapshot file of it in a directory of its own under `snapshotRoot`. Each
+ * thread's store lives in WebAssembly memory, at most 4 GiB: a thread per
+ * view lets each view have it (docs/sparql.md), and the views answer side by
+ * side. Calls to a copy are answered in the order made, so a query made
+ * after a change sees it.
  */
 export class StoreThread {
   private closing = false;
   private readonly views: Partial<Record<View, ViewCopies>> = {};
+  private readonly directory: string;
 
   /** Starts empty stores of `views`; `onFailure` hears of a thread ending other than by `close`. */
-  constructor(views: readonly View[], copies: number, onFailure: (error: Error) => void) {
+  constructor(
+    views: readonly View[],
+    options: { copies: number; snapshotRoot: string; waitMilliseconds: number },
+    onFailure: (error: Error) => void,
+  ) {
+    this.directory = join(options.snapshotRoot, `${process.pid}-${randomUUID()}`);
     const forView = (view: View) =>
       new ViewCopies(
         (onEnd) => {
@@ -204,10 +250,12 @@ export class StoreThread {
           worker.unref();
           return new WorkerCalls(worker, onEnd);
         },
-        copies,
+        options.copies,
         (error) => {
           if (!this.closing) onFailure(error);
         },
+        join(this.directory, `${view}.nq`),
+        options.waitMilliseconds,
       );
     for (const view of views) this.views[view] = forView(view);
   }
@@ -216,9 +264,20 @@ export class StoreThread {
     return VIEWS.flatMap((view) => this.views[view] ?? []);
   }
 
-  /** Quads held by the views, as of the last updates answered. */
+  /** Quads held by the views, as of the last changes answered. */
   get size(): number {
     return this.held().reduce((sum, view) => sum + view.quads, 0);
+  }
+
+  /** Bytes of the snapshots, and of the changes among them (what a new build would fold in). */
+  get snapshotBytes(): { all: number; changes: number } {
+    return this.held().reduce(
+      (sum, view) => ({
+        all: sum.all + view.snapshot.bytes,
+        changes: sum.changes + view.snapshot.changeBytes,
+      }),
+      { all: 0, changes: 0 },
+    );
   }
 
   /** Removes what each view holds about `iris`, then adds their triples now (if any), per view. */
@@ -233,14 +292,24 @@ export class StoreThread {
    * resolves when that copy takes it up, which is when its time starts: the
    * time it waits in line is not its own.
    */
-  query(view: View, text: string, format: string, dataset: DatasetChoice): AskedQuery {
+  query(view: View, request: QueryRequest): AskedQuery<QueryOutcome> {
+    return this.copiesOf(view).ask((copy) => copy.call('query', request));
+  }
+
+  /** Reads a query with a copy of `view`, without evaluating it (for an external store). */
+  read(view: View, text: string, maxRows: number): AskedQuery<ReadOutcome> {
+    return this.copiesOf(view).ask((copy) => copy.call('read', text, maxRows));
+  }
+
+  private copiesOf(view: View): ViewCopies {
     const copies = this.views[view];
     if (!copies) throw new Error(`the ${view} view is not held here`);
-    return copies.query(text, format, dataset);
+    return copies;
   }
 
   async close(): Promise<void> {
     this.closing = true;
     await Promise.all(this.held().map((view) => view.close()));
+    await rm(this.directory, { recursive: true, force: true });
   }
 }

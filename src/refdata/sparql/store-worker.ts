@@ -1,35 +1,61 @@
 /**
- * The worker thread that holds one view of an instance's SPARQL dataset in
- * Oxigraph's in-memory store. Evaluating a query is synchronous and may take long: on a
- * thread of its own it runs beside the requests the main thread answers, and
- * a query past its time is stopped by ending the thread (see `SparqlService`).
+ * The worker thread that holds one copy of one view of an instance's SPARQL
+ * dataset, in Oxigraph's in-memory store. Reading a query (SPARQL.js) and
+ * evaluating it are synchronous and may take long: on a thread of its own
+ * they run beside the requests the main thread answers, and a query past its
+ * time is stopped by ending the thread (see `SparqlService`).
+ *
+ * Oxigraph runs as WebAssembly with a stack of fixed size inside its memory:
+ * a query that overflows it traps, and the trap may leave the engine's memory
+ * corrupt, so that every later query fails. Such a query is answered as too
+ * complex, its text is never evaluated again here, and the thread says it is
+ * spent (`trapped`): its owner ends it and fills a new copy.
  */
+import { closeSync, openSync, readSync } from 'node:fs';
 import { BlankNode, defaultGraph, type NamedNode, namedNode, type Quad, Store } from 'oxigraph';
 import { answerCalls } from '../../platform/threads/worker-calls.js';
+import type {
+  DatasetChoice,
+  QueryOutcome,
+  QueryRequest,
+  ReadOutcome,
+  Refusal,
+} from './engine-calls.js';
+import { classify } from './query-form.js';
+import { MAX_OPERATIONS, readQuery } from './query-reading.js';
+import { readSnapshotRecord } from './snapshot-file.js';
+import { syntaxInWords } from './syntax-words.js';
 
-/** This thread's store: one view of the dataset (`StoreThread` starts a thread per view). */
+/** This thread's store: one view of the dataset. */
 const store = new Store();
+/**
+ * A store that holds nothing: what the engine says of a text the grammar
+ * cannot read is asked of it, so that such a text is never evaluated over data.
+ */
+const empty = new Store();
+/** The engine trapped: nothing it answers from now on is trusted. */
+let spent = false;
 
-/** The dataset a query runs over: the protocol's graphs, or every graph as the default. */
-export interface QueryDataset {
-  /** `default-graph-uri`: their merge is the default graph. */
-  defaultGraphs: string[];
-  /** `named-graph-uri`: the named graphs. */
-  namedGraphs: string[];
+/** The engine's own failures (a trap, its stack), as opposed to its refusals of a query. */
+function isTrap(error: unknown): boolean {
+  return (
+    // WebAssembly.RuntimeError: the traps (out of bounds, unreachable after a panic).
+    (error instanceof Error && error.name === 'RuntimeError') ||
+    (error instanceof RangeError && /call stack/i.test(error.message))
+  );
 }
 
-/**
- * The dataset a query runs over: the protocol's graphs; `from`, the query's
- * own (`FROM`, `FROM NAMED`, as the grammar read them); undefined, every graph
- * together as the default graph.
- */
-export type DatasetChoice = QueryDataset | 'from' | undefined;
-
-/** What a query gave: its answer written out, or why the engine refused it. */
-export type QueryOutcome =
-  | { ok: true; body: string }
-  /** `syntax`: the engine could not parse it (else its form says, or `message` does). */
-  | { ok: false; message: string; syntax?: boolean };
+/** Runs `work` on the engine; a trap marks the thread spent and becomes `trapped`. */
+function guarded<T>(work: () => T): T | { ok: false; refusal: Refusal } {
+  if (spent) return { ok: false, refusal: { kind: 'trapped' } };
+  try {
+    return work();
+  } catch (error) {
+    if (!isTrap(error)) throw error;
+    spent = true;
+    return { ok: false, refusal: { kind: 'trapped' } };
+  }
+}
 
 /** Deletes `quad`, and what hangs from its object when that is a blank node of the resource. */
 function deleteWithBlankNodes(quad: Quad): void {
@@ -39,47 +65,150 @@ function deleteWithBlankNodes(quad: Quad): void {
       deleteWithBlankNodes(inner);
 }
 
+/** Removes every triple about each IRI (and the blank nodes it holds), then adds `nquads`. */
+function replaceResources(iris: string[], nquads: string): void {
+  for (const iri of iris) {
+    for (const quad of store.match(namedNode(iri), null, null, null)) deleteWithBlankNodes(quad);
+  }
+  if (nquads !== '') store.load(nquads, { format: 'application/n-quads', no_transaction: true });
+}
+
+/** Throws what a call that changes the store cannot do: a spent engine holds nothing sure. */
+function changing<T>(work: () => T): T {
+  if (spent) throw new Error('the SPARQL engine of this copy trapped; it is being replaced');
+  try {
+    return work();
+  } catch (error) {
+    if (isTrap(error)) spent = true;
+    throw error;
+  }
+}
+
+/** What the engine said of a query: where it stopped reading, in words, or its refusal. */
+function engineRefusal(text: string, error: unknown): Refusal {
+  const message = error instanceof Error ? error.message : String(error);
+  return /^error at \d+:\d+/.test(message)
+    ? { kind: 'syntax', message: syntaxInWords(text, message) }
+    : { kind: 'refused', message };
+}
+
+/** Reads a query with SPARQL 1.1's grammar, and refuses what is not evaluated here. */
+function read(text: string, maxRows: number): ReadOutcome {
+  const reading = readQuery(text, maxRows);
+  if (reading.readable === 'too-complex') {
+    return {
+      ok: false,
+      refusal: {
+        kind: 'too-complex',
+        message: `The query is too complex to evaluate here: its operations chain ${reading.depth > MAX_OPERATIONS * 10 ? 'thousands of steps' : `${reading.depth} steps`} deep (each nested group, UNION, OPTIONAL, BIND, operator and path step counts), and this endpoint evaluates up to ${MAX_OPERATIONS}. Split it into several queries, or give alternatives as VALUES.`,
+      },
+    };
+  }
+  // A text the grammar cannot read is most likely no query: where the engine stopped
+  // reading it is the answer, in words.
+  if (!reading.readable || classify(text).kind === 'unknown') {
+    try {
+      empty.query(text, { results_format: 'application/sparql-results+json' });
+    } catch (error) {
+      if (isTrap(error)) throw error;
+      return { ok: false, refusal: engineRefusal(text, error) };
+    }
+  }
+  // The engine reads more than SPARQL 1.1 (triple terms): the row cap cannot be put in.
+  if (!reading.readable) {
+    return {
+      ok: false,
+      refusal: {
+        kind: 'refused',
+        message:
+          'This endpoint answers SPARQL 1.1 queries; this one is written in syntax beyond it.',
+      },
+    };
+  }
+  if (reading.federated) {
+    return {
+      ok: false,
+      refusal: {
+        kind: 'refused',
+        message:
+          "SERVICE is not evaluated: this endpoint calls no other endpoint on a client's behalf.",
+      },
+    };
+  }
+  const { readable: _readable, ...rest } = reading;
+  return { ok: true, reading: rest };
+}
+
 const api = {
   /**
-   * Removes every triple about each IRI (and the blank nodes it holds), then
-   * adds `nquads`, in one call, so that no query runs between the two and sees
-   * a changed resource missing; answers the quads held.
+   * Removes every triple about each IRI, then adds `nquads`, in one call, so
+   * that no query runs between the two and sees a changed resource missing;
+   * answers the quads held.
    */
   replace(iris: string[], nquads: string): number {
-    for (const iri of iris) {
-      for (const quad of store.match(namedNode(iri), null, null, null)) deleteWithBlankNodes(quad);
-    }
-    if (nquads !== '') store.load(nquads, { format: 'application/n-quads', no_transaction: true });
-    return store.size;
-  },
-  /** Everything the store holds, as N-Quads: what a new copy of this view is filled from. */
-  dump(): string {
-    return store.dump({ format: 'application/n-quads' });
+    return changing(() => {
+      replaceResources(iris, nquads);
+      return store.size;
+    });
   },
   /**
-   * Evaluates `text` over `dataset` (`DatasetChoice`), and writes the answer here, off the request thread,
-   * in `format`: a results format for solutions and booleans, an RDF format
-   * for a graph (CONSTRUCT, DESCRIBE).
+   * Fills the store from the view's snapshot file (`snapshot-file.ts`), record
+   * by record, as the view's changes were made; answers the quads held.
    */
-  query(text: string, format: string, dataset: DatasetChoice): QueryOutcome {
-    const graphs = (iris: string[]): NamedNode[] => iris.map((iri) => namedNode(iri));
-    try {
-      const answer = store.query(text, {
-        results_format: format,
-        ...(dataset === 'from'
-          ? {}
-          : dataset === undefined
-            ? { use_default_graph_as_union: true }
-            : {
-                default_graph:
-                  dataset.defaultGraphs.length > 0 ? graphs(dataset.defaultGraphs) : defaultGraph(),
-                named_graphs: graphs(dataset.namedGraphs),
-              }),
-      });
-      return { ok: true, body: String(answer) };
-    } catch (error) {
-      return { ok: false, message: error instanceof Error ? error.message : String(error) };
-    }
+  restore(path: string): number {
+    return changing(() => {
+      const file = openSync(path, 'r');
+      try {
+        let position = 0;
+        for (;;) {
+          const record = readSnapshotRecord(file, position, readSync);
+          if (!record) break;
+          replaceResources(record.iris, record.nquads);
+          position = record.next;
+        }
+      } finally {
+        closeSync(file);
+      }
+      return store.size;
+    });
+  },
+  /** Reads a query (for an external store), without evaluating it. */
+  read(text: string, maxRows: number): ReadOutcome {
+    return guarded(() => read(text, maxRows));
+  },
+  /**
+   * Reads and evaluates a query over its dataset (`DatasetChoice`), and
+   * writes the answer here, off the request thread, in `format`.
+   */
+  query(request: QueryRequest): QueryOutcome {
+    return guarded(() => {
+      const outcome = read(request.text, request.maxRows);
+      if (!outcome.ok) return outcome;
+      const { reading } = outcome;
+      const dataset: DatasetChoice =
+        request.dataset ?? (reading.fromGraphs.length > 0 ? 'from' : undefined);
+      const graphs = (iris: string[]): NamedNode[] => iris.map((iri) => namedNode(iri));
+      try {
+        const answer = store.query(reading.text, {
+          results_format: request.format,
+          ...(dataset === 'from'
+            ? {}
+            : dataset === undefined
+              ? { use_default_graph_as_union: true }
+              : {
+                  default_graph:
+                    dataset.defaultGraphs.length > 0
+                      ? graphs(dataset.defaultGraphs)
+                      : defaultGraph(),
+                  named_graphs: graphs(dataset.namedGraphs),
+                }),
+        });
+        return { ok: true, body: String(answer), capped: reading.capped };
+      } catch (error) {
+        if (isTrap(error)) throw error;
+        return { ok: false, refusal: engineRefusal(reading.text, error) };
+      }
+    });
   },
 };
 

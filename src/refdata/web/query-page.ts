@@ -9,6 +9,7 @@ import { html, type Markup } from '../../platform/web/html.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { View } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
+import { ClientShares } from '../sparql/client-shares.js';
 import { type Evaluation, evaluate } from '../sparql/evaluate.js';
 import { compactIri, PLACEHOLDER, QUERY_EXAMPLES } from '../sparql/examples.js';
 import type { JsonResults, JsonTerm } from '../sparql/external/results-writers.js';
@@ -98,7 +99,7 @@ function answerMarkup(pages: Pages, evaluation: Evaluation): Markup {
 }
 
 /** The first `?seed` of an example's seed query on the published view, if the data has one. */
-async function seedOf(pages: Pages, seed: string | undefined): Promise<string> {
+async function seedOf(pages: Pages, seed: string | undefined, client: string): Promise<string> {
   if (!seed) return PLACEHOLDER;
   try {
     const found = await evaluate(
@@ -107,6 +108,7 @@ async function seedOf(pages: Pages, seed: string | undefined): Promise<string> {
       'published',
       undefined,
       'application/sparql-results+json',
+      client,
     );
     const first = (JSON.parse(found.body) as JsonResults).results?.bindings?.[0]?.seed;
     return first?.type === 'uri' ? first.value : PLACEHOLDER;
@@ -135,6 +137,7 @@ export function registerQueryPage(app: HttpApp, pages: Pages): void {
     const parameters = request.query;
     const reader = pages.holds(request, READ_ROLES);
     const view: View = parameters.view ?? 'published';
+    const client = ClientShares.clientOf(request.ip, undefined);
     if (view === 'working' && !reader) {
       throw new HttpError(problem(403, 'forbidden', 'The working view is for signed-in readers.'));
     }
@@ -142,8 +145,8 @@ export function registerQueryPage(app: HttpApp, pages: Pages): void {
     const text =
       parameters.query ??
       (example
-        ? example.text(await seedOf(pages, example.seed))
-        : (QUERY_EXAMPLES[0]?.text(await seedOf(pages, QUERY_EXAMPLES[0]?.seed)) ?? ''));
+        ? example.text(await seedOf(pages, example.seed, client))
+        : (QUERY_EXAMPLES[0]?.text(await seedOf(pages, QUERY_EXAMPLES[0]?.seed, client)) ?? ''));
     let status = 200;
     let answer: Markup = html``;
     if (parameters.query !== undefined) {
@@ -154,6 +157,7 @@ export function registerQueryPage(app: HttpApp, pages: Pages): void {
           view,
           undefined,
           'application/sparql-results+json, application/n-triples;q=0.9',
+          client,
           // One more than is shown, to know there are more.
           SHOWN_ROWS + 1,
         );

@@ -1,13 +1,17 @@
 import { Parser } from 'n3';
 import { RDF_FORMATS, type RdfMediaType } from '../../rdf/serialize.js';
+import type { QueryDataset, QueryOutcome } from '../engine-calls.js';
+import type { Reading } from '../query-reading.js';
 import { queryRefused, timedOut, unavailable } from '../refusals.js';
-import type { DatasetChoice, QueryDataset, QueryOutcome } from '../store-worker.js';
 import { RESULTS_WRITERS, readJsonResults } from './results-writers.js';
 import type { ExternalStore } from './store-client.js';
 import type { StoreSync } from './store-sync.js';
 
 /** A graph no store holds: what a graph the protocol names that is not ours stands for. */
 const NO_GRAPH = 'urn:refdata:no-such-graph';
+
+/** XML Schema's namespace: its datatypes' IRIs name the casts (`xsd:integer(?x)`). */
+const XSD = 'http://www.w3.org/2001/XMLSchema#';
 
 /** How much of a store's refusal a client is shown. */
 const REFUSAL_CHARACTERS = 500;
@@ -31,27 +35,22 @@ export class ExternalSparql {
   ) {}
 
   /**
-   * The dataset a published-view query runs over in the store, from the
-   * grammar's reading of it. `FROM` naming a graph that is not a library's is
-   * refused. Then: the protocol's graphs, each that is not a library's taken as
-   * an empty one (as the embedded engine has it); else the query's own `FROM`
-   * (`from`); else every library's graph.
+   * The dataset a published-view query runs over in the store: the protocol's
+   * graphs, else the query's own `FROM` and `FROM NAMED` (sent as the
+   * protocol's, the query without them), else every library's graph. A graph
+   * that is not a library's is taken as an empty one, as the embedded engine
+   * has it, so that the store's other graphs (Virtuoso's own) are never read.
    */
-  async admit(
-    fromGraphs: readonly string[],
-    dataset: QueryDataset | undefined,
-  ): Promise<QueryDataset | 'from'> {
+  private async datasetOf(
+    reading: Reading,
+    protocol: QueryDataset | undefined,
+  ): Promise<QueryDataset> {
     const libraries = await this.libraryDataset();
+    const chosen = protocol ?? reading.from;
+    if (!chosen) return libraries;
     const ours = new Set(libraries.defaultGraphs);
-    // Refused even beside the protocol's graphs, which a store may not put first.
-    const foreign = fromGraphs.find((graph) => !ours.has(graph));
-    if (foreign !== undefined)
-      throw queryRefused(`FROM names <${foreign}>, which is not one of this endpoint's graphs.`);
-    if (dataset) {
-      const own = (graphs: string[]) => graphs.map((graph) => (ours.has(graph) ? graph : NO_GRAPH));
-      return { defaultGraphs: own(dataset.defaultGraphs), namedGraphs: own(dataset.namedGraphs) };
-    }
-    return fromGraphs.length > 0 ? 'from' : libraries;
+    const own = (graphs: string[]) => graphs.map((graph) => (ours.has(graph) ? graph : NO_GRAPH));
+    return { defaultGraphs: own(chosen.defaultGraphs), namedGraphs: own(chosen.namedGraphs) };
   }
 
   /** A write of this instance has committed: a library it made is in the next query's dataset. */
@@ -60,9 +59,21 @@ export class ExternalSparql {
     this.sync.noteLocalWrite();
   }
 
-  /** Sends a query over `dataset`, as `admit` gave it. */
-  async query(text: string, format: string, dataset: DatasetChoice): Promise<QueryOutcome> {
-    const graphs = dataset === 'from' ? undefined : (dataset ?? (await this.libraryDataset()));
+  /**
+   * Sends a query, as a copy of the working view read it, over the protocol's
+   * graphs (which take the place of its `FROM`), or its own `FROM`, or every
+   * library's graph. A store's own functions (Virtuoso's `bif:` and `sql:`)
+   * reach past the data, and are refused.
+   */
+  async query(
+    reading: Reading,
+    format: string,
+    protocol: QueryDataset | undefined,
+  ): Promise<QueryOutcome> {
+    const extension = reading.functions.find((iri) => !iri.startsWith(XSD)) ?? reading.builtIns[0];
+    if (extension !== undefined) throw queryRefused(`<${extension}> is not offered here.`);
+    const graphs = await this.datasetOf(reading, protocol);
+    const text = reading.withoutFrom ?? reading.text;
     const writeResults = RESULTS_WRITERS[format];
     const accept = writeResults ? 'application/sparql-results+json' : 'application/n-triples';
     const signal = AbortSignal.timeout(this.settings.timeoutMilliseconds);
@@ -77,21 +88,18 @@ export class ExternalSparql {
       const why = error instanceof Error ? error.message : String(error);
       throw unavailable(`The SPARQL store could not be reached (${why}); ask again in a moment.`);
     }
-    if (status === 400) {
-      return {
-        ok: false,
-        message: refusalOf(body),
-        syntax: /\bSP030\b|syntax error|parse error/i.test(body),
-      };
-    }
+    // The text was read here first: what the store refuses is its own limit, not syntax.
+    if (status === 400)
+      return { ok: false, refusal: { kind: 'refused', message: refusalOf(body) } };
     // What the store says of its own failure (Virtuoso: a transaction timed out) is the client's to read.
     if (status < 200 || status >= 300)
       throw unavailable(`The SPARQL store answered ${status}: ${refusalOf(body)}`);
     try {
-      if (writeResults) return { ok: true, body: writeResults(readJsonResults(body)) };
+      const capped = reading.capped;
+      if (writeResults) return { ok: true, body: writeResults(readJsonResults(body)), capped };
       const quads = new Parser({ format: 'N-Triples' }).parse(body);
       const writer = RDF_FORMATS[format as RdfMediaType];
-      return { ok: true, body: writer ? await writer.write(quads) : body };
+      return { ok: true, body: writer ? await writer.write(quads) : body, capped };
     } catch (error) {
       const why = error instanceof Error ? error.message : String(error);
       throw unavailable(`The SPARQL store's answer could not be read (${why}).`);
