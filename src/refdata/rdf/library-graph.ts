@@ -32,6 +32,7 @@ function summary(
   const kept = new Set([
     rdf('type').value,
     skos('prefLabel').value,
+    rdfs('label').value,
     rdfs('isDefinedBy').value,
     statusPredicate,
   ]);

@@ -19,11 +19,18 @@ function commonTriples(
 ) {
   // Its name and definition in its library's language, then in others: one
   // preferred label per language (SKOS S14), other labels as alternatives.
+  // Each preferred label is an rdfs:label too, the one RDFS and OWL tools read
+  // (the IMF tools, Cognite NEAT, Protégé); PCA's hosting rules allow both (docs/rdf.md).
   const language = row.language || DEFAULT_LANGUAGE;
-  if (body.name) g.about(skos('prefLabel'), g.text(body.name, language));
+  const label = (name: string, tag: string) => {
+    const text = g.text(name, tag);
+    g.about(skos('prefLabel'), text);
+    g.about(rdfs('label'), text);
+  };
+  if (body.name) label(body.name, language);
   if (body.description) g.about(skos('definition'), g.text(body.description, language));
   for (const translation of body.translations ?? []) {
-    g.about(skos('prefLabel'), g.text(translation.name, translation.language));
+    label(translation.name, translation.language);
     if (translation.description)
       g.about(skos('definition'), g.text(translation.description, translation.language));
   }

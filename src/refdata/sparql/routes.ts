@@ -13,6 +13,7 @@ import { negotiate } from '../rdf/negotiation.js';
 import { RDF_FORMATS } from '../rdf/serialize.js';
 import { ClientShares } from './client-shares.js';
 import type { QueryDataset } from './engine-calls.js';
+import { acceptFor } from './format-parameters.js';
 import {
   evaluate,
   GRAPH_OFFERED,
@@ -26,7 +27,24 @@ const GraphIris = Type.Optional(
   Type.Array(Type.String({ minLength: 1, maxLength: 2048 }), { maxItems: 100 }),
 );
 
+/** `format`, `output` and `results`: each may be sent once or more, and most clients send one. */
+const FormatParameter = Type.Optional(
+  Type.Union(
+    [
+      Type.String({ maxLength: 200 }),
+      Type.Array(Type.String({ maxLength: 200 }), { maxItems: 10 }),
+    ],
+    {
+      description:
+        'A format by name (`json`, `xml`, `csv`, `tsv`, `turtle`, `ntriples`, `jsonld`, …) or media type, in place of `Accept`, as Fuseki and Virtuoso take it; a name for no format written here is let be',
+    },
+  ),
+);
+
 const ProtocolParameters = {
+  format: FormatParameter,
+  output: FormatParameter,
+  results: FormatParameter,
   'default-graph-uri': GraphIris,
   'named-graph-uri': GraphIris,
   view: Type.Optional(
@@ -225,7 +243,7 @@ async function answerQuery(
     text,
     view,
     datasetOf(protocol),
-    request.headers.accept,
+    acceptFor(protocol, request.headers.accept),
     client,
   );
   if (answer.cappedAt !== undefined) reply.header('x-sparql-maxrows', String(answer.cappedAt));
