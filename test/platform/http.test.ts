@@ -83,6 +83,30 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
         }
       });
 
+      it('answers JSON nested past the limit with 400 before parsing it, and takes it at the limit', async () => {
+        // 10,000 deep was a stack overflow, a 500 per request, before authentication; this
+        // test's body limit is 2 KiB (test/refdata/sparql-hostile.test.ts sends 10,000 to both).
+        const nested = (depth: number) =>
+          `{"name": "x", "count": 1, "tags": ["a"], "extra": ${'['.repeat(depth)}${']'.repeat(depth)}}`;
+        const body = expectError(await postJson('/test/echo', nested(900)), 400);
+        if (isRefdata) {
+          expect(body.type).toBe(
+            `${service.config.services.refdata.publicUrl}/problems/malformed-body`,
+          );
+          expect(body.detail).toMatch(/more than 100 levels deep/);
+        } else expect(body.message).toMatch(/^400 Bad request - The JSON body nests .* 100 levels/);
+        // Brackets inside strings are text, not nesting.
+        const inString = await postJson(
+          '/test/echo',
+          JSON.stringify({ name: '['.repeat(50), count: 1, tags: ['{'.repeat(600)] }),
+        );
+        expect(inString.statusCode, inString.body).toBe(200);
+        // At the limit it is parsed, and answered for what it is (a field the route does not take).
+        const atLimit = await postJson('/test/echo', nested(99));
+        expect(atLimit.statusCode).toBe(400);
+        expect(atLimit.body).not.toMatch(/levels deep/);
+      });
+
       it('answers an empty JSON body and a prototype-poisoning body with 400', async () => {
         expectError(await postJson('/test/echo', ''), 400);
         expectError(await postJson('/test/echo', '{"__proto__": {"admin": true}}'), 400);

@@ -141,6 +141,37 @@ export function parseFormBody(text: string): Record<string, string | string[]> {
 }
 
 /**
+ * How deeply a JSON body's arrays and objects may nest: Ruby's JSON (GitLab's)
+ * refuses more than 100 levels by default, and no document either service
+ * takes needs ten. Deeper bodies are refused before they are parsed, as
+ * everything that walks a parsed body (the checks here, the schema validator)
+ * recurses on it.
+ */
+export const MAX_JSON_NESTING = 100;
+
+/**
+ * Whether `text` nests arrays and objects deeper than `limit`, read in one
+ * pass outside strings, without parsing it. A malformed text is the parser's
+ * to refuse; this only says whether it may try.
+ */
+export function jsonNestsDeeperThan(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let at = 0; at < text.length; at++) {
+    const code = text.charCodeAt(at);
+    if (inString) {
+      if (code === 0x5c) at += 1;
+      else if (code === 0x22) inString = false;
+    } else if (code === 0x22) inString = true;
+    else if (code === 0x5b || code === 0x7b) {
+      depth += 1;
+      if (depth > limit) return true;
+    } else if (code === 0x5d || code === 0x7d) depth -= 1;
+  }
+  return false;
+}
+
+/**
  * JSON and form bodies read as bytes and decoded as strict UTF-8, so invalid
  * bytes are refused instead of silently becoming U+FFFD; then every string in
  * them is held to the service's text policy.
@@ -160,6 +191,20 @@ export function installBodyParsers(
         text = decodeUtf8(body);
       } catch (error) {
         done(error as Error, undefined);
+        return;
+      }
+      if (jsonNestsDeeperThan(text, MAX_JSON_NESTING)) {
+        done(
+          new HttpError(
+            problem(
+              400,
+              'malformed-body',
+              `The JSON body nests arrays and objects more than ${MAX_JSON_NESTING} levels deep.`,
+              { title: 'Malformed request body' },
+            ),
+          ),
+          undefined,
+        );
         return;
       }
       parseJson(request, text, (error, parsed) => {

@@ -40,8 +40,8 @@ export type Refusal =
   | { kind: 'trapped' };
 
 export type QueryOutcome =
-  | { ok: true; body: string; capped: boolean }
-  | { ok: false; refusal: Refusal };
+  /** `heldBytes`: the copy's memory after the query (its engine's grows, and never shrinks). */
+  { ok: true; body: string; capped: boolean; heldBytes?: number } | { ok: false; refusal: Refusal };
 
 /** A query read, not evaluated: what an external store is sent, and what is checked first. */
 export type ReadOutcome = { ok: true; reading: Reading } | { ok: false; refusal: Refusal };

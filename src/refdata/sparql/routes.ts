@@ -13,7 +13,6 @@ import { negotiate } from '../rdf/negotiation.js';
 import { RDF_FORMATS } from '../rdf/serialize.js';
 import { ClientShares } from './client-shares.js';
 import type { QueryDataset } from './engine-calls.js';
-import { acceptFor } from './format-parameters.js';
 import {
   evaluate,
   GRAPH_OFFERED,
@@ -21,6 +20,7 @@ import {
   SELECT_OFFERED,
   updateRefused,
 } from './evaluate.js';
+import { acceptFor } from './format-parameters.js';
 import { serviceDescription } from './service-description.js';
 
 const GraphIris = Type.Optional(

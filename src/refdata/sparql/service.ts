@@ -112,9 +112,7 @@ export class SparqlService extends Replica<StoreThread> {
         }
       }
       await this.caughtUp();
-      const outcome = await this.timed((thread) => thread.query(view, request), spent);
-      if (!outcome.ok && outcome.refusal.kind === 'trapped') spent.replaced = true;
-      return outcome;
+      return await this.timed((thread) => thread.query(view, request), spent);
     } finally {
       this.active -= 1;
       charge(spent.seconds, spent.replaced);
@@ -169,6 +167,7 @@ export class SparqlService extends Replica<StoreThread> {
     settled = true;
     clearTimeout(timer);
     if (startedAt !== undefined) spent.seconds += (Date.now() - startedAt) / 1000;
+    if (asked.replaced()) spent.replaced = true;
     if (answer === 'timeout') {
       asked.stop();
       spent.replaced = true;

@@ -15,7 +15,13 @@ export interface AskedQuery<Outcome> {
   started: Promise<void>;
   /** Ends the copy evaluating it, the only way to stop it; a new copy is filled from the snapshot. */
   stop(): void;
+  /** Whether its copy was replaced after it (stopped, trapped, or left swollen). */
+  replaced(): boolean;
 }
+
+/** A copy may hold this much memory, or twice what its view needs, before it is replaced. */
+const SWOLLEN_FLOOR_BYTES = 512 * 1024 * 1024;
+const SWOLLEN_FACTOR = 2;
 
 /** A query waited longer than it may for a copy of its view. */
 export class WaitedTooLong extends Error {}
@@ -26,6 +32,8 @@ type StartWorker = (onEnd: (error: Error) => void) => WorkerCalls<SparqlStoreApi
 /** One copy of a view: a store in a worker thread, its calls answered in the order made. */
 class Copy {
   quads = 0;
+  /** The memory it held after its last change: what its view needs. */
+  baselineBytes = 0;
   /** A query is being evaluated: the copy takes no other until it is answered. */
   querying = false;
   /** Ended (stopped, spent or closed): its calls' failures are expected. */
@@ -58,9 +66,26 @@ class Copy {
   /** Fills the copy from a snapshot file first: every call made after this waits for it. */
   restoreFrom(snapshot: SnapshotFile): Promise<void> {
     this.ready = snapshot.flushed().then(async () => {
-      this.quads = await this.calls.call('restore', snapshot.path);
+      this.took(await this.calls.call('restore', snapshot.path));
     });
     return this.ready;
+  }
+
+  /** Notes what the copy holds after a change. */
+  took(held: { quads: number; heldBytes: number }): void {
+    this.quads = held.quads;
+    this.baselineBytes = held.heldBytes;
+  }
+
+  /**
+   * Whether a query left the copy holding far more memory than its view
+   * needs: its engine never gives memory back, so the copy is replaced.
+   */
+  swollen(heldBytes: number | undefined): boolean {
+    return (
+      heldBytes !== undefined &&
+      heldBytes > Math.max(SWOLLEN_FLOOR_BYTES, SWOLLEN_FACTOR * this.baselineBytes)
+    );
   }
 
   terminate(): Promise<void> {
@@ -109,7 +134,7 @@ class ViewCopies {
     await Promise.all(
       this.copies.map(async (copy) => {
         try {
-          copy.quads = await copy.call('replace', iris, nquads).answer;
+          copy.took(await copy.call('replace', iris, nquads).answer);
         } catch {
           // A copy that cannot take a change is replaced by one filled from the snapshot,
           // unless it was already ended (a copy being replaced answers nothing more).
@@ -125,6 +150,7 @@ class ViewCopies {
     send: (copy: Copy) => { answer: Promise<Outcome>; started: Promise<void> },
   ): AskedQuery<Outcome> {
     let copy: Copy | undefined;
+    let replaced = false;
     // A copy is taken the moment it is chosen (`querying`), so that no two queries share one.
     const taken = new Promise<Copy>((resolve, reject) => {
       const free = this.copies.find((candidate) => !candidate.querying);
@@ -150,8 +176,12 @@ class ViewCopies {
     const answer = taken.then(({ chosen, asked }) =>
       asked.answer.then(
         (outcome) => {
-          // A trapped engine is never asked again: the copy is replaced, not released.
-          if (!outcome.ok && outcome.refusal.kind === 'trapped') this.replaceCopy(chosen);
+          // A trapped engine is never asked again, and a swollen one gives back its memory
+          // only by ending: the copy is replaced, not released.
+          replaced =
+            (!outcome.ok && outcome.refusal.kind === 'trapped') ||
+            (outcome.ok && 'heldBytes' in outcome && chosen.swollen(outcome.heldBytes));
+          if (replaced) this.replaceCopy(chosen);
           else this.release(chosen);
           return outcome;
         },
@@ -169,8 +199,10 @@ class ViewCopies {
         () => undefined,
       ),
       stop: () => {
+        replaced = true;
         if (copy) this.replaceCopy(copy);
       },
+      replaced: () => replaced,
     };
   }
 

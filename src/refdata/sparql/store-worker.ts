@@ -57,6 +57,25 @@ function guarded<T>(work: () => T): T | { ok: false; refusal: Refusal } {
   }
 }
 
+/**
+ * The memory this thread holds outside its JavaScript heap: the engine's
+ * WebAssembly memory, above all, which grows with what a query builds and
+ * never shrinks (`external` is counted per thread).
+ */
+function heldBytes(): number {
+  return process.memoryUsage().external;
+}
+
+/** What a copy holds after a change: its quads, and its memory. */
+interface Held {
+  quads: number;
+  heldBytes: number;
+}
+
+function held(): Held {
+  return { quads: store.size, heldBytes: heldBytes() };
+}
+
 /** Deletes `quad`, and what hangs from its object when that is a blank node of the resource. */
 function deleteWithBlankNodes(quad: Quad): void {
   store.delete(quad);
@@ -145,17 +164,17 @@ const api = {
    * that no query runs between the two and sees a changed resource missing;
    * answers the quads held.
    */
-  replace(iris: string[], nquads: string): number {
+  replace(iris: string[], nquads: string): Held {
     return changing(() => {
       replaceResources(iris, nquads);
-      return store.size;
+      return held();
     });
   },
   /**
    * Fills the store from the view's snapshot file (`snapshot-file.ts`), record
    * by record, as the view's changes were made; answers the quads held.
    */
-  restore(path: string): number {
+  restore(path: string): Held {
     return changing(() => {
       const file = openSync(path, 'r');
       try {
@@ -169,7 +188,7 @@ const api = {
       } finally {
         closeSync(file);
       }
-      return store.size;
+      return held();
     });
   },
   /** Reads a query (for an external store), without evaluating it. */
@@ -203,7 +222,7 @@ const api = {
                   named_graphs: graphs(dataset.namedGraphs),
                 }),
         });
-        return { ok: true, body: String(answer), capped: reading.capped };
+        return { ok: true, body: String(answer), capped: reading.capped, heldBytes: heldBytes() };
       } catch (error) {
         if (isTrap(error)) throw error;
         return { ok: false, refusal: engineRefusal(reading.text, error) };
