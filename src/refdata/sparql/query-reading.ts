@@ -27,6 +27,8 @@ export interface Reading {
   fromGraphs: string[];
   /** Its `FROM` (default graphs) and `FROM NAMED`, when it has either. */
   from?: { defaultGraphs: string[]; namedGraphs: string[] };
+  /** It holds `GRAPH ?g {}`, which a store may answer only read again with the named graphs. */
+  listsGraphs: boolean;
   /** With `FROM`: the text (capped) without it, for the protocol's graphs to take its place. */
   withoutFrom?: string;
 }
@@ -45,7 +47,13 @@ const parserOptions: sparqljs.ParserOptions & { skipValidation: boolean } = {
 const parser = new sparqljs.Parser(parserOptions);
 const generator = new sparqljs.Generator();
 
-export function readQuery(text: string, maxRows: number): ReadQuery {
+/**
+ * Reads `text`, and puts the row cap in. With `namedGraphs`, each
+ * `GRAPH ?g {}` (an empty pattern in every named graph: SPARQL's way of
+ * listing them, and rdflib's `contexts()`) is written as `VALUES ?g { … }` over
+ * them, for a store that finds no graph for an empty pattern (Virtuoso).
+ */
+export function readQuery(text: string, maxRows: number, namedGraphs?: string[]): ReadQuery {
   let parsed: sparqljs.SparqlQuery;
   try {
     parsed = parser.parse(text);
@@ -54,8 +62,27 @@ export function readQuery(text: string, maxRows: number): ReadQuery {
   }
   const depth = operationDepth(parsed, MAX_OPERATIONS);
   if (depth > MAX_OPERATIONS) return { readable: 'too-complex', depth };
-  const found: Found = { federated: false, functions: new Set(), builtIns: new Set() };
+  const found: Found = {
+    federated: false,
+    functions: new Set(),
+    builtIns: new Set(),
+    emptyGraphPatterns: [],
+  };
   visit(parsed, found);
+  if (namedGraphs) {
+    for (const pattern of found.emptyGraphPatterns) {
+      const variable = `?${pattern.name.value}`;
+      Object.assign(pattern, {
+        type: 'values',
+        values: namedGraphs.map((graph) => ({
+          [variable]: { termType: 'NamedNode', value: graph },
+        })),
+      });
+      delete (pattern as { patterns?: unknown }).patterns;
+      delete (pattern as { name?: unknown }).name;
+    }
+    if (found.emptyGraphPatterns.length > 0) text = generator.stringify(parsed);
+  }
   const from = (parsed as { from?: { default?: { value: string }[]; named?: { value: string }[] } })
     .from;
   const reading = {
@@ -63,6 +90,7 @@ export function readQuery(text: string, maxRows: number): ReadQuery {
     functions: [...found.functions],
     builtIns: [...found.builtIns],
     fromGraphs: [...(from?.default ?? []), ...(from?.named ?? [])].map((graph) => graph.value),
+    listsGraphs: found.emptyGraphPatterns.length > 0 && namedGraphs === undefined,
   };
   const capped = withCap(parsed, text, maxRows);
   if (reading.fromGraphs.length === 0) return { readable: true, ...capped, ...reading };
@@ -176,6 +204,8 @@ export function operationDepth(root: unknown, limit: number): number {
 }
 
 interface Found {
+  /** `GRAPH ?g {}` patterns, to be written as VALUES over the named graphs. */
+  emptyGraphPatterns: { name: { value: string } }[];
   federated: boolean;
   functions: Set<string>;
   builtIns: Set<string>;
@@ -190,6 +220,13 @@ function visit(node: unknown, found: Found): void {
   if (node === null || typeof node !== 'object') return;
   const record = node as Record<string, unknown>;
   if (record.type === 'service') found.federated = true;
+  if (
+    record.type === 'graph' &&
+    Array.isArray(record.patterns) &&
+    record.patterns.length === 0 &&
+    (record.name as { termType?: string } | undefined)?.termType === 'Variable'
+  )
+    found.emptyGraphPatterns.push(record as unknown as { name: { value: string } });
   if (record.termType === 'NamedNode' && typeof record.value === 'string') {
     if (/^(bif|sql):/i.test(record.value)) found.builtIns.add(record.value);
   }

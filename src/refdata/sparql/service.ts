@@ -99,14 +99,16 @@ export class SparqlService extends Replica<StoreThread> {
         // What this instance wrote is in the store first, when it is the one keeping it,
         // unless the store takes longer than a moment (a resynchronisation under way).
         await firstOf(this.external.sync.caughtUp(), OWN_WRITES_WAIT_MILLISECONDS);
-        const read = await this.timed(
-          (thread) => thread.read('working', request.text, request.maxRows),
-          spent,
-        );
+        const reread = (namedGraphs?: string[]) =>
+          this.timed(
+            (thread) => thread.read('working', request.text, request.maxRows, namedGraphs),
+            spent,
+          );
+        const read = await reread();
         if (!read.ok) return read;
         const started = Date.now();
         try {
-          return await this.external.query(read.reading, request.format, request.dataset);
+          return await this.external.query(read.reading, request.format, request.dataset, reread);
         } finally {
           spent.seconds += (Date.now() - started) / 1000;
         }

@@ -329,8 +329,8 @@ export class StoreThread {
   }
 
   /** Reads a query with a copy of `view`, without evaluating it (for an external store). */
-  read(view: View, text: string, maxRows: number): AskedQuery<ReadOutcome> {
-    return this.copiesOf(view).ask((copy) => copy.call('read', text, maxRows));
+  read(view: View, text: string, maxRows: number, namedGraphs?: string[]): AskedQuery<ReadOutcome> {
+    return this.copiesOf(view).ask((copy) => copy.call('read', text, maxRows, namedGraphs));
   }
 
   private copiesOf(view: View): ViewCopies {

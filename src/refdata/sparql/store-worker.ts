@@ -112,8 +112,8 @@ function engineRefusal(text: string, error: unknown): Refusal {
 }
 
 /** Reads a query with SPARQL 1.1's grammar, and refuses what is not evaluated here. */
-function read(text: string, maxRows: number): ReadOutcome {
-  const reading = readQuery(text, maxRows);
+function read(text: string, maxRows: number, namedGraphs?: string[]): ReadOutcome {
+  const reading = readQuery(text, maxRows, namedGraphs);
   if (reading.readable === 'too-complex') {
     return {
       ok: false,
@@ -192,8 +192,8 @@ const api = {
     });
   },
   /** Reads a query (for an external store), without evaluating it. */
-  read(text: string, maxRows: number): ReadOutcome {
-    return guarded(() => read(text, maxRows));
+  read(text: string, maxRows: number, namedGraphs?: string[]): ReadOutcome {
+    return guarded(() => read(text, maxRows, namedGraphs));
   },
   /**
    * Reads and evaluates a query over its dataset (`DatasetChoice`), and

@@ -1,6 +1,6 @@
 import { Parser } from 'n3';
 import { RDF_FORMATS, type RdfMediaType } from '../../rdf/serialize.js';
-import type { QueryDataset, QueryOutcome } from '../engine-calls.js';
+import type { QueryDataset, QueryOutcome, ReadOutcome } from '../engine-calls.js';
 import type { Reading } from '../query-reading.js';
 import { queryRefused, timedOut, unavailable } from '../refusals.js';
 import { RESULTS_WRITERS, readJsonResults } from './results-writers.js';
@@ -66,13 +66,24 @@ export class ExternalSparql {
    * reach past the data, and are refused.
    */
   async query(
-    reading: Reading,
+    first: Reading,
     format: string,
     protocol: QueryDataset | undefined,
+    /** Reads the query again with the dataset's named graphs, for its `GRAPH ?g {}`. */
+    reread: (namedGraphs: string[]) => Promise<ReadOutcome>,
   ): Promise<QueryOutcome> {
+    let reading = first;
     const extension = reading.functions.find((iri) => !iri.startsWith(XSD)) ?? reading.builtIns[0];
     if (extension !== undefined) throw queryRefused(`<${extension}> is not offered here.`);
     const graphs = await this.datasetOf(reading, protocol);
+    if (reading.listsGraphs) {
+      // The store finds no graph for an empty pattern: the named graphs are listed for it, by
+      // the names given (a graph that is not ours is an empty one, but named all the same).
+      const named = (protocol ?? reading.from)?.namedGraphs ?? graphs.namedGraphs;
+      const listed = await reread([...new Set(named)]);
+      if (!listed.ok) return listed;
+      reading = listed.reading;
+    }
     const text = reading.withoutFrom ?? reading.text;
     const writeResults = RESULTS_WRITERS[format];
     const accept = writeResults ? 'application/sparql-results+json' : 'application/n-triples';
