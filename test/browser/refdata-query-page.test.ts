@@ -243,6 +243,17 @@ describe.skipIf(!browserAvailable)(
           await page.screenshot({ path: `${OUTPUT}/refdata-query-${width}.png`, fullPage: true });
           await page.goto(`${service.url}/query?query=${encodeURIComponent('SELECT ?x WHERE {')}`);
           expect(await accessibilityViolations(page)).toEqual([]);
+          // A long query, and a line longer than the page: the editor grows and wraps, and
+          // what would scroll is reachable from the keyboard.
+          const long = `SELECT ?x WHERE {\n${Array.from({ length: 60 }, (_, n) => `  ?x <https://rdl.example.org/${'very-long-segment/'.repeat(n % 7 === 0 ? 20 : 1)}p${n}> ?o${n} .`).join('\n')}\n}`;
+          await page.goto(`${service.url}/query?query=${encodeURIComponent(long)}`);
+          await page.locator('.CodeMirror').waitFor();
+          expect(await accessibilityViolations(page)).toEqual([]);
+          // An answer of literals alone, wider than the page: its region takes the focus.
+          const wide = `SELECT * WHERE { ${Array.from({ length: 12 }, (_, n) => `BIND("a literal value wider than a column ${n}" AS ?column${n})`).join(' ')} }`;
+          await page.goto(`${service.url}/query?query=${encodeURIComponent(wide)}`);
+          await page.locator('#answer-table').waitFor();
+          expect(await accessibilityViolations(page)).toEqual([]);
           await page.screenshot({
             path: `${OUTPUT}/refdata-query-error-${width}.png`,
             fullPage: true,

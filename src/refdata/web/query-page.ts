@@ -6,6 +6,7 @@ import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { readAsset } from '../../platform/web/assets.js';
 import { html, type Markup } from '../../platform/web/html.js';
+import { scrollRegion } from '../../platform/web/scroll-region.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { View } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
@@ -58,10 +59,14 @@ function cell(pages: Pages, term: JsonTerm | Term | undefined): Markup {
 }
 
 function table(caption: Markup, head: string[], rows: Markup[][]): Markup {
-  return html`<div class="table-scroll"><table id="answer-table"><caption>${caption}</caption>
+  // A region keyboards reach: an answer of literals alone has nothing else to focus in it.
+  return scrollRegion(
+    'Answer table',
+    html`<table id="answer-table"><caption>${caption}</caption>
 <thead><tr>${head.map((name) => html`<th scope="col">${name}</th>`)}</tr></thead>
 <tbody>${rows.map((row) => html`<tr>${row.map((value) => html`<td>${value}</td>`)}</tr>`)}</tbody>
-</table></div>`;
+</table>`,
+  );
 }
 
 function counted(total: number): Markup {
