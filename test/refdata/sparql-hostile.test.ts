@@ -297,11 +297,20 @@ describe('the SPARQL endpoint against hostile queries', () => {
     }
   }, 180_000);
 
-  it('keeps answering others when two clients stop both copies at once', async () => {
+  it('keeps answering others when two clients run long queries at once: one lane for long queries', async () => {
     const { result, health, simple } = await meanwhile(() =>
       Promise.all([hostile(CARTESIAN, '127.0.0.6'), hostile(CARTESIAN, '127.0.0.7')]),
     );
     expect(result.map((answer) => answer.status)).toEqual([503, 503]);
+    // Long queries share one lane while others wait: the younger is stopped within about a
+    // second, told to ask again; the elder runs to the time limit.
+    const kinds = result.map((answer) => JSON.parse(answer.body).type.replace(/.*\//, '')).sort();
+    expect(kinds).toEqual(['sparql-busy', 'sparql-timeout']);
+    const stoppedEarly = result.find((answer) =>
+      JSON.parse(answer.body).type.endsWith('/sparql-busy'),
+    );
+    expect(JSON.parse(stoppedEarly?.body ?? '{}').detail).toMatch(/Long queries run one at a time/);
+    expect(Number(stoppedEarly?.headers['retry-after'])).toBeGreaterThan(0);
     expect(Math.max(...health)).toBeLessThan(1000);
     // Queries meanwhile wait in line while the copies are filled again; none fails.
     expect(simple.filter((answer) => answer.status !== 200)).toEqual([]);

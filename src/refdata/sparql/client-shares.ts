@@ -81,6 +81,11 @@ export class ClientShares {
     };
   }
 
+  /** A client's unspent engine time now, in seconds: whose query goes first when a copy frees. */
+  balanceOf(client: string): number {
+    return this.accounts.get(client) ? this.refreshed(client, Date.now()).balance : this.capacity;
+  }
+
   /** The account as of `now`: filled by the time since it was last read. */
   private refreshed(client: string, now: number): Account {
     let account = this.accounts.get(client);

@@ -21,6 +21,21 @@ export function busy(maxConcurrent: number, waitedMilliseconds?: number): HttpEr
   );
 }
 
+/**
+ * 503 `sparql-busy`: the query ran long while another long query held the
+ * lane for them and others waited for a copy; it was stopped.
+ */
+export function preempted(): HttpError {
+  return new HttpError(
+    problem(
+      503,
+      'sparql-busy',
+      'The query ran long while another long query was running and other queries were waiting; it was stopped. Long queries run one at a time: ask again in a moment.',
+      { headers: { 'retry-after': String(RETRY_SECONDS) } },
+    ),
+  );
+}
+
 /** 503 `sparql-timeout`: the query ran past the limit and was stopped. */
 export function timedOut(timeoutMilliseconds: number): HttpError {
   return new HttpError(

@@ -10,7 +10,7 @@ import { ClientShares } from './client-shares.js';
 import { viewQuads } from './dataset.js';
 import type { QueryOutcome, QueryRequest, ReadOutcome } from './engine-calls.js';
 import type { ExternalSparql } from './external/engine.js';
-import { busy, timedOut, unavailable } from './refusals.js';
+import { busy, preempted, timedOut, unavailable } from './refusals.js';
 import { type AskedQuery, StoreThread, WaitedTooLong } from './store-thread.js';
 
 /** Published resources read per query while building; the event loop is let go between batches. */
@@ -92,6 +92,7 @@ export class SparqlService extends Replica<StoreThread> {
   async query(view: View, request: QueryRequest, client: string): Promise<QueryOutcome> {
     if (this.active >= this.settings.maxConcurrent) throw busy(this.settings.maxConcurrent);
     const charge = this.shares.admit(client);
+    const priority = this.shares.balanceOf(client);
     this.active += 1;
     const spent = { seconds: 0, replaced: false };
     try {
@@ -101,7 +102,8 @@ export class SparqlService extends Replica<StoreThread> {
         await firstOf(this.external.sync.caughtUp(), OWN_WRITES_WAIT_MILLISECONDS);
         const reread = (namedGraphs?: string[]) =>
           this.timed(
-            (thread) => thread.read('working', request.text, request.maxRows, namedGraphs),
+            (thread) =>
+              thread.read('working', request.text, request.maxRows, priority, namedGraphs),
             spent,
           );
         const read = await reread();
@@ -114,7 +116,7 @@ export class SparqlService extends Replica<StoreThread> {
         }
       }
       await this.caughtUp();
-      return await this.timed((thread) => thread.query(view, request), spent);
+      return await this.timed((thread) => thread.query(view, request, priority), spent);
     } finally {
       this.active -= 1;
       charge(spent.seconds, spent.replaced);
@@ -125,12 +127,13 @@ export class SparqlService extends Replica<StoreThread> {
   async read(view: View, text: string, maxRows: number, client: string): Promise<ReadOutcome> {
     if (this.active >= this.settings.maxConcurrent) throw busy(this.settings.maxConcurrent);
     const charge = this.shares.admit(client);
+    const priority = this.shares.balanceOf(client);
     this.active += 1;
     const spent = { seconds: 0, replaced: false };
     try {
       // Beside an external store the working view is the one held; reading is the same in both.
       const held = this.heldViews.includes(view) ? view : 'working';
-      return await this.timed((thread) => thread.read(held, text, maxRows), spent);
+      return await this.timed((thread) => thread.read(held, text, maxRows, priority), spent);
     } finally {
       this.active -= 1;
       charge(spent.seconds, spent.replaced);
@@ -177,6 +180,10 @@ export class SparqlService extends Replica<StoreThread> {
     }
     if (answer === 'waited')
       throw busy(this.settings.maxConcurrent, this.settings.queueWaitMilliseconds);
+    if (answer === 'ended' && asked.preempted()) {
+      spent.replaced = true;
+      throw preempted();
+    }
     // The copy ended under the call (the instance is closing, or its thread failed).
     if (answer === 'ended') throw unavailable();
     return answer;

@@ -17,6 +17,8 @@ export interface AskedQuery<Outcome> {
   stop(): void;
   /** Whether its copy was replaced after it (stopped, trapped, or left swollen). */
   replaced(): boolean;
+  /** Whether it was stopped for queries waiting while another long query ran (`keepLane`). */
+  preempted(): boolean;
 }
 
 /** A copy may hold this much memory, or twice what its view needs, before it is replaced. */
@@ -25,6 +27,11 @@ const SWOLLEN_FACTOR = 2;
 
 /** A query waited longer than it may for a copy of its view. */
 export class WaitedTooLong extends Error {}
+
+/** A query runs long once it has run this long: past it, it is in the lane for long queries. */
+const LONG_QUERY_MILLISECONDS = 1000;
+/** How often a view looks for long queries holding copies that queries wait for. */
+const LANE_CHECK_MILLISECONDS = 200;
 
 /** Starts a store's worker thread; `onEnd` hears of it ending, asked or not. */
 type StartWorker = (onEnd: (error: Error) => void) => WorkerCalls<SparqlStoreApi>;
@@ -38,6 +45,8 @@ class Copy {
   querying = false;
   /** Ended (stopped, spent or closed): its calls' failures are expected. */
   retired = false;
+  /** The query it evaluates now: since when, and how to stop it for a query waiting. */
+  running: { since: number; preempt: () => void } | undefined;
   private last: Promise<unknown> = Promise.resolve();
   /** Calls wait for this (a new copy's filling) before they are sent. */
   private ready: Promise<void> = Promise.resolve();
@@ -93,8 +102,13 @@ class Copy {
   }
 }
 
-/** A query waiting for a copy, first come first served, for at most the wait allowed. */
+/**
+ * A query waiting for a copy, for at most the wait allowed. The next free copy
+ * goes to the waiting query of highest `priority` (its client's unspent share
+ * of the engine), first come first served among equals.
+ */
 interface Waiting {
+  priority: number;
   resolve: (copy: Copy) => void;
   reject: (error: Error) => void;
   timer: NodeJS.Timeout;
@@ -112,6 +126,9 @@ class ViewCopies {
   private copies: Copy[];
   private readonly waiting: Waiting[] = [];
   readonly snapshot: SnapshotFile;
+  /** Copies long queries may hold at once while others wait: all but one (one with one copy). */
+  private readonly longLane: number;
+  private readonly laneCheck: NodeJS.Timeout;
 
   constructor(
     private readonly start: StartWorker,
@@ -122,6 +139,26 @@ class ViewCopies {
   ) {
     this.snapshot = new SnapshotFile(snapshotPath);
     this.copies = Array.from({ length: count }, () => new Copy(start, onFailure));
+    this.longLane = Math.max(1, count - 1);
+    this.laneCheck = setInterval(() => this.keepLane(), LANE_CHECK_MILLISECONDS);
+    this.laneCheck.unref();
+  }
+
+  /**
+   * Long queries share one lane: while queries wait, no more than `longLane`
+   * copies evaluate queries that have run past `LONG_QUERY_MILLISECONDS`; the
+   * youngest beyond it is stopped (its copy replaced, its client told to ask
+   * again), so that runaway queries of several clients cannot hold every copy,
+   * nor every core, from the queries waiting.
+   */
+  private keepLane(): void {
+    if (this.waiting.length === 0) return;
+    const now = Date.now();
+    const long = this.copies
+      .filter((copy) => copy.running && now - copy.running.since > LONG_QUERY_MILLISECONDS)
+      .sort((a, b) => (b.running?.since ?? 0) - (a.running?.since ?? 0));
+    for (const copy of long.slice(0, Math.max(0, long.length - this.longLane)))
+      copy.running?.preempt();
   }
 
   get quads(): number {
@@ -148,9 +185,11 @@ class ViewCopies {
   /** Sends a call to a copy not evaluating another, and holds the copy until it answers. */
   ask<Outcome extends QueryOutcome | ReadOutcome>(
     send: (copy: Copy) => { answer: Promise<Outcome>; started: Promise<void> },
+    priority: number,
   ): AskedQuery<Outcome> {
     let copy: Copy | undefined;
     let replaced = false;
+    let preempted = false;
     // A copy is taken the moment it is chosen (`querying`), so that no two queries share one.
     const taken = new Promise<Copy>((resolve, reject) => {
       const free = this.copies.find((candidate) => !candidate.querying);
@@ -160,6 +199,7 @@ class ViewCopies {
         return;
       }
       const entry: Waiting = {
+        priority,
         resolve,
         reject,
         timer: setTimeout(() => {
@@ -171,11 +211,24 @@ class ViewCopies {
       this.waiting.push(entry);
     }).then((chosen) => {
       copy = chosen;
-      return { chosen, asked: send(chosen) };
+      const asked = send(chosen);
+      void asked.started.then(() => {
+        if (copy === chosen && !chosen.retired && !replaced)
+          chosen.running = {
+            since: Date.now(),
+            preempt: () => {
+              preempted = true;
+              replaced = true;
+              this.replaceCopy(chosen);
+            },
+          };
+      });
+      return { chosen, asked };
     });
     const answer = taken.then(({ chosen, asked }) =>
       asked.answer.then(
         (outcome) => {
+          chosen.running = undefined;
           // A trapped engine is never asked again, and a swollen one gives back its memory
           // only by ending: the copy is replaced, not released.
           replaced =
@@ -186,6 +239,7 @@ class ViewCopies {
           return outcome;
         },
         (error: unknown) => {
+          chosen.running = undefined;
           this.release(chosen);
           throw error;
         },
@@ -203,13 +257,19 @@ class ViewCopies {
         if (copy) this.replaceCopy(copy);
       },
       replaced: () => replaced,
+      preempted: () => preempted,
     };
   }
 
   /** A copy has answered (or been filled): the next query waiting takes it, still marked. */
   private release(copy: Copy): void {
     if (copy.retired) return;
-    const next = this.waiting.shift();
+    // The waiting query of the client with the most share left; the first among equals.
+    let at = -1;
+    for (let index = 0; index < this.waiting.length; index += 1)
+      if (at === -1 || (this.waiting[index]?.priority ?? 0) > (this.waiting[at]?.priority ?? 0))
+        at = index;
+    const next = at === -1 ? undefined : this.waiting.splice(at, 1)[0];
     if (next) {
       clearTimeout(next.timer);
       next.resolve(copy);
@@ -225,6 +285,7 @@ class ViewCopies {
   private replaceCopy(copy: Copy): void {
     if (copy.retired) return;
     copy.retired = true;
+    copy.running = undefined;
     void copy.terminate();
     const fresh = new Copy(this.start, this.onFailure);
     // Busy until filled, so that no query waits on it while another copy is free.
@@ -241,6 +302,7 @@ class ViewCopies {
 
   /** Ends every copy, lets go the queries waiting for one, and removes the snapshot. */
   async close(): Promise<void> {
+    clearInterval(this.laneCheck);
     for (const copy of this.copies) copy.retired = true;
     const ended = new Error('the SPARQL dataset was closed');
     for (const waiting of this.waiting.splice(0)) {
@@ -324,13 +386,22 @@ export class StoreThread {
    * resolves when that copy takes it up, which is when its time starts: the
    * time it waits in line is not its own.
    */
-  query(view: View, request: QueryRequest): AskedQuery<QueryOutcome> {
-    return this.copiesOf(view).ask((copy) => copy.call('query', request));
+  query(view: View, request: QueryRequest, priority: number): AskedQuery<QueryOutcome> {
+    return this.copiesOf(view).ask((copy) => copy.call('query', request), priority);
   }
 
   /** Reads a query with a copy of `view`, without evaluating it (for an external store). */
-  read(view: View, text: string, maxRows: number, namedGraphs?: string[]): AskedQuery<ReadOutcome> {
-    return this.copiesOf(view).ask((copy) => copy.call('read', text, maxRows, namedGraphs));
+  read(
+    view: View,
+    text: string,
+    maxRows: number,
+    priority: number,
+    namedGraphs?: string[],
+  ): AskedQuery<ReadOutcome> {
+    return this.copiesOf(view).ask(
+      (copy) => copy.call('read', text, maxRows, namedGraphs),
+      priority,
+    );
   }
 
   private copiesOf(view: View): ViewCopies {
