@@ -96,3 +96,25 @@ export async function seedInto(
   }
   if (batch.length > 0) await write(batch);
 }
+
+/** The tree: class n's superclass is class ⌊(n−1)/10⌋, class 0 the root under an outside IRI. */
+export function* classTree(library: string, count: number): Generator<SeedResource> {
+  for (let n = 0; n < count; n += 1) {
+    const name = `Tree class ${n}`;
+    yield {
+      iri: `${library}/tree/${n}`,
+      family: 'class',
+      name,
+      libraryKey: library,
+      status: 'Approved',
+      body: {
+        name,
+        description: `Class ${n} of the SPARQL benchmark's tree`,
+        ontology: library,
+        subClassOf: [
+          n === 0 ? 'http://example.org/Equipment' : `${library}/tree/${Math.floor((n - 1) / 10)}`,
+        ],
+      },
+    };
+  }
+}

@@ -27,7 +27,7 @@ import { FamilyRegistry } from '../src/refdata/families/registry.js';
 import { ResourceStore } from '../src/refdata/resources/store.js';
 import { PUBLISHED_STATUSES, resourceQuads } from '../src/refdata/sparql/dataset.js';
 import { startVirtuoso, VIRTUOSO_PATH } from '../test/refdata/virtuoso.js';
-import { type SeedResource, seedResources } from './bulk.js';
+import { classTree, seedResources } from './bulk.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
 import { residentMemoryMib } from './processes.js';
 import { measurePaths, percentiles } from './refdata-search.js';
@@ -53,28 +53,6 @@ const mib = (value: number | undefined) => (value === undefined ? '?' : `${Math.
 const ms = (value: number) => (value < 1 ? value.toFixed(2) : value.toFixed(1));
 
 const RESULTS_JSON = 'application/sparql-results+json';
-
-/** The tree: class n's superclass is class ⌊(n−1)/10⌋, class 0 the root under an outside IRI. */
-function* classTree(library: string, count: number): Generator<SeedResource> {
-  for (let n = 0; n < count; n += 1) {
-    const name = `Tree class ${n}`;
-    yield {
-      iri: `${library}/tree/${n}`,
-      family: 'class',
-      name,
-      libraryKey: library,
-      status: 'Approved',
-      body: {
-        name,
-        description: `Class ${n} of the SPARQL benchmark's tree`,
-        ontology: library,
-        subClassOf: [
-          n === 0 ? 'http://example.org/Equipment' : `${library}/tree/${Math.floor((n - 1) / 10)}`,
-        ],
-      },
-    };
-  }
-}
 
 function queries(library: string) {
   return [
