@@ -355,3 +355,51 @@ describe('the SPARQL endpoint against hostile queries', () => {
     expect(onCodehost.status).toBe(400);
   });
 });
+
+describe('the SPARQL endpoint when the engine fails inside', () => {
+  let refdata: Refdata & { url: string };
+  beforeAll(async () => {
+    refdata = await startListeningRefdata({ REFDATA_SPARQL_TIMEOUT_MS: '30000' });
+  });
+  afterAll(() => refdata?.close());
+
+  it('answers the query that trapped it in words of its own, and replaces the copy', async () => {
+    // Within every limit: a string made 16 times longer, eight times over, asks the engine
+    // for more memory than WebAssembly gives it; it panics (a trap), in seconds.
+    const sixteenfold = `SELECT (STRLEN(?x8) AS ?n) WHERE { BIND("abcdefgh" AS ?x0) ${Array.from(
+      { length: 8 },
+      (_, n) => `BIND(CONCAT(${Array(16).fill(`?x${n}`).join(', ')}) AS ?x${n + 1})`,
+    ).join(' ')} }`;
+    const before = process.memoryUsage().rss;
+    const trapped = await send(`${refdata.url}/sparql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/sparql-query', accept: RESULTS_JSON },
+      body: sixteenfold,
+      from: '127.0.0.2',
+    });
+    expect(trapped.status, trapped.body).toBe(400);
+    const problem = JSON.parse(trapped.body);
+    expect(problem.type).toMatch(TOO_COMPLEX);
+    expect(problem.detail).toMatch(/^The query is too complex for the engine/);
+    expect(trapped.body).not.toMatch(/unreachable|memory|RuntimeError|panicked/i);
+    // Every copy answers afterwards, never the trap: two clients at once, a few times.
+    for (let round = 0; round < 4; round += 1) {
+      const both = await Promise.all(
+        ['127.0.0.3', '127.0.0.4'].map((from) =>
+          send(
+            `${refdata.url}/sparql?query=${encodeURIComponent('SELECT * WHERE { ?s ?p ?o } LIMIT 1')}`,
+            { headers: { accept: RESULTS_JSON }, from },
+          ),
+        ),
+      );
+      expect(both.map((answer) => [answer.status, answer.body.includes('"results"')])).toEqual([
+        [200, true],
+        [200, true],
+      ]);
+    }
+    // The engine took some 2.4 GiB before it failed; its copy was ended, and gave it back.
+    await expect
+      .poll(() => process.memoryUsage().rss - before, { timeout: 10_000 })
+      .toBeLessThan(1024 ** 3);
+  }, 60_000);
+});
