@@ -11,6 +11,7 @@ import { viewQuads } from './dataset.js';
 import type { QueryOutcome, QueryRequest, ReadOutcome } from './engine-calls.js';
 import type { ExternalSparql } from './external/engine.js';
 import { busy, preempted, timedOut, unavailable } from './refusals.js';
+import { removeStaleSnapshots } from './snapshot-file.js';
 import { type AskedQuery, StoreThread, WaitedTooLong } from './store-thread.js';
 
 /** Published resources read per query while building; the event loop is let go between batches. */
@@ -38,11 +39,11 @@ const SNAPSHOT_CHANGES_FLOOR_BYTES = 64 * 1024 * 1024;
 /**
  * This instance's SPARQL dataset, its published and working views: built from the database
  * at start (503 meanwhile), then kept from the change log as the search index
- * is (`Replica`). Each view lives in worker threads, `copies` of it
- * (`StoreThread`). A query past the time limit is stopped by ending its copy's
- * thread; the other copies answer meanwhile, and a new copy is filled from one
- * of them. With one copy, the dataset is built anew and /sparql answers 503
- * until it is.
+ * is (`Replica`). Each view lives in worker threads, `copies` of it, and in a
+ * snapshot file (`StoreThread`). A query past the time limit is stopped by
+ * ending its copy's thread; the other copies answer meanwhile, and a new copy
+ * is filled from the snapshot, while queries wait in line when no copy is left.
+ * Each client has its share of the engine (`ClientShares`).
  */
 export class SparqlService extends Replica<StoreThread> {
   /** Queries being evaluated or waiting for the thread. */
@@ -68,8 +69,9 @@ export class SparqlService extends Replica<StoreThread> {
   }
 
   /** Starts the first build and the timer; resolves when built or after the start wait. */
-  start(): Promise<void> {
+  async start(): Promise<void> {
     this.external?.sync.start();
+    await removeStaleSnapshots(this.settings.snapshotDirectory);
     return this.startWithin(this.settings.startWaitMilliseconds);
   }
 
@@ -83,23 +85,16 @@ export class SparqlService extends Replica<StoreThread> {
   }
 
   /**
-   * Reads and evaluates a query over one view for `client`, within the limits:
-   * the client's share (429 beyond, `ClientShares`), at most `maxConcurrent`
-   * at once (503 `sparql-busy` beyond), each for at most
-   * `timeoutMilliseconds` once a copy takes it up (then stopped: 503
-   * `sparql-timeout`), after at most `queueWaitMilliseconds` in line.
+   * Reads and evaluates a query over one view for `client`, within the limits
+   * (`admitted`), once this instance's own writes are in the view.
    */
-  async query(view: View, request: QueryRequest, client: string): Promise<QueryOutcome> {
-    if (this.active >= this.settings.maxConcurrent) throw busy(this.settings.maxConcurrent);
-    const charge = this.shares.admit(client);
-    const priority = this.shares.balanceOf(client);
-    this.active += 1;
-    const spent = { seconds: 0, replaced: false };
-    try {
+  query(view: View, request: QueryRequest, client: string): Promise<QueryOutcome> {
+    return this.admitted(client, async (priority, spent) => {
       if (view === 'published' && this.external) {
         // What this instance wrote is in the store first, when it is the one keeping it,
         // unless the store takes longer than a moment (a resynchronisation under way).
         await firstOf(this.external.sync.caughtUp(), OWN_WRITES_WAIT_MILLISECONDS);
+        // A copy of the working view reads it, as it reads its own.
         const reread = (namedGraphs?: string[]) =>
           this.timed(
             (thread) =>
@@ -116,24 +111,34 @@ export class SparqlService extends Replica<StoreThread> {
         }
       }
       await this.caughtUp();
-      return await this.timed((thread) => thread.query(view, request, priority), spent);
-    } finally {
-      this.active -= 1;
-      charge(spent.seconds, spent.replaced);
-    }
+      return this.timed((thread) => thread.query(view, request, priority), spent);
+    });
   }
 
-  /** Reads a query with a copy of the working view, without evaluating it. */
-  async read(view: View, text: string, maxRows: number, client: string): Promise<ReadOutcome> {
+  /** Reads a query with a copy of `view` (the working view, beside an external store), within the limits. */
+  read(view: View, text: string, maxRows: number, client: string): Promise<ReadOutcome> {
+    const held = this.heldViews.includes(view) ? view : 'working';
+    return this.admitted(client, (priority, spent) =>
+      this.timed((thread) => thread.read(held, text, maxRows, priority), spent),
+    );
+  }
+
+  /**
+   * Runs `work` for `client` within the limits: the client's share (429
+   * beyond, `ClientShares`), at most `maxConcurrent` at once (503
+   * `sparql-busy` beyond); `work` notes the engine time it spent, and whether
+   * a copy had to be replaced, which the client is charged.
+   */
+  private async admitted<Outcome>(
+    client: string,
+    work: (priority: number, spent: { seconds: number; replaced: boolean }) => Promise<Outcome>,
+  ): Promise<Outcome> {
     if (this.active >= this.settings.maxConcurrent) throw busy(this.settings.maxConcurrent);
     const charge = this.shares.admit(client);
-    const priority = this.shares.balanceOf(client);
     this.active += 1;
     const spent = { seconds: 0, replaced: false };
     try {
-      // Beside an external store the working view is the one held; reading is the same in both.
-      const held = this.heldViews.includes(view) ? view : 'working';
-      return await this.timed((thread) => thread.read(held, text, maxRows, priority), spent);
+      return await work(this.shares.balanceOf(client), spent);
     } finally {
       this.active -= 1;
       charge(spent.seconds, spent.replaced);

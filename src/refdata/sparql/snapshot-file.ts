@@ -1,5 +1,6 @@
-import { type FileHandle, mkdir, open, rm } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname, join } from 'node:path';
 
 /**
  * A view's snapshot on disk: every change its copies were given, in order, as
@@ -56,6 +57,41 @@ export class SnapshotFile {
     await this.last;
     await (await this.handle.catch(() => undefined))?.close();
     await rm(this.path, { force: true });
+  }
+}
+
+/**
+ * The directory of one instance's snapshots under `root`: named by host and
+ * process, so that an instance that was killed leaves a directory the next one
+ * on the same host can tell is nobody's (`removeStaleSnapshots`).
+ */
+export function snapshotDirectory(root: string, unique: string): string {
+  return join(root, `${hostname()}-${process.pid}-${unique}`);
+}
+
+/**
+ * Removes the snapshot directories of processes of this host that no longer
+ * run (an instance killed before it could remove its own). Others' hosts'
+ * directories (a shared data directory) are theirs to remove.
+ */
+export async function removeStaleSnapshots(root: string): Promise<void> {
+  const prefix = `${hostname()}-`;
+  const names = await readdir(root).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(prefix)) continue;
+    const pid = Number(name.slice(prefix.length).split('-')[0]);
+    if (!Number.isSafeInteger(pid) || pid === process.pid || isRunning(pid)) continue;
+    await rm(join(root, name), { recursive: true, force: true });
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it runs, as another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

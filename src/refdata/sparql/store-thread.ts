@@ -5,7 +5,7 @@ import { siblingModule, startModuleWorker } from '../../platform/threads/module-
 import { WorkerCalls } from '../../platform/threads/worker-calls.js';
 import { VIEWS, type View } from '../lifecycle/views.js';
 import type { QueryOutcome, QueryRequest, ReadOutcome } from './engine-calls.js';
-import { SnapshotFile } from './snapshot-file.js';
+import { SnapshotFile, snapshotDirectory } from './snapshot-file.js';
 import type { SparqlStoreApi } from './store-worker.js';
 
 /** A call given to a copy: its answer, when the copy took it up, and how to stop it. */
@@ -334,7 +334,7 @@ export class StoreThread {
     options: { copies: number; snapshotRoot: string; waitMilliseconds: number },
     onFailure: (error: Error) => void,
   ) {
-    this.directory = join(options.snapshotRoot, `${process.pid}-${randomUUID()}`);
+    this.directory = snapshotDirectory(options.snapshotRoot, randomUUID());
     const forView = (view: View) =>
       new ViewCopies(
         (onEnd) => {

@@ -1,0 +1,98 @@
+/**
+ * A view's snapshot file: records read back as written, in order, a record
+ * still being written read as the end, and the directories of instances that
+ * were killed removed by the next on the same host.
+ */
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  readSnapshotRecord,
+  removeStaleSnapshots,
+  SnapshotFile,
+  snapshotDirectory,
+} from '../../src/refdata/sparql/snapshot-file.js';
+
+const roots: string[] = [];
+function root(): string {
+  const made = mkdtempSync(join(tmpdir(), 'chrd-snapshot-'));
+  roots.push(made);
+  return made;
+}
+afterEach(() => {
+  for (const made of roots.splice(0)) rmSync(made, { recursive: true, force: true });
+});
+
+function readAll(path: string) {
+  const file = openSync(path, 'r');
+  try {
+    const records = [];
+    let position = 0;
+    for (;;) {
+      const record = readSnapshotRecord(file, position, readSync);
+      if (!record) return records;
+      records.push({ iris: record.iris, nquads: record.nquads });
+      position = record.next;
+    }
+  } finally {
+    closeSync(file);
+  }
+}
+
+describe('a snapshot file', () => {
+  it('gives back its records in order, blank nodes and all text as written', async () => {
+    const path = join(snapshotDirectory(root(), 'a'), 'published.nq');
+    const snapshot = new SnapshotFile(path);
+    const build =
+      '<http://a> <http://p> _:b0 <http://g> .\n_:b0 <http://q> "Pumpe \\u00e9"@de <http://g> .\n';
+    const change = '<http://a> <http://p> "tab\\there, line\\nbreak" <http://g> .\n';
+    snapshot.append([], build);
+    snapshot.append(['http://a', 'http://b'], change);
+    snapshot.append(['http://c'], '');
+    // Nothing to say: no record.
+    snapshot.append([], '');
+    await snapshot.flushed();
+    expect(readAll(path)).toEqual([
+      { iris: [], nquads: build },
+      { iris: ['http://a', 'http://b'], nquads: change },
+      { iris: ['http://c'], nquads: '' },
+    ]);
+    expect(snapshot.changeBytes).toBeGreaterThan(change.length);
+    expect(snapshot.bytes).toBeGreaterThan(snapshot.changeBytes + build.length);
+    // A record cut short (still being written) ends the reading there.
+    await appendFile(path, '["http://d"]\t100\n<http://d> <http://p>');
+    expect(readAll(path)).toHaveLength(3);
+    await snapshot.remove();
+    expect(existsSync(path)).toBe(false);
+  });
+
+  it('reads a record whose header is longer than the first read', async () => {
+    const path = join(root(), 'working.nq');
+    const snapshot = new SnapshotFile(path);
+    const iris = Array.from({ length: 3000 }, (_, n) => `http://example.org/resource/${n}`);
+    snapshot.append(iris, '<http://a> <http://p> <http://o> <http://g> .\n');
+    await snapshot.flushed();
+    expect(readAll(path)).toEqual([
+      { iris, nquads: '<http://a> <http://p> <http://o> <http://g> .\n' },
+    ]);
+  });
+
+  it("removes the directories of this host's processes that no longer run, and no other", async () => {
+    const snapshots = root();
+    const mine = snapshotDirectory(snapshots, 'mine');
+    // A process id no process has (beyond Linux's pid_max).
+    const dead = join(snapshots, `${hostname()}-4194999-gone`);
+    const elsewhere = join(snapshots, 'another-host-1-theirs');
+    for (const directory of [mine, dead, elsewhere]) mkdirSync(directory, { recursive: true });
+    await removeStaleSnapshots(snapshots);
+    expect([existsSync(mine), existsSync(dead), existsSync(elsewhere)]).toEqual([
+      true,
+      false,
+      true,
+    ]);
+    // A root that does not exist yet is no error.
+    await removeStaleSnapshots(join(snapshots, 'not-there'));
+  });
+});
