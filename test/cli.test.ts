@@ -237,7 +237,10 @@ describe('command line, as a real process', () => {
       'refdata-signing-key.json',
       'refdata-webhook-key',
       'refdata.sqlite',
+      'sparql-snapshots',
     ]);
+    // The SPARQL snapshots of a cleanly stopped instance go with it.
+    expect(readdirSync(join(dataDir, 'sparql-snapshots'))).toEqual([]);
     // Its password was chosen for it: the first sign-in asks for one of root's own.
     const database = openDatabase<CodehostTables>({
       kind: 'sqlite',

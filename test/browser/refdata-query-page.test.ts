@@ -243,6 +243,10 @@ describe.skipIf(!browserAvailable)(
           await page.screenshot({ path: `${OUTPUT}/refdata-query-${width}.png`, fullPage: true });
           await page.goto(`${service.url}/query?query=${encodeURIComponent('SELECT ?x WHERE {')}`);
           expect(await accessibilityViolations(page)).toEqual([]);
+          await page.screenshot({
+            path: `${OUTPUT}/refdata-query-error-${width}.png`,
+            fullPage: true,
+          });
           // A long query, and a line longer than the page: the editor grows and wraps, and
           // what would scroll is reachable from the keyboard.
           const long = `SELECT ?x WHERE {\n${Array.from({ length: 60 }, (_, n) => `  ?x <https://rdl.example.org/${'very-long-segment/'.repeat(n % 7 === 0 ? 20 : 1)}p${n}> ?o${n} .`).join('\n')}\n}`;
@@ -255,7 +259,7 @@ describe.skipIf(!browserAvailable)(
           await page.locator('#answer-table').waitFor();
           expect(await accessibilityViolations(page)).toEqual([]);
           await page.screenshot({
-            path: `${OUTPUT}/refdata-query-error-${width}.png`,
+            path: `${OUTPUT}/refdata-query-wide-${width}.png`,
             fullPage: true,
           });
         } finally {
