@@ -526,7 +526,7 @@ describe.each(DATABASE_KINDS.flatMap((kind) => ENGINES.map((engine) => [kind, en
       expect(syntax.json()).toMatchObject({
         type: expect.stringMatching(/\/problems\/sparql-syntax$/),
         // In words, where the engine's own message lists the tokens it could have read.
-        detail: 'Line 1, column 16: this `{` is never closed.',
+        detail: 'Line 1, column 16: this “{” is never closed.',
       });
       for (const update of [
         service.call('POST', '/sparql', {

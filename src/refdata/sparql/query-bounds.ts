@@ -132,12 +132,12 @@ export function bracketsInWords(brackets: Exclude<Brackets, { balanced: true }>)
   const at = `Line ${brackets.position.line}, column ${brackets.position.column}`;
   switch (brackets.why) {
     case 'too-deep':
-      return `The query nests brackets more than ${MAX_NESTING} deep (the \`${brackets.bracket}\` at ${where}); this endpoint reads up to ${MAX_NESTING} levels of \`{\`, \`(\` and \`[\`.`;
+      return `The query nests brackets more than ${MAX_NESTING} deep (the “${brackets.bracket}” at ${where}); this endpoint reads up to ${MAX_NESTING} levels of “{”, “(” and “[”.`;
     case 'unclosed':
-      return `${at}: this \`${brackets.bracket}\` is never closed.`;
+      return `${at}: this “${brackets.bracket}” is never closed.`;
     case 'unopened':
-      return `${at}: this \`${brackets.bracket}\` closes nothing; no bracket is open there.`;
+      return `${at}: this “${brackets.bracket}” closes nothing; no bracket is open there.`;
     case 'mismatched':
-      return `${at}: this \`${brackets.bracket}\` is closed by a bracket of another kind.`;
+      return `${at}: this “${brackets.bracket}” is closed by a bracket of another kind.`;
   }
 }

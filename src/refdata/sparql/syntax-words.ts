@@ -35,7 +35,7 @@ export function syntaxInWords(text: string, engineMessage: string): string {
   if (/Prefix not found/.test(expected)) {
     const name = [before, found].find((word) => word?.includes(':')) ?? before ?? '';
     const prefix = name.slice(0, name.indexOf(':') + 1);
-    return `${where}: the prefix \`${prefix}\` is not declared; add \`PREFIX ${prefix} <…>\` before the query.`;
+    return `${where}: the prefix “${prefix}” is not declared; add “PREFIX ${prefix} <…>” before the query.`;
   }
   if (/variable that is unbound/.test(expected)) {
     return `${where}: a variable is selected that the query neither groups by nor binds; with GROUP BY, select only grouped variables and aggregates such as (COUNT(?x) AS ?n).`;
@@ -47,8 +47,8 @@ export function syntaxInWords(text: string, engineMessage: string): string {
     return `${where}: this string is not closed (a string ends on the line it begins, unless it is written with three quotes).`;
   }
   return before
-    ? `${where}: \`${found}\` is not expected here, after \`${before}\`.`
-    : `${where}: \`${found}\` is not expected here.`;
+    ? `${where}: “${found}” is not expected here, after “${before}”.`
+    : `${where}: “${found}” is not expected here.`;
 }
 
 /** The word that ends before a one-based line and column, on that line. */
