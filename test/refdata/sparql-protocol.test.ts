@@ -38,6 +38,8 @@ const RDFS = 'http://www.w3.org/2000/01/rdf-schema#';
 
 describe.each(ENGINES)('the SPARQL protocol and its datasets, %s', (engine) => {
   const store = engine === 'virtuoso' ? startedForTests(startVirtuoso) : undefined;
+  /** A Virtuoso as a client (its SERVICE): the store itself, or one of its own. */
+  const virtuosoClient = store ?? (virtuosoThere ? startedForTests(startVirtuoso) : undefined);
   const service = startedForTests(() =>
     startListeningRefdata({
       REFDATA_IRI_BASE: 'https://rdl.example.org',
@@ -250,6 +252,31 @@ SELECT ?x ?label WHERE { ?x rdfs:subClassOf+ <${root}> . ?x rdfs:label ?label } 
     ).results.bindings;
     expect(rows.map((row) => row.x?.value).sort()).toEqual([...subtree].sort());
     expect(rows.every((row) => (row.label?.value ?? '').length > 0)).toBe(true);
+  });
+
+  it("takes Virtuoso's maxrows as a cap on rows, the endpoint's own when that is lower", async () => {
+    const { a } = await data();
+    const response = await get(`SELECT ?p ?o WHERE { <${a}> ?p ?o }`, '&maxrows=2');
+    expect(await values(response.clone(), 'p')).toHaveLength(2);
+    expect(response.headers.get('x-sparql-maxrows')).toBe('2');
+    expect((await get('ASK {}', '&maxrows=0')).status).toBe(400);
+    const byForm = await fetch(endpoint(), {
+      method: 'POST',
+      headers: { 'content-type': FORM, accept: RESULTS_JSON },
+      body: `query=${encodeURIComponent(`SELECT ?p ?o WHERE { <${a}> ?p ?o }`)}&maxrows=3`,
+    });
+    expect(await values(byForm, 'p')).toHaveLength(3);
+  });
+
+  it.skipIf(!virtuosoClient)("answers Virtuoso's SERVICE, as Virtuoso asks it", async () => {
+    const { a } = await data();
+    const printed = await virtuosoClient?.isql(
+      `SPARQL SELECT ?p ?o WHERE { SERVICE <${endpoint()}> { <${a}> ?p ?o } };`,
+    );
+    expect(printed).toContain(`${RDFS}label`);
+    expect(printed).toContain('http://www.w3.org/2004/02/skos/core#prefLabel');
+    expect(printed).toMatch(/\n(\d+) Rows\./);
+    expect(Number(/\n(\d+) Rows\./.exec(printed ?? '')?.[1])).toBeGreaterThan(5);
   });
 
   it.skipIf(!clientsThere)(

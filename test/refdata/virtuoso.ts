@@ -26,6 +26,8 @@ export interface Virtuoso {
   httpUrl: string;
   /** REFDATA_SPARQL_STORE_* for an instance writing to it. */
   env: Record<string, string>;
+  /** Runs SQL (and `SPARQL …` statements) through isql as dba; answers what it printed. */
+  isql(script: string): Promise<string>;
   /** Ends the process at once, as a crash would (its data directory stays). */
   kill(): void;
   /** Starts it again on the same data directory and ports. */
@@ -138,6 +140,17 @@ DB.DBA.RDF_DEFAULT_USER_PERMS_SET ('${WRITER.user}', 3);
       REFDATA_SPARQL_STORE_USER: WRITER.user,
       REFDATA_SPARQL_STORE_PASSWORD: WRITER.password,
       REFDATA_SPARQL_STORE_AUTH: 'digest',
+    },
+    async isql(sql: string) {
+      const file = join(directory, `script-${Date.now()}.sql`);
+      writeFileSync(file, sql);
+      const { stdout } = await promisify(execFile)(ISQL_PATH, [
+        `127.0.0.1:${sqlPort}`,
+        'dba',
+        'dba',
+        file,
+      ]);
+      return stdout;
     },
     kill() {
       process_?.kill('SIGKILL');

@@ -42,6 +42,13 @@ const FormatParameter = Type.Optional(
 );
 
 const ProtocolParameters = {
+  maxrows: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        "Virtuoso's cap on rows, which its SERVICE client sends: the answer holds at most this many, or the endpoint's own cap if that is lower",
+    }),
+  ),
   format: FormatParameter,
   output: FormatParameter,
   results: FormatParameter,
@@ -245,6 +252,7 @@ async function answerQuery(
     datasetOf(protocol),
     acceptFor(protocol, request.headers.accept),
     client,
+    protocol.maxrows,
   );
   if (answer.cappedAt !== undefined) reply.header('x-sparql-maxrows', String(answer.cappedAt));
   return reply.type(answer.contentType).send(answer.body);
