@@ -20,13 +20,16 @@ export async function registerRateLimiting(
     keyGenerator: (request) => request.ip,
     errorResponseBuilder: (_request, context) => {
       const seconds = Math.max(1, Math.ceil(context.ttl / 1000));
-      return new HttpError(
-        problem(429, 'rate-limited', `Too many requests; try again in ${seconds} seconds.`, {
-          headers: { 'retry-after': String(seconds) },
-        }),
-      );
+      return tooManyRequests(`Too many requests; try again in ${seconds} seconds.`, seconds);
     },
   });
+}
+
+/** 429 `rate-limited`, saying why in `detail`, and when to come back in `Retry-After`. */
+export function tooManyRequests(detail: string, seconds: number): HttpError {
+  return new HttpError(
+    problem(429, 'rate-limited', detail, { headers: { 'retry-after': String(seconds) } }),
+  );
 }
 
 function databaseStore(counters: CounterStore) {

@@ -1,6 +1,5 @@
 import ipaddr from 'ipaddr.js';
-import { HttpError } from '../../platform/http/problem.js';
-import { problem } from '../problem-codes.js';
+import { tooManyRequests } from '../../platform/http/rate-limit.js';
 
 /** A client's account of engine time: seconds it may still spend, as of `at`. */
 interface Account {
@@ -57,14 +56,14 @@ export class ClientShares {
   admit(client: string, now = Date.now()): (seconds: number, replaced: boolean) => void {
     const account = this.refreshed(client, now);
     if (account.inFlight >= this.concurrent) {
-      throw tooMany(
+      throw tooManyRequests(
         `This client has ${account.inFlight} ${account.inFlight === 1 ? 'query' : 'queries'} under way, as many as one client may; send the next when one is answered.`,
         1,
       );
     }
     if (account.balance <= 0) {
       const seconds = Math.max(1, Math.ceil(-account.balance / this.concurrent));
-      throw tooMany(
+      throw tooManyRequests(
         `This client's queries have used its share of the engine (queries stopped at the time limit count three times); ask again in ${seconds} s.`,
         seconds,
       );
@@ -109,10 +108,4 @@ export class ClientShares {
       if (account.inFlight === 0 && balance >= this.capacity) this.accounts.delete(client);
     }
   }
-}
-
-function tooMany(detail: string, seconds: number): HttpError {
-  return new HttpError(
-    problem(429, 'rate-limited', detail, { headers: { 'retry-after': String(seconds) } }),
-  );
 }
