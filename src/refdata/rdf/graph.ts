@@ -8,7 +8,7 @@ import {
 } from 'n3';
 import type { RdlTerm } from './rdl-vocabulary.js';
 import { RDL_NAMESPACE, xsd } from './vocabulary.js';
-import { writableIri, writableText } from './writable-terms.js';
+import { writableIri, writableLanguage, writableText } from './writable-terms.js';
 
 const { namedNode, literal, blankNode, quad } = DataFactory;
 
@@ -40,9 +40,10 @@ export class GraphBuilder {
     return namedNode(writableIri(value));
   }
 
-  /** Text in a language (BCP 47), English unless said. */
+  /** Text in a language (BCP 47), English unless said; plain text if the tag is malformed. */
   text(value: string, language = 'en'): Quad_Object {
-    return literal(writableText(value), language);
+    const tag = writableLanguage(language);
+    return tag ? literal(writableText(value), tag) : literal(writableText(value));
   }
 
   plain(value: string): Quad_Object {

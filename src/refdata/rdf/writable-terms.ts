@@ -38,3 +38,22 @@ export function writableIri(value: string): string {
   if (!HAS_NOT_IN_IRIREF.test(value) && !HAS_NOT_XML_CHARACTER.test(value)) return value;
   return writableText(value).replace(NOT_IN_IRIREF, percentEncoded);
 }
+
+/**
+ * A well-formed BCP 47 language tag (RFC 5646 section 2.1's syntax: language,
+ * script, region, variants, extensions, private use; or private use alone,
+ * or a grandfathered form), which every reader takes: N-Triples' LANGTAG, and
+ * Oxigraph's and Jena's checks of the tag itself.
+ */
+const WELL_FORMED_LANGUAGE_TAG =
+  /^(?:(?:[a-z]{2,3}(?:-[a-z]{3}){0,3}|[a-z]{4}|[a-z]{5,8})(?:-[a-z]{4})?(?:-(?:[a-z]{2}|\d{3}))?(?:-(?:[a-z\d]{5,8}|\d[a-z\d]{3}))*(?:-[\da-wyz](?:-[a-z\d]{2,8})+)*(?:-x(?:-[a-z\d]{1,8})+)?|x(?:-[a-z\d]{1,8})+|[a-z]{1,3}(?:-[a-z\d]{2,8}){1,2})$/i;
+
+/**
+ * A language tag as every format can write it: a malformed one (data from
+ * before tags were checked on the way in; the quality report names it) is
+ * left off, and its literal written as plain text, rather than make the whole
+ * graph unreadable.
+ */
+export function writableLanguage(tag: string): string {
+  return WELL_FORMED_LANGUAGE_TAG.test(tag) ? tag : '';
+}
