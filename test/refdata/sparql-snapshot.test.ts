@@ -96,3 +96,76 @@ describe('a snapshot file', () => {
     await removeStaleSnapshots(join(snapshots, 'not-there'));
   });
 });
+
+describe("a view's copies", () => {
+  it('load every resource they can read, leave out and name one they cannot, and refill alike', async () => {
+    const { StoreThread } = await import('../../src/refdata/sparql/store-thread.js');
+    const { RESOURCE_MARK } = await import('../../src/refdata/sparql/engine-calls.js');
+    const leftOut: string[][] = [];
+    const failures: Error[] = [];
+    const thread = new StoreThread(
+      ['published'],
+      {
+        copies: 2,
+        snapshotRoot: root(),
+        waitMilliseconds: 10_000,
+        onLeftOut: (_view, iris) => leftOut.push(iris),
+      },
+      (error) => failures.push(error),
+    );
+    const block = (iri: string, object: string) =>
+      `${RESOURCE_MARK}${iri}\n<${iri}> <http://p> ${object} <http://g> .\n<${iri}> <http://q> _:b <http://g> .\n_:b <http://r> "held" <http://g> .\n`;
+    const nquads = [
+      block('http://a', '"Pumpe"@nb'),
+      // A tag no reader takes, as data from before the rules holds it.
+      block('http://bad', '"Pumpe"@nb NO!'),
+      block('http://c', '<http://o>'),
+    ].join('');
+    const ask = async (text: string) => {
+      const outcome = await thread.query(
+        'published',
+        { text, maxRows: 100, format: 'application/sparql-results+json', dataset: undefined },
+        20,
+      ).answer;
+      if (!outcome.ok) throw new Error(JSON.stringify(outcome.refusal));
+      return JSON.parse(outcome.body) as { boolean?: boolean; results?: { bindings: unknown[] } };
+    };
+    try {
+      await thread.replace([], { published: nquads, working: '' });
+      expect(leftOut).toEqual([['http://bad']]);
+      expect(
+        (await ask('ASK { <http://a> <http://p> "Pumpe"@nb ; <http://q>/<http://r> "held" }'))
+          .boolean,
+      ).toBe(true);
+      expect((await ask('ASK { <http://c> <http://p> <http://o> }')).boolean).toBe(true);
+      expect((await ask('ASK { <http://bad> ?p ?o }')).boolean).toBe(false);
+      // Each resource once, with its blank node: nothing of the first attempt is left twice.
+      const counted = await ask('SELECT ?s WHERE { ?s <http://r> "held" }');
+      expect(counted.results?.bindings).toHaveLength(2);
+      // A copy stopped under a query is filled again from the snapshot, to the same effect.
+      const asked = thread.query(
+        'published',
+        {
+          text: 'ASK {}',
+          maxRows: 1,
+          format: 'application/sparql-results+json',
+          dataset: undefined,
+        },
+        20,
+      );
+      await asked.started;
+      asked.stop();
+      await asked.answer.catch(() => undefined);
+      for (let round = 0; round < 4; round += 1) {
+        const answers = await Promise.all([
+          ask('SELECT ?s WHERE { ?s <http://r> "held" }'),
+          ask('SELECT ?s WHERE { ?s <http://r> "held" }'),
+        ]);
+        for (const answer of answers) expect(answer.results?.bindings).toHaveLength(2);
+      }
+      expect(failures).toEqual([]);
+    } finally {
+      await thread.close();
+    }
+  });
+});

@@ -2,6 +2,7 @@ import { DataFactory, type Quad, Writer } from 'n3';
 import { isLibrary } from '../families/family.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
+import { RESOURCE_MARK } from './engine-calls.js';
 import { factsOf, type RowWithFacts } from '../resources/store.js';
 
 const { namedNode, quad } = DataFactory;
@@ -48,16 +49,17 @@ function rowTriples(
   }));
 }
 
-/** Each row's quads as N-Quads, in its library's graph. */
+/** Each row's quads as N-Quads, in its library's graph, after a comment naming the row. */
 function rowQuads(
   context: { families: FamilyRegistry; iriBase: string },
   rows: readonly RowWithFacts[],
 ): string[] {
-  return rowTriples(context, rows).map(({ graph, triples }) => {
+  return rowTriples(context, rows).map(({ graph, triples }, at) => {
     const named = namedNode(graph);
-    return NQUADS.quadsToString(
+    // Marked by its resource, so that a store can load the others when one cannot be read.
+    return `${RESOURCE_MARK}${rows[at]?.iri ?? ''}\n${NQUADS.quadsToString(
       triples.map((triple) => quad(triple.subject, triple.predicate, triple.object, named)),
-    );
+    )}`;
   });
 }
 

@@ -5,6 +5,13 @@
  */
 import type { Reading } from './query-reading.js';
 
+/**
+ * The comment line that opens each resource's N-Quads in what a copy is given
+ * (`#resource <iri>`, N-Quads allows comments): a copy that cannot read one
+ * resource's quads loads the others, and says which it left out.
+ */
+export const RESOURCE_MARK = '#resource ';
+
 /** The dataset a query runs over: the protocol's graphs. */
 export interface QueryDataset {
   /** `default-graph-uri`: their merge is the default graph. */

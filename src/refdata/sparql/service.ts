@@ -201,6 +201,11 @@ export class SparqlService extends Replica<StoreThread> {
         copies: this.settings.copies,
         snapshotRoot: this.settings.snapshotDirectory,
         waitMilliseconds: this.settings.queueWaitMilliseconds,
+        onLeftOut: (view, iris) =>
+          this.log.warn(
+            { view, iris: iris.slice(0, 20), count: iris.length },
+            'sparql dataset: resources left out of a view, their RDF could not be read',
+          ),
       },
       onFailure,
     );

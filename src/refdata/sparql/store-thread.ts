@@ -75,15 +75,17 @@ class Copy {
   /** Fills the copy from a snapshot file first: every call made after this waits for it. */
   restoreFrom(snapshot: SnapshotFile): Promise<void> {
     this.ready = snapshot.flushed().then(async () => {
+      // What it leaves out was left out, and said, when the change was first made.
       this.took(await this.calls.call('restore', snapshot.path));
     });
     return this.ready;
   }
 
-  /** Notes what the copy holds after a change. */
-  took(held: { quads: number; heldBytes: number }): void {
+  /** Notes what the copy holds after a change; answers the resources it left out. */
+  took(held: { quads: number; heldBytes: number; leftOut: string[] }): string[] {
     this.quads = held.quads;
     this.baselineBytes = held.heldBytes;
+    return held.leftOut;
   }
 
   /**
@@ -136,6 +138,8 @@ class ViewCopies {
     private readonly onFailure: (error: Error) => void,
     snapshotPath: string,
     private readonly waitMilliseconds: number,
+    /** Hears of resources whose RDF a copy could not read, and left out. */
+    private readonly onLeftOut: (iris: string[]) => void,
   ) {
     this.snapshot = new SnapshotFile(snapshotPath);
     this.copies = Array.from({ length: count }, () => new Copy(start, onFailure));
@@ -168,10 +172,12 @@ class ViewCopies {
   async replace(iris: string[], nquads: string): Promise<void> {
     // In the snapshot first: a copy filled from it from now on holds the change.
     this.snapshot.append(iris, nquads);
+    const leftOut = new Set<string>();
     await Promise.all(
       this.copies.map(async (copy) => {
         try {
-          copy.took(await copy.call('replace', iris, nquads).answer);
+          for (const iri of copy.took(await copy.call('replace', iris, nquads).answer))
+            leftOut.add(iri);
         } catch {
           // A copy that cannot take a change is replaced by one filled from the snapshot,
           // unless it was already ended (a copy being replaced answers nothing more).
@@ -179,6 +185,7 @@ class ViewCopies {
         }
       }),
     );
+    if (leftOut.size > 0) this.onLeftOut([...leftOut]);
     await this.snapshot.flushed();
   }
 
@@ -331,7 +338,13 @@ export class StoreThread {
   /** Starts empty stores of `views`; `onFailure` hears of a thread ending other than by `close`. */
   constructor(
     views: readonly View[],
-    options: { copies: number; snapshotRoot: string; waitMilliseconds: number },
+    options: {
+      copies: number;
+      snapshotRoot: string;
+      waitMilliseconds: number;
+      /** Hears of resources a view left out, their RDF unreadable. */
+      onLeftOut: (view: View, iris: string[]) => void;
+    },
     onFailure: (error: Error) => void,
   ) {
     this.directory = snapshotDirectory(options.snapshotRoot, randomUUID());
@@ -350,6 +363,7 @@ export class StoreThread {
         },
         join(this.directory, `${view}.nq`),
         options.waitMilliseconds,
+        (iris) => options.onLeftOut(view, iris),
       );
     for (const view of views) this.views[view] = forView(view);
   }

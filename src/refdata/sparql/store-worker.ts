@@ -14,12 +14,13 @@
 import { closeSync, openSync, readSync } from 'node:fs';
 import { BlankNode, defaultGraph, type NamedNode, namedNode, type Quad, Store } from 'oxigraph';
 import { answerCalls } from '../../platform/threads/worker-calls.js';
-import type {
-  DatasetChoice,
-  QueryOutcome,
-  QueryRequest,
-  ReadOutcome,
-  Refusal,
+import {
+  type DatasetChoice,
+  type QueryOutcome,
+  type QueryRequest,
+  RESOURCE_MARK,
+  type ReadOutcome,
+  type Refusal,
 } from './engine-calls.js';
 import { classify } from './query-form.js';
 import { MAX_OPERATIONS, readQuery } from './query-reading.js';
@@ -66,14 +67,15 @@ function heldBytes(): number {
   return process.memoryUsage().external;
 }
 
-/** What a copy holds after a change: its quads, and its memory. */
+/** What a copy holds after a change: its quads, its memory, and the resources it left out. */
 interface Held {
   quads: number;
   heldBytes: number;
+  leftOut: string[];
 }
 
-function held(): Held {
-  return { quads: store.size, heldBytes: heldBytes() };
+function held(leftOut: string[]): Held {
+  return { quads: store.size, heldBytes: heldBytes(), leftOut };
 }
 
 /** Deletes `quad`, and what hangs from its object when that is a blank node of the resource. */
@@ -84,12 +86,49 @@ function deleteWithBlankNodes(quad: Quad): void {
       deleteWithBlankNodes(inner);
 }
 
-/** Removes every triple about each IRI (and the blank nodes it holds), then adds `nquads`. */
-function replaceResources(iris: string[], nquads: string): void {
-  for (const iri of iris) {
-    for (const quad of store.match(namedNode(iri), null, null, null)) deleteWithBlankNodes(quad);
+/** Removes every triple about `iri`, and the blank nodes it holds. */
+function removeResource(iri: string): void {
+  for (const quad of store.match(namedNode(iri), null, null, null)) deleteWithBlankNodes(quad);
+}
+
+const LOAD = { format: 'application/n-quads', no_transaction: true } as const;
+
+/**
+ * Removes every triple about each IRI (and the blank nodes it holds), then adds
+ * `nquads`; answers the resources left out. When the whole cannot be read (a
+ * value no reader takes, stored before the rules), what it loaded is removed
+ * and each resource (`RESOURCE_MARK`) is loaded alone: one bad resource costs
+ * only itself, never the view.
+ */
+function replaceResources(iris: string[], nquads: string): string[] {
+  for (const iri of iris) removeResource(iri);
+  if (nquads === '') return [];
+  try {
+    store.load(nquads, LOAD);
+    return [];
+  } catch (error) {
+    if (isTrap(error)) throw error;
   }
-  if (nquads !== '') store.load(nquads, { format: 'application/n-quads', no_transaction: true });
+  const blocks = nquads.split(`\n${RESOURCE_MARK}`).map((block, at) => {
+    const text = at === 0 ? block : `${RESOURCE_MARK}${block}`;
+    const iri = text.startsWith(RESOURCE_MARK)
+      ? text.slice(RESOURCE_MARK.length, text.indexOf('\n'))
+      : undefined;
+    return { iri, text };
+  });
+  for (const block of blocks) if (block.iri) removeResource(block.iri);
+  const left: string[] = [];
+  for (const block of blocks) {
+    try {
+      store.load(block.text, LOAD);
+    } catch (error) {
+      if (isTrap(error)) throw error;
+      if (!block.iri) throw error;
+      removeResource(block.iri);
+      left.push(block.iri);
+    }
+  }
+  return left;
 }
 
 /** Throws what a call that changes the store cannot do: a spent engine holds nothing sure. */
@@ -165,10 +204,7 @@ const api = {
    * answers the quads held.
    */
   replace(iris: string[], nquads: string): Held {
-    return changing(() => {
-      replaceResources(iris, nquads);
-      return held();
-    });
+    return changing(() => held(replaceResources(iris, nquads)));
   },
   /**
    * Fills the store from the view's snapshot file (`snapshot-file.ts`), record
@@ -177,18 +213,20 @@ const api = {
   restore(path: string): Held {
     return changing(() => {
       const file = openSync(path, 'r');
+      const leftOut = new Set<string>();
       try {
         let position = 0;
         for (;;) {
           const record = readSnapshotRecord(file, position, readSync);
           if (!record) break;
-          replaceResources(record.iris, record.nquads);
+          for (const iri of record.iris) leftOut.delete(iri);
+          for (const iri of replaceResources(record.iris, record.nquads)) leftOut.add(iri);
           position = record.next;
         }
       } finally {
         closeSync(file);
       }
-      return held();
+      return held([...leftOut]);
     });
   },
   /** Reads a query (for an external store), without evaluating it. */
