@@ -2,8 +2,8 @@ import { DataFactory, type Quad, Writer } from 'n3';
 import { isLibrary } from '../families/family.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
-import { RESOURCE_MARK } from './engine-calls.js';
 import { factsOf, type RowWithFacts } from '../resources/store.js';
+import { RESOURCE_MARK } from './engine-calls.js';
 
 const { namedNode, quad } = DataFactory;
 
