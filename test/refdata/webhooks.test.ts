@@ -310,6 +310,12 @@ describe.each(DATABASE_KINDS)('webhooks on %s', (kind) => {
       [{ url: 'http://10.1.2.3/hooks' }, 400, 'internal address'],
       [{ url: 'http://169.254.169.254/latest' }, 400, 'internal address'],
       [{ url: 'http://[fd00::1]/x' }, 400, 'internal address'],
+      // IPv6 forms that carry an IPv4 address, or lie outside the global unicast space.
+      [{ url: 'http://[::127.0.0.1]/x' }, 400, 'internal address'],
+      [{ url: 'http://[::a00:1]/x' }, 400, 'internal address'],
+      [{ url: 'http://[64:ff9b::7f00:1]/x' }, 400, 'internal address'],
+      [{ url: 'http://[2002:7f00:1::1]/x' }, 400, 'internal address'],
+      [{ url: 'http://[100::1]/x' }, 400, 'internal address'],
       [{ url: 'http://no-such-host.invalid/x' }, 400, 'does not resolve'],
       [{ url: receiver.url, events: ['exploded'] }, 400, 'events'],
       [{ url: receiver.url, events: ['created', 'created'] }, 400, 'twice'],

@@ -7,6 +7,19 @@ export const MAX_URL_LENGTH = 2048;
 
 type Network = readonly [ipaddr.IPv4 | ipaddr.IPv6, number];
 
+/** IPv6's global unicast space (RFC 4291 §2.4): what ipaddr.js calls unicast outside it is not. */
+const GLOBAL_UNICAST_IPV6 = ipaddr.parseCIDR('2000::/3');
+
+/**
+ * Whether an address ipaddr.js calls unicast is one of the public internet's:
+ * every IPv4 unicast address, and IPv6 only within 2000::/3, so that the
+ * IPv4-compatible form (`::127.0.0.1`, ::/96, deprecated) and the other
+ * reserved blocks outside it reach nothing.
+ */
+function isGlobal(address: ipaddr.IPv4 | ipaddr.IPv6): boolean {
+  return address.kind() === 'ipv4' || (address as ipaddr.IPv6).match(GLOBAL_UNICAST_IPV6);
+}
+
 /**
  * Where deliveries may go: `http(s)` URLs without credentials, to public
  * addresses only, unless a range is allowed by setting
@@ -41,7 +54,7 @@ export class TargetPolicy {
     } catch {
       return false;
     }
-    if (parsed.range() === 'unicast') return true;
+    if (parsed.range() === 'unicast' && isGlobal(parsed)) return true;
     return this.allowed.some(
       ([network, bits]) =>
         network.kind() === parsed.kind() && parsed.match([network, bits] as never),
