@@ -779,6 +779,56 @@ describe.each(DATABASE_KINDS)('refdata authoring on %s', (kind) => {
     });
   });
 
+  it("takes the ETag a GET of the resource's IRI gave, in any format, as the version it names", async () => {
+    const ontology = await createLibrary(service);
+    const name = uniqueName('Impeller');
+    const made = await create(service, '/rdl/terms/subclass', {
+      name,
+      ontology,
+      subClassOf: ['http://x.example/E'],
+    });
+    const path = new URL(made.iri).pathname;
+    const read = await service.call('GET', path, { headers: { accept: 'application/json' } });
+    const representation = read.headers.etag as string;
+    expect(representation).toMatch(/^"\d+-json"$/);
+    const body = (description: string) => ({
+      changeJustification: 'Clearer',
+      name,
+      description,
+      ontology,
+      subClassOf: ['http://x.example/E'],
+    });
+    const url = `/rdl/terms/subclass?${iriQuery(made.iri)}`;
+    const based = await service.call('PUT', url, {
+      headers: { 'if-match': representation },
+      body: body('Moves fluid'),
+    });
+    expect(based.statusCode, based.body).toBe(204);
+    // The same tag names the version before: stale now, in Turtle's form as in JSON's.
+    for (const tag of [representation, representation.replace('-json', '-turtle')]) {
+      const stale = await service.call('PUT', url, {
+        headers: { 'if-match': tag },
+        body: body('Overwrite'),
+      });
+      expect(stale.statusCode, tag).toBe(409);
+      expect(stale.json().type).toMatch(/stale-write$/);
+    }
+    // A version that merely begins like it is another version.
+    const now = (await service.call('GET', path, { headers: { accept: 'text/turtle' } })).headers
+      .etag as string;
+    const longer = now.replace(/^"(\d+)-/, '"$10-');
+    const wrong = await service.call('PUT', url, {
+      headers: { 'if-match': longer },
+      body: body('Overwrite'),
+    });
+    expect(wrong.statusCode).toBe(409);
+    const current = await service.call('PUT', url, {
+      headers: { 'if-match': now },
+      body: body('Moves fluid with an impeller'),
+    });
+    expect(current.statusCode).toBe(204);
+  });
+
   it('gives a picklist an ETag that covers its values, so a value edited on its own is not lost', async () => {
     const ontology = await createLibrary(service);
     const picklist = await create(service, '/cfihos/picklist', {

@@ -55,12 +55,20 @@ export function conflictProblem(error: unknown): unknown {
   return error;
 }
 
-/** `If-Match` against the resource's ETag; a mismatch means the write is stale. */
+/**
+ * `If-Match` against the resource's version; a mismatch means the write is
+ * stale. The API's ETag is the version (`"3"`); a representation's, which a
+ * GET of the resource's IRI gives, is the version and its form (`"3-json"`,
+ * `"3-turtle"`, a library's with more after): each names the version it was
+ * read at, and is taken as that version.
+ */
 export function checkIfMatch(request: FastifyRequest, row: ResourceRow): void {
   const header = request.headers['if-match'];
   if (header === undefined || header.trim() === '*') return;
   const tags = header.split(',').map((tag) => tag.trim().replace(/^W\//, ''));
-  if (!tags.includes(etagOf(row))) {
+  const version = etagOf(row);
+  const representation = `${version.slice(0, -1)}-`;
+  if (!tags.some((tag) => tag === version || tag.startsWith(representation))) {
     throw new HttpError(
       problem(
         409,
