@@ -4,6 +4,7 @@ import { type Quad, StreamWriter, Writer } from 'n3';
 import { JsonLdWriter } from './jsonld-writer.js';
 import { preparePrefixes, writeAll } from './prefixed-writer.js';
 import { RDF_XML_FOOTER, RDF_XML_HEADER, RdfXmlWriter } from './rdfxml.js';
+import { StableBlankNodes } from './stable-blank-nodes.js';
 import { PREFIXES } from './vocabulary.js';
 
 /** The RDF serializations a resource is offered in, by media type, in the order offered. */
@@ -110,8 +111,27 @@ const rdfXmlDocument = (): DocumentWriter => {
   };
 };
 
+/**
+ * A format whose blank nodes are labelled by their order in the document
+ * (`StableBlankNodes`), so that the same graph is always the same bytes.
+ */
+function stable(format: RdfFormat): RdfFormat {
+  return {
+    ...format,
+    write: (quads) => format.write(new StableBlankNodes().relabel(quads)),
+    stream(chunks) {
+      const labels = new StableBlankNodes();
+      return format.stream(
+        (async function* () {
+          for await (const chunk of chunks) yield labels.relabel(chunk);
+        })(),
+      );
+    },
+  };
+}
+
 /** Every RDF format, by media type. */
-export const RDF_FORMATS: Readonly<Record<RdfMediaType, RdfFormat>> = {
+const WRITERS: Readonly<Record<RdfMediaType, RdfFormat>> = {
   'application/ld+json': documentFormat(
     {
       mediaType: 'application/ld+json',
@@ -135,6 +155,10 @@ export const RDF_FORMATS: Readonly<Record<RdfMediaType, RdfFormat>> = {
   ),
   'application/n-quads': n3Format('application/n-quads', 'nq', 'N-Quads'),
 };
+
+export const RDF_FORMATS: Readonly<Record<RdfMediaType, RdfFormat>> = Object.fromEntries(
+  RDF_MEDIA_TYPES.map((mediaType) => [mediaType, stable(WRITERS[mediaType])]),
+) as Record<RdfMediaType, RdfFormat>;
 
 /** A graph of any size, written as it comes (see `RdfFormat.stream`). */
 export function serializeStream(chunks: AsyncIterable<Quad[]>, mediaType: RdfMediaType): Readable {
