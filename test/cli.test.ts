@@ -335,6 +335,16 @@ describe('codehost account commands', () => {
     expect(newPassword).toBeDefined();
     expect(newPassword).not.toBe(password);
     expect((await run(['codehost-user-create', 'bob'], env)).status).toBe(2);
+    // A name holds no control character: a line break in it would fake a line in the mails
+    // and pages that show it.
+    const twoLines = await run(
+      ['codehost-user-create', 'carol', 'carol@example.com', '--name=Carol\nSubject: urgent'],
+      env,
+    );
+    expect(twoLines.status).toBe(1);
+    expect(twoLines.stderr).toBe(
+      'Name may not hold control characters (U+000A, a line break or a tab among them)\n',
+    );
 
     // The stored state is what the commands said: check it through the database.
     const database = openDatabase<CodehostTables>(

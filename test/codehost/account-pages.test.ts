@@ -107,6 +107,12 @@ describe.each(DATABASE_KINDS)('on %s', (kind) => {
       expect(refused.body).toContain('value="Typed &lt;place&gt;"');
       expect(refused.body).toContain('aria-invalid="true"');
       expect(await userRow(service, user.id)).toEqual(before);
+      // A name holds no control character, a line break least of all.
+      const twoLines = await client.post('/profile', { name: 'Mallory\r\nBcc: everyone' });
+      expect(twoLines.statusCode).toBe(422);
+      expect(twoLines.body).toContain('id="name-error"');
+      expect(twoLines.body).toContain('control characters');
+      expect(await userRow(service, user.id)).toEqual(before);
 
       // Without the form token nothing changes either.
       const forged = await client.post('/profile', {

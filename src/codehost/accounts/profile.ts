@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import { controlCharacterIn } from '../../platform/one-line-text.js';
 import type { FieldErrors } from '../../platform/web/forms.js';
 import type { CodehostTables } from '../db/tables.js';
 import { normalizeEmail, type UserRow } from './users.js';
@@ -64,6 +65,9 @@ export function profileErrors(input: ProfileInput, ownEmails: readonly string[])
     }
   }
   if (!errors.name && input.name === '') errors.name = 'Enter your name.';
+  const control = controlCharacterIn(input.name);
+  if (!errors.name && control)
+    errors.name = `Your name may not hold control characters (here ${control}): write it on one line.`;
   if (!errors.website_url && input.website_url !== '' && !isWebAddress(input.website_url)) {
     errors.website_url = 'Enter a web address starting with http:// or https://.';
   }

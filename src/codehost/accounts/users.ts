@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
+import { controlCharacterIn } from '../../platform/one-line-text.js';
 import type { CodehostTables, UsersTable } from '../db/tables.js';
 import { type PasswordHasher, passwordProblem } from './passwords.js';
 
@@ -67,6 +68,13 @@ export class UserStore {
     }
     if (name.length === 0 || name.length > 255) {
       throw new AccountError('name', 'Name must be 1 to 255 characters');
+    }
+    const control = controlCharacterIn(name);
+    if (control) {
+      throw new AccountError(
+        'name',
+        `Name may not hold control characters (${control}, a line break or a tab among them)`,
+      );
     }
     if (!validEmail(email)) throw new AccountError('email', 'Email is invalid');
     const weak = passwordProblem(input.password);
