@@ -96,6 +96,15 @@ describe('reading CSV files', () => {
     expect(refusal(() => readCsv('blank.csv', Buffer.from('code,,name\n'))).reason).toMatch(
       /empty column name/,
     );
+    // UTF-8 chosen over a Windows-1252 file: refused where the first byte does not decode,
+    // never read as U+FFFD ("90 �C").
+    const degrees = Buffer.from('code,name,unit\nA,Pump,90 \xb0C\n', 'latin1');
+    const wrongEncoding = refusal(() => readCsv('degrees.csv', degrees, 'utf-8'));
+    expect(wrongEncoding.reason).toMatch(/is not UTF-8 .*0xB0.*windows-1252/);
+    expect([wrongEncoding.line, wrongEncoding.column]).toEqual([2, 11]);
+    // UTF-16 chosen over bytes that are not: an odd count, or a lone surrogate.
+    const lone = Buffer.from([0x41, 0x00, 0x0a, 0x00, 0x00, 0xd8, 0x42, 0x00]);
+    expect(refusal(() => readCsv('lone.csv', lone, 'utf-16le')).line).toBe(2);
     // The start of a PNG image.
     const png = Buffer.from([
       0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0x0d, 0x49, 0x48,

@@ -57,7 +57,7 @@ export function decodeText(
   const bom = BOMS.find(([mark]) => bytes.subarray(0, mark.length).equals(mark));
   if (chosen) {
     const body = bom && bom[1] === chosen ? bytes.subarray(bom[0].length) : bytes;
-    return { text: iconv.decode(body, chosen), encoding: chosen, encodingFrom: 'chosen' };
+    return { text: strictlyDecoded(file, body, chosen), encoding: chosen, encodingFrom: 'chosen' };
   }
   if (bom) {
     const [mark, encoding] = bom;
@@ -91,6 +91,57 @@ export function decodeText(
     encoding: 'windows-1252',
     encodingFrom: 'detected',
   };
+}
+
+/** The Unicode encodings, read strictly: a byte that does not decode is refused, never U+FFFD. */
+const STRICT: Partial<Record<Encoding, InstanceType<typeof TextDecoder>>> = {
+  'utf-8': STRICT_UTF8,
+  'utf-16le': new TextDecoder('utf-16le', { fatal: true }),
+  'utf-16be': new TextDecoder('utf-16be', { fatal: true }),
+};
+
+/**
+ * Text in the encoding the person chose. UTF-8 and UTF-16 are read strictly:
+ * bytes that do not decode are refused, naming the line and column of the
+ * first, rather than stored as U+FFFD. (Windows-1252 and ISO-8859-1 give
+ * every byte a character.)
+ */
+function strictlyDecoded(file: string, bytes: Buffer, chosen: Encoding): string {
+  const strict = STRICT[chosen];
+  if (!strict) return iconv.decode(bytes, chosen);
+  try {
+    return strict.decode(bytes);
+  } catch {
+    // Where: the longest start that decodes, then its line and column.
+    let good = 0;
+    let bad = bytes.length;
+    while (bad - good > 1) {
+      const middle = Math.floor((good + bad) / 2);
+      if (decodesAsStart(strict, bytes.subarray(0, middle))) good = middle;
+      else bad = middle;
+    }
+    const before = new TextDecoder(chosen).decode(bytes.subarray(0, good));
+    const lineStart = before.lastIndexOf('\n') + 1;
+    const line = before.slice(0, lineStart).split('\n').length;
+    const byte = bytes[good] ?? 0;
+    throw new CsvReadError(
+      file,
+      `is not ${chosen.toUpperCase()} at byte 0x${byte.toString(16).toUpperCase().padStart(2, '0')}; choose the encoding it is in (a file from Excel on Windows is most often windows-1252), or leave the choice out to have it detected`,
+      line,
+      [...before.slice(lineStart)].length + 1,
+    );
+  }
+}
+
+/** Whether `bytes` is the start of valid text: all of it decodes, but perhaps a character cut at the end. */
+function decodesAsStart(strict: InstanceType<typeof TextDecoder>, bytes: Buffer): boolean {
+  try {
+    // `stream: true` lets a character cut at the end wait for bytes that never come.
+    new TextDecoder(strict.encoding, { fatal: true }).decode(bytes, { stream: true });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** How much of a file the detector reads: what tells encodings apart is its bytes past ASCII. */
