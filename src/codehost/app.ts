@@ -6,6 +6,7 @@ import { registerSurface } from '../platform/http/surface.js';
 import type { ServiceDefinition } from '../platform/service.js';
 import { accountCommands } from './accounts/commands.js';
 import { createInitialAdmin } from './accounts/initial-admin.js';
+import { passkeysNeedADomain, relyingPartyOf } from './accounts/passkeys.js';
 import { PasswordHasher } from './accounts/passwords.js';
 import { UserStore } from './accounts/users.js';
 import { registerApplicationRoutes } from './api/application-routes.js';
@@ -86,11 +87,16 @@ export function codehostService(
     internalError: internalErrorOf,
     errorRenderer: () => renderMachineError,
     adminCommands: [...accountCommands, ...namespaceCommands, ...oidcCommands],
-    async initialize({ database, platform }) {
+    async initialize({ database, platform, config }) {
       const users = new UserStore(database.db, new PasswordHasher(platform.security.passwordHash));
       // The OpenID Connect signing key is made on first start, before any request needs it.
       await new SigningKeyStore(database.db).ensureKey();
-      return createInitialAdmin(users, platform.dataDir);
+      const party = relyingPartyOf(config.publicUrl);
+      const notices = [
+        await createInitialAdmin(users, platform.dataDir),
+        party.byAddress ? `codehost: ${passkeysNeedADomain(party)}` : undefined,
+      ].filter((notice) => notice !== undefined);
+      return notices.length > 0 ? notices.join('\n') : undefined;
     },
     async registerRoutes(app, { database, config, platform }) {
       const context = createCodehost(database.db, config, platform, grants);

@@ -7,7 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import { secretHash } from '../../src/platform/security/secrets.js';
 import { DATABASE_KINDS } from '../harness.js';
-import { apiToken, codehostForTests, createUser, tokenRequest, WebClient } from './helpers.js';
+import {
+  apiToken,
+  codehostForTests,
+  createUser,
+  startCodehost,
+  tokenRequest,
+  WebClient,
+} from './helpers.js';
 
 describe.each(DATABASE_KINDS)('passkey routes on %s', (kind) => {
   const service = codehostForTests(kind);
@@ -205,5 +212,54 @@ describe.each(DATABASE_KINDS)('passkey routes on %s', (kind) => {
     expect(signInPage.body).toMatch(
       /data-passkey-options="\{[^"]*&quot;challenge&quot;:&quot;[A-Za-z0-9_-]{40,}&quot;/,
     );
+  });
+});
+
+describe('passkeys at an address browsers refuse them for', () => {
+  // Browsers take passkeys only for a domain name: at an IP address every ceremony fails
+  // ("127.0.0.1 is an invalid domain"), so the pages and the start-up say so. (The service
+  // still takes a ceremony from a client that runs one, as these tests' own do.)
+  const service = codehostForTests('sqlite', {
+    env: { CODEHOST_PUBLIC_URL: 'http://127.0.0.1:9080' },
+  });
+
+  it('says why on the sign-in and passkeys pages, and at start-up', async () => {
+    const user = await createUser(service);
+    const browser = new WebClient(service);
+    const signIn = await browser.get('/users/sign_in');
+    expect(signIn.statusCode).toBe(200);
+    expect(signIn.body).toContain('id="passkeys-unavailable"');
+    expect(signIn.body).toContain('http://localhost:9080');
+
+    await browser.signIn(user.username, user.password);
+    const settings = await browser.get('/profile/passkeys');
+    expect(settings.body).toContain('id="passkeys-unavailable"');
+
+    const { codehost } = await import('../../src/codehost/app.js');
+    const notice = await codehost.initialize?.({
+      database: service.database,
+      config: service.config.services.codehost,
+      settings: service.config.settings.codehost,
+      platform: service.config,
+    } as never);
+    expect(notice).toMatch(/codehost: Browsers refuse passkeys here: .*http:\/\/127\.0\.0\.1:9080/);
+  });
+
+  it('says nothing where the address is a name', async () => {
+    const named = await startCodehost('sqlite', { publicHost: 'localhost' });
+    try {
+      const page = await new WebClient(named).get('/users/sign_in');
+      expect(page.body).not.toContain('id="passkeys-unavailable"');
+    } finally {
+      await named.close();
+    }
+  });
+
+  it('knows an address from a name', async () => {
+    const { relyingPartyOf } = await import('../../src/codehost/accounts/passkeys.js');
+    expect(relyingPartyOf('http://127.0.0.1:8080').byAddress).toBe(true);
+    expect(relyingPartyOf('http://[::1]:8080').byAddress).toBe(true);
+    expect(relyingPartyOf('http://localhost:8080').byAddress).toBe(false);
+    expect(relyingPartyOf('https://code.example.org').byAddress).toBe(false);
   });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import {
   type AuthenticationResponseJSON,
   type AuthenticatorTransport,
@@ -30,11 +31,23 @@ export interface RelyingParty {
   id: string;
   origin: string;
   name: string;
+  /**
+   * The service is reached by an IP address: browsers take passkeys only for
+   * a domain name (WebAuthn's RP ID is a registrable domain or `localhost`),
+   * and refuse every ceremony with "… is an invalid domain".
+   */
+  byAddress: boolean;
 }
 
 export function relyingPartyOf(publicUrl: string): RelyingParty {
   const url = new URL(publicUrl);
-  return { id: url.hostname, origin: url.origin, name: 'codehost' };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return { id: url.hostname, origin: url.origin, name: 'codehost', byAddress: isIP(host) !== 0 };
+}
+
+/** What the pages and the start-up say when browsers will refuse passkeys at this address. */
+export function passkeysNeedADomain(party: RelyingParty): string {
+  return `Browsers refuse passkeys here: this service is reached at ${party.origin}, an IP address, and they use passkeys only with a domain name (localhost included). Set CODEHOST_PUBLIC_URL to http://localhost:${new URL(party.origin).port || '80'} or to the service's domain name.`;
 }
 
 /** The browser's answer, posted as JSON text in a form field, or a refusal. */
@@ -68,7 +81,7 @@ async function verified<T>(run: () => Promise<T>): Promise<T> {
 export class PasskeyStore {
   constructor(
     private readonly db: Kysely<CodehostTables>,
-    private readonly party: RelyingParty,
+    readonly party: RelyingParty,
     private readonly now: () => number = Date.now,
   ) {}
 

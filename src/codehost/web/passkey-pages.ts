@@ -3,7 +3,7 @@ import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { textField } from '../../platform/web/forms.js';
 import { html, timeTag } from '../../platform/web/html.js';
-import { MAX_PASSKEYS, PasskeyRefused } from '../accounts/passkeys.js';
+import { MAX_PASSKEYS, PasskeyRefused, passkeysNeedADomain } from '../accounts/passkeys.js';
 import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { problem } from '../problem-codes.js';
@@ -72,6 +72,7 @@ ${passkeys.map(
 </table></div>`
 }
 <h2>Add a passkey</h2>
+${codehost.passkeys.party.byAddress ? html`<p class="notice error" id="passkeys-unavailable">${passkeysNeedADomain(codehost.passkeys.party)}</p>` : html``}
 ${
   passkeys.length >= MAX_PASSKEYS
     ? html`<p>You have ${String(MAX_PASSKEYS)} passkeys, the most an account holds. Remove one to add another.</p>`

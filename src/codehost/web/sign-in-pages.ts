@@ -2,7 +2,7 @@ import type { PublicKeyCredentialRequestOptionsJSON } from '@simplewebauthn/serv
 import type { HttpApp } from '../../platform/http/server.js';
 import { html } from '../../platform/web/html.js';
 import { safeReturnPath } from '../../platform/web/return-path.js';
-import { PasskeyRefused } from '../accounts/passkeys.js';
+import { PasskeyRefused, passkeysNeedADomain } from '../accounts/passkeys.js';
 import { hasTotp, isTwoFactorEnabled, type UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { AMR, completeSignIn, passkeyAmr } from './complete-sign-in.js';
@@ -23,6 +23,8 @@ const PENDING_TWO_FACTOR_MS = 5 * 60 * 1000;
 function signInForm(
   csrf: string,
   passkey: PublicKeyCredentialRequestOptionsJSON,
+  /** Why browsers will refuse passkeys at this address, when they will. */
+  unavailable: string | undefined,
   error?: string,
   login = '',
   done?: { kind: 'ok'; text: string },
@@ -41,6 +43,7 @@ function signInForm(
   <input type="password" id="password" name="password" autocomplete="current-password" required>
   <p><button type="submit">Sign in</button></p>
 </form>
+${unavailable ? html`<p class="hint" id="passkeys-unavailable">${unavailable}</p>` : html``}
 <section data-passkey-section hidden aria-labelledby="passkey-heading">
 <h2 id="passkey-heading">Or use a passkey</h2>
 ${passkeyForm({ id: 'passkey-sign-in', action: '/users/sign_in/passkey', csrf, kind: 'authenticate', ceremony: passkey, button: 'Sign in with a passkey' })}
@@ -94,7 +97,15 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
     error?: string,
     login = '',
     done?: { kind: 'ok'; text: string },
-  ) => signInForm(session.data.csrf, await offerSignIn(codehost, session), error, login, done);
+  ) =>
+    signInForm(
+      session.data.csrf,
+      await offerSignIn(codehost, session),
+      codehost.passkeys.party.byAddress ? passkeysNeedADomain(codehost.passkeys.party) : undefined,
+      error,
+      login,
+      done,
+    );
 
   /** The second step for `user`, offering their passkeys when they have any. */
   const twoFactorPage = async (session: Session, user: UserRow, error?: string) =>
