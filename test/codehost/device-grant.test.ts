@@ -169,6 +169,29 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     expect(((await me.json()) as { username: string }).username).toBe(user.username);
   }, 30_000);
 
+  it("gives the ID token the auth_time of the session that approved the device, not the user's latest sign-in", async () => {
+    const app = await deviceApplication({ scopes: ['openid'] });
+    const started = await startDevice(app.clientId, 'openid');
+    const before = Math.floor(Date.now() / 1000);
+    const { user, browser } = await signedInBrowser();
+    const after = Math.ceil(Date.now() / 1000);
+    // The same person signs in elsewhere ten minutes later: their latest sign-in moves on.
+    const elsewhere = Date.now() + 600_000;
+    await service.db
+      .updateTable('users')
+      .set({ current_sign_in_at: elsewhere })
+      .where('id', '=', user.id)
+      .execute();
+    expect((await decide(browser, started.user_code, 'approve')).statusCode).toBe(303);
+    const issued = await poll(app.clientId, started.device_code);
+    expect(issued.statusCode, issued.body).toBe(200);
+    const claims = JSON.parse(
+      Buffer.from(String(issued.json().id_token).split('.')[1] ?? '', 'base64url').toString(),
+    ) as { auth_time: number };
+    expect(claims.auth_time).toBeGreaterThanOrEqual(before);
+    expect(claims.auth_time).toBeLessThanOrEqual(after);
+  });
+
   it('answers each poll as RFC 8628 says: pending, slow_down, then the token once', async () => {
     const app = await deviceApplication();
     const started = await startDevice(app.clientId);

@@ -302,13 +302,15 @@ export class UserStore {
       .execute();
   }
 
-  /** GitLab's pair: the previous sign-in moves to `last_sign_in_at`. */
-  async recordSignIn(user: UserRow): Promise<void> {
+  /** GitLab's pair: the previous sign-in moves to `last_sign_in_at`. Answers when this one was. */
+  async recordSignIn(user: UserRow): Promise<number> {
+    const now = this.now();
     await this.db
       .updateTable('users')
-      .set({ last_sign_in_at: user.current_sign_in_at, current_sign_in_at: this.now() })
+      .set({ last_sign_in_at: user.current_sign_in_at, current_sign_in_at: now })
       .where('id', '=', user.id)
       .execute();
+    return now;
   }
 }
 

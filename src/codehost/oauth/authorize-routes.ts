@@ -196,7 +196,8 @@ async function approve(
     scopes: request.scopes,
     codeChallenge: request.codeChallenge,
     nonce: request.nonce,
-    authTime: user.current_sign_in_at,
+    // This session's sign-in, not the user's latest (another browser may have made it).
+    authTime: session?.data.authTime ?? user.current_sign_in_at,
     amr: session?.data.amr,
     sid: session?.data.sid,
   });
@@ -280,6 +281,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
         user,
         authorized,
         Date.now(),
+        (request.session as Session | undefined)?.data.authTime,
       );
       switch (next.kind) {
         case 'error':

@@ -69,8 +69,10 @@ export function nextInteraction(
   user: UserRow | undefined,
   alreadyAuthorized: boolean,
   now: number,
+  /** When this browser's session signed in; the user's latest sign-in when unknown. */
+  sessionAuthTime?: number,
 ): Interaction {
-  const signedInAt = user?.current_sign_in_at ?? null;
+  const signedInAt = sessionAuthTime ?? user?.current_sign_in_at ?? null;
   const tooOld =
     user !== undefined &&
     request.maxAge !== undefined &&

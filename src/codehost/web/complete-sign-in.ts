@@ -32,14 +32,17 @@ export async function completeSignIn(
   amr: readonly string[],
 ): Promise<FastifyReply> {
   const returnTo = safeReturnPath(request.session?.data.returnTo);
-  await codehost.users.recordSignIn(user);
+  const authTime = await codehost.users.recordSignIn(user);
   // A password someone else chose (the first root password, a reset) is replaced
   // first; where the user was going waits until then.
   if (user.password_change_required === 1) {
-    await startSignedInSession(codehost, reply, user.id, amr, request.session, returnTo);
+    await startSignedInSession(codehost, reply, user.id, amr, request.session, {
+      authTime,
+      ...(returnTo ? { returnTo } : {}),
+    });
     return reply.redirect('/profile/password/edit', 302);
   }
-  await startSignedInSession(codehost, reply, user.id, amr, request.session);
+  await startSignedInSession(codehost, reply, user.id, amr, request.session, { authTime });
   return reply.redirect(returnTo ?? '/profile', 302);
 }
 
@@ -53,12 +56,20 @@ export async function startSignedInSession(
   userId: number,
   amr: readonly string[] | undefined,
   previous: Session | undefined,
-  returnTo?: string,
+  /** When it signed in (kept by a session that replaces another); where to go next. */
+  options: { authTime?: number | undefined; returnTo?: string } = {},
 ): Promise<Session> {
   const sid = newSessionId();
+  const { authTime, returnTo } = options;
   const session = await codehost.sessions.start(
     reply,
-    { userId, sid, ...(amr ? { amr: [...amr] } : {}), ...(returnTo ? { returnTo } : {}) },
+    {
+      userId,
+      sid,
+      ...(amr ? { amr: [...amr] } : {}),
+      ...(authTime !== undefined ? { authTime } : {}),
+      ...(returnTo ? { returnTo } : {}),
+    },
     previous,
   );
   await codehost.backchannelLogout.sessionStarted(sid, userId, session.idHash);

@@ -247,7 +247,8 @@ ${decisionForm('deny', 'Deny')}`,
       const decided = await codehost.deviceGrants.decide(found.grant.id, {
         userId: user.id,
         approve,
-        authTime: user.current_sign_in_at,
+        // This session's sign-in, not the user's latest (another browser may have made it).
+        authTime: session.data.authTime ?? user.current_sign_in_at,
         amr: session.data.amr,
         sid: session.data.sid,
       });

@@ -106,12 +106,14 @@ export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
       await codehost.users.setPassword(user.id, next);
       // Every session ended with the change (relying parties hear of it); this
       // browser goes on in a new one, signed in as it was.
+      // Signed in as it was, and when it was.
       const fresh = await startSignedInSession(
         codehost,
         reply,
         user.id,
         session.data.amr,
         undefined,
+        { authTime: session.data.authTime },
       );
       codehost.backchannelLogout.nudge();
       // Where a required change interrupted the user, they go on now; one that

@@ -32,6 +32,12 @@ export interface SessionData {
   amr?: string[];
   /** The OpenID Connect session ID (`sid`) of this signed-in session. */
   sid?: string;
+  /**
+   * When this session signed in (epoch milliseconds): the `auth_time` of the ID
+   * tokens it leads to, and what `max_age` is measured against. Not the user's
+   * latest sign-in, which another browser may have made since.
+   */
+  authTime?: number;
   /** The WebAuthn challenge of the passkey ceremony a page offered, until it is answered. */
   passkeyChallenge?: string;
   /** The synchronizer token every form posts back. */
