@@ -87,10 +87,28 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     return { user, browser };
   }
 
+  /** Continue on the code page, following its redirect to the confirmation when there is one. */
+  async function continueWith(client: WebClient, fields: Record<string, string>) {
+    const answer = await client.post('/oauth/device', fields);
+    return answer.statusCode === 303 && answer.headers.location
+      ? client.get(String(answer.headers.location))
+      : answer;
+  }
+
   async function decide(browser: WebClient, userCode: string, decision: 'approve' | 'deny') {
-    const confirm = await browser.post('/oauth/device', { user_code: userCode });
+    // Continue redirects to the confirmation, a page of its own (Post/Redirect/Get).
+    const looked = await browser.post('/oauth/device', { user_code: userCode });
+    expect(looked.statusCode).toBe(303);
+    expect(looked.headers.location).toBe('/oauth/device/confirm');
+    const confirm = await browser.get('/oauth/device/confirm');
     expect(confirm.statusCode).toBe(200);
-    return browser.post('/oauth/device/decision', { user_code: userCode, decision });
+    expect(confirm.body).toContain('id="approve"');
+    const decided = await browser.post('/oauth/device/decision', { user_code: userCode, decision });
+    // Back from the decision: the confirmation page again, by GET, saying it was answered.
+    const back = await browser.get('/oauth/device/confirm');
+    expect(back.statusCode).toBe(200);
+    expect(back.body).not.toContain('id="approve"');
+    return decided;
   }
 
   const deviceRows = async () =>
@@ -140,7 +158,7 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     expect(signedIn.headers.location).toBe(`${link.pathname}${link.search}`);
     const form = await browser.get(signedIn.headers.location as string);
     expect(form.body).toContain(`value="${started.user_code}"`);
-    const confirm = await browser.post('/oauth/device', { user_code: started.user_code });
+    const confirm = await continueWith(browser, { user_code: started.user_code });
     expect(confirm.body).toContain('Test client');
     expect(confirm.body).toContain(started.user_code);
     expect(confirm.body).toMatch(/<code>api<\/code>.*<code>openid<\/code>.*<code>profile<\/code>/s);
@@ -264,7 +282,7 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     expect(polled.statusCode).toBe(400);
     expect(polled.json().error).toBe('access_denied');
     // Answered once: the code cannot be approved afterwards, and the page says why.
-    const late = await browser.post('/oauth/device', { user_code: denied.user_code });
+    const late = await continueWith(browser, { user_code: denied.user_code });
     expect(late.statusCode).toBe(422);
     expect(late.body).toContain('You denied this code already');
 
@@ -275,7 +293,7 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
       .where('device_code_hash', '=', secretHash(expiring.device_code))
       .execute();
     expect((await poll(app.clientId, expiring.device_code)).json().error).toBe('expired_token');
-    const tooLate = await browser.post('/oauth/device', { user_code: expiring.user_code });
+    const tooLate = await continueWith(browser, { user_code: expiring.user_code });
     expect(tooLate.statusCode).toBe(422);
     expect(tooLate.body).toContain('has expired');
   });
@@ -404,18 +422,18 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     const app = await deviceApplication();
     const started = await startDevice(app.clientId);
     const { browser } = await signedInBrowser();
-    const malformed = await browser.post('/oauth/device', { user_code: 'ABC' });
+    const malformed = await continueWith(browser, { user_code: 'ABC' });
     expect(malformed.statusCode).toBe(422);
     expect(malformed.body).toContain('eight letters');
     expect(malformed.body).toContain('aria-invalid="true"');
-    const unknown = await browser.post('/oauth/device', { user_code: 'BBBB-BBBB' });
+    const unknown = await continueWith(browser, { user_code: 'BBBB-BBBB' });
     expect(unknown.statusCode).toBe(422);
     expect(unknown.body).toContain('No device is waiting with that code');
-    const oversized = await browser.post('/oauth/device', { user_code: 'B'.repeat(5000) });
+    const oversized = await continueWith(browser, { user_code: 'B'.repeat(5000) });
     expect(oversized.statusCode).toBe(422);
 
     const typed = ` ${started.user_code.toLowerCase().replace('-', '\u2013')} `;
-    const confirm = await browser.post('/oauth/device', { user_code: typed });
+    const confirm = await continueWith(browser, { user_code: typed });
     expect(confirm.statusCode).toBe(200);
     expect(confirm.body).toContain(started.user_code);
     const badDecision = await browser.post('/oauth/device/decision', {
@@ -450,9 +468,7 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
       expect(again.body).toContain('You authorized this code already');
     }
     const fresh = await startDevice(app.clientId);
-    expect((await browser.post('/oauth/device', { user_code: fresh.user_code })).statusCode).toBe(
-      200,
-    );
+    expect((await continueWith(browser, { user_code: fresh.user_code })).statusCode).toBe(200);
     // The device got its approval, not the second tab's denial.
     expect((await poll(app.clientId, started.device_code)).statusCode).toBe(200);
   });
@@ -462,10 +478,10 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     const started = await startDevice(app.clientId);
     const { browser } = await signedInBrowser();
     for (let attempt = 0; attempt < 10; attempt += 1) {
-      const wrong = await browser.post('/oauth/device', { user_code: 'ZZZZ-ZZZZ' });
+      const wrong = await continueWith(browser, { user_code: 'ZZZZ-ZZZZ' });
       expect(wrong.statusCode).toBe(422);
     }
-    const limited = await browser.post('/oauth/device', { user_code: started.user_code });
+    const limited = await continueWith(browser, { user_code: started.user_code });
     expect(limited.statusCode).toBe(429);
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect(limited.body).toContain('Too many codes that named no device');
@@ -482,9 +498,7 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     const other = await createUser(service);
     await second.signIn(other.username, other.password);
     await second.get('/oauth/device');
-    expect((await second.post('/oauth/device', { user_code: started.user_code })).statusCode).toBe(
-      200,
-    );
+    expect((await continueWith(second, { user_code: started.user_code })).statusCode).toBe(200);
   });
 
   it('advertises the grant and its endpoint in both metadata documents', async () => {

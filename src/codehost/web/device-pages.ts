@@ -203,10 +203,10 @@ ${decisionForm('deny', 'Deny')}`,
     DEVICE_VERIFICATION_PATH,
     {
       schema: {
-        summary: 'Look up the code: which application asks for what',
+        summary: 'Look up the code, then see which application asks for what (303)',
         tags: ['oauth'],
         hide: false,
-        response: browserAnswers(200, 403, 422, 429),
+        response: browserAnswers(303, 403, 422, 429),
       },
       config: { signedIn: true },
     },
@@ -215,7 +215,45 @@ ${decisionForm('deny', 'Deny')}`,
       const session = request.session as Session;
       const found = await lookUp(request, reply, user, session);
       if (!found) return reply;
-      return confirmPage(reply, user, session, found.grant, found.userCode);
+      // Post/Redirect/Get: the confirmation is a page of its own, so that Back from the
+      // decision, or Reload, shows it again rather than the browser's resubmission prompt.
+      session.data.deviceUserCode = found.userCode;
+      await codehost.sessions.save(session);
+      return reply.redirect(`${DEVICE_VERIFICATION_PATH}/confirm`, 303);
+    },
+  );
+
+  app.get(
+    `${DEVICE_VERIFICATION_PATH}/confirm`,
+    {
+      schema: {
+        summary: 'Which application asks for what, for the code this browser looked up',
+        tags: ['oauth'],
+        hide: false,
+        response: browserAnswers(200, 302, 303),
+      },
+      config: { signedIn: true },
+    },
+    async (request, reply) => {
+      const user = accountOf(request);
+      const session = request.session as Session;
+      const userCode = session.data.deviceUserCode;
+      // Nothing looked up in this browser: the page to type a code.
+      if (userCode === undefined) return reply.redirect(DEVICE_VERIFICATION_PATH, 303);
+      const found = await codehost.deviceGrants.findByUserCode(userCode);
+      if (!found || found.state !== 'waiting') {
+        // Answered (here or elsewhere) or expired since: the code form says which.
+        return codeForm(reply, user, session, {
+          notice: {
+            kind: 'error',
+            text:
+              found?.state === 'approved' && found.grant.resource_owner_id === user.id
+                ? 'You authorized this code already: the device is connected. Its access can be revoked on your Applications page.'
+                : 'That code is no longer waiting for an answer. Ask your device for a new one if it is not connected.',
+          },
+        });
+      }
+      return confirmPage(reply, user, session, found.grant, userCode);
     },
   );
 
@@ -252,6 +290,8 @@ ${decisionForm('deny', 'Deny')}`,
         amr: session.data.amr,
         sid: session.data.sid,
       });
+      // The code stays the session's: Back from here shows its confirmation page saying
+      // it was answered, until another code is looked up.
       if (!decided) {
         return codeForm(reply, user, session, {
           status: 422,

@@ -38,6 +38,11 @@ export interface SessionData {
    * latest sign-in, which another browser may have made since.
    */
   authTime?: number;
+  /**
+   * The device code this browser looked up and is deciding on (`/oauth/device`):
+   * its confirmation page is a GET of its own, so that Back and Reload post nothing.
+   */
+  deviceUserCode?: string;
   /** The WebAuthn challenge of the passkey ceremony a page offered, until it is answered. */
   passkeyChallenge?: string;
   /** The synchronizer token every form posts back. */
