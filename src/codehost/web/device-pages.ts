@@ -241,7 +241,7 @@ ${decisionForm('deny', 'Deny')}`,
       // Nothing looked up in this browser: the page to type a code.
       if (userCode === undefined) return reply.redirect(DEVICE_VERIFICATION_PATH, 303);
       const found = await codehost.deviceGrants.findByUserCode(userCode);
-      if (!found || found.state !== 'waiting') {
+      if (found?.state !== 'waiting') {
         // Answered (here or elsewhere) or expired since: the code form says which.
         return codeForm(reply, user, session, {
           notice: {
