@@ -187,6 +187,17 @@ describe.each(DATABASE_KINDS)('the device authorization grant on %s', (kind) => 
     expect(((await me.json()) as { username: string }).username).toBe(user.username);
   }, 30_000);
 
+  it('sends a browser that looked up no code from the confirmation to the code page', async () => {
+    const { browser } = await signedInBrowser();
+    const confirm = await browser.get('/oauth/device/confirm');
+    expect(confirm.statusCode).toBe(303);
+    expect(confirm.headers.location).toBe('/oauth/device');
+    // Signed out, it is the sign-in first.
+    const outside = await new WebClient(service).get('/oauth/device/confirm');
+    expect(outside.statusCode).toBe(302);
+    expect(String(outside.headers.location)).toMatch(/\/users\/sign_in/);
+  });
+
   it("gives the ID token the auth_time of the session that approved the device, not the user's latest sign-in", async () => {
     const app = await deviceApplication({ scopes: ['openid'] });
     const started = await startDevice(app.clientId, 'openid');
