@@ -94,7 +94,7 @@ export function codehostService(
       const party = relyingPartyOf(config.publicUrl);
       const notices = [
         await createInitialAdmin(users, platform.dataDir),
-        party.byAddress ? `codehost: ${passkeysNeedADomain(party)}` : undefined,
+        party.byAddress ? `codehost: ${passkeysNeedADomain(party, 'operator')}` : undefined,
       ].filter((notice) => notice !== undefined);
       return notices.length > 0 ? notices.join('\n') : undefined;
     },

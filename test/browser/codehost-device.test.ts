@@ -89,6 +89,8 @@ describe.skipIf(!browserAvailable)(
           if (!enforced) expect(await accessibilityViolations(page)).toEqual([]);
           await page.screenshot({ path: `${OUTPUT}/device-code-${width}.png` });
           await press(page, '#continue');
+          // Continue redirected: the confirmation is a page of its own (Post/Redirect/Get).
+          expect(new URL(page.url()).pathname).toBe('/oauth/device/confirm');
           expect(await page.locator('#application-name').innerText()).toBe('Terminal tool');
           expect(await page.locator('#user-code').innerText()).toBe(started.user_code);
           expect(await page.locator('#scopes').innerText()).toContain('read_user');
@@ -110,6 +112,16 @@ describe.skipIf(!browserAvailable)(
             ),
           ).toBe('user_code');
           if (!enforced) expect(await accessibilityViolations(page)).toEqual([]);
+          // Back after Authorize: the confirmation again, by GET, saying the code was
+          // answered; no form is posted again, no resubmission prompt.
+          await page.goBack();
+          expect(new URL(page.url()).pathname).toBe('/oauth/device/confirm');
+          expect(await page.locator('.notice.error').innerText()).toContain(
+            'You authorized this code already',
+          );
+          expect(await page.locator('#approve').count()).toBe(0);
+          if (!enforced) expect(await accessibilityViolations(page)).toEqual([]);
+          await page.screenshot({ path: `${OUTPUT}/device-back-${width}.png`, fullPage: true });
 
           const polled = await tokenRequest(service, {
             grant_type: 'urn:ietf:params:oauth:grant-type:device_code',

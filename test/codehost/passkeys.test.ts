@@ -229,7 +229,7 @@ describe('passkeys at an address browsers refuse them for', () => {
     const signIn = await browser.get('/users/sign_in');
     expect(signIn.statusCode).toBe(200);
     expect(signIn.body).toContain('id="passkeys-unavailable"');
-    expect(signIn.body).toContain('http://localhost:9080');
+    expect(signIn.body).toContain('open it at http://localhost:9080');
 
     await browser.signIn(user.username, user.password);
     const settings = await browser.get('/profile/passkeys');

@@ -45,9 +45,15 @@ export function relyingPartyOf(publicUrl: string): RelyingParty {
   return { id: url.hostname, origin: url.origin, name: 'codehost', byAddress: isIP(host) !== 0 };
 }
 
-/** What the pages and the start-up say when browsers will refuse passkeys at this address. */
-export function passkeysNeedADomain(party: RelyingParty): string {
-  return `Browsers refuse passkeys here: this service is reached at ${party.origin}, an IP address, and they use passkeys only with a domain name (localhost included). Set CODEHOST_PUBLIC_URL to http://localhost:${new URL(party.origin).port || '80'} or to the service's domain name.`;
+/**
+ * What the start-up (for the operator) and the pages (for the person) say
+ * when browsers will refuse passkeys at this address.
+ */
+export function passkeysNeedADomain(party: RelyingParty, reader: 'operator' | 'person'): string {
+  const named = `http://localhost:${new URL(party.origin).port || '80'}`;
+  return reader === 'operator'
+    ? `Browsers refuse passkeys here: this service is reached at ${party.origin}, an IP address, and they use passkeys only with a domain name (localhost included). Set CODEHOST_PUBLIC_URL to ${named} or to the service's domain name.`
+    : `Passkeys do not work at this address (${party.origin}): browsers use them only with a domain name. Where this service runs on your own machine, open it at ${named}.`;
 }
 
 /** The browser's answer, posted as JSON text in a form field, or a refusal. */

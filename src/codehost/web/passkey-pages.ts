@@ -72,7 +72,7 @@ ${passkeys.map(
 </table></div>`
 }
 <h2>Add a passkey</h2>
-${codehost.passkeys.party.byAddress ? html`<p class="notice error" id="passkeys-unavailable">${passkeysNeedADomain(codehost.passkeys.party)}</p>` : html``}
+${codehost.passkeys.party.byAddress ? html`<p class="notice error" id="passkeys-unavailable">${passkeysNeedADomain(codehost.passkeys.party, 'person')}</p>` : html``}
 ${
   passkeys.length >= MAX_PASSKEYS
     ? html`<p>You have ${String(MAX_PASSKEYS)} passkeys, the most an account holds. Remove one to add another.</p>`

@@ -43,11 +43,11 @@ function signInForm(
   <input type="password" id="password" name="password" autocomplete="current-password" required>
   <p><button type="submit">Sign in</button></p>
 </form>
-${unavailable ? html`<p class="hint" id="passkeys-unavailable">${unavailable}</p>` : html``}
 <section data-passkey-section hidden aria-labelledby="passkey-heading">
 <h2 id="passkey-heading">Or use a passkey</h2>
 ${passkeyForm({ id: 'passkey-sign-in', action: '/users/sign_in/passkey', csrf, kind: 'authenticate', ceremony: passkey, button: 'Sign in with a passkey' })}
-</section>`,
+</section>
+${unavailable ? html`<p class="hint" id="passkeys-unavailable">${unavailable}</p>` : html``}`,
   );
 }
 
@@ -101,7 +101,9 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
     signInForm(
       session.data.csrf,
       await offerSignIn(codehost, session),
-      codehost.passkeys.party.byAddress ? passkeysNeedADomain(codehost.passkeys.party) : undefined,
+      codehost.passkeys.party.byAddress
+        ? passkeysNeedADomain(codehost.passkeys.party, 'person')
+        : undefined,
       error,
       login,
       done,
