@@ -260,6 +260,11 @@ SELECT ?x ?label WHERE { ?x rdfs:subClassOf+ <${root}> . ?x rdfs:label ?label } 
     expect(await values(response.clone(), 'p')).toHaveLength(2);
     expect(response.headers.get('x-sparql-maxrows')).toBe('2');
     expect((await get('ASK {}', '&maxrows=0')).status).toBe(400);
+    expect((await get('ASK {}', '&maxrows=many')).status).toBe(400);
+    // A format name longer than any is refused; one named twice, the first that names one wins.
+    expect((await get('ASK {}', `&format=${'j'.repeat(201)}`)).status).toBe(400);
+    const twice = await get('ASK {}', '&format=nonsense&format=xml');
+    expect(twice.headers.get('content-type')).toMatch(/^application\/sparql-results\+xml/);
     const byForm = await fetch(endpoint(), {
       method: 'POST',
       headers: { 'content-type': FORM, accept: RESULTS_JSON },
