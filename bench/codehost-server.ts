@@ -17,6 +17,7 @@ import { ApplicationStore } from '../src/codehost/oauth/applications.js';
 import { TokenStore } from '../src/codehost/oauth/tokens.js';
 import { openDatabase } from '../src/platform/db/connection.js';
 import { migrateToLatest } from '../src/platform/db/migrations.js';
+import { OutboundPolicy } from '../src/platform/http/outbound.js';
 import { loadProgramConfig } from '../src/program.js';
 import { freePort } from '../test/codehost/helpers.js';
 import { createPostgresDatabase, startProgram } from './processes.js';
@@ -81,7 +82,10 @@ export async function startBenchServer(options: {
       password,
       isAdmin: false,
     });
-    const { application, secret } = await new ApplicationStore(database.db).create(user.id, {
+    const { application, secret } = await new ApplicationStore(
+      database.db,
+      new OutboundPolicy([]),
+    ).create(user.id, {
       name: 'Bench client',
       redirectUris: 'https://client.example/callback',
       scopes: ['api', 'read_user'],

@@ -8,6 +8,7 @@ import {
   withServiceSettings,
 } from './platform/config.js';
 import { openDatabase } from './platform/db/connection.js';
+import { OutboundPolicy } from './platform/http/outbound.js';
 import type { RunningService, StartHooks } from './platform/runner.js';
 import { DEFAULT_ROLE_MAP, type RefdataSettings, roleMap } from './refdata/config.js';
 import { BACKCHANNEL_LOGOUT_PATH } from './refdata/web/backchannel-logout.js';
@@ -32,15 +33,19 @@ export function embeddedSignIn(): StartHooks {
       if (!codehost) return undefined;
       const database = openDatabase(codehost.config.database);
       try {
-        const client = await ensureTrustedClient(database.db as Kysely<CodehostTables>, {
-          name: 'refdata',
-          redirectUri: `${section.publicUrl}/sign-in/callback`,
-          postLogoutRedirectUri: `${section.publicUrl}/`,
-          // Signing out of codehost signs out of refdata too (OpenID Connect
-          // Back-Channel Logout): refdata's endpoint for it, posted to from codehost.
-          backchannelLogoutUri: `${section.publicUrl}${BACKCHANNEL_LOGOUT_PATH}`,
-          scopes: ['openid', 'profile', 'email', 'read_user'],
-        });
+        const client = await ensureTrustedClient(
+          database.db as Kysely<CodehostTables>,
+          {
+            name: 'refdata',
+            redirectUri: `${section.publicUrl}/sign-in/callback`,
+            postLogoutRedirectUri: `${section.publicUrl}/`,
+            // Signing out of codehost signs out of refdata too (OpenID Connect
+            // Back-Channel Logout): refdata's endpoint for it, posted to from codehost.
+            backchannelLogoutUri: `${section.publicUrl}${BACKCHANNEL_LOGOUT_PATH}`,
+            scopes: ['openid', 'profile', 'email', 'read_user'],
+          },
+          new OutboundPolicy(config.outboundAllowedNetworks),
+        );
         if (!client) return undefined;
         const oidc = {
           issuer: codehost.config.publicUrl,

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { Config, ServiceConfig } from '../platform/config.js';
+import { OutboundPolicy } from '../platform/http/outbound.js';
 import { CounterStore } from '../platform/security/counters.js';
 import { PasskeyStore, relyingPartyOf } from './accounts/passkeys.js';
 import { PasswordHasher } from './accounts/passwords.js';
@@ -63,6 +64,8 @@ export function createCodehost(
   const members = new MemberStore(db);
   const access = new AccessPolicy(db, groups, members);
   const signingKeys = new SigningKeyStore(db);
+  // Every address a user gives codehost to post to goes through this one policy.
+  const outbound = new OutboundPolicy(platform.outboundAllowedNetworks);
   return {
     db,
     config,
@@ -77,13 +80,13 @@ export function createCodehost(
       lifetimeMs: platform.security.sessionLifetimeSeconds * 1000,
       secureCookie: config.publicUrl.startsWith('https:'),
     }),
-    applications: new ApplicationStore(db),
+    applications: new ApplicationStore(db, outbound),
     tokens: new TokenStore(db, {
       refreshReuseGraceMs: platform.security.refreshReuseGraceSeconds * 1000,
     }),
     deviceGrants: new DeviceGrantStore(db),
     signingKeys,
-    backchannelLogout: new BackchannelLogout(db, signingKeys, config.publicUrl),
+    backchannelLogout: new BackchannelLogout(db, signingKeys, config.publicUrl, outbound),
     grants,
     personalAccessTokens: new PersonalAccessTokenStore(db),
     groups,

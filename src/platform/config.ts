@@ -1,4 +1,5 @@
 import { isAbsolute, join, resolve } from 'node:path';
+import { parseNetworks } from './http/outbound.js';
 
 /**
  * The process configuration, read once from the environment at start-up.
@@ -13,6 +14,12 @@ export interface Config {
   trustProxy: TrustProxy;
   dataDir: string;
   security: SecurityConfig;
+  /**
+   * CIDR ranges that addresses users give (webhook targets, back-channel
+   * logout URIs) may be in although they are not public; see
+   * platform/http/outbound.ts.
+   */
+  outboundAllowedNetworks: readonly string[];
   /** Each service's address and database, by its name. */
   services: Readonly<Record<string, ServiceConfig>>;
   /** What each service's own reader read (`ServiceSettingsReader`), by its name. */
@@ -150,6 +157,7 @@ export function loadConfig(
     shutdownTimeoutMs: integer(read, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
     trustProxy: trustProxy(read),
     dataDir,
+    outboundAllowedNetworks: networks(read, 'OUTBOUND_ALLOWED_NETWORKS'),
     security: {
       passwordHash: {
         // OWASP's argon2id baseline (19 MiB, 2 passes, 1 lane).
@@ -180,6 +188,20 @@ function deepFreeze<T>(value: T): T {
     for (const member of Object.values(value)) deepFreeze(member);
   }
   return value;
+}
+
+/** A comma-separated list of CIDR ranges; empty when unset. */
+export function networks(read: Reader, name: string): string[] {
+  const raw = read(name);
+  const parsed = parseNetworks(raw);
+  if (parsed === undefined) {
+    throw new ConfigError(
+      name,
+      raw ?? '',
+      'a comma-separated list of CIDR ranges, such as 10.1.0.0/16,127.0.0.0/8,::1/128',
+    );
+  }
+  return parsed;
 }
 
 /** One variable's trimmed value; undefined when unset or blank. */

@@ -82,6 +82,7 @@ export function createRefdata(
   families: FamilyRegistry,
   log: ReplicaLog,
   webhookSecrets: WebhookSecrets,
+  outboundAllowedNetworks: readonly string[],
 ): Refdata {
   const valuesFieldOf = (family: string) => families.byKey(family)?.aggregate?.field;
   const store = new ResourceStore(db, valuesFieldOf);
@@ -104,7 +105,14 @@ export function createRefdata(
     () => sparql.noteLocalWrite(),
     (error) => log.error({ err: error }, 'sparql did not hear of a committed write'),
   );
-  const webhooks = new Webhooks(db, webhookSecrets, settings.webhooks, config.publicUrl, log);
+  const webhooks = new Webhooks(
+    db,
+    webhookSecrets,
+    settings.webhooks,
+    config.publicUrl,
+    log,
+    outboundAllowedNetworks,
+  );
   // A change committed here is sent to its subscribers at once, not at the next tick.
   store.onCommitted(
     () => webhooks.committed(),

@@ -39,7 +39,7 @@ describe.each(DATABASE_KINDS)("GitLab's Applications API on %s", (kind) => {
       scopes: 'api read_user',
       confidential: false,
       device_authorization_grant: true,
-      backchannel_logout_uri: 'https://cli.example/logout',
+      backchannel_logout_uri: 'https://93.184.216.34/logout',
     });
     expect(created.statusCode).toBe(201);
     const body = created.json();
@@ -48,7 +48,7 @@ describe.each(DATABASE_KINDS)("GitLab's Applications API on %s", (kind) => {
       callback_url: 'http://127.0.0.1/cb',
       confidential: false,
       device_authorization_grant: true,
-      backchannel_logout_uri: 'https://cli.example/logout',
+      backchannel_logout_uri: 'https://93.184.216.34/logout',
     });
     expect(body.secret).toMatch(/^[0-9a-f]{64}$/);
     const started = await service.app.inject({
@@ -69,7 +69,7 @@ describe.each(DATABASE_KINDS)("GitLab's Applications API on %s", (kind) => {
     });
     expect(changed.json()).toMatchObject({
       device_authorization_grant: false,
-      backchannel_logout_uri: 'https://cli.example/logout',
+      backchannel_logout_uri: 'https://93.184.216.34/logout',
     });
     const refused = await service.app.inject({
       method: 'POST',

@@ -10,8 +10,11 @@ import { createRemoteJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PasswordHasher } from '../../src/codehost/accounts/passwords.js';
 import { UserStore } from '../../src/codehost/accounts/users.js';
+import { ApplicationStore } from '../../src/codehost/oauth/applications.js';
+import { OutboundPolicy } from '../../src/platform/http/outbound.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
+  apiToken,
   codehostForTests,
   createApplication,
   createUser,
@@ -68,7 +71,11 @@ class Receiver {
 }
 
 describe.each(DATABASE_KINDS)('back-channel logout on %s', (kind) => {
-  const service = codehostForTests(kind, { listen: true });
+  // The relying parties of these tests listen on IPv4 loopback, which the operator allows.
+  const service = codehostForTests(kind, {
+    listen: true,
+    env: { OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8' },
+  });
   const receiver = new Receiver();
   beforeAll(() => receiver.start());
   afterAll(() => receiver.close());
@@ -176,7 +183,7 @@ describe.each(DATABASE_KINDS)('back-channel logout on %s', (kind) => {
         delivery = await deliveryFor();
       }
       expect(delivery.attempts).toBe(1);
-      expect(delivery.last_error).toBe('HTTP 503');
+      expect(delivery.last_error).toBe('answered 503');
       expect(delivery.delivered_at).toBeNull();
       expect(Number(delivery.next_attempt_at)).toBeGreaterThan(Date.now());
       receiver.status = 200;
@@ -258,11 +265,131 @@ describe.each(DATABASE_KINDS)('back-channel logout on %s', (kind) => {
       name: 'RP',
       redirect_uri: 'https://rp.example/cb',
       scopes: ['openid'],
-      backchannel_logout_uri: 'https://rp.example/logout',
+      backchannel_logout_uri: 'https://93.184.216.34/logout',
       backchannel_logout_session_required: '1',
     });
     expect(created.statusCode).toBe(303);
     const shown = await browser.get(created.headers.location as string);
-    expect(shown.body).toContain('<code>https://rp.example/logout</code> (with <code>sid</code>)');
+    expect(shown.body).toContain(
+      '<code>https://93.184.216.34/logout</code> (with <code>sid</code>)',
+    );
+  });
+
+  it('refuses, on the page and through the API, a back-channel logout URI that leads to an internal address', async () => {
+    const user = await createUser(service);
+    const browser = new WebClient(service);
+    await browser.signIn(user.username, user.password);
+    await browser.get('/profile/applications');
+    const internal = [
+      'http://169.254.169.254/latest/meta-data/',
+      'http://10.0.0.1/',
+      'http://192.168.1.20/logout',
+      'http://0.0.0.0/',
+      'http://[::1]:8081/sign-in/backchannel-logout',
+      'http://[::127.0.0.1]/',
+      'http://[::ffff:169.254.169.254]/',
+      'http://[fd00::1]/',
+      'http://localhost6.invalid/',
+    ];
+    for (const uri of internal) {
+      const refused = await browser.post('/profile/applications', {
+        name: 'RP',
+        redirect_uri: 'https://rp.example/cb',
+        scopes: ['openid'],
+        backchannel_logout_uri: uri,
+      });
+      expect(refused.statusCode, uri).toBe(422);
+      expect(refused.body, uri).toMatch(/internal address|does not resolve/);
+    }
+    const withCredentials = await browser.post('/profile/applications', {
+      name: 'RP',
+      redirect_uri: 'https://rp.example/cb',
+      scopes: ['openid'],
+      backchannel_logout_uri: 'https://user:secret@93.184.216.34/logout',
+    });
+    expect(withCredentials.statusCode).toBe(422);
+    expect(withCredentials.body).toContain('cannot contain credentials');
+
+    // GitLab's Applications API is an administrator's.
+    const admin = await createUser(service, { isAdmin: true });
+    const token = await apiToken(service, admin.id);
+    const viaApi = await service.app.inject({
+      method: 'POST',
+      url: '/api/v4/applications',
+      headers: { 'private-token': token },
+      payload: {
+        name: 'RP',
+        redirect_uri: 'https://rp.example/cb',
+        scopes: 'openid',
+        backchannel_logout_uri: 'http://169.254.169.254/latest/meta-data/',
+      },
+    });
+    expect(viaApi.statusCode).toBeGreaterThanOrEqual(400);
+    expect(viaApi.statusCode).toBeLessThan(500);
+    expect(viaApi.body).toContain('internal address');
+    const stored = await service.db
+      .selectFrom('oauth_applications')
+      .select('id')
+      .where('owner_id', 'in', [user.id, admin.id])
+      .execute();
+    expect(stored).toEqual([]);
   });
 });
+
+describe.each(DATABASE_KINDS)(
+  'back-channel logout to an address no longer allowed, on %s',
+  (kind) => {
+    // No range is allowed here: the receiver's loopback address is internal.
+    const service = codehostForTests(kind, { listen: true });
+    const receiver = new Receiver();
+    beforeAll(() => receiver.start());
+    afterAll(() => receiver.close());
+
+    /** An application whose URI was stored when loopback was allowed (or before the rule). */
+    async function storedEarlier(ownerId: number, path: string, byOperator: boolean) {
+      const { application, secret } = await new ApplicationStore(
+        service.db,
+        new OutboundPolicy(['127.0.0.0/8']),
+      ).create(ownerId, {
+        name: byOperator ? 'Operator RP' : 'User RP',
+        redirectUris: 'https://rp.example/cb',
+        scopes: ['openid'],
+        confidential: true,
+        backchannelLogoutUri: `${receiver.url}${path}`,
+        configuredByOperator: byOperator,
+      });
+      return { clientId: application.uid, secret, redirectUri: 'https://rp.example/cb' };
+    }
+
+    it("checks the address again at the connection: a user's is refused, the operator's is posted to", async () => {
+      const user = await createUser(service);
+      const users = await storedEarlier(user.id, `/user/${kind}`, false);
+      const operators = await storedEarlier(user.id, `/operator/${kind}`, true);
+      const browser = new WebClient(service);
+      await browser.signIn(user.username, user.password);
+      await openidTokens(service, browser, users);
+      await openidTokens(service, browser, operators);
+      await browser.get('/profile');
+      await browser.post('/users/sign_out', {});
+      const [operatorToken] = await receiver.tokensAt(`/operator/${kind}`);
+      expect(operatorToken).toBeDefined();
+      let refused: { last_error: string | null; delivered_at: number | null } | undefined;
+      for (let waited = 0; !refused?.last_error && waited < 5000; waited += 100) {
+        refused = await service.db
+          .selectFrom('backchannel_logout_deliveries')
+          .innerJoin(
+            'oauth_applications',
+            'oauth_applications.id',
+            'backchannel_logout_deliveries.application_id',
+          )
+          .select(['last_error', 'delivered_at'])
+          .where('oauth_applications.uid', '=', users.clientId)
+          .executeTakeFirst();
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      expect(refused?.last_error).toContain('may not go to');
+      expect(refused?.delivered_at).toBeNull();
+      expect(receiver.received.some((entry) => entry.path === `/user/${kind}`)).toBe(false);
+    });
+  },
+);

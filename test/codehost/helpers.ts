@@ -11,6 +11,7 @@ import { type ProjectRow, ProjectStore } from '../../src/codehost/namespaces/pro
 import { ApplicationStore } from '../../src/codehost/oauth/applications.js';
 import type { Grant } from '../../src/codehost/oauth/grants/grant.js';
 import type { Scope } from '../../src/codehost/oauth/scopes.js';
+import { OutboundPolicy } from '../../src/platform/http/outbound.js';
 import { secretHash } from '../../src/platform/security/secrets.js';
 import type { ServiceDefinition } from '../../src/platform/service.js';
 import {
@@ -106,7 +107,10 @@ export async function createApplication(
   }> = {},
 ): Promise<{ id: number; clientId: string; secret: string; redirectUri: string }> {
   const redirectUris = options.redirectUris ?? 'https://client.example/callback';
-  const { application, secret } = await new ApplicationStore(service.db).create(ownerId, {
+  const { application, secret } = await new ApplicationStore(
+    service.db,
+    new OutboundPolicy(service.config.outboundAllowedNetworks),
+  ).create(ownerId, {
     name: options.name ?? 'Test client',
     redirectUris,
     ...(options.postLogoutRedirectUris

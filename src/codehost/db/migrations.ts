@@ -521,6 +521,16 @@ export const codehostMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0013_operator_clients_and_recovery': {
+    async up(db: MigrationDb) {
+      // A relying party set up by the operator (refdata beside codehost) may hear
+      // of sign-outs on any network; one a user registers, only on public ones.
+      await db.schema
+        .alterTable('oauth_applications')
+        .addColumn('configured_by_operator', 'integer', (c) => c.notNull().defaultTo(0))
+        .execute();
+    },
+  },
 };
 
 /**

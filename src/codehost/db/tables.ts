@@ -142,6 +142,8 @@ export interface OauthApplicationsTable {
   backchannel_logout_uri: Generated<string>;
   /** 1 when the relying party needs `sid` in logout tokens (and ID tokens). */
   backchannel_logout_session_required: Generated<Flag>;
+  /** 1 for a relying party the operator set up (a trusted client), not a user. */
+  configured_by_operator: Generated<Flag>;
   owner_id: number;
   created_at: number;
   updated_at: number;

@@ -1,5 +1,6 @@
 import type { Kysely, Selectable } from 'kysely';
 import { reusableQuery } from '../../platform/db/reusable-query.js';
+import type { OutboundPolicy } from '../../platform/http/outbound.js';
 import { matchesSecretHash, newSecret, secretHash } from '../../platform/security/secrets.js';
 import type { CodehostTables, OauthApplicationsTable } from '../db/tables.js';
 import { formatScopes, type Scope } from './scopes.js';
@@ -35,6 +36,11 @@ export interface ApplicationInput {
   backchannelLogoutUri?: string;
   /** Whether the relying party needs `sid` (always sent; recorded as it asked). */
   backchannelLogoutSessionRequired?: boolean;
+  /**
+   * Set up by whoever deploys codehost (a trusted client), not by a user on a
+   * page: its back-channel logout URI may be on any network.
+   */
+  configuredByOperator?: boolean;
 }
 
 const MAX_REDIRECT_URIS = 20;
@@ -84,7 +90,8 @@ export function parseRedirectUris(
 
 /**
  * A back-channel logout URI (OpenID Connect Back-Channel Logout 1.0, section
- * 2.2): absolute, http or https (codehost posts to it), without a fragment.
+ * 2.2): absolute, http or https (codehost posts to it), without a fragment or
+ * credentials. Where its host leads is checked by the outbound policy.
  */
 export function parseBackchannelLogoutUri(text: string): string {
   const uri = text.trim();
@@ -107,6 +114,9 @@ export function parseBackchannelLogoutUri(text: string): string {
   }
   if (url.hash || uri.includes('#')) {
     throw refuse(`Back-channel logout URI cannot contain a fragment: ${quoted}`);
+  }
+  if (url.username || url.password) {
+    throw refuse('Back-channel logout URI cannot contain credentials; logout tokens are signed');
   }
   return uri;
 }
@@ -137,6 +147,8 @@ export function scopesOf(row: { scopes: string }): Scope[] {
 export class ApplicationStore {
   constructor(
     private readonly db: Kysely<CodehostTables>,
+    /** Where back-channel logout URIs may lead (the one policy for addresses users give). */
+    private readonly outbound: OutboundPolicy,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -145,7 +157,7 @@ export class ApplicationStore {
     ownerId: number,
     input: ApplicationInput,
   ): Promise<{ application: ApplicationRow; secret: string }> {
-    const values = this.validated(input);
+    const values = await this.validated(input);
     const secret = newSecret();
     const now = this.now();
     const application = await this.db
@@ -164,9 +176,11 @@ export class ApplicationStore {
   }
 
   async update(ownerId: number, id: number, input: ApplicationInput): Promise<boolean> {
+    const previous = await this.findOwned(ownerId, id);
+    if (!previous) return false;
     const result = await this.db
       .updateTable('oauth_applications')
-      .set({ ...this.validated(input), updated_at: this.now() })
+      .set({ ...(await this.validated(input, previous)), updated_at: this.now() })
       .where('id', '=', id)
       .where('owner_id', '=', ownerId)
       .executeTakeFirst();
@@ -237,13 +251,31 @@ export class ApplicationStore {
     return matchesSecretHash(secret, application.secret_hash) ? application : undefined;
   }
 
-  private validated(input: ApplicationInput) {
+  /**
+   * The row's values, or the first rule the input breaks. A back-channel
+   * logout URI saved before and unchanged is not looked up again (its host
+   * may be down a moment), and keeps whoever set it up.
+   */
+  private async validated(input: ApplicationInput, previous?: ApplicationRow) {
     const name = input.name.trim();
     if (name.length === 0 || name.length > 255) {
       throw new ApplicationError('name', 'Name must be 1 to 255 characters');
     }
     if (input.scopes.length === 0) {
       throw new ApplicationError('scopes', 'Choose at least one scope');
+    }
+    const backchannelLogoutUri = parseBackchannelLogoutUri(input.backchannelLogoutUri ?? '');
+    const unchanged = previous?.backchannel_logout_uri === backchannelLogoutUri;
+    const byOperator =
+      input.configuredByOperator ?? (unchanged && previous?.configured_by_operator === 1);
+    if (backchannelLogoutUri !== '' && !byOperator && !unchanged) {
+      const problem = await this.outbound.hostProblem(backchannelLogoutUri);
+      if (problem) {
+        throw new ApplicationError(
+          'backchannel_logout_uri',
+          `Back-channel logout URI ${problem}; codehost posts only to public addresses unless the operator allows a range (OUTBOUND_ALLOWED_NETWORKS)`,
+        );
+      }
     }
     return {
       name,
@@ -255,7 +287,8 @@ export class ApplicationStore {
       scopes: formatScopes(input.scopes),
       confidential: input.confidential ? (1 as const) : (0 as const),
       device_authorization_grant: input.deviceAuthorizationGrant ? (1 as const) : (0 as const),
-      backchannel_logout_uri: parseBackchannelLogoutUri(input.backchannelLogoutUri ?? ''),
+      backchannel_logout_uri: backchannelLogoutUri,
+      configured_by_operator: byOperator ? (1 as const) : (0 as const),
       backchannel_logout_session_required: input.backchannelLogoutSessionRequired
         ? (1 as const)
         : (0 as const),

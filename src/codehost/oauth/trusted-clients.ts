@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { OutboundPolicy } from '../../platform/http/outbound.js';
 import type { CodehostTables } from '../db/tables.js';
 import { ApplicationStore } from './applications.js';
 import type { Scope } from './scopes.js';
@@ -22,6 +23,7 @@ export interface TrustedClient {
 export async function ensureTrustedClient(
   db: Kysely<CodehostTables>,
   client: TrustedClient,
+  outbound: OutboundPolicy,
 ): Promise<{ clientId: string; clientSecret: string } | undefined> {
   const admin = await db
     .selectFrom('users')
@@ -31,7 +33,7 @@ export async function ensureTrustedClient(
     .orderBy('id')
     .executeTakeFirst();
   if (!admin) return undefined;
-  const applications = new ApplicationStore(db);
+  const applications = new ApplicationStore(db, outbound);
   const input = {
     name: client.name,
     redirectUris: client.redirectUri,
@@ -44,6 +46,7 @@ export async function ensureTrustedClient(
       : {}),
     scopes: client.scopes,
     confidential: true,
+    configuredByOperator: true,
   };
   const existing = (await applications.ownedBy(admin.id)).find(
     (application) => application.name === client.name,

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
+import type { OutboundPolicy } from '../../platform/http/outbound.js';
+import { PACKAGE_VERSION } from '../../platform/version.js';
 import type { CodehostTables } from '../db/tables.js';
 import type { SigningKeyStore } from './signing-keys.js';
 
@@ -53,6 +55,8 @@ export class BackchannelLogout {
     private readonly db: Kysely<CodehostTables>,
     private readonly signingKeys: SigningKeyStore,
     private readonly issuer: string,
+    /** The one policy for addresses users give: checked again at each connection. */
+    private readonly outbound: OutboundPolicy,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -190,6 +194,7 @@ export class BackchannelLogout {
         'backchannel_logout_deliveries.next_attempt_at',
         'oauth_applications.uid',
         'oauth_applications.backchannel_logout_uri',
+        'oauth_applications.configured_by_operator',
       ])
       .where('backchannel_logout_deliveries.delivered_at', 'is', null)
       .where('backchannel_logout_deliveries.failed_at', 'is', null)
@@ -210,7 +215,11 @@ export class BackchannelLogout {
     }
     await Promise.all(
       claimed.map(async (delivery) => {
-        const error = await this.post(delivery.backchannel_logout_uri, {
+        const policy =
+          delivery.configured_by_operator === 1
+            ? this.outbound.forOperatorAddresses()
+            : this.outbound;
+        const error = await this.post(policy, delivery.backchannel_logout_uri, {
           clientId: delivery.uid,
           userId: delivery.user_id,
           sid: delivery.sid,
@@ -237,25 +246,25 @@ export class BackchannelLogout {
       .execute();
   }
 
-  /** Posts one logout token; the reason it was not taken, or undefined. */
+  /**
+   * Posts one logout token; the reason it was not taken, or undefined. A
+   * redirect is not an answer (section 2.5: a relying party answers itself),
+   * and the policy follows none.
+   */
   private async post(
+    policy: OutboundPolicy,
     uri: string,
     token: { clientId: string; userId: number; sid: string; jti: string },
   ): Promise<string | undefined> {
-    try {
-      const response = await fetch(uri, {
-        method: 'POST',
-        headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ logout_token: await this.logoutToken(token) }).toString(),
-        // Section 2.5: a relying party answers itself; a redirect is not an answer.
-        redirect: 'manual',
-        signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
-      });
-      await response.body?.cancel();
-      return response.ok ? undefined : `HTTP ${response.status}`;
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
-    }
+    const answer = await policy.post(uri, {
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'user-agent': `codehost-backchannel-logout/${PACKAGE_VERSION}`,
+      },
+      body: new URLSearchParams({ logout_token: await this.logoutToken(token) }).toString(),
+      timeoutMs: ATTEMPT_TIMEOUT_MS,
+    });
+    return answer.ok ? undefined : (answer.error ?? `answered ${answer.status}`);
   }
 
   /**

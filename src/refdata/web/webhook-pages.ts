@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { MAX_OUTBOUND_URL_LENGTH } from '../../platform/http/outbound.js';
 import { HttpError } from '../../platform/http/problem.js';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
@@ -16,7 +17,6 @@ import {
   type SubscriptionInput,
   type WebhookRow,
 } from '../webhooks/subscriptions.js';
-import { MAX_URL_LENGTH } from '../webhooks/targets.js';
 import { viewerWith } from './authoring/access.js';
 import { pageHref } from './links.js';
 import type { Pages } from './pages.js';
@@ -128,7 +128,7 @@ export function registerWebhookPages(app: HttpApp, pages: Pages): void {
     const group = (name: string, legend: string, hint: string, boxes: Markup[]) =>
       html`<fieldset class="group" aria-describedby="${name}-hint${errors[name] ? html` ${name}-error` : html``}"><legend>${legend}</legend><p class="hint" id="${name}-hint">${hint}</p>${boxes}${fieldError(errors[name] ? `${name}-error` : undefined, errors[name])}</fieldset>`;
     return html`<form method="post" action="${action}" class="authoring">${csrfField(session.data.csrf)}
-${textField({ name: 'url', label: 'Payload URL', value: input.url, error: errors.url, type: 'url', maxLength: MAX_URL_LENGTH, required: true, hint: 'Each event is POSTed here as JSON, signed per Standard Webhooks. An http(s) address on the public internet.' })}
+${textField({ name: 'url', label: 'Payload URL', value: input.url, error: errors.url, type: 'url', maxLength: MAX_OUTBOUND_URL_LENGTH, required: true, hint: 'Each event is POSTed here as JSON, signed per Standard Webhooks. An http(s) address on the public internet.' })}
 ${textField({ name: 'description', label: 'Description (optional)', value: input.description, error: errors.description, maxLength: 255 })}
 ${group(
   'events',

@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
+import { MAX_OUTBOUND_URL_LENGTH } from '../../platform/http/outbound.js';
 import { HttpError, validationProblem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { authorize, principalOf } from '../auth/authenticate.js';
@@ -15,7 +16,6 @@ import {
   subscriptionJson,
   type WebhookRow,
 } from './subscriptions.js';
-import { MAX_URL_LENGTH } from './targets.js';
 
 const EventName = Type.Union(
   CHANGE_EVENTS.map((event) => Type.Literal(event)),
@@ -25,7 +25,7 @@ const EventName = Type.Union(
 const SETTINGS = {
   url: Type.String({
     minLength: 1,
-    maxLength: MAX_URL_LENGTH,
+    maxLength: MAX_OUTBOUND_URL_LENGTH,
     description: 'Where deliveries are POSTed: an http(s) URL to a public address',
   }),
   description: Type.String({ maxLength: 255, description: 'A note for the owner' }),

@@ -1,17 +1,17 @@
 import type { Kysely } from 'kysely';
+import { OutboundPolicy } from '../../platform/http/outbound.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { ReplicaLog } from '../replicas/replica.js';
 import { Outbox } from './outbox.js';
 import type { WebhookSecrets } from './secrets.js';
 import type { WebhookSettings } from './settings.js';
 import { Subscriptions } from './subscriptions.js';
-import { TargetPolicy } from './targets.js';
 import { DeliveryWorker } from './worker.js';
 
 /** Webhook subscriptions and their deliveries, as the routes and pages use them. */
 export class Webhooks {
   readonly subscriptions: Subscriptions;
-  readonly policy: TargetPolicy;
+  readonly policy: OutboundPolicy;
   private readonly worker: DeliveryWorker | undefined;
 
   constructor(
@@ -20,9 +20,11 @@ export class Webhooks {
     readonly settings: WebhookSettings,
     publicUrl: string,
     log: ReplicaLog,
+    /** The ranges every outbound address may be in (`OUTBOUND_ALLOWED_NETWORKS`). */
+    outboundAllowedNetworks: readonly string[],
   ) {
     this.subscriptions = new Subscriptions(db);
-    this.policy = new TargetPolicy(settings.allowedNetworks);
+    this.policy = new OutboundPolicy([...outboundAllowedNetworks, ...settings.allowedNetworks]);
     this.worker = settings.deliver
       ? new DeliveryWorker(new Outbox(db, publicUrl), secrets, this.policy, settings, log)
       : undefined;

@@ -1,6 +1,5 @@
 import { join, resolve } from 'node:path';
-import ipaddr from 'ipaddr.js';
-import { ConfigError, integer, oneOf, type Reader } from '../../platform/config.js';
+import { ConfigError, integer, networks, oneOf, type Reader } from '../../platform/config.js';
 
 /** Webhook deliveries and the change feed's pages; see docs/changes.md. */
 export interface WebhookSettings {
@@ -14,8 +13,12 @@ export interface WebhookSettings {
   timeoutMilliseconds: number;
   /** The waits before the second, third, ... attempt; after the last, the subscription is disabled. */
   retrySchedule: readonly number[];
-  /** Ranges refused by default (private, loopback, link-local) that targets may be in anyway. */
-  allowedNetworks: readonly [ipaddr.IPv4 | ipaddr.IPv6, number][];
+  /**
+   * Ranges refused by default (private, loopback, link-local) that webhook
+   * targets may be in anyway, beside those `OUTBOUND_ALLOWED_NETWORKS` allows
+   * every outbound address.
+   */
+  allowedNetworks: readonly string[];
   /** Subscriptions one person may have. */
   maxPerOwner: number;
   /** Deliveries one instance sends at once. */
@@ -36,22 +39,6 @@ export function parseSchedule(raw: string): number[] | undefined {
     waits.push(Number(match[1]) * (UNITS[match[2]] ?? 1));
   }
   return waits.length > 0 && waits.length <= 20 ? waits : undefined;
-}
-
-function networks(read: Reader, name: string): [ipaddr.IPv4 | ipaddr.IPv6, number][] {
-  const raw = read(name)?.trim();
-  if (!raw) return [];
-  return raw.split(',').map((part) => {
-    try {
-      return ipaddr.parseCIDR(part.trim());
-    } catch {
-      throw new ConfigError(
-        name,
-        raw,
-        'a comma-separated list of CIDR ranges, such as 127.0.0.0/8,::1/128',
-      );
-    }
-  });
 }
 
 export function readWebhookSettings(read: Reader, dataDir: string, cwd: string): WebhookSettings {

@@ -1,4 +1,5 @@
 import type { Kysely, Selectable } from 'kysely';
+import type { OutboundPolicy } from '../../platform/http/outbound.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import {
   CHANGE_EVENTS,
@@ -8,7 +9,6 @@ import {
 } from '../db/tables.js';
 import { LIBRARY_FAMILY } from '../families/family.js';
 import type { FamilyRegistry } from '../families/registry.js';
-import type { TargetPolicy } from './targets.js';
 
 export type WebhookRow = Selectable<WebhooksTable>;
 
@@ -58,7 +58,7 @@ function duplicates(values: readonly string[]): string[] {
  */
 export async function checkSubscription(
   input: SubscriptionInput,
-  context: { db: Kysely<RefdataTables>; families: FamilyRegistry; policy: TargetPolicy },
+  context: { db: Kysely<RefdataTables>; families: FamilyRegistry; policy: OutboundPolicy },
   /** The settings saved before: what is unchanged is not looked up again (a host down, say). */
   previous?: SubscriptionInput,
 ): Promise<FieldError[]> {

@@ -1,9 +1,9 @@
+import type { OutboundPolicy } from '../../platform/http/outbound.js';
 import type { ReplicaLog } from '../replicas/replica.js';
 import type { ClaimedDelivery, Outbox } from './outbox.js';
 import type { WebhookSecrets } from './secrets.js';
 import { type Outcome, send } from './sender.js';
 import type { WebhookSettings } from './settings.js';
-import type { TargetPolicy } from './targets.js';
 
 /** Attempts written in one transaction at most. */
 const RECORD_BATCH = 100;
@@ -33,7 +33,7 @@ export class DeliveryWorker {
   constructor(
     private readonly outbox: Outbox,
     private readonly secrets: WebhookSecrets,
-    private readonly policy: TargetPolicy,
+    private readonly policy: OutboundPolicy,
     private readonly settings: WebhookSettings,
     private readonly log: ReplicaLog,
   ) {}
