@@ -182,7 +182,12 @@ export function readCsv(file: string, bytes: Buffer, chosen?: Encoding): CsvTabl
   const { text, encoding, encodingFrom } = decodeText(file, bytes, chosen);
   let rows: { record: string[]; info: { lines: number } }[];
   try {
-    rows = parse(text, { info: true, skip_empty_lines: true, relax_quotes: false }) as unknown as {
+    rows = parse(text, {
+      info: true,
+      skip_empty_lines: true,
+      relax_quotes: false,
+      max_record_size: MAX_RECORD_CHARACTERS,
+    }) as unknown as {
       record: string[];
       info: { lines: number };
     }[];
@@ -210,9 +215,18 @@ export function readCsv(file: string, bytes: Buffer, chosen?: Encoding): CsvTabl
   return { file, encoding, encodingFrom, header, records, blankLines };
 }
 
+/**
+ * The longest record read, in characters: far above any real one (CFIHOS's
+ * longest definitions are a few thousand), and a bound on what one field that
+ * never ends (a quote left open in a 50 MiB file) costs to read.
+ */
+export const MAX_RECORD_CHARACTERS = 1024 * 1024;
+
 /** The parser's reason in words a person reads. */
 function plainReason(error: CsvError): string {
   switch (error.code) {
+    case 'CSV_MAX_RECORD_SIZE':
+      return `has a record longer than ${MAX_RECORD_CHARACTERS} characters (1 MiB), the most this service reads in one; a quote left open?`;
     case 'CSV_RECORD_INCONSISTENT_FIELDS_LENGTH':
       return 'has a different number of fields than the header';
     case 'CSV_QUOTE_NOT_CLOSED':

@@ -111,7 +111,11 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
           });
         const read =
           files.length === 0 ? undefined : await readTables(files, checked.settings?.encoding);
-        if (read && 'errors' in read) errors.push(...read.errors);
+        if (read && 'errors' in read) {
+          if (read.tooLarge !== undefined)
+            throw new HttpError(problem(413, 'payload-too-large', read.tooLarge));
+          errors.push(...read.errors);
+        }
         if (errors.length > 0 || !checked.settings || !read || 'errors' in read)
           throw new HttpError(validationProblem(errors));
         const library = await refdata.store.findByIri(checked.settings.library);

@@ -11,7 +11,7 @@ export interface UploadedFile {
 
 /** Why a file could not be read at all, with where when known. */
 export class UnreadableFile extends Error {
-  override readonly name = 'UnreadableFile';
+  override readonly name: string = 'UnreadableFile';
   constructor(
     readonly file: string,
     message: string,
@@ -41,22 +41,93 @@ function isZip(bytes: Buffer): boolean {
 /** The most CSV files one ZIP archive may hold. */
 const MAX_ZIPPED_FILES = 50;
 
+/** What the archives of one upload may unpack to together (docs/import.md). */
+export const UNPACK_LIMIT_BYTES = 512 * 1024 * 1024;
+
+/** An upload that unpacks, or would need memory, beyond what this service gives one: a 413. */
+export class TooLargeToRead extends UnreadableFile {
+  override readonly name = 'TooLargeToRead';
+}
+
 /**
  * What the ZIP archives of one upload may unpack to together: a small archive
- * may unpack to gigabytes, so the sizes they declare are counted before
- * anything is unpacked, and what is unpacked is counted too.
+ * may unpack to gigabytes. The sizes the archive declares are looked at
+ * first (an honest bomb is refused before anything is unpacked), and what is
+ * inflated is counted as it comes, so an archive whose headers under-declare
+ * is stopped at the limit, not after.
  */
 export class UnpackBudget {
-  constructor(public left = 512 * 1024 * 1024) {}
+  constructor(public left = UNPACK_LIMIT_BYTES) {}
+
+  private refuse(file: string): TooLargeToRead {
+    return new TooLargeToRead(
+      file,
+      `${file}: unpacks to more than ${UNPACK_LIMIT_BYTES / 1024 / 1024} MiB, the most this service unpacks from one upload`,
+    );
+  }
+
+  /** Refuses an archive whose declared sizes already exceed what is left. */
+  expect(file: string, declared: number): void {
+    if (declared > this.left) throw this.refuse(file);
+  }
 
   spend(file: string, bytes: number): void {
     this.left -= bytes;
-    if (this.left < 0)
-      throw new UnreadableFile(
-        file,
-        `${file}: the upload's archives unpack to more than this service takes`,
-      );
+    if (this.left < 0) throw this.refuse(file);
   }
+}
+
+/** JSZip's documented `internalStream`, which its type declarations leave out. */
+interface InternalStreams {
+  internalStream(type: 'nodebuffer'): StreamHelper;
+}
+interface StreamHelper {
+  on(event: 'data', listener: (chunk: Buffer) => void): StreamHelper;
+  on(event: 'error', listener: (error: Error) => void): StreamHelper;
+  on(event: 'end', listener: () => void): StreamHelper;
+  pause(): StreamHelper;
+  resume(): StreamHelper;
+}
+
+/**
+ * An entry inflated chunk by chunk, each counted as it comes; kept when
+ * `keep`, else only counted (a workbook's parts, which the workbook reader
+ * unpacks again once they are known to fit).
+ */
+async function inflated(
+  file: string,
+  entry: JSZip.JSZipObject,
+  budget: UnpackBudget,
+  keep: boolean,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  // JSZip's own stream (StreamHelper) inflates a chunk at a time and can be paused.
+  const helper = (entry as unknown as InternalStreams).internalStream('nodebuffer');
+  await new Promise<void>((resolve, reject) => {
+    helper
+      .on('data', (chunk: Buffer) => {
+        try {
+          budget.spend(file, chunk.length);
+        } catch (error) {
+          helper.pause();
+          reject(error);
+          return;
+        }
+        if (keep) chunks.push(chunk);
+      })
+      .on('error', () => {
+        // JSZip also ends here when an entry is longer than its header said.
+        reject(
+          new UnreadableFile(
+            file,
+            `${file}: ${entry.name} cannot be unpacked (a damaged archive?)`,
+          ),
+        );
+      })
+      .on('end', () => resolve())
+      .resume();
+  });
+  return Buffer.concat(chunks);
 }
 
 /** What a ZIP entry says it unpacks to (JSZip keeps it from the archive's directory). */
@@ -88,10 +159,11 @@ async function readZip(
   }
   const entries = Object.values(zip.files).filter((entry) => !entry.dir && !isClutter(entry.name));
   if (zip.file('xl/workbook.xml')) {
-    budget.spend(
+    budget.expect(
       file.name,
       entries.reduce((sum, entry) => sum + declaredSize(entry), 0),
     );
+    for (const entry of entries) await inflated(file.name, entry, budget, false);
     const sheets = await readWorkbook(file.name, file.bytes);
     return {
       name: file.name,
@@ -111,23 +183,13 @@ async function readZip(
       file.name,
       `${file.name}: holds more than ${MAX_ZIPPED_FILES} CSV files`,
     );
-  const declared = csvs.reduce((sum, entry) => sum + declaredSize(entry), 0);
-  budget.spend(file.name, declared);
+  budget.expect(
+    file.name,
+    csvs.reduce((sum, entry) => sum + declaredSize(entry), 0),
+  );
   const read: ReadFile = { name: file.name, tables: [], blankRecords: 0, records: 0 };
-  let unpacked = 0;
   for (const entry of csvs) {
-    let bytes: Buffer;
-    try {
-      bytes = await entry.async('nodebuffer');
-    } catch {
-      throw new UnreadableFile(
-        file.name,
-        `${file.name}: ${entry.name} cannot be unpacked (a damaged archive?)`,
-      );
-    }
-    unpacked += bytes.length;
-    // An archive that declared less than it holds is counted at what it holds.
-    if (unpacked > declared) budget.spend(file.name, bytes.length);
+    const bytes = await inflated(file.name, entry, budget, true);
     const table = readCsv(`${file.name} › ${entry.name}`, bytes, encoding);
     read.tables.push({
       source: table.file,

@@ -5,7 +5,8 @@ import { identify, type KnownTable, UnknownTable } from './cfihos-tables.js';
 import { ENCODINGS, type Encoding } from './csv-table.js';
 import type { NewImport } from './jobs.js';
 import { rdfFormatOf, readRdf } from './rdf-source.js';
-import { readUploadedFile, UnpackBudget, UnreadableFile, type UploadedFile } from './sources.js';
+import { readInThread } from './read-in-thread.js';
+import { TooLargeToRead, UnreadableFile, type UploadedFile } from './sources.js';
 
 /**
  * What an upload must be, the API's and the page's alike: its fields, and
@@ -72,48 +73,61 @@ export interface ReadTables {
 export async function readTables(
   uploaded: readonly UploadedFile[],
   encoding: Encoding | undefined,
-): Promise<ReadTables | { errors: FieldError[] }> {
+): Promise<ReadTables | { errors: FieldError[]; tooLarge?: string }> {
   const tables: KnownTable[] = [];
   const graphs: ReadTables['graphs'] = [];
   const files: FileSummary[] = [];
   const errors: FieldError[] = [];
-  const budget = new UnpackBudget();
-  for (const upload of uploaded) {
-    if (upload.bytes.length === 0) {
-      errors.push({ in: 'body', field: '/file', detail: `${upload.name} is empty` });
-      continue;
-    }
-    try {
-      if (rdfFormatOf(upload.name)) {
-        const quads = await readRdf(upload);
-        graphs.push({ source: upload.name, quads });
-        files.push({
-          name: upload.name,
-          records: quads.length,
-          blankRecords: 0,
-          tables: [{ source: upload.name, kind: 'rdf', records: quads.length, unread: [] }],
-        });
+  let tooLarge: string | undefined;
+  const refuse = (detail: string) => errors.push({ in: 'body', field: '/file', detail });
+  const tabular = uploaded.filter((upload) => upload.bytes.length > 0 && !rdfFormatOf(upload.name));
+  const readTabular = readInThread(tabular, encoding);
+  try {
+    for (const upload of uploaded) {
+      if (upload.bytes.length === 0) {
+        refuse(`${upload.name} is empty`);
         continue;
       }
-      const file = await readUploadedFile(upload, encoding, budget);
-      const known = file.tables.map(identify);
-      tables.push(...known);
-      files.push({
-        name: file.name,
-        ...(file.encoding ? { encoding: file.encoding, encodingFrom: file.encodingFrom } : {}),
-        records: file.records,
-        blankRecords: file.blankRecords,
-        tables: known.map((table) => ({
-          source: table.source,
-          kind: table.kind,
-          records: table.records.length,
-          unread: table.unread,
-        })),
-      });
-    } catch (error) {
-      if (!(error instanceof UnreadableFile || error instanceof UnknownTable)) throw error;
-      errors.push({ in: 'body', field: '/file', detail: error.message });
+      try {
+        if (rdfFormatOf(upload.name)) {
+          const quads = await readRdf(upload);
+          graphs.push({ source: upload.name, quads });
+          files.push({
+            name: upload.name,
+            records: quads.length,
+            blankRecords: 0,
+            tables: [{ source: upload.name, kind: 'rdf', records: quads.length, unread: [] }],
+          });
+          continue;
+        }
+        const next = await readTabular.next();
+        // The thread stopped early (past its memory): the rest are not read.
+        if (next.done) break;
+        if (next.value instanceof Error) throw next.value;
+        const file = next.value;
+        const known = file.tables.map(identify);
+        tables.push(...known);
+        files.push({
+          name: file.name,
+          ...(file.encoding ? { encoding: file.encoding, encodingFrom: file.encodingFrom } : {}),
+          records: file.records,
+          blankRecords: file.blankRecords,
+          tables: known.map((table) => ({
+            source: table.source,
+            kind: table.kind,
+            records: table.records.length,
+            unread: table.unread,
+          })),
+        });
+      } catch (error) {
+        if (!(error instanceof UnreadableFile || error instanceof UnknownTable)) throw error;
+        if (error instanceof TooLargeToRead) tooLarge ??= error.message;
+        refuse(error.message);
+      }
     }
+  } finally {
+    await readTabular.return(undefined);
   }
-  return errors.length > 0 ? { errors } : { tables, graphs, files };
+  if (errors.length > 0) return tooLarge === undefined ? { errors } : { errors, tooLarge };
+  return { tables, graphs, files };
 }

@@ -241,7 +241,13 @@ ${
         : undefined;
       if (checked.settings && library?.family !== 'library') errors.library ??= 'Choose a library.';
       if (Object.keys(errors).length > 0 || !checked.settings || !read || 'errors' in read)
-        return formPage(request, reply, values, errors, 400);
+        return formPage(
+          request,
+          reply,
+          values,
+          errors,
+          read && 'tooLarge' in read && read.tooLarge !== undefined ? 413 : 400,
+        );
       try {
         const job = await imports.create(
           { ...checked.settings, owner: viewer.subject, files },
