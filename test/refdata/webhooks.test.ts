@@ -466,3 +466,64 @@ describe.skipIf(!DATABASE_KINDS.includes('postgres'))(
     });
   },
 );
+
+describe.each(DATABASE_KINDS)('a fair share for each subscription on %s', (kind) => {
+  const service = refdataForTests(kind, {
+    ...LOOPBACK,
+    REFDATA_WEBHOOK_POLL_MS: '50',
+    REFDATA_WEBHOOK_TIMEOUT_MS: '3000',
+  });
+
+  it('sends a fast receiver every event while eight slow ones each hold one attempt, never two', async () => {
+    const fast = await Receiver.start();
+    const slow = await Promise.all(Array.from({ length: 8 }, () => Receiver.start()));
+    /** The most requests any slow receiver had open at once. */
+    let mostOpen = 0;
+    for (const receiver of slow) {
+      let open = 0;
+      receiver.answer = () => {
+        open += 1;
+        mostOpen = Math.max(mostOpen, open);
+        // Hangs until the delivery's time-out (3 s from its start) ends it: counted
+        // closed a little before, so that a second attempt can only be counted open
+        // beside it if it came while the first was still held.
+        setTimeout(() => {
+          open -= 1;
+        }, 2500);
+        return 'hang';
+      };
+    }
+    try {
+      const library = await createLibrary(service);
+      for (const receiver of slow)
+        await subscribe(service, { url: receiver.url, libraries: [library] });
+      await subscribe(service, { url: fast.url, libraries: [library] });
+      const token = await service.token(['Creator']);
+      for (let i = 0; i < 5; i += 1) {
+        const response = await service.app.inject({
+          method: 'POST',
+          url: '/rdl/terms/subclass',
+          headers: { authorization: `Bearer ${token}` },
+          payload: {
+            name: uniqueName('Valve'),
+            description: 'A valve',
+            changeJustification: 'Needed',
+            ontology: library,
+            subClassOf: ['http://x.example/Equipment'],
+          },
+        });
+        expect(response.statusCode).toBe(201);
+      }
+      await fast.until((received) => received.length >= 5);
+      // Every slow receiver's first attempt is still open: none has had a second,
+      // and the fast one was not kept waiting behind them.
+      for (const receiver of slow) expect(receiver.received.length).toBeLessThanOrEqual(1);
+      // Once the first attempts time out, each slow receiver still gets one at a time.
+      await slow[0]?.until((received) => received.length >= 2, 15_000);
+      expect(mostOpen).toBe(1);
+    } finally {
+      await fast.close();
+      for (const receiver of slow) await receiver.close();
+    }
+  }, 60_000);
+});

@@ -232,15 +232,20 @@ export class Outbox {
    * pending ones whose time has come, and sending ones whose lease lapsed (their
    * instance died). A delivery waits while an earlier event of the same resource
    * is still to be delivered to the same subscription, so each receiver gets a
-   * resource's events in order.
+   * resource's events in order; and at most one is claimed, or in flight, per
+   * subscription, so each receiver has one attempt at a time.
    */
   async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
     const now = this.now();
     return this.db.transaction().execute(async (trx) => {
-      const due = await trx
+      // Each subscription's next delivery: its earliest that is due, follows no
+      // undelivered event of the same resource, and whose subscription has no
+      // attempt in flight (a fair share, on any instance: a slow receiver holds
+      // one slot and never the others' turns).
+      const nextOfEach = trx
         .selectFrom('webhook_deliveries as d')
         .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-        .select('d.id')
+        .select((eb) => eb.fn.min('d.id').as('id'))
         .where('w.state', '=', 'active')
         .where((eb) =>
           eb.or([
@@ -261,9 +266,34 @@ export class Outbox {
             ),
           ),
         )
-        .orderBy('d.event_id')
+        .where((eb) =>
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom('webhook_deliveries as busy')
+                .select('busy.id')
+                .whereRef('busy.webhook_id', '=', 'd.webhook_id')
+                .where('busy.state', '=', 'sending')
+                .where('busy.lease_until', '>=', now),
+            ),
+          ),
+        )
+        .groupBy('d.webhook_id');
+      const due = await trx
+        .selectFrom('webhook_deliveries')
+        .select('id')
+        .where('id', 'in', nextOfEach)
+        // Again here, where PostgreSQL looks at a row anew once another claim
+        // that held it commits: a delivery just claimed there is not due.
+        .where((eb) =>
+          eb.or([
+            eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
+            eb.and([eb('state', '=', 'sending'), eb('lease_until', '<', now)]),
+          ]),
+        )
+        .orderBy('event_id')
         .limit(limit)
-        .$if(this.postgres, (query) => query.forUpdate('d').skipLocked())
+        .$if(this.postgres, (query) => query.forUpdate().skipLocked())
         .execute();
       if (due.length === 0) return [];
       const claimed = await trx

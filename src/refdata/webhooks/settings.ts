@@ -60,6 +60,6 @@ export function readWebhookSettings(read: Reader, dataDir: string, cwd: string):
     retrySchedule,
     allowedNetworks: networks(read, 'REFDATA_WEBHOOK_ALLOWED_NETWORKS'),
     maxPerOwner: integer(read, 'REFDATA_WEBHOOK_MAX_PER_OWNER', 25, 1, 1000),
-    concurrency: integer(read, 'REFDATA_WEBHOOK_CONCURRENCY', 8, 1, 100),
+    concurrency: integer(read, 'REFDATA_WEBHOOK_CONCURRENCY', 64, 1, 1000),
   };
 }
