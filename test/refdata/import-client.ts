@@ -21,19 +21,22 @@ export async function startImport(
   service: Refdata,
   fields: Record<string, string>,
   files: { name: string; bytes: Buffer }[],
+  /** Who imports (a Creator; Alice unless said). */
+  subject?: string,
 ) {
   const body = await multipart(fields, files);
   return service.call('POST', '/imports', {
     body: body.payload,
     headers: { 'content-type': body.contentType },
+    ...(subject === undefined ? {} : { subject }),
   });
 }
 
 /** The job once it has ended. */
-export async function finished(service: Refdata, location: string) {
+export async function finished(service: Refdata, location: string, subject?: string) {
   const path = new URL(location).pathname;
   for (;;) {
-    const response = await service.call('GET', path);
+    const response = await service.call('GET', path, subject === undefined ? {} : { subject });
     expect(response.statusCode).toBe(200);
     const job = response.json();
     if (job.state === 'done' || job.state === 'failed') return job;

@@ -396,7 +396,15 @@ class Planner {
     if (stored) {
       const refusal = this.storedRefusal(family, stored, body);
       if (refusal === 'unchanged') return { body, errors: [], unchanged: true };
-      if (refusal) return { body, errors: [refusal] };
+      if (refusal) {
+        // A row a rule refuses (one naming a refused property, say) is left out
+        // first, as for a new resource: without it, the record may be what is
+        // stored, and unchanged must read as unchanged whoever imports it.
+        const partErrors = (await ruleErrors(family, body, context)).filter((error) =>
+          partOf(error, parts),
+        );
+        return { body, errors: partErrors.length > 0 ? partErrors : [refusal] };
+      }
     }
     const errors = [
       ...(await ruleErrors(family, body, context)),
