@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { codehost } from './codehost/app.js';
+import type { CodehostSettings } from './codehost/config.js';
 import { embeddedSignIn } from './embedded-sign-in.js';
 import { type Command, type CommandContext, UsageError } from './platform/cli/command.js';
 import { commandHelp, commandList, usageReminder } from './platform/cli/help.js';
@@ -28,7 +29,7 @@ export const PROGRAM = 'codehost-refdata';
 /** The configuration with both services' sections, typed: what the program and its tests read. */
 export type ProgramConfig = Config & {
   services: { codehost: ServiceConfig; refdata: ServiceConfig };
-  settings: { codehost: undefined; refdata: RefdataSettings };
+  settings: { codehost: CodehostSettings; refdata: RefdataSettings };
 };
 
 /** Reads the configuration of both services, each section by its service's own reader. */

@@ -17,6 +17,7 @@ import { registerNotificationRoutes } from './api/notification-routes.js';
 import { codehostApiSecurity } from './api/openapi-security.js';
 import { registerProjectRoutes } from './api/project-routes.js';
 import { registerUserRoutes } from './api/user-routes.js';
+import { type CodehostSettings, readCodehostSettings } from './config.js';
 import { type Codehost, createCodehost } from './context.js';
 import { registerCors } from './cors.js';
 import { codehostMigrations } from './db/migrations.js';
@@ -60,11 +61,12 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
  */
 export function codehostService(
   options: { grants?: readonly Grant[] } = {},
-): ServiceDefinition<CodehostTables> {
+): ServiceDefinition<CodehostTables, CodehostSettings> {
   const grants = grantsByType(options.grants ?? BUILT_IN_GRANTS);
   return {
     name: 'codehost',
     defaultPort: 8080,
+    readSettings: readCodehostSettings,
     title: 'codehost',
     description:
       'OAuth 2.0 authorization server and notification-settings API of a code-hosting service, wire-compatible with GitLab (`/oauth/*`, `/api/v3`, `/api/v4`). API errors use GitLab\'s `{"message": ...}` shape; OAuth errors RFC 6749\'s `{"error", "error_description"}`.',

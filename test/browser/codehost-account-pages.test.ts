@@ -358,6 +358,19 @@ describe.skipIf(!browserAvailable)(
           ],
         ];
         for (const [path, name] of pages) await visit(path, name);
+        // After an administrator turned the second factors off, every page says so until dismissed.
+        await service.db
+          .updateTable('users')
+          .set({ second_factors_removed_at: Date.now() - 60_000 })
+          .where('id', '=', user.id)
+          .execute();
+        await visit('/profile', 'second-factors-removed');
+        expect(await page.locator('#second-factors-removed').innerText()).toContain(
+          'An administrator removed your authenticator app, passkeys and recovery codes',
+        );
+        await press(page, '#second-factors-removed button');
+        expect(new URL(page.url()).pathname).toBe('/profile/two_factor_auth');
+        expect(await page.locator('#second-factors-removed').count()).toBe(0);
         // And on a wide screen, where tables are tables again.
         await page.setViewportSize({ width: 1280, height: 900 });
         for (const [path, name] of pages) {

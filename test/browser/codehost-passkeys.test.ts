@@ -91,6 +91,10 @@ describe.skipIf(!browserAvailable)(
       await page.fill('#current_password', password);
       await ceremony(page, '#add-passkey button[type="submit"]');
       expect(await page.locator('.notice.ok').innerText()).toContain('added');
+      // The first second factor comes with recovery codes, shown this once.
+      const codes = await page.locator('#recovery-codes code').allInnerTexts();
+      if (codes.length > 0) await page.goto(`${service.url}/profile/passkeys`);
+      return codes;
     }
 
     /** The session row this browser holds, as the server keeps it. */
@@ -117,7 +121,9 @@ describe.skipIf(!browserAvailable)(
       try {
         await addVirtualAuthenticator(page);
         await signInWithPassword(page, service.url, user.username, user.password);
-        await registerPasskey(page, 'Work laptop', user.password);
+        const codes = await registerPasskey(page, 'Work laptop', user.password);
+        expect(codes).toHaveLength(10);
+        for (const code of codes) expect(code).toMatch(/^[0-9a-f]{16}$/);
         const row = page.locator('#passkeys tr', { hasText: 'Work laptop' });
         expect(await row.innerText()).toContain('Never');
         const stored = await service.db
@@ -190,7 +196,15 @@ describe.skipIf(!browserAvailable)(
         await signOut(page);
         await signInWithPassword(page, service.url, user.username, user.password);
         expect(await page.locator('h1').innerText()).toBe('Two-factor authentication');
-        expect(await page.locator('#otp_attempt').count()).toBe(0);
+        // A recovery code is offered beside the passkey, for the day it is lost.
+        expect(await page.locator('h2', { hasText: 'Lost your passkey?' }).count()).toBe(1);
+        expect(await page.locator('label[for="otp_attempt"]').innerText()).toContain(
+          'recovery codes',
+        );
+        await page.screenshot({
+          path: `${OUTPUT}/passkeys-second-step-with-recovery-code.png`,
+          fullPage: true,
+        });
         await ceremony(page, '#passkey-second-factor button[type="submit"]');
         expect(new URL(page.url()).pathname).toBe('/profile');
         expect(await sessionAmr(user.id)).toEqual(expect.arrayContaining(['pwd', 'user', 'mfa']));

@@ -1,8 +1,12 @@
 import { type Command, type CommandContext, UsageError } from '../../platform/cli/command.js';
+import { serviceSection, serviceSettings } from '../../platform/config.js';
+import { MailTransport } from '../../platform/mail/mail-transport.js';
+import type { CodehostSettings } from '../config.js';
 import { withCodehostDatabase } from '../db/command-database.js';
 import { generatedPassword } from './initial-admin.js';
 import { PasswordHasher } from './passwords.js';
-import { AccountError, type UserRow, UserStore } from './users.js';
+import { TwoFactorStore } from './two-factor.js';
+import { AccountError, isTwoFactorEnabled, type UserRow, UserStore } from './users.js';
 
 /** Runs an admin action with the user store; account rule violations are one line. */
 function withUsers(
@@ -44,6 +48,34 @@ function stateCommand(name: string, state: UserRow['state'], summary: string): C
         return 0;
       });
     },
+  };
+}
+
+/** The mail that tells a user their second factors were turned off. */
+function secondFactorsOffMail(
+  user: UserRow,
+  removed: { totp: boolean; passkeys: number },
+  publicUrl: string,
+) {
+  const what = [
+    ...(removed.totp ? ['your authenticator app'] : []),
+    ...(removed.passkeys > 0
+      ? [`${removed.passkeys === 1 ? 'your passkey' : `your ${removed.passkeys} passkeys`}`]
+      : []),
+    'your recovery codes',
+  ].join(', ');
+  return {
+    id: `second-factors-off-${user.id}-${Date.now()}`,
+    to: user.email,
+    subject: 'Your two-factor authentication was turned off',
+    text: `Hello ${user.name},
+
+An administrator of codehost (${publicUrl}) turned off two-factor authentication for your account ${user.username} on ${new Date().toUTCString()}: ${what} were removed. Your password alone now signs you in.
+
+If you did not ask for this, change your password now (${publicUrl}/profile/password/edit) and tell your administrator.
+
+Set up two-factor authentication again: ${publicUrl}/profile/two_factor_auth
+`,
   };
 }
 
@@ -103,6 +135,54 @@ export const accountCommands: readonly Command[] = [
     'Block a codehost user (signs them out everywhere).',
   ),
   stateCommand('codehost-user-unblock', 'active', 'Unblock a codehost user.'),
+  {
+    name: 'codehost-user-disable-two-factor',
+    usage: 'codehost-user-disable-two-factor <username>',
+    summary: "Turn off a codehost user's second factors: app, passkeys and recovery codes.",
+    details:
+      "For a user locked out (a lost phone or passkey, no recovery code left), as GitLab's administrators do. The user's pages say so until they set a second factor up again, and a mail tells them (through CODEHOST_SMTP_URL, or written to CODEHOST_MAIL_DIR). Their password is unchanged: codehost-user-reset-password gives a new one.",
+    example: 'alice',
+    run: (args, context) => {
+      const [username] = positional(args, 1) as [string];
+      return withCodehostDatabase(
+        context,
+        () => undefined,
+        async (db) => {
+          const users = new UserStore(
+            db,
+            new PasswordHasher(context.config().security.passwordHash),
+          );
+          const user = await existingUser(users, username, context);
+          if (!user) return 1;
+          if (!isTwoFactorEnabled(user)) {
+            context.stdout.write(`${user.username} has no second factor; nothing was changed.\n`);
+            return 0;
+          }
+          const removed = await new TwoFactorStore(db).removeAllSecondFactors(user.id);
+          context.stdout.write(
+            `Turned off two-factor authentication for ${user.username}: ${removed.totp ? 'the authenticator app, ' : ''}${removed.passkeys} passkey${removed.passkeys === 1 ? '' : 's'} and the recovery codes were removed. Their pages say so.\n`,
+          );
+          const config = context.config();
+          const mail = new MailTransport(
+            serviceSettings<CodehostSettings>(config, 'codehost').mail,
+          );
+          try {
+            const where = await mail.send(
+              secondFactorsOffMail(user, removed, serviceSection(config, 'codehost').publicUrl),
+            );
+            context.stdout.write(`A mail telling them went to ${where}.\n`);
+          } catch (error) {
+            context.stderr.write(
+              `The mail telling them could not be sent (${error instanceof Error ? error.message : String(error)}); tell them yourself.\n`,
+            );
+          } finally {
+            mail.close();
+          }
+          return 0;
+        },
+      );
+    },
+  },
   {
     name: 'codehost-user-reset-password',
     usage: 'codehost-user-reset-password <username>',

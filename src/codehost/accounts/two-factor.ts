@@ -4,7 +4,7 @@ import { Secret, TOTP } from 'otpauth';
 import QRCode from 'qrcode';
 import { matchesSecretHash, secretHash } from '../../platform/security/secrets.js';
 import type { CodehostTables } from '../db/tables.js';
-import type { UserRow } from './users.js';
+import { isTwoFactorEnabled, type UserRow } from './users.js';
 
 const PERIOD_SECONDS = 30;
 /** One step either side absorbs clock drift between server and phone. */
@@ -89,11 +89,102 @@ export class TwoFactorStore {
     return this.db.transaction().execute(async (trx) => {
       await trx
         .updateTable('users')
-        .set({ otp_secret: secret, otp_last_step: step, updated_at: this.now() })
+        .set({
+          otp_secret: secret,
+          otp_last_step: step,
+          second_factors_removed_at: null,
+          updated_at: this.now(),
+        })
         .where('id', '=', userId)
         .execute();
       return replaceRecoveryCodes(trx, userId);
     });
+  }
+
+  /**
+   * Recovery codes for a user whose first second factor is a passkey (as
+   * GitLab gives them with a WebAuthn device): new ones when the user has
+   * none, to be shown once; undefined when they have codes already.
+   */
+  async ensureRecoveryCodes(userId: number): Promise<string[] | undefined> {
+    return this.db.transaction().execute(async (trx) => {
+      const held = await trx
+        .selectFrom('recovery_codes')
+        .select('id')
+        .where('user_id', '=', userId)
+        .limit(1)
+        .executeTakeFirst();
+      if (held) return undefined;
+      await trx
+        .updateTable('users')
+        .set({ second_factors_removed_at: null })
+        .where('id', '=', userId)
+        .execute();
+      return replaceRecoveryCodes(trx, userId);
+    });
+  }
+
+  /** Recovery codes guard second factors: with none left, they go too. */
+  async forgetCodesWithoutSecondFactor(userId: number): Promise<void> {
+    await this.db
+      .deleteFrom('recovery_codes')
+      .where('user_id', '=', userId)
+      .where((eb) =>
+        eb.not(
+          eb.exists(
+            eb
+              .selectFrom('users')
+              .select('users.id')
+              .where('users.id', '=', userId)
+              .where((inner) =>
+                inner.or([inner('otp_secret', 'is not', null), inner('passkey_count', '>', 0)]),
+              ),
+          ),
+        ),
+      )
+      .execute();
+  }
+
+  /**
+   * An administrator's last resort for a user locked out (a lost phone, a lost
+   * passkey, no recovery code): the authenticator app, every passkey and every
+   * recovery code go, in one transaction, and the time is kept so that the
+   * user's pages say so. What was removed, for the command to tell.
+   */
+  async removeAllSecondFactors(userId: number): Promise<{ totp: boolean; passkeys: number }> {
+    return this.db.transaction().execute(async (trx) => {
+      const user = await trx
+        .selectFrom('users')
+        .select(['otp_secret'])
+        .where('id', '=', userId)
+        .executeTakeFirstOrThrow();
+      const passkeys = await trx.deleteFrom('passkeys').where('user_id', '=', userId).execute();
+      await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
+      await trx
+        .updateTable('users')
+        .set({
+          otp_secret: null,
+          otp_last_step: null,
+          passkey_count: 0,
+          second_factors_removed_at: this.now(),
+          updated_at: this.now(),
+        })
+        .where('id', '=', userId)
+        .execute();
+      return {
+        totp: user.otp_secret !== null,
+        passkeys: Number(passkeys.reduce((sum, result) => sum + result.numDeletedRows, 0n)),
+      };
+    });
+  }
+
+  /** The user has read that their second factors were turned off. */
+  async dismissRemovalNotice(userId: number): Promise<void> {
+    await this.db
+      .updateTable('users')
+      .set({ second_factors_removed_at: null })
+      .where('id', '=', userId)
+      .execute();
   }
 
   /** A fresh set of recovery codes; every earlier one stops working. */
@@ -101,25 +192,25 @@ export class TwoFactorStore {
     return this.db.transaction().execute((trx) => replaceRecoveryCodes(trx, userId));
   }
 
+  /** Turns the authenticator app off; the recovery codes stay while a passkey needs them. */
   async disable(userId: number): Promise<void> {
-    await this.db.transaction().execute(async (trx) => {
-      await trx
-        .updateTable('users')
-        .set({ otp_secret: null, otp_last_step: null, updated_at: this.now() })
-        .where('id', '=', userId)
-        .execute();
-      await trx.deleteFrom('recovery_codes').where('user_id', '=', userId).execute();
-    });
+    await this.db
+      .updateTable('users')
+      .set({ otp_secret: null, otp_last_step: null, updated_at: this.now() })
+      .where('id', '=', userId)
+      .execute();
+    await this.forgetCodesWithoutSecondFactor(userId);
   }
 
   /**
-   * Accepts a current TOTP code not used before, or an unused recovery code, which
-   * is then spent. Both checks are single updates, so two requests racing with
+   * Accepts a current TOTP code not used before, or an unused recovery code
+   * (whatever the second factor: an app or passkeys), which is then spent. Both checks are single updates, so two requests racing with
    * the same code cannot both succeed.
    */
   async verify(user: UserRow, code: string): Promise<boolean> {
-    if (user.otp_secret === null) return false;
-    const step = matchingStep(user.otp_secret, code, this.now());
+    if (!isTwoFactorEnabled(user)) return false;
+    const step =
+      user.otp_secret === null ? undefined : matchingStep(user.otp_secret, code, this.now());
     if (step !== undefined) {
       const result = await this.db
         .updateTable('users')

@@ -529,6 +529,12 @@ export const codehostMigrations: MigrationSet = {
         .alterTable('oauth_applications')
         .addColumn('configured_by_operator', 'integer', (c) => c.notNull().defaultTo(0))
         .execute();
+      // When an administrator last turned off the user's second factors: every page
+      // of the user's sessions says so until they set one up again or dismiss it.
+      await db.schema
+        .alterTable('users')
+        .addColumn('second_factors_removed_at', TIMESTAMP)
+        .execute();
     },
   },
 };

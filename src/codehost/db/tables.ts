@@ -38,6 +38,8 @@ export interface UsersTable {
   password_change_required: Generated<Flag>;
   /** How many passkeys the user has: any makes two-factor authentication on. */
   passkey_count: Generated<number>;
+  /** When an administrator turned off every second factor; NULL once the user has seen to it. */
+  second_factors_removed_at: number | null;
 }
 
 export interface EmailsTable {

@@ -1,13 +1,16 @@
 import type { Problem } from '../../platform/http/problem.js';
 import { readAsset } from '../../platform/web/assets.js';
-import { html, type Markup } from '../../platform/web/html.js';
+import { html, type Markup, timeTag } from '../../platform/web/html.js';
 import { csrfField, errorContent, frame, type Notice } from '../../platform/web/layout.js';
 import { SCRIPT_PATH } from './copy.js';
 
 export interface PageOptions {
   title: string;
-  /** The signed-in user, for the header. */
-  user?: { username: string } | undefined;
+  /**
+   * The signed-in user, for the header; when an administrator turned their
+   * second factors off, every page says so until they see to it.
+   */
+  user?: { username: string; second_factors_removed_at?: number | null } | undefined;
   /** The session's form token; needed for the sign-out button. */
   csrf?: string | undefined;
   /** A notice shown above the content. */
@@ -61,8 +64,19 @@ export function page(options: PageOptions, content: Markup): string {
       style: STYLE,
       script: [SCRIPT_PATH, ...(options.scripts ?? [])],
     },
-    content,
+    html`${removalNotice(options)}${content}`,
   );
+}
+
+/** What every page of the user's sessions says after an administrator turned their second factors off. */
+function removalNotice(options: PageOptions): Markup {
+  const at = options.user?.second_factors_removed_at;
+  if (at === undefined || at === null) return html``;
+  return html`<section class="notice error" id="second-factors-removed" aria-labelledby="second-factors-removed-heading">
+<h2 id="second-factors-removed-heading">Your two-factor authentication was turned off</h2>
+<p>An administrator removed your authenticator app, passkeys and recovery codes ${timeTag(Number(at), Date.now())}, so your password alone signs you in. If you did not ask for this, change your password and tell them. <a href="/profile/two_factor_auth">Set up two-factor authentication again</a> or <a href="/profile/passkeys">add a passkey</a>.</p>
+<form method="post" action="/profile/two_factor_auth/notice">${csrfField(options.csrf ?? '')}<p><button type="submit">Dismiss</button></p></form>
+</section>`;
 }
 
 export { csrfField };

@@ -17,6 +17,7 @@ import {
 } from './passkey-forms.js';
 import type { Session } from './sessions.js';
 import { accountOf } from './surface.js';
+import { recoveryCodesPage } from './two-factor-pages.js';
 import { currentPasswordAccepted, doneNotice, field, ROW_ID_PARAMS } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/passkeys';
@@ -126,6 +127,18 @@ ${passkeyForm({
       if (error instanceof PasskeyRefused) return refuse(error.message);
       throw error;
     }
+    // A first second factor comes with recovery codes, as GitLab's do: a lost
+    // passkey must not lock its owner out.
+    const codes = await codehost.twoFactor.ensureRecoveryCodes(user.id);
+    if (codes) {
+      return recoveryCodesPage(
+        reply,
+        { ...user, passkey_count: user.passkey_count + 1, second_factors_removed_at: null },
+        session,
+        codes,
+        'The passkey was added.',
+      );
+    }
     return reply.redirect(`${SETTINGS_PATH}?done=added`, 303);
   });
 
@@ -148,6 +161,7 @@ ${passkeyForm({
       if (!(await codehost.passkeys.remove(user.id, request.params.id))) {
         throw new HttpError(problem(404, 'not-found', 'No such passkey.'));
       }
+      await codehost.twoFactor.forgetCodesWithoutSecondFactor(user.id);
       return reply.redirect(`${SETTINGS_PATH}?done=removed`, 303);
     },
   );

@@ -70,18 +70,19 @@ function twoFactorForm(
 <h2 id="passkey-heading">Use a passkey</h2>
 <p>Your password was right. Finish signing in with one of your passkeys.</p>
 ${passkeyForm({ id: 'passkey-second-factor', action: '/users/sign_in/two_factor/passkey', csrf, kind: 'authenticate', ceremony: passkey, button: 'Use a passkey' })}
-</section>${hasTotp(user) ? html`` : html`<p data-passkey-unsupported>This account's second factor is a passkey, and this browser cannot use one (it needs JavaScript and WebAuthn). Sign in from a browser that can.</p>`}`
+</section>${hasTotp(user) ? html`` : html`<p data-passkey-unsupported>This account's second factor is a passkey, and this browser cannot use one (it needs JavaScript and WebAuthn). Sign in from a browser that can, or with a recovery code.</p>`}`
         : html``
-    }${
-      hasTotp(user)
-        ? html`<form method="post" action="/users/sign_in/two_factor">
+    }<form method="post" action="/users/sign_in/two_factor">
   ${csrfField(csrf)}
-  <label for="otp_attempt">Enter the code from your authenticator app, or one of your recovery codes</label>
-  <input type="text" id="otp_attempt" name="otp_attempt" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" required autofocus>
+  ${
+    hasTotp(user)
+      ? html`<label for="otp_attempt">Enter the code from your authenticator app, or one of your recovery codes</label>`
+      : html`<h2>Lost your passkey?</h2>
+  <label for="otp_attempt">Enter one of your recovery codes</label>`
+  }
+  <input type="text" id="otp_attempt" name="otp_attempt" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" required${hasTotp(user) ? html` autofocus` : html``}>
   <p><button type="submit">Verify code</button></p>
-</form>`
-        : html``
-    }`,
+</form>`,
   );
 }
 

@@ -1,10 +1,7 @@
-import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Kysely } from 'kysely';
-import { createTransport, type Transporter } from 'nodemailer';
+import { MailTransport, type MailSettings } from '../../platform/mail/mail-transport.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { ReplicaLog } from '../replicas/replica.js';
-import type { MailSettings } from './settings.js';
 
 /** How often the outbox is looked at when nothing wakes the sender. */
 const POLL_MS = 2000;
@@ -23,7 +20,7 @@ const BATCH = 20;
  * mail folder as an .eml file, which is what the embedded default does.
  */
 export class MailSender {
-  private readonly transport: Transporter;
+  private readonly transport: MailTransport;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   private again = false;
@@ -34,9 +31,7 @@ export class MailSender {
     private readonly settings: MailSettings,
     private readonly log: ReplicaLog,
   ) {
-    this.transport = settings.smtpUrl
-      ? createTransport(settings.smtpUrl)
-      : createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+    this.transport = new MailTransport(settings);
   }
 
   start(): void {
@@ -129,16 +124,11 @@ export class MailSender {
   }
 
   private async deliver(mail: { id: number; recipient: string; subject: string; text: string }) {
-    const info = await this.transport.sendMail({
-      from: this.settings.from,
+    await this.transport.send({
+      id: String(mail.id),
       to: mail.recipient,
       subject: mail.subject,
       text: mail.text,
     });
-    if (!this.settings.smtpUrl) {
-      await mkdir(this.settings.folder, { recursive: true, mode: 0o700 });
-      const message = (info as { message?: Buffer }).message ?? Buffer.alloc(0);
-      await writeFile(join(this.settings.folder, `${mail.id}.eml`), message, { mode: 0o600 });
-    }
   }
 }
