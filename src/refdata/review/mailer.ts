@@ -1,5 +1,5 @@
 import type { Kysely } from 'kysely';
-import { MailTransport, type MailSettings } from '../../platform/mail/mail-transport.js';
+import { type MailSettings, MailTransport } from '../../platform/mail/mail-transport.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { ReplicaLog } from '../replicas/replica.js';
 
@@ -28,7 +28,7 @@ export class MailSender {
 
   constructor(
     private readonly db: Kysely<RefdataTables>,
-    private readonly settings: MailSettings,
+    settings: MailSettings,
     private readonly log: ReplicaLog,
   ) {
     this.transport = new MailTransport(settings);
