@@ -11,7 +11,7 @@ import { JsonLdDocument, problems } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
-import { negotiate } from '../rdf/negotiation.js';
+import { negotiate, negotiateOrRefuse } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
 import {
   type Cursor,
@@ -76,20 +76,7 @@ function timeOf(value: string | undefined, name: string): number | undefined {
 }
 
 function chosenFormat(request: FastifyRequest): RdfMediaType {
-  const mediaType = negotiate(request.headers.accept, RDF_MEDIA_TYPES);
-  if (!mediaType) {
-    throw new HttpError(
-      problem(
-        406,
-        'not-acceptable',
-        `The change feed is available as ${RDF_MEDIA_TYPES.join(', ')}.`,
-        {
-          title: 'Not Acceptable',
-        },
-      ),
-    );
-  }
-  return mediaType;
+  return negotiateOrRefuse(request.headers.accept, RDF_MEDIA_TYPES, 'The change feed');
 }
 
 /**

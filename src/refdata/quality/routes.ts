@@ -7,7 +7,7 @@ import type { Refdata } from '../context.js';
 import { problems, rdfContent } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
-import { negotiate } from '../rdf/negotiation.js';
+import { negotiate, negotiateOrRefuse } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES } from '../rdf/serialize.js';
 import { missing } from '../resources/lookup.js';
 import { reportJson, reportQuads } from './answers.js';
@@ -73,13 +73,7 @@ export function registerQualityRoutes(app: HttpApp, refdata: Refdata): void {
           throw new HttpError(problem(404, 'not-found', `No library has the IRI ${library}.`));
         scope = { kind: view === 'working' ? 'library' : 'release', library: row };
       }
-      const mediaType = negotiate(request.headers.accept, OFFERED);
-      if (!mediaType)
-        throw new HttpError(
-          problem(406, 'not-acceptable', `The report is available as ${OFFERED.join(', ')}.`, {
-            title: 'Not Acceptable',
-          }),
-        );
+      const mediaType = negotiateOrRefuse(request.headers.accept, OFFERED, 'The report');
       reply.header('vary', 'Accept').header('cache-control', 'no-store');
       const report = await qualityReport(refdata, scope);
       if (mediaType === 'application/json')

@@ -1,3 +1,6 @@
+import { HttpError } from '../../platform/http/problem.js';
+import { problem } from '../problem-codes.js';
+
 interface MediaRange {
   type: string;
   subtype: string;
@@ -55,4 +58,24 @@ export function negotiate<T extends string>(
     if (match && match.q > 0 && (!best || match.q > best.q)) best = { mediaType, q: match.q };
   }
   return best?.mediaType;
+}
+
+/** The one 406 refdata answers: what was asked for is not offered, and what is. */
+export function notAcceptable(offered: readonly string[], what = 'This'): HttpError {
+  return new HttpError(
+    problem(406, 'not-acceptable', `${what} is available as ${offered.join(', ')}.`, {
+      title: 'Not Acceptable',
+    }),
+  );
+}
+
+/** The offered media type the client prefers (`negotiate`), or the 406 that says what is offered. */
+export function negotiateOrRefuse<T extends string>(
+  header: string | undefined,
+  offered: readonly T[],
+  what = 'This',
+): T {
+  const mediaType = negotiate(header, offered);
+  if (mediaType === undefined) throw notAcceptable(offered, what);
+  return mediaType;
 }

@@ -22,7 +22,7 @@ import { factsOf, type RowWithFacts } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';
 import { resourcePage } from './html.js';
 import { type DetailLevel, libraryChunks } from './library-graph.js';
-import { negotiate } from './negotiation.js';
+import { negotiate, notAcceptable } from './negotiation.js';
 import { resourceGraph } from './resource-graph.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from './serialize.js';
 
@@ -79,11 +79,7 @@ export async function answerResource(
   // A download link names its format; otherwise the Accept header chooses.
   const mediaType = chosen ?? negotiate(request.headers.accept, offered);
   if (!mediaType) {
-    throw new HttpError(
-      problem(406, 'not-acceptable', `This resource is available as ${offered.join(', ')}.`, {
-        title: 'Not Acceptable',
-      }),
-    );
+    throw notAcceptable(offered, 'This resource');
   }
   const detailLevel = partValue(request.query, 'detailLevel');
   // Each route offering levels declares and checks `detailLevel` (1 to 3).

@@ -8,7 +8,7 @@ import { HEADERS, JsonLdDocument, noContent, problems } from '../described-respo
 import { problem } from '../problem-codes.js';
 import { escapeHtml, refdataPage } from './html.js';
 import { single } from './library-graph.js';
-import { negotiate } from './negotiation.js';
+import { negotiate, notAcceptable } from './negotiation.js';
 import { RDL_ONTOLOGY, rdlTermList, rdlVocabularyGraph } from './rdl-vocabulary.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES } from './serialize.js';
 import { RDL_NAMESPACE } from './vocabulary.js';
@@ -81,9 +81,7 @@ export function registerVocabularyRoutes(app: HttpApp, refdata: Refdata): void {
           return reply.status(304).send();
       }
       if (!mediaType) {
-        throw new HttpError(
-          problem(406, 'not-acceptable', `The vocabulary is available as ${OFFERED.join(', ')}.`),
-        );
+        throw notAcceptable(OFFERED, 'The vocabulary');
       }
       if (mediaType === 'text/html') {
         return reply.type('text/html; charset=utf-8').send(vocabularyPage());

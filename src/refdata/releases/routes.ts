@@ -10,7 +10,7 @@ import type { Refdata } from '../context.js';
 import { HEADERS, noContent, problems, rdfContent } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
-import { negotiate } from '../rdf/negotiation.js';
+import { negotiate, notAcceptable } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
 import { requiredText } from '../resources/text.js';
 import { dcatQuads } from './dcat.js';
@@ -82,14 +82,6 @@ export async function releaseAt(
       ),
     );
   return release;
-}
-
-function notAcceptable(offered: readonly string[]): HttpError {
-  return new HttpError(
-    problem(406, 'not-acceptable', `This is available as ${offered.join(', ')}.`, {
-      title: 'Not Acceptable',
-    }),
-  );
 }
 
 /**

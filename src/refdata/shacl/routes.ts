@@ -10,7 +10,7 @@ import type { Refdata } from '../context.js';
 import { HEADERS, JsonLdDocument, noContent, problems } from '../described-responses.js';
 import { problem } from '../problem-codes.js';
 import { single } from '../rdf/library-graph.js';
-import { negotiate } from '../rdf/negotiation.js';
+import { negotiate, negotiateOrRefuse } from '../rdf/negotiation.js';
 import { type RdfMediaType, serializeStream } from '../rdf/serialize.js';
 import { completeShacl } from './assemble.js';
 
@@ -63,16 +63,7 @@ export function registerShaclRoutes(app: HttpApp, refdata: Refdata): void {
       onRequest: authorize(refdata.verifier, READ_ROLES),
       handler: async (request, reply) => {
         reply.header('vary', 'Accept');
-        const mediaType = negotiate(request.headers.accept, OFFERED);
-        if (!mediaType) {
-          throw new HttpError(
-            problem(
-              406,
-              'not-acceptable',
-              `The complete SHACL is available as ${OFFERED.join(', ')}.`,
-            ),
-          );
-        }
+        const mediaType = negotiateOrRefuse(request.headers.accept, OFFERED, 'The complete SHACL');
         const guid = request.query[parameter] as string;
         const iri = `${refdata.iriBase}/imf/${segment}/${guid}`;
         const row = await refdata.store.findByIri(iri);

@@ -3,7 +3,7 @@ import { HttpError } from '../../platform/http/problem.js';
 import type { Refdata } from '../context.js';
 import type { View } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
-import { negotiate } from '../rdf/negotiation.js';
+import { negotiate, notAcceptable } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
 import type { QueryDataset, Refusal } from './engine-calls.js';
 import { bracketsInWords, readBrackets } from './query-bounds.js';
@@ -88,7 +88,7 @@ export async function evaluate(
     // What is wrong with the text comes before what is wrong with Accept.
     const read = await refdata.sparql.read(view, text, maxRows, client);
     if (!read.ok) throw refusalProblem(read.refusal);
-    throw notAcceptable(offered);
+    throw notAcceptable(offered, 'This answer');
   }
   // Oxigraph writes every graph format off the request thread, but for RDF/XML it
   // writes predicates XML cannot name as broken XML: the service's own writer
@@ -163,12 +163,4 @@ function refusalProblem(refusal: Refusal): HttpError {
     case 'trapped':
       return tooComplex(TRAPPED_IN_WORDS);
   }
-}
-
-export function notAcceptable(offered: readonly string[]): HttpError {
-  return new HttpError(
-    problem(406, 'not-acceptable', `This answer is available as ${offered.join(', ')}.`, {
-      title: 'Not Acceptable',
-    }),
-  );
 }

@@ -9,17 +9,11 @@ import type { Refdata } from '../context.js';
 import { problems } from '../described-responses.js';
 import { VIEWS } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
-import { negotiate } from '../rdf/negotiation.js';
+import { negotiate, notAcceptable } from '../rdf/negotiation.js';
 import { RDF_FORMATS } from '../rdf/serialize.js';
 import { ClientShares } from './client-shares.js';
 import type { QueryDataset } from './engine-calls.js';
-import {
-  evaluate,
-  GRAPH_OFFERED,
-  notAcceptable,
-  SELECT_OFFERED,
-  updateRefused,
-} from './evaluate.js';
+import { evaluate, GRAPH_OFFERED, SELECT_OFFERED, updateRefused } from './evaluate.js';
 import { acceptFor } from './format-parameters.js';
 import { serviceDescription } from './service-description.js';
 
@@ -228,7 +222,7 @@ function protocolError(detail: string): HttpError {
 async function answerDescription(refdata: Refdata, request: FastifyRequest, reply: FastifyReply) {
   reply.header('vary', 'Accept');
   const mediaType = negotiate(request.headers.accept, GRAPH_OFFERED);
-  if (!mediaType) throw notAcceptable(GRAPH_OFFERED);
+  if (!mediaType) throw notAcceptable(GRAPH_OFFERED, 'This answer');
   const format = RDF_FORMATS[mediaType];
   return reply.type(format.contentType).send(await format.write(await serviceDescription(refdata)));
 }

@@ -15,7 +15,7 @@ import type { Family } from '../families/family.js';
 import { symbol } from '../families/symbol.js';
 import { problem } from '../problem-codes.js';
 import { single } from '../rdf/library-graph.js';
-import { negotiate } from '../rdf/negotiation.js';
+import { negotiate, negotiateOrRefuse } from '../rdf/negotiation.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
 import { serializeStream } from '../rdf/serialize.js';
 import { readRow, representation } from '../resources/lookup.js';
@@ -77,16 +77,7 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
         return reply.header('etag', etagOf(row)).send(representation(refdata, row));
       }
       reply.header('vary', 'Accept');
-      const mediaType = negotiate(request.headers.accept, LIST_OFFERED);
-      if (!mediaType) {
-        throw new HttpError(
-          problem(
-            406,
-            'not-acceptable',
-            `The symbol list is available as ${LIST_OFFERED.join(', ')}.`,
-          ),
-        );
-      }
+      const mediaType = negotiateOrRefuse(request.headers.accept, LIST_OFFERED, 'The symbol list');
       const page = query.page ?? 1;
       const perPage = query.per_page ?? 20;
       let base = refdata.db.selectFrom('resources').where('family', '=', 'symbol');
