@@ -1,14 +1,25 @@
+import { RetryPolicy } from '../platform/background/retry-policy.js';
 import type { Reader, SettingsContext } from '../platform/config.js';
 import { type MailSettings, readMailSettings } from '../platform/mail/mail-transport.js';
+
+/** 5 s, 30 s, 2 min, 10 min, 1 h; then a logout token is given up. */
+export const DEFAULT_BACKCHANNEL_RETRY_SCHEDULE = '5s,30s,2m,10m,1h';
 
 /** codehost's own settings; see docs/configuration.md. */
 export interface CodehostSettings {
   /** Where mail to users goes (an administrator's changes to their sign-in, say). */
   mail: MailSettings;
+  /** The waits between a logout token's attempts (`CODEHOST_BACKCHANNEL_RETRY_SCHEDULE`). */
+  backchannelRetry: RetryPolicy;
 }
 
 export function readCodehostSettings(read: Reader, context: SettingsContext): CodehostSettings {
   return {
     mail: readMailSettings(read, 'CODEHOST', 'codehost <codehost@localhost>', context),
+    backchannelRetry: RetryPolicy.read(
+      read,
+      'CODEHOST_BACKCHANNEL_RETRY_SCHEDULE',
+      DEFAULT_BACKCHANNEL_RETRY_SCHEDULE,
+    ),
   };
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import type { Config, ServiceConfig } from '../platform/config.js';
+import { RetryPolicy } from '../platform/background/retry-policy.js';
+import { type Config, type ServiceConfig, serviceSettings } from '../platform/config.js';
 import { OutboundPolicy } from '../platform/http/outbound.js';
 import { CounterStore } from '../platform/security/counters.js';
 import { PasskeyStore, relyingPartyOf } from './accounts/passkeys.js';
@@ -8,6 +9,7 @@ import { PersonalAccessTokenStore } from './accounts/personal-access-tokens.js';
 import { PasswordSignIn } from './accounts/sign-in.js';
 import { TwoFactorStore } from './accounts/two-factor.js';
 import { UserStore } from './accounts/users.js';
+import { type CodehostSettings, DEFAULT_BACKCHANNEL_RETRY_SCHEDULE } from './config.js';
 import type { CodehostTables } from './db/tables.js';
 import { AccessPolicy } from './namespaces/access.js';
 import { GroupStore } from './namespaces/groups.js';
@@ -86,7 +88,14 @@ export function createCodehost(
     }),
     deviceGrants: new DeviceGrantStore(db),
     signingKeys,
-    backchannelLogout: new BackchannelLogout(db, signingKeys, config.publicUrl, outbound),
+    backchannelLogout: new BackchannelLogout(
+      db,
+      signingKeys,
+      config.publicUrl,
+      outbound,
+      serviceSettings<CodehostSettings | undefined>(platform, 'codehost')?.backchannelRetry ??
+        (RetryPolicy.parse(DEFAULT_BACKCHANNEL_RETRY_SCHEDULE) as RetryPolicy),
+    ),
     grants,
     personalAccessTokens: new PersonalAccessTokenStore(db),
     groups,

@@ -120,7 +120,7 @@ export function createRefdata(
   );
   // Woken by the writes that queue mail (review/decisions.ts, review/comments.ts), not by
   // every write: most queue none, and each wake is a read of the outbox.
-  const mailer = new MailSender(db, settings.review.mail, log);
+  const mailer = new MailSender(db, settings.review.mail, settings.review.mailRetry, log);
   const refdata: Omit<Refdata, 'imports'> = {
     db,
     publicUrl: config.publicUrl,

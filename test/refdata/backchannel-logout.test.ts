@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CodehostTables } from '../../src/codehost/db/tables.js';
 import { BackchannelLogout } from '../../src/codehost/oidc/backchannel-logout.js';
 import { SigningKeyStore } from '../../src/codehost/oidc/signing-keys.js';
+import { RetryPolicy } from '../../src/platform/background/retry-policy.js';
 import { OutboundPolicy } from '../../src/platform/http/outbound.js';
 import { secretHash } from '../../src/platform/security/secrets.js';
 import {
@@ -109,6 +110,7 @@ describe.each(DATABASE_KINDS)('refdata back-channel logout on %s', (kind) => {
       keys,
       codehost.url,
       new OutboundPolicy([]),
+      new RetryPolicy([1000]),
     ).logoutToken({ clientId, userId: 7, sid: 'sid-one', jti: 'jti-1' });
     const answer = await post(new URLSearchParams({ logout_token: token }).toString());
     expect(answer.statusCode).toBe(200);

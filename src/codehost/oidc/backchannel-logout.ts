@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
 import type { Kysely } from 'kysely';
+import type { RetryPolicy } from '../../platform/background/retry-policy.js';
+import { WorkLoop } from '../../platform/background/work-loop.js';
 import type { OutboundPolicy } from '../../platform/http/outbound.js';
 import { PACKAGE_VERSION } from '../../platform/version.js';
 import type { CodehostTables } from '../db/tables.js';
@@ -14,8 +16,6 @@ const LOGOUT_TOKEN_LIFETIME_SECONDS = 120;
 const TICK_MS = 1000;
 /** Each attempt waits this long for the relying party's answer. */
 const ATTEMPT_TIMEOUT_MS = 5000;
-/** The waits before each retry; after the last, the delivery is given up. */
-const RETRY_DELAYS_MS = [5_000, 30_000, 120_000, 600_000, 3_600_000];
 /** How long a claimed delivery is held by the instance sending it. */
 const CLAIM_MS = ATTEMPT_TIMEOUT_MS * 4;
 /** Ended sessions and finished deliveries are kept this long, then swept. */
@@ -44,10 +44,7 @@ interface Log {
  * database keep two from sending the same token.
  */
 export class BackchannelLogout {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private closed = false;
+  private readonly loop: WorkLoop;
   private log: Log | undefined;
   private sweptAt = 0;
 
@@ -57,8 +54,16 @@ export class BackchannelLogout {
     private readonly issuer: string,
     /** The one policy for addresses users give: checked again at each connection. */
     private readonly outbound: OutboundPolicy,
+    /** The waits before each retry; after the last, the delivery is given up. */
+    private readonly retry: RetryPolicy,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.loop = new WorkLoop({
+      pollMilliseconds: TICK_MS,
+      turn: () => this.tick(),
+      failed: (error) => this.log?.warn({ err: error }, 'back-channel logout failed'),
+    });
+  }
 
   /** A new session signed in: its `sid`, kept with the browser session it belongs to. */
   async sessionStarted(sid: string, userId: number, sessionIdHash: string): Promise<void> {
@@ -79,40 +84,16 @@ export class BackchannelLogout {
 
   start(log: Log): void {
     this.log = log;
-    this.schedule();
+    this.loop.start();
   }
 
   /** A session was just ended here: look now rather than at the next tick. */
   nudge(): void {
-    if (this.closed) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.tick()
-      .catch((error: unknown) => this.log?.warn({ err: error }, 'back-channel logout failed'))
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.nudge();
-        }
-      });
+    this.loop.wake();
   }
 
   async close(): Promise<void> {
-    this.closed = true;
-    clearTimeout(this.timer);
-    await this.running;
-  }
-
-  private schedule(): void {
-    if (this.closed) return;
-    this.timer = setTimeout(() => {
-      this.nudge();
-      this.schedule();
-    }, TICK_MS);
-    this.timer.unref();
+    await this.loop.close();
   }
 
   /** One round: ended sessions become deliveries, then due deliveries are sent. */
@@ -232,7 +213,7 @@ export class BackchannelLogout {
 
   private async record(id: number, attempts: number, error: string | undefined): Promise<void> {
     const now = this.now();
-    const retryIn = RETRY_DELAYS_MS[attempts - 1];
+    const retryIn = this.retry.waitAfter(attempts);
     await this.db
       .updateTable('backchannel_logout_deliveries')
       .set(

@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import { WorkLoop } from '../../platform/background/work-loop.js';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
 import type { Refdata } from '../context.js';
 import type { ImportJobsTable } from '../db/tables.js';
@@ -63,9 +64,8 @@ const REFUSED_KEPT = 200;
  * batches together with the count of them, and only while the lease is held.
  */
 export class ImportJobs {
-  private timer: NodeJS.Timeout | undefined;
+  private readonly loop: WorkLoop;
   private readonly preRead = new Map<number, ReadTables>();
-  private running: Promise<void> | undefined;
   private closed = false;
 
   constructor(
@@ -76,7 +76,13 @@ export class ImportJobs {
       error(object: unknown, message: string): void;
     },
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.loop = new WorkLoop({
+      pollMilliseconds: settings.pollMilliseconds,
+      turn: () => this.work(),
+      failed: (error) => this.log.error({ err: error }, 'import worker failed'),
+    });
+  }
 
   /**
    * Makes a job; `read`, the files as the upload's checks read them, spares
@@ -204,27 +210,20 @@ export class ImportJobs {
   }
 
   start(): void {
-    if (this.timer || this.closed || !this.settings.worker) return;
-    this.timer = setInterval(() => this.nudge(), this.settings.pollMilliseconds);
-    this.timer.unref();
-    this.nudge();
+    if (!this.settings.worker) return;
+    this.loop.start();
   }
 
   /** Looks for work now (a job was just made here). */
   nudge(): void {
-    if (this.running || this.closed || !this.settings.worker) return;
-    this.running = this.work()
-      .catch((error: unknown) => this.log.error({ err: error }, 'import worker failed'))
-      .finally(() => {
-        this.running = undefined;
-      });
+    if (!this.settings.worker) return;
+    this.loop.wake();
   }
 
   /** Ends the worker; a job under way is left to its lease, and taken up again later. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.loop.close();
   }
 
   /** Works on claimable jobs one after another until none is left. */

@@ -1,4 +1,6 @@
 import type { Kysely } from 'kysely';
+import type { RetryPolicy } from '../../platform/background/retry-policy.js';
+import { WorkLoop } from '../../platform/background/work-loop.js';
 import { type MailSettings, MailTransport } from '../../platform/mail/mail-transport.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { ReplicaLog } from '../replicas/replica.js';
@@ -7,8 +9,6 @@ import type { ReplicaLog } from '../replicas/replica.js';
 const POLL_MS = 2000;
 /** How long a claimed mail is this instance's to send before another may try. */
 const LEASE_MS = 60_000;
-/** Attempts before a mail is given up on. */
-const MOST_ATTEMPTS = 6;
 /** Mails one look at the outbox sends at most. */
 const BATCH = 20;
 
@@ -21,49 +21,36 @@ const BATCH = 20;
  */
 export class MailSender {
   private readonly transport: MailTransport;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
+  private readonly loop: WorkLoop;
   private closed = false;
 
   constructor(
     private readonly db: Kysely<RefdataTables>,
     settings: MailSettings,
+    /** The waits between attempts; after the last, a mail is given up on, its error kept. */
+    private readonly retry: RetryPolicy,
     private readonly log: ReplicaLog,
   ) {
     this.transport = new MailTransport(settings);
+    this.loop = new WorkLoop({
+      pollMilliseconds: POLL_MS,
+      turn: () => this.sendDue(),
+      failed: (error) => this.log.error({ err: error }, 'mail: the outbox could not be read'),
+    });
   }
 
   start(): void {
-    this.timer = setInterval(() => this.wake(), POLL_MS);
-    this.timer.unref();
-    this.wake();
+    this.loop.start();
   }
 
   /** Looks at the outbox now (a notification was just committed). */
   wake(): void {
-    if (this.closed) return;
-    if (this.running) {
-      this.again = true;
-      return;
-    }
-    this.running = this.sendDue()
-      .catch((error: unknown) =>
-        this.log.error({ err: error }, 'mail: the outbox could not be read'),
-      )
-      .finally(() => {
-        this.running = undefined;
-        if (this.again) {
-          this.again = false;
-          this.wake();
-        }
-      });
+    this.loop.wake();
   }
 
   async close(): Promise<void> {
     this.closed = true;
-    if (this.timer) clearInterval(this.timer);
-    await this.running;
+    await this.loop.close();
     this.transport.close();
   }
 
@@ -110,12 +97,13 @@ export class MailSender {
         continue;
       }
       const attempts = Number(claimed.attempts);
+      const wait = this.retry.waitAfter(attempts);
       // Not the address or the text: a mail's recipient is personal data.
       this.log.warn({ mail: id, attempts, err: failure }, 'mail: not sent');
       await ours
         .set({
-          state: attempts >= MOST_ATTEMPTS ? 'failed' : 'pending',
-          due_at: Date.now() + 5000 * 2 ** attempts,
+          state: wait === undefined ? 'failed' : 'pending',
+          due_at: Date.now() + (wait ?? 0),
           lease_until: 0,
           error: failure.slice(0, 1000),
         })

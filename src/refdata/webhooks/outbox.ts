@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
+import type { RetryPolicy } from '../../platform/background/retry-policy.js';
 import { isPostgres } from '../../platform/db/schema.js';
 import { memberIri } from '../changes/feed-graph.js';
 import type {
@@ -346,12 +347,12 @@ export class Outbox {
    */
   async record(
     results: readonly { delivery: ClaimedDelivery; outcome: Outcome }[],
-    schedule: readonly number[],
+    retry: RetryPolicy,
   ): Promise<Next[]> {
     const now = this.now();
     const nexts = results.map(({ delivery, outcome }): Next => {
       if (outcome.ok) return 'delivered';
-      const wait = schedule[delivery.attempts - 1];
+      const wait = retry.waitAfter(delivery.attempts);
       return outcome.status === 410 || wait === undefined ? 'failed' : 'retry';
     });
     await this.db.transaction().execute(async (trx) => {
@@ -418,7 +419,7 @@ export class Outbox {
             .updateTable('webhook_deliveries')
             .set({
               state: 'pending',
-              next_attempt_at: now + (schedule[delivery.attempts - 1] ?? 0),
+              next_attempt_at: now + (retry.waitAfter(delivery.attempts) ?? 0),
               lease_until: 0,
             })
             .where('id', '=', delivery.id)

@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
-import { ConfigError, integer, networks, oneOf, type Reader } from '../../platform/config.js';
+import { RetryPolicy } from '../../platform/background/retry-policy.js';
+import { integer, networks, oneOf, type Reader } from '../../platform/config.js';
 
 /** Webhook deliveries and the change feed's pages; see docs/changes.md. */
 export interface WebhookSettings {
@@ -12,7 +13,7 @@ export interface WebhookSettings {
   /** Longest a delivery may take, connection to answer. */
   timeoutMilliseconds: number;
   /** The waits before the second, third, ... attempt; after the last, the subscription is disabled. */
-  retrySchedule: readonly number[];
+  retry: RetryPolicy;
   /**
    * Ranges refused by default (private, loopback, link-local) that webhook
    * targets may be in anyway, beside those `OUTBOUND_ALLOWED_NETWORKS` allows
@@ -28,36 +29,14 @@ export interface WebhookSettings {
 /** Standard Webhooks' own schedule, cut after about a day: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
-const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-
-/** `5s,5m,2h`: each a whole number with its unit (ms, s, m, h). */
-export function parseSchedule(raw: string): number[] | undefined {
-  const waits: number[] = [];
-  for (const part of raw.split(',')) {
-    const match = /^\s*(\d{1,9})(ms|s|m|h)\s*$/.exec(part);
-    if (!match?.[1] || !match[2]) return undefined;
-    waits.push(Number(match[1]) * (UNITS[match[2]] ?? 1));
-  }
-  return waits.length > 0 && waits.length <= 20 ? waits : undefined;
-}
-
 export function readWebhookSettings(read: Reader, dataDir: string, cwd: string): WebhookSettings {
   const keyFile = read('REFDATA_WEBHOOK_KEY_FILE');
-  const rawSchedule = read('REFDATA_WEBHOOK_RETRY_SCHEDULE') ?? DEFAULT_RETRY_SCHEDULE;
-  const retrySchedule = parseSchedule(rawSchedule);
-  if (!retrySchedule) {
-    throw new ConfigError(
-      'REFDATA_WEBHOOK_RETRY_SCHEDULE',
-      rawSchedule,
-      'one to twenty waits separated by commas, each a whole number with ms, s, m or h (5s,5m,2h)',
-    );
-  }
   return {
     keyFile: keyFile ? resolve(cwd, keyFile) : join(dataDir, 'refdata-webhook-key'),
     deliver: oneOf(read, 'REFDATA_WEBHOOK_DELIVER', 'true', ['true', 'false']) === 'true',
     pollMilliseconds: integer(read, 'REFDATA_WEBHOOK_POLL_MS', 1000, 10, 60_000),
     timeoutMilliseconds: integer(read, 'REFDATA_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
-    retrySchedule,
+    retry: RetryPolicy.read(read, 'REFDATA_WEBHOOK_RETRY_SCHEDULE', DEFAULT_RETRY_SCHEDULE),
     allowedNetworks: networks(read, 'REFDATA_WEBHOOK_ALLOWED_NETWORKS'),
     maxPerOwner: integer(read, 'REFDATA_WEBHOOK_MAX_PER_OWNER', 25, 1, 1000),
     concurrency: integer(read, 'REFDATA_WEBHOOK_CONCURRENCY', 64, 1, 1000),

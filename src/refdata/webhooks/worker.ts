@@ -1,3 +1,4 @@
+import { WorkLoop } from '../../platform/background/work-loop.js';
 import type { OutboundPolicy } from '../../platform/http/outbound.js';
 import type { ReplicaLog } from '../replicas/replica.js';
 import type { ClaimedDelivery, Outbox } from './outbox.js';
@@ -18,9 +19,10 @@ const AHEAD = 3;
  * slow receiver does not hold the others back.
  */
 export class DeliveryWorker {
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again: { fanOut: boolean } | undefined;
+  private readonly loop: WorkLoop;
+  /** Whether the next turn turns new events into deliveries first. */
+  private fanOutWanted = true;
+  private fannedOutAt = 0;
   private closed = false;
   /** Whether any subscription was active at the last fan-out (so a commit is worth a look). */
   private listening = true;
@@ -36,7 +38,20 @@ export class DeliveryWorker {
     private readonly policy: OutboundPolicy,
     private readonly settings: WebhookSettings,
     private readonly log: ReplicaLog,
-  ) {}
+  ) {
+    this.loop = new WorkLoop({
+      pollMilliseconds: settings.pollMilliseconds,
+      turn: () => {
+        // A turn on the timer fans out too (for what other instances committed).
+        const fanOut =
+          this.fanOutWanted || Date.now() - this.fannedOutAt >= settings.pollMilliseconds;
+        this.fanOutWanted = false;
+        return this.pump(fanOut);
+      },
+      failed: (error) =>
+        this.log.error({ err: error }, 'webhook deliveries could not be read or claimed'),
+    });
+  }
 
   /** A claimed delivery's lease: its wait in line and its attempt, then another instance may take it. */
   private get leaseMs(): number {
@@ -44,7 +59,7 @@ export class DeliveryWorker {
   }
 
   start(): void {
-    this.schedule();
+    this.loop.start();
   }
 
   /** A change was committed here: look now, if anyone listens, rather than at the next tick. */
@@ -55,24 +70,17 @@ export class DeliveryWorker {
   /** A subscription was made or resumed, or a delivery asked for: look now. */
   nudge(fanOut = true): void {
     if (this.closed) return;
-    if (fanOut) this.listening = true;
-    if (this.running) {
-      this.again = { fanOut: fanOut || (this.again?.fanOut ?? false) };
-      return;
+    if (fanOut) {
+      this.listening = true;
+      this.fanOutWanted = true;
     }
-    this.running = this.pump(fanOut).finally(() => {
-      this.running = undefined;
-      const again = this.again;
-      this.again = undefined;
-      if (again) this.nudge(again.fanOut);
-    });
+    this.loop.wake();
   }
 
   /** Stops claiming, hands back what waits in line, and waits for the deliveries in flight. */
   async close(): Promise<void> {
     this.closed = true;
-    clearTimeout(this.timer);
-    await this.running;
+    await this.loop.close();
     const unsent = this.queue.splice(0);
     await this.outbox.release(unsent).catch((error: unknown) => {
       this.log.error({ err: error }, 'claimed webhook deliveries could not be handed back');
@@ -80,35 +88,23 @@ export class DeliveryWorker {
     await Promise.allSettled([...this.inFlight]);
   }
 
-  private schedule(): void {
-    if (this.closed) return;
-    this.timer = setTimeout(() => {
-      this.nudge(true);
-      this.schedule();
-    }, this.settings.pollMilliseconds);
-    this.timer.unref();
-  }
-
   private async pump(fanOut: boolean): Promise<void> {
-    try {
-      if (fanOut) {
-        for (;;) {
-          const made = await this.outbox.fanOut();
-          if (made.subscriptions >= 0) this.listening = made.subscriptions > 0;
-          if (made.events === 0 || this.closed) break;
-        }
+    if (fanOut) {
+      this.fannedOutAt = Date.now();
+      for (;;) {
+        const made = await this.outbox.fanOut();
+        if (made.subscriptions >= 0) this.listening = made.subscriptions > 0;
+        if (made.events === 0 || this.closed) break;
       }
-      while (!this.closed) {
-        this.startWaiting();
-        const wanted =
-          this.settings.concurrency * (AHEAD + 1) - this.inFlight.size - this.queue.length;
-        if (this.queue.length > 0 || wanted <= 0) return;
-        const claimed = await this.outbox.claim(wanted, this.leaseMs);
-        if (claimed.length === 0) return;
-        this.queue.push(...claimed);
-      }
-    } catch (error) {
-      this.log.error({ err: error }, 'webhook deliveries could not be read or claimed');
+    }
+    while (!this.closed) {
+      this.startWaiting();
+      const wanted =
+        this.settings.concurrency * (AHEAD + 1) - this.inFlight.size - this.queue.length;
+      if (this.queue.length > 0 || wanted <= 0) return;
+      const claimed = await this.outbox.claim(wanted, this.leaseMs);
+      if (claimed.length === 0) return;
+      this.queue.push(...claimed);
     }
   }
 
@@ -164,7 +160,7 @@ export class DeliveryWorker {
     while (this.toRecord.length > 0) {
       const batch = this.toRecord.splice(0, RECORD_BATCH);
       try {
-        const nexts = await this.outbox.record(batch, this.settings.retrySchedule);
+        const nexts = await this.outbox.record(batch, this.settings.retry);
         for (const [index, next] of nexts.entries()) {
           const { delivery, outcome } = batch[index] ?? {};
           if (next === 'failed') {
