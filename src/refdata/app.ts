@@ -1,4 +1,5 @@
 import type { ServiceDefinition } from '../platform/service.js';
+import { registerAccessCheck } from './auth/authenticate.js';
 import { authCommands } from './auth/commands.js';
 import { refdataApiSecurity } from './auth/openapi-security.js';
 import { registerKeySetRoute } from './auth/routes.js';
@@ -131,6 +132,8 @@ export function refdataService(
       await registerWebSurface(app, context, platform, settings.web);
       registerProblemTypeRoutes(app, config.publicUrl);
       if (signingKey) registerKeySetRoute(app, signingKey);
+      // The API's one check of its callers: each route declares its `access` in its config.
+      registerAccessCheck(app, context.verifier, context.anonymousRead);
       registerResourceRoutes(app, context);
       registerLifecycleRoutes(app, context);
       registerDereferenceRoutes(app, context);

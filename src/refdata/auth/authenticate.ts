@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from '../../platform/http/problem.js';
 import { problem } from '../problem-codes.js';
 import type { Role } from './roles.js';
@@ -66,34 +66,64 @@ export async function requireRole(
 
 const principals = new WeakMap<FastifyRequest, Principal>();
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Who may call an API route; read by the one check below and by the API description. */
+    access?: RouteAccess;
+  }
+}
+
 /**
- * An `onRequest` hook admitting callers with one of `allowed`. It runs before the
- * body is parsed and validated, so a caller without a token or a role learns
- * that (401, 403) before anything about the body, as in codehost.
+ * A route's callers: a token holding one of `roles`; with `visitors`, also
+ * anyone without a token while the service is open to visitors
+ * (`REFDATA_ANONYMOUS_READ`), who then sees the published view only.
  */
-export function authorize(verifier: TokenVerifier, allowed: readonly Role[]) {
-  const hook = async (request: FastifyRequest): Promise<void> => {
-    principals.set(request, await requireRole(request, verifier, allowed));
-  };
-  authorizeHooks.add(hook);
-  return hook;
+export interface RouteAccess {
+  roles: readonly Role[];
+  visitors?: boolean;
 }
 
-/** Every hook `authorize` made: how the API description knows which routes need a token. */
-const authorizeHooks = new WeakSet<object>();
-
-export function isAuthorizeHook(hook: unknown): boolean {
-  return typeof hook === 'function' && authorizeHooks.has(hook);
+/**
+ * The one check of the API's callers, for every route that declares its
+ * `access` in its config. It runs before the body is parsed and validated,
+ * so a caller without a token or a role learns that (401, 403) before
+ * anything about the body, as in codehost.
+ */
+export function registerAccessCheck(
+  app: FastifyInstance,
+  verifier: TokenVerifier,
+  anonymousRead: boolean,
+): void {
+  app.addHook('onRequest', async (request) => {
+    const access = request.routeOptions.config.access;
+    if (!access) return;
+    if (access.visitors && anonymousRead && request.headers.authorization === undefined) return;
+    principals.set(request, await requireRole(request, verifier, access.roles));
+  });
 }
 
-/** The caller an `authorize` hook admitted. */
-export function principalOf(request: FastifyRequest): Principal {
-  const principal = principals.get(request);
-  if (!principal) throw new Error(`${request.routeOptions.url} has no authorize hook`);
+/**
+ * Admits the caller as the access check does, for a need only the request's
+ * body shows (SPARQL's working view, named in a form).
+ */
+export async function admit(
+  request: FastifyRequest,
+  verifier: TokenVerifier,
+  roles: readonly Role[],
+): Promise<Principal> {
+  const principal = await requireRole(request, verifier, roles);
+  principals.set(request, principal);
   return principal;
 }
 
-/** The caller an `authorize` hook admitted, if one ran and admitted one. */
+/** The caller the access check admitted. */
+export function principalOf(request: FastifyRequest): Principal {
+  const principal = principals.get(request);
+  if (!principal) throw new Error(`${request.routeOptions.url} declares no access`);
+  return principal;
+}
+
+/** The caller the access check admitted; undefined for a visitor. */
 export function principalIfAny(request: FastifyRequest): Principal | undefined {
   return principals.get(request);
 }

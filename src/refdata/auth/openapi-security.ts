@@ -1,16 +1,12 @@
 import type { RouteOptions } from 'fastify';
-import {
-  type ApiSecurity,
-  routeHooks,
-  type SecurityRequirement,
-} from '../../platform/http/openapi.js';
+import type { ApiSecurity, SecurityRequirement } from '../../platform/http/openapi.js';
 import type { RefdataSettings } from '../config.js';
-import { isAuthorizeHook } from './authenticate.js';
 
 /**
  * refdata's API security for its description: a bearer JWT on every route
- * guarded by `authorize` (read from the route's own hooks, so the description
- * follows the code). With REFDATA_JWKS_URL the tokens come from another identity
+ * that declares its `access` (read from the route's config, as the one access
+ * check reads it, so the description follows the code); where visitors may
+ * read too, no token is one of the ways. With REFDATA_JWKS_URL the tokens come from another identity
  * provider, which is then described as the OpenID Connect scheme it is.
  */
 export function refdataApiSecurity(settings: RefdataSettings): ApiSecurity {
@@ -36,9 +32,13 @@ export function refdataApiSecurity(settings: RefdataSettings): ApiSecurity {
           }
         : {}),
     },
-    requirementsOf: (route: RouteOptions): SecurityRequirement[] | undefined =>
-      routeHooks(route).some(isAuthorizeHook)
-        ? (provider ? ['bearer', 'openIdConnect'] : ['bearer']).map((scheme) => ({ [scheme]: [] }))
-        : undefined,
+    requirementsOf: (route: RouteOptions): SecurityRequirement[] | undefined => {
+      const access = route.config?.access;
+      if (!access) return undefined;
+      const tokens = (provider ? ['bearer', 'openIdConnect'] : ['bearer']).map((scheme) => ({
+        [scheme]: [],
+      }));
+      return access.visitors && settings.web.anonymousRead ? [{}, ...tokens] : tokens;
+    },
   };
 }

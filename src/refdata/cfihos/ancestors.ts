@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, problems, StatusSchema } from '../described-responses.js';
@@ -55,7 +54,7 @@ export function registerAncestorRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const { cfihosUri } = request.query;
       const start = await refdata.store.findByIri(cfihosUri);

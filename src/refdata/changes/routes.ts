@@ -4,7 +4,7 @@ import { DataFactory } from 'n3';
 import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize } from '../auth/authenticate.js';
+import { principalIfAny } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { JsonLdDocument, problems } from '../described-responses.js';
@@ -86,19 +86,12 @@ function chosenFormat(request: FastifyRequest): RdfMediaType {
  * the published view; Readers with a token see every version.
  */
 export function registerChangeFeedRoutes(app: HttpApp, refdata: Refdata): void {
-  const requireReader = authorize(refdata.verifier, READ_ROLES);
-  const visitors = new WeakSet<FastifyRequest>();
-  const reader = async (request: FastifyRequest) => {
-    if (refdata.anonymousRead && request.headers.authorization === undefined) {
-      visitors.add(request);
-      return;
-    }
-    await requireReader(request);
-  };
+  // Visitors (no token, the service open to them) see the published view only.
+  const isVisitor = (request: FastifyRequest) => principalIfAny(request) === undefined;
   const pageSize = refdata.changes.pageSize;
 
   const cacheFor = (request: FastifyRequest, immutable: boolean) =>
-    `${visitors.has(request) ? 'public' : 'private'}, ${immutable ? `max-age=${A_YEAR}, immutable` : 'no-cache'}`;
+    `${isVisitor(request) ? 'public' : 'private'}, ${immutable ? `max-age=${A_YEAR}, immutable` : 'no-cache'}`;
 
   const send = async (
     request: FastifyRequest,
@@ -131,7 +124,7 @@ export function registerChangeFeedRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 406),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES, visitors: true } },
     handler: async (request, reply) => {
       const mediaType = chosenFormat(request);
       const { library, after: afterText } = request.query;
@@ -139,7 +132,7 @@ export function registerChangeFeedRoutes(app: HttpApp, refdata: Refdata): void {
       const until = timeOf(request.query.until, 'until');
       if (since !== undefined && until !== undefined && until <= since)
         throw badRequest('until must be later than since.');
-      const publishedOnly = visitors.has(request);
+      const publishedOnly = isVisitor(request);
       if (library !== undefined) {
         const row = await refdata.store.findByIri(library);
         const visible =
@@ -206,10 +199,10 @@ export function registerChangeFeedRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 406),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES, visitors: true } },
     handler: async (request, reply) => {
       const mediaType = chosenFormat(request);
-      const event = await readEvent(refdata.db, request.params.id, visitors.has(request));
+      const event = await readEvent(refdata.db, request.params.id, isVisitor(request));
       if (!event) {
         throw new HttpError(
           problem(404, 'not-found', `There is no change event ${request.params.id}.`),

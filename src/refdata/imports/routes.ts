@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { type FieldError, HttpError, validationProblem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize, principalOf } from '../auth/authenticate.js';
+import { principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { problems } from '../described-responses.js';
@@ -27,8 +27,6 @@ const MAX_FILES = 50;
  * and `/report` gives every line of its report as CSV.
  */
 export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
-  const writer = authorize(refdata.verifier, WRITE_ROLES);
-  const reader = authorize(refdata.verifier, READ_ROLES);
   const { imports } = refdata;
   const limit = imports.settings.maxUploadBytes;
   const tags = ['imports'];
@@ -62,7 +60,7 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
           ...problems(400, 401, 403, 409, 413, 415),
         },
       },
-      onRequest: writer,
+      config: { access: { roles: WRITE_ROLES } },
       handler: async (request, reply) => {
         if (!request.isMultipart())
           throw new HttpError(
@@ -169,7 +167,7 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       const library = await refdata.store.findByIri(request.query.library);
       if (!library || !isLibrary(library))
@@ -192,7 +190,7 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
       tags,
       response: { 200: Type.Unknown(), ...problems(401, 403) },
     },
-    onRequest: writer,
+    config: { access: { roles: WRITE_ROLES } },
     handler: async (request) =>
       (await imports.list(principalOf(request).subject)).map((job) =>
         statusJson(job, refdata.publicUrl),
@@ -208,7 +206,7 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
       params: ID,
       response: { 200: Type.Unknown(), ...problems(400, 401, 403, 404) },
     },
-    onRequest: writer,
+    config: { access: { roles: WRITE_ROLES } },
     handler: async (request) =>
       statusJson(await owned(request, request.params.id), refdata.publicUrl, { withRefused: true }),
   });
@@ -228,7 +226,7 @@ export function registerImportRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404),
       },
     },
-    onRequest: writer,
+    config: { access: { roles: WRITE_ROLES } },
     handler: async (request, reply) => {
       const job = await owned(request, request.params.id);
       return reply

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize, principalOf } from '../auth/authenticate.js';
+import { principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, noContent, problems, StatusSchema } from '../described-responses.js';
@@ -68,7 +68,7 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 409),
       },
     },
-    onRequest: authorize(refdata.verifier, SUBMIT_ROLES),
+    config: { access: { roles: SUBMIT_ROLES } },
     handler: async (request, reply) => {
       const row = await existing(request.query.iri);
       checkIfMatch(request, row);
@@ -120,7 +120,7 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
           ...problems(400, 401, 403, 404, 409, 413, 415),
         },
       },
-      onRequest: authorize(refdata.verifier, REVIEW_ROLES),
+      config: { access: { roles: REVIEW_ROLES } },
       handler: async (request, reply) => {
         const fields = request.body as Record<string, string>;
         const text = requiredText(fields[field] ?? '', `/${field}`);
@@ -145,7 +145,7 @@ export function registerLifecycleRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const { iri } = request.query;
       // A removed value's history outlives it, ending with its `remove` revision.

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError, validationProblem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { problems, rdfContent } from '../described-responses.js';
@@ -47,7 +46,7 @@ export function registerQualityRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 406, 410),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       const { library, iri, view } = request.query;
       if ((library === undefined) === (iri === undefined))

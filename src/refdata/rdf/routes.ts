@@ -4,7 +4,6 @@ import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
 import { HttpError } from '../../platform/http/problem.js';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import {
@@ -160,7 +159,7 @@ export function registerDereferenceRoutes(app: HttpApp, refdata: Refdata): void 
           ...problems(400, 401, 403, 404, 406, 410),
         },
       },
-      onRequest: authorize(refdata.verifier, READ_ROLES),
+      config: { access: { roles: READ_ROLES } },
       handler: async (request, reply) => {
         const iri = `${refdata.iriBase}${request.url.split('?')[0]}`;
         const row = await refdata.store.findWithFacts(iri);

@@ -4,7 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
 import { HttpError, validationProblem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize, principalOf } from '../auth/authenticate.js';
+import { principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { HEADERS, noContent, problems, rdfContent } from '../described-responses.js';
@@ -90,7 +90,6 @@ export async function releaseAt(
  * (immutable, so cached for long), with its files and their DCAT description.
  */
 export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
-  const reader = authorize(refdata.verifier, READ_ROLES);
   const tags = ['releases'];
 
   app.post('/releases', {
@@ -110,7 +109,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 409, 413, 415),
       },
     },
-    onRequest: authorize(refdata.verifier, SUBMIT_ROLES),
+    config: { access: { roles: SUBMIT_ROLES } },
     handler: async (request, reply) => {
       const library = await refdata.store.findByIri(request.query.library);
       if (!library || !isLibrary(library))
@@ -149,7 +148,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const releases = await refdata.releases.list(request.query.library);
       return Promise.all(releases.map((release) => releaseJson(refdata, release)));
@@ -180,7 +179,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 406),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       const { library, from, to } = request.query;
       const sides = await sidesOf(refdata, library, from, to);
@@ -214,7 +213,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: (request, reply) => redirectToLatest(refdata, request, reply, request.params.library),
   });
 
@@ -237,7 +236,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 406),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       const release = await releaseAt(refdata, request.params);
       const mediaType = negotiate(request.headers.accept, OFFERED);
@@ -275,7 +274,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 406),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: (request, reply) => sendDcat(refdata, request, reply, request.params),
   });
 
@@ -300,7 +299,7 @@ export function registerReleaseRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: (request, reply) => sendReleaseFile(refdata, request, reply, request.params),
   });
 }

@@ -2,7 +2,7 @@ import type { Static, TObject } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize, principalOf } from '../auth/authenticate.js';
+import { principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, noContent, problems, representationSchema } from '../described-responses.js';
@@ -33,7 +33,7 @@ function registerFamilyRoutes<S extends TObject>(
         ...problems(400, 401, 403, 409, 413, 415),
       },
     },
-    onRequest: authorize(refdata.verifier, WRITE_ROLES),
+    config: { access: { roles: WRITE_ROLES } },
     handler: async (request, reply) => {
       // The body passed `family.schema` on its way in; for a schema generic in S the
       // type provider's inferred type cannot be shown to be Static<S>, so it is said.
@@ -62,7 +62,7 @@ function registerFamilyRoutes<S extends TObject>(
         ...problems(400, 401, 403, 404, 409, 413, 415),
       },
     },
-    onRequest: authorize(refdata.verifier, WRITE_ROLES),
+    config: { access: { roles: WRITE_ROLES } },
     handler: async (request, reply: FastifyReply) => {
       const { iri } = request.query;
       const row = await readRow(refdata, family, iri);
@@ -90,7 +90,7 @@ function registerFamilyRoutes<S extends TObject>(
         ...problems(400, 401, 403, 404, 410),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       const { iri } = request.query;
       const row = await readRow(refdata, family, iri);

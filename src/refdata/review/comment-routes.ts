@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError, validationProblem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize, principalOf } from '../auth/authenticate.js';
+import { principalOf } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, problems } from '../described-responses.js';
@@ -79,7 +79,7 @@ export function registerCommentRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) =>
       (await thread(refdata, await threadOf(request.query))).map(commentJson),
   });
@@ -95,7 +95,7 @@ export function registerCommentRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 413, 415),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       const text = requiredText(request.body.text, '/text');
       const about = await threadOf(request.query);
@@ -118,7 +118,7 @@ export function registerCommentRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 413, 415),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const text = requiredText(request.body.text, '/text');
       return commentJson(

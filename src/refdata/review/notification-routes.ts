@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize, principalOf } from '../auth/authenticate.js';
+import { principalOf } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, problems } from '../described-responses.js';
@@ -51,7 +51,7 @@ export function registerNotificationRoutes(app: HttpApp, refdata: Refdata): void
         ...problems(400, 401, 403),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const me = principalOf(request);
       await notifications.noteRoles(me.subject, me.roles);
@@ -94,7 +94,7 @@ export function registerNotificationRoutes(app: HttpApp, refdata: Refdata): void
         ...problems(400, 401, 403, 413, 415),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const me = principalOf(request).subject;
       const marked = await notifications.markRead(me, request.body.ids);
@@ -115,7 +115,7 @@ export function registerNotificationRoutes(app: HttpApp, refdata: Refdata): void
         ...problems(401, 403),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const me = principalOf(request);
       await notifications.noteRoles(me.subject, me.roles);
@@ -140,7 +140,7 @@ export function registerNotificationRoutes(app: HttpApp, refdata: Refdata): void
         ...problems(400, 401, 403, 413, 415),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const me = principalOf(request);
       await notifications.noteRoles(me.subject, me.roles);

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize, principalOf } from '../auth/authenticate.js';
+import { principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, problems, StatusSchema } from '../described-responses.js';
@@ -123,7 +123,7 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const row = await existing(request.query.iri);
       return {
@@ -161,7 +161,7 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 409, 413, 415),
       },
     },
-    onRequest: authorize(refdata.verifier, SUBMIT_ROLES),
+    config: { access: { roles: SUBMIT_ROLES } },
     handler: async (request, reply) => {
       const iris = [...new Set(request.body.resources)];
       const found = await refdata.store.findMany(iris);
@@ -203,7 +203,7 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const listed = await refdata.packages.list(request.query, LISTED);
       return listed.map((entry) => ({
@@ -229,7 +229,7 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const row = await existingPackage(request.params.id);
       return packageJson(row, await refdata.packages.items(row.id), true);
@@ -253,7 +253,7 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
           ...problems(400, 401, 403, 404, 409, 413, 415),
         },
       },
-      onRequest: authorize(refdata.verifier, REVIEW_ROLES),
+      config: { access: { roles: REVIEW_ROLES } },
       handler: async (request) => {
         const fields = request.body as { justification?: string; comment?: string };
         const text =
@@ -289,7 +289,7 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 409, 413, 415),
       },
     },
-    onRequest: authorize(refdata.verifier, WRITE_ROLES),
+    config: { access: { roles: WRITE_ROLES } },
     handler: async (request, reply) => {
       const rejected = await existing(request.query.iri);
       const row = await copyRejected(refdata, rejected, principalOf(request).subject, request.body);

@@ -2,7 +2,6 @@ import { Type } from '@sinclair/typebox';
 import { cacheStatus, requestCaching } from '../../platform/http/cache-directives.js';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { STATUSES } from '../db/tables.js';
@@ -129,7 +128,7 @@ export function registerSearchRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 503),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       if (!refdata.search.available) {
         throw new HttpError(

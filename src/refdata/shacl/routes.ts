@@ -4,7 +4,6 @@ import { type Quad, termToId } from 'n3';
 import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { HEADERS, JsonLdDocument, noContent, problems } from '../described-responses.js';
@@ -60,7 +59,7 @@ export function registerShaclRoutes(app: HttpApp, refdata: Refdata): void {
           ...problems(400, 401, 403, 404, 406),
         },
       },
-      onRequest: authorize(refdata.verifier, READ_ROLES),
+      config: { access: { roles: READ_ROLES } },
       handler: async (request, reply) => {
         reply.header('vary', 'Accept');
         const mediaType = negotiateOrRefuse(request.headers.accept, OFFERED, 'The complete SHACL');

@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { decodeUtf8 } from '../../platform/http/body-parsers.js';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize, principalIfAny } from '../auth/authenticate.js';
+import { admit, principalIfAny } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { problems } from '../described-responses.js';
@@ -111,11 +111,8 @@ const UPDATE_TYPE = 'application/sparql-update';
  */
 export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
   const settings = refdata.sparql.settings;
-  const requireReader = authorize(refdata.verifier, READ_ROLES);
-  // The published view is what visitors may read when the service is open to them.
-  const reader = async (request: FastifyRequest) => {
-    if (refdata.anonymousRead && request.headers.authorization === undefined) return;
-    await requireReader(request);
+  const requireReader = async (request: FastifyRequest) => {
+    await admit(request, refdata.verifier, READ_ROLES);
   };
   // The working view (Drafts and all) is for people who work on the content, never
   // visitors; a form names it in its body, read after the hooks have run.
@@ -158,7 +155,8 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
         querystring: GetParameters,
         response: RESPONSES,
       },
-      onRequest: reader,
+      // The published view is what visitors may read when the service is open to them.
+      config: { access: { roles: READ_ROLES, visitors: true } },
       handler: async (request, reply) => {
         const parameters = request.query;
         if (parameters.query === undefined) {
@@ -180,7 +178,8 @@ export function registerSparqlRoutes(app: HttpApp, refdata: Refdata): void {
         consumes: [FORM_TYPE, QUERY_TYPE],
         response: RESPONSES,
       },
-      onRequest: reader,
+      // The published view is what visitors may read when the service is open to them.
+      config: { access: { roles: READ_ROLES, visitors: true } },
       handler: async (request, reply) => {
         const type = (request.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
         if (type === UPDATE_TYPE) throw updateRefused();

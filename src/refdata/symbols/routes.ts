@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import {
@@ -69,7 +68,7 @@ export function registerSymbolRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 406),
       },
     },
-    onRequest: authorize(refdata.verifier, READ_ROLES),
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       const query = request.query;
       if (query.iri !== undefined) {

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { MAX_OUTBOUND_URL_LENGTH } from '../../platform/http/outbound.js';
 import { HttpError, validationProblem } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
-import { authorize, principalOf } from '../auth/authenticate.js';
+import { principalOf } from '../auth/authenticate.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { CHANGE_EVENTS, type ChangeEvent } from '../db/tables.js';
@@ -162,7 +162,6 @@ function merged(
  */
 export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
   const { webhooks } = refdata;
-  const reader = authorize(refdata.verifier, READ_ROLES);
   const context = { db: refdata.db, families: refdata.families, policy: webhooks.policy };
   const owned = async (request: FastifyRequest, id: number): Promise<WebhookRow> => {
     const row = await webhooks.subscriptions.find(principalOf(request).subject, id);
@@ -191,7 +190,7 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 409),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       const owner = principalOf(request).subject;
       const input = merged(request.body);
@@ -222,7 +221,7 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
       tags,
       response: { 200: Type.Array(Subscription), ...problems(401, 403) },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) =>
       (await webhooks.subscriptions.list(principalOf(request).subject)).map((row) =>
         subscriptionJson(row, refdata.publicUrl),
@@ -236,7 +235,7 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
       params: ID,
       response: { 200: Subscription, ...problems(400, 401, 403, 404) },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) =>
       subscriptionJson(await owned(request, request.params.id), refdata.publicUrl),
   });
@@ -249,7 +248,7 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
       body: SubscriptionChange,
       response: { 200: Subscription, ...problems(400, 401, 403, 404) },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const row = await owned(request, request.params.id);
       const input = merged(request.body, row);
@@ -267,7 +266,7 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
       params: ID,
       response: { 204: noContent('Deleted'), ...problems(400, 401, 403, 404) },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       await webhooks.subscriptions.remove(await owned(request, request.params.id));
       return reply.status(204).send();
@@ -285,7 +284,7 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const row = await owned(request, request.params.id);
       const salt = webhooks.secrets.newSalt();
@@ -302,7 +301,7 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
       querystring: PAGE,
       response: { 200: DeliveryLog, ...problems(400, 401, 403, 404) },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request) => {
       const row = await owned(request, request.params.id);
       const page = request.query.page ?? 1;
@@ -346,7 +345,7 @@ export function registerWebhookRoutes(app: HttpApp, refdata: Refdata): void {
         ...problems(400, 401, 403, 404, 409),
       },
     },
-    onRequest: reader,
+    config: { access: { roles: READ_ROLES } },
     handler: async (request, reply) => {
       const row = await owned(request, request.params.id);
       const result = await webhooks.subscriptions.redeliver(row.id, request.params.deliveryId);
