@@ -11,7 +11,7 @@ import { JsonLdDocument, problems } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
 import { problem } from '../problem-codes.js';
-import { negotiate, negotiateOrRefuse } from '../rdf/negotiation.js';
+import { negotiateOrRefuse } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES, type RdfMediaType } from '../rdf/serialize.js';
 import {
   type Cursor,

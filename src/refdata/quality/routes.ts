@@ -6,7 +6,7 @@ import type { Refdata } from '../context.js';
 import { problems, rdfContent } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
-import { negotiate, negotiateOrRefuse } from '../rdf/negotiation.js';
+import { negotiateOrRefuse } from '../rdf/negotiation.js';
 import { RDF_FORMATS, RDF_MEDIA_TYPES } from '../rdf/serialize.js';
 import { missing } from '../resources/lookup.js';
 import { reportJson, reportQuads } from './answers.js';

@@ -1,7 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
-import { HttpError } from '../../platform/http/problem.js';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { READ_ROLES } from '../auth/roles.js';
@@ -15,7 +14,6 @@ import {
 } from '../described-responses.js';
 import { isLibrary } from '../families/family.js';
 import { VIEWS, type View } from '../lifecycle/views.js';
-import { problem } from '../problem-codes.js';
 import { missing, representation } from '../resources/lookup.js';
 import { factsOf, type RowWithFacts } from '../resources/store.js';
 import { renderSymbol } from '../symbols/render.js';

@@ -1,11 +1,9 @@
 import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import { matchesIfNoneMatch } from '../../platform/http/conditional.js';
-import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import type { Refdata } from '../context.js';
 import { HEADERS, JsonLdDocument, noContent, problems } from '../described-responses.js';
-import { problem } from '../problem-codes.js';
 import { escapeHtml, refdataPage } from './html.js';
 import { single } from './library-graph.js';
 import { negotiate, notAcceptable } from './negotiation.js';

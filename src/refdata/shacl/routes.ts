@@ -9,7 +9,7 @@ import type { Refdata } from '../context.js';
 import { HEADERS, JsonLdDocument, noContent, problems } from '../described-responses.js';
 import { problem } from '../problem-codes.js';
 import { single } from '../rdf/library-graph.js';
-import { negotiate, negotiateOrRefuse } from '../rdf/negotiation.js';
+import { negotiateOrRefuse } from '../rdf/negotiation.js';
 import { type RdfMediaType, serializeStream } from '../rdf/serialize.js';
 import { completeShacl } from './assemble.js';
 

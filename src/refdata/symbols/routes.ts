@@ -1,5 +1,4 @@
 import { Type } from '@sinclair/typebox';
-import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { READ_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
@@ -12,9 +11,8 @@ import {
 } from '../described-responses.js';
 import type { Family } from '../families/family.js';
 import { symbol } from '../families/symbol.js';
-import { problem } from '../problem-codes.js';
 import { single } from '../rdf/library-graph.js';
-import { negotiate, negotiateOrRefuse } from '../rdf/negotiation.js';
+import { negotiateOrRefuse } from '../rdf/negotiation.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
 import { serializeStream } from '../rdf/serialize.js';
 import { readRow, representation } from '../resources/lookup.js';
