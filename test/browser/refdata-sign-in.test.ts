@@ -54,7 +54,11 @@ describe.skipIf(!browserAvailable)(
     beforeAll(async () => {
       browser = await launchChromium();
       mkdirSync(OUTPUT, { recursive: true });
-      codehost = await startCodehost('sqlite', { listen: true });
+      // refdata, registered below as a user would, listens on loopback: its operator allows it.
+      codehost = await startCodehost('sqlite', {
+        listen: true,
+        env: { OUTBOUND_ALLOWED_NETWORKS: '127.0.0.0/8' },
+      });
       const owner = await createUser(codehost);
       creator = await createUser(codehost);
       outsider = await createUser(codehost);

@@ -273,7 +273,7 @@ export class ApplicationStore {
       if (problem) {
         throw new ApplicationError(
           'backchannel_logout_uri',
-          `Back-channel logout URI ${problem}; codehost posts only to public addresses unless the operator allows a range (OUTBOUND_ALLOWED_NETWORKS)`,
+          `Back-channel logout URI ${problem}; codehost posts only to public addresses, unless its operator allows the range`,
         );
       }
     }
