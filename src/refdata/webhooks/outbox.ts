@@ -267,17 +267,15 @@ export class Outbox {
             ),
           ),
         )
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('webhook_deliveries as busy')
-                .select('busy.id')
-                .whereRef('busy.webhook_id', '=', 'd.webhook_id')
-                .where('busy.state', '=', 'sending')
-                .where('busy.lease_until', '>=', now),
-            ),
-          ),
+        // Asked once per claim, not once per row: the subscriptions with an attempt out.
+        .where(
+          'd.webhook_id',
+          'not in',
+          trx
+            .selectFrom('webhook_deliveries as busy')
+            .select('busy.webhook_id')
+            .where('busy.state', '=', 'sending')
+            .where('busy.lease_until', '>=', now),
         )
         .groupBy('d.webhook_id');
       const due = await trx
