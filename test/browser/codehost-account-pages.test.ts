@@ -1,7 +1,7 @@
 import { mkdirSync, readFileSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { currentCode } from '../../src/codehost/accounts/two-factor.js';
+import { currentCode, TwoFactorStore } from '../../src/codehost/accounts/two-factor.js';
 import { MemberStore } from '../../src/codehost/namespaces/members.js';
 import {
   apiToken,
@@ -371,6 +371,28 @@ describe.skipIf(!browserAvailable)(
         await press(page, '#second-factors-removed button');
         expect(new URL(page.url()).pathname).toBe('/profile/two_factor_auth');
         expect(await page.locator('#second-factors-removed').count()).toBe(0);
+        // With passkeys alone, the two-factor page keeps their recovery codes.
+        await service.db
+          .insertInto('passkeys')
+          .values({
+            user_id: user.id,
+            name: 'Laptop',
+            credential_id: `credential-${user.id}`,
+            public_key: 'pQECAyYgASFYIA',
+            counter: 0,
+            created_at: Date.now(),
+          })
+          .execute();
+        await service.db
+          .updateTable('users')
+          .set({ passkey_count: 1 })
+          .where('id', '=', user.id)
+          .execute();
+        await new TwoFactorStore(service.db).ensureRecoveryCodes(user.id);
+        await visit('/profile/two_factor_auth', 'two-factor-passkeys');
+        expect(await page.locator('main').innerText()).toContain(
+          '10 of 10 recovery codes are left',
+        );
         // And on a wide screen, where tables are tables again.
         await page.setViewportSize({ width: 1280, height: 900 });
         for (const [path, name] of pages) {

@@ -91,11 +91,10 @@ export class OutboundPolicy {
 
   /** The same policy for addresses the operator set up: any range is allowed. */
   forOperatorAddresses(): OutboundPolicy {
-    return new OutboundPolicy(
-      this.allowed.map(([network, bits]) => `${network.toString()}/${bits}`),
-      true,
-    );
+    this.operators ??= this.anyAddress ? this : new OutboundPolicy([], true);
+    return this.operators;
   }
+  private operators: OutboundPolicy | undefined;
 
   /** Why a URL is refused by its form alone; undefined when it is fine. */
   formProblem(text: string): string | undefined {
