@@ -586,6 +586,38 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect((await browser.get(pathOf(draft))).statusCode).toBe(404);
   });
 
+  it('sends a visitor to sign in on every page for people signed in, and tells a reader what each takes before reading the form', async () => {
+    const visitor = new Browser(service);
+    const reader = new Browser(service);
+    await reader.signInWithToken(await service.token(['Reader'], 'rita'));
+    const pages: [method: 'GET' | 'POST', path: string, readerGets: number, takes?: string][] = [
+      ['GET', '/authoring/mine', 200],
+      ['GET', '/account/webhooks', 200],
+      ['GET', '/account/notifications', 200],
+      ['GET', '/account/imports', 403, 'Importing takes the Creator role'],
+      ['POST', '/account/imports/new', 403, 'Importing takes the Creator role'],
+      ['GET', '/authoring/new', 403, 'Writing Drafts takes the Creator role'],
+      ['GET', '/review', 403, 'Reviewing takes the Reviewer'],
+      ['GET', `/releases/new?library=${encodeURIComponent(approved)}`, 403, 'Releasing a library takes the Creator or Reviewer role'],
+    ];
+    for (const [method, path, readerGets, takes] of pages) {
+      const asked = method === 'GET' ? await visitor.get(path) : await visitor.post(path, {});
+      expect(asked.statusCode, path).toBe(302);
+      expect(asked.headers.location, path).toBe(`/sign-in?return_to=${encodeURIComponent(path)}`);
+      // A form without its token: the declared viewers are checked first, so a
+      // reader is told what importing takes rather than that the form expired.
+      const answer =
+        method === 'GET'
+          ? await reader.get(path)
+          : await reader.post(path, { authenticity_token: 'f'.repeat(64) });
+      expect(answer.statusCode, path).toBe(readerGets);
+      if (takes) {
+        expect(answer.headers['content-type'], path).toContain('text/html');
+        expect(answer.body, path).toContain(takes);
+      }
+    }
+  });
+
   it('refuses bad tokens and forged forms with a page, and changes nothing', async () => {
     const browser = new Browser(service);
     await browser.get('/sign-in');

@@ -14,7 +14,7 @@ import {
 import { problem } from '../problem-codes.js';
 import { csrfField, page } from '../web/layout.js';
 import type { Session } from '../web/sessions.js';
-import { accountOf } from '../web/surface.js';
+import { accountOf, sessionOf } from '../web/surface.js';
 import {
   allowFormRedirectTo,
   currentUser,
@@ -281,7 +281,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
         user,
         authorized,
         Date.now(),
-        (request.session as Session | undefined)?.data.authTime,
+        request.session?.data.authTime,
       );
       switch (next.kind) {
         case 'error':
@@ -305,7 +305,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
           allowFormRedirectTo(reply, authorization.redirectUri);
           return reply
             .type('text/html')
-            .send(consentPage(authorization, user as UserRow, request.session as Session));
+            .send(consentPage(authorization, user as UserRow, sessionOf(request)));
       }
     },
   );

@@ -8,7 +8,7 @@ import type { Codehost } from '../context.js';
 import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { doneNotice, field } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/active_sessions';
@@ -78,7 +78,7 @@ ${
       ended: 'The session was ended.',
       others: 'Your other sessions were ended.',
     });
-    return sessionsPage(reply, user, request.session as Session, done?.text);
+    return sessionsPage(reply, user, sessionOf(request), done?.text);
   });
 
   app.post(`${SETTINGS_PATH}/revoke`, { config: { signedIn: true } }, async (request, reply) => {
@@ -103,7 +103,7 @@ ${
     { config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      await codehost.sessions.revokeOthers(user.id, request.session as Session);
+      await codehost.sessions.revokeOthers(user.id, sessionOf(request));
       codehost.backchannelLogout.nudge();
       return reply.redirect(`${SETTINGS_PATH}?done=others`, 303);
     },

@@ -19,7 +19,7 @@ import { confirmLink, registerConfirmation } from './confirm.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { doneNotice, field, fieldValues, ROW_ID_PARAMS } from './web-context.js';
 
 function applicationForm(
@@ -233,7 +233,7 @@ ${authorized.map(
 
   app.get('/profile/applications', { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
-    return listPage(reply, user, request.session as Session, {
+    return listPage(reply, user, sessionOf(request), {
       done: doneNotice(request, {
         destroyed: 'The application was destroyed.',
         revoked: 'Access was revoked.',
@@ -243,7 +243,7 @@ ${authorized.map(
 
   app.post('/profile/applications', { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
-    const session = request.session as Session;
+    const session = sessionOf(request);
     let input: ApplicationInput | undefined;
     try {
       input = inputFrom(request.body);
@@ -269,7 +269,7 @@ ${authorized.map(
     async (request, reply) => {
       const user = accountOf(request);
       const { id } = request.params;
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const application = await owned(user, id);
       const secret = await takeShownOnce(codehost.sessions, session, secretPurpose(application));
       return showPage(reply, user, session, application, secret);
@@ -281,7 +281,7 @@ ${authorized.map(
     { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const { id } = request.params;
       return editPage(reply, user, session, await owned(user, id));
     },
@@ -292,7 +292,7 @@ ${authorized.map(
     { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const { id } = request.params;
       const application = await owned(user, id);
       let input: ApplicationInput | undefined;
@@ -334,7 +334,7 @@ ${authorized.map(
       // Destroyed between the lookup and now.
       if (secret === undefined)
         throw new HttpError(problem(404, 'not-found', 'No such application.'));
-      await keepToShowOnce(codehost.sessions, request.session as Session, {
+      await keepToShowOnce(codehost.sessions, sessionOf(request), {
         purpose: secretPurpose(application),
         value: secret,
       });

@@ -5,8 +5,7 @@ import { html, type Markup } from '../../platform/web/html.js';
 import type { UserRow } from '../accounts/users.js';
 import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
-import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { ROW_ID_PARAMS } from './web-context.js';
 
 /** What a confirmation page asks, for one stored thing the user owns. */
@@ -47,7 +46,7 @@ export function registerConfirmation(
           ),
         );
       }
-      const session = request.session as Session;
+      const session = sessionOf(request);
       return reply.type('text/html').send(
         page(
           { title: confirmation.title, user, csrf: session.data.csrf },

@@ -18,7 +18,7 @@ import {
 import { SCOPES } from '../oauth/scopes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { doneNotice, field } from './web-context.js';
 
 /**
@@ -195,7 +195,7 @@ ${decisionForm('deny', 'Deny')}`,
           'The device is connected: go back to it, it signs in by itself within a few seconds. You can revoke its access on your Applications page.',
         denied: 'Denied: nothing was shared, and the device is told so.',
       });
-      return codeForm(reply, user, request.session as Session, { value, notice });
+      return codeForm(reply, user, sessionOf(request), { value, notice });
     },
   );
 
@@ -212,7 +212,7 @@ ${decisionForm('deny', 'Deny')}`,
     },
     async (request, reply) => {
       const user = accountOf(request);
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const found = await lookUp(request, reply, user, session);
       if (!found) return reply;
       // Post/Redirect/Get: the confirmation is a page of its own, so that Back from the
@@ -236,7 +236,7 @@ ${decisionForm('deny', 'Deny')}`,
     },
     async (request, reply) => {
       const user = accountOf(request);
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const userCode = session.data.deviceUserCode;
       // Nothing looked up in this browser: the page to type a code.
       if (userCode === undefined) return reply.redirect(DEVICE_VERIFICATION_PATH, 303);
@@ -270,7 +270,7 @@ ${decisionForm('deny', 'Deny')}`,
     },
     async (request, reply) => {
       const user = accountOf(request);
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const decision = field(request.body, 'decision');
       if (decision !== 'approve' && decision !== 'deny') {
         return codeForm(reply, user, session, {

@@ -9,7 +9,7 @@ import type { Codehost } from '../context.js';
 import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { field, ROW_ID_PARAMS } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/emails';
@@ -90,14 +90,14 @@ ${secondary.map(
         : partValue(request.query, 'removed') === '1'
           ? 'The address was removed.'
           : undefined;
-    return emailsPage(reply, user, request.session as Session, notice ? { notice } : {});
+    return emailsPage(reply, user, sessionOf(request), notice ? { notice } : {});
   });
 
   app.post(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
     const typed = field(request.body, 'email').trim();
     const refuse = (error: string) =>
-      emailsPage(reply, user, request.session as Session, { typed, error, status: 422 });
+      emailsPage(reply, user, sessionOf(request), { typed, error, status: 422 });
     if (!validEmail(typed)) return refuse('Enter an e-mail address such as name@example.com.');
     try {
       await codehost.users.addEmail(user.id, typed);
@@ -118,7 +118,7 @@ ${secondary.map(
       if (!row) throw new HttpError(problem(404, 'not-found', REFUSALS.unknown));
       const outcome = await codehost.users.removeEmail(user, row.email);
       if (outcome !== 'removed') {
-        return emailsPage(reply, user, request.session as Session, {
+        return emailsPage(reply, user, sessionOf(request), {
           error: REFUSALS[outcome],
           status: 422,
         });

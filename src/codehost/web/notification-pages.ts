@@ -20,7 +20,7 @@ import {
 import { problem } from '../problem-codes.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { field, fieldValues, ROW_ID_PARAMS } from './web-context.js';
 
 /** How GitLab's notifications page names the levels. */
@@ -201,7 +201,7 @@ ${levelTable(
     return render(
       reply,
       user,
-      request.session as Session,
+      sessionOf(request),
       saved ? { kind: 'ok', text: 'Notification settings saved.' } : undefined,
     );
   });
@@ -217,7 +217,7 @@ ${levelTable(
       return render(
         reply,
         user,
-        request.session as Session,
+        sessionOf(request),
         {
           kind: 'error',
           text: 'Choose a level from the list and one of your own e-mail addresses.',
@@ -272,7 +272,7 @@ ${levelTable(
           return render(
             reply,
             user,
-            request.session as Session,
+            sessionOf(request),
             { kind: 'error', text: 'Choose a level from the list.' },
             422,
           );
@@ -340,7 +340,7 @@ ${levelTable(
         source.type === 'global'
           ? await codehost.notificationSettings.global(user.id)
           : ((await codehost.notificationSettings.find(user.id, source)) ?? NO_EVENTS);
-      return customPage(reply, user, request.session as Session, source, name, setting);
+      return customPage(reply, user, sessionOf(request), source, name, setting);
     });
     app.post(path, { schema, config: { signedIn: true } }, async (request, reply) => {
       const user = accountOf(request);

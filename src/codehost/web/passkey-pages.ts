@@ -16,7 +16,7 @@ import {
   takeChallenge,
 } from './passkey-forms.js';
 import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { recoveryCodesPage } from './two-factor-pages.js';
 import { currentPasswordAccepted, doneNotice, field, ROW_ID_PARAMS } from './web-context.js';
 
@@ -101,12 +101,12 @@ ${passkeyForm({
       added: 'The passkey was added.',
       removed: 'The passkey was removed.',
     });
-    return passkeysPage(reply, accountOf(request), request.session as Session, done);
+    return passkeysPage(reply, accountOf(request), sessionOf(request), done);
   });
 
   app.post(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
-    const session = request.session as Session;
+    const session = sessionOf(request);
     const name = field(request.body, 'name');
     const typed = name.slice(0, 255);
     const refuse = (message: string) =>
@@ -147,7 +147,7 @@ ${passkeyForm({
     { schema: { params: ROW_ID_PARAMS }, config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const owned = (await codehost.passkeys.ownedBy(user.id)).some(
         (passkey) => passkey.id === request.params.id,
       );

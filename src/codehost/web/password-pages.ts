@@ -12,7 +12,7 @@ import type { Codehost } from '../context.js';
 import { startSignedInSession } from './complete-sign-in.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { field } from './web-context.js';
 
 function passwordPage(
@@ -60,7 +60,7 @@ export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
               text: 'Your password was set for you. Choose one of your own to continue.',
             }
           : undefined;
-      return reply.type('text/html').send(passwordPage(user, request.session as Session, notice));
+      return reply.type('text/html').send(passwordPage(user, sessionOf(request), notice));
     },
   );
 
@@ -74,7 +74,7 @@ export function registerPasswordPages(app: HttpApp, codehost: Codehost): void {
     { config: { signedIn: 'password-change', rateLimit } },
     async (request, reply: FastifyReply) => {
       const user = accountOf(request);
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const refuse = (text: string) =>
         reply
           .status(422)

@@ -15,7 +15,7 @@ import type { UserRow } from '../accounts/users.js';
 import type { Codehost } from '../context.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { doneNotice, field } from './web-context.js';
 
 const SETTINGS_PATH = '/profile';
@@ -97,7 +97,7 @@ export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
     const notice = doneNotice(request, {
       password_changed: 'Your password was changed. Your other sessions have been signed out.',
     });
-    return profilePage(reply, user, request.session as Session, profileOf(user), {
+    return profilePage(reply, user, sessionOf(request), profileOf(user), {
       saved,
       ...(notice ? { notice } : {}),
     });
@@ -110,7 +110,7 @@ export function registerProfilePages(app: HttpApp, codehost: Codehost): void {
     ) as unknown as ProfileInput;
     const errors = profileErrors(values, await codehost.users.emailsOf(user));
     if (Object.keys(errors).length > 0) {
-      return profilePage(reply, user, request.session as Session, values, { errors });
+      return profilePage(reply, user, sessionOf(request), values, { errors });
     }
     await saveProfile(codehost.db, user.id, values, Date.now());
     return reply.redirect(`${SETTINGS_PATH}?saved=1`, 303);

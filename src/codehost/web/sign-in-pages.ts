@@ -15,6 +15,7 @@ import {
   takeChallenge,
 } from './passkey-forms.js';
 import type { Session } from './sessions.js';
+import { sessionOf } from './surface.js';
 import { doneNotice, ensureSession, field } from './web-context.js';
 
 /** How long a correct password waits for its two-factor code. */
@@ -146,7 +147,7 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
   });
 
   app.post('/users/sign_in', { config: { rateLimit } }, async (request, reply) => {
-    const session = request.session as Session;
+    const session = sessionOf(request);
     const login = field(request.body, 'login');
     const password = field(request.body, 'password');
     if (!login || !password) {
@@ -238,7 +239,7 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
   // Signing in with a passkey alone: the passkey names its account, and counts
   // as two factors (something held, unlocked by the device's PIN or biometrics).
   app.post('/users/sign_in/passkey', { config: { rateLimit } }, async (request, reply) => {
-    const session = request.session as Session;
+    const session = sessionOf(request);
     const proven = await provenPasskey(session, request.body);
     if (proven instanceof PasskeyRefused) {
       return reply
@@ -266,7 +267,7 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
     '/users/sign_in/two_factor/passkey',
     { config: { rateLimit } },
     async (request, reply) => {
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const user = await pendingUser(session);
       if (!user) return reply.redirect('/users/sign_in', 302);
       const proven = await provenPasskey(session, request.body);
@@ -293,7 +294,7 @@ export function registerSignInPages(app: HttpApp, codehost: Codehost): void {
   );
 
   app.post('/users/sign_in/two_factor', { config: { rateLimit } }, async (request, reply) => {
-    const session = request.session as Session;
+    const session = sessionOf(request);
     const user = await pendingUser(session);
     if (!user) return reply.redirect('/users/sign_in', 302);
     const key = `otp-failures:${user.id}`;

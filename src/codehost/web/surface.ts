@@ -80,6 +80,20 @@ export function accountOf(request: FastifyRequest): UserRow {
 }
 
 /**
+ * The session of a page that cannot run without one: a `signedIn` page (its
+ * user came from the session) or a form post (its token was checked against the
+ * session's in the preHandler, so a post without a session never gets here).
+ */
+export function sessionOf(request: FastifyRequest): Session {
+  if (!request.session) {
+    throw new Error(
+      `${request.method} ${request.routeOptions.url} reads a session: declare signedIn or take a form.`,
+    );
+  }
+  return request.session;
+}
+
+/**
  * A request to sign in again that the user walked away from is forgotten, with
  * where it would have returned to: no page keeps allowing that client's address
  * as a form target, and no later form (a voluntary password change) leads there.

@@ -12,7 +12,7 @@ import { confirmLink, registerConfirmation } from './confirm.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { doneNotice, field, fieldValues, ROW_ID_PARAMS } from './web-context.js';
 
 /** The token form as typed, to show again when it is refused. */
@@ -109,7 +109,7 @@ ${inactive.map(
     { config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const created = await takeShownOnce(codehost.sessions, session, TOKEN_PURPOSE);
       const done = doneNotice(request, { revoked: 'The token was revoked.' });
       return tokensPage(reply, user, session, created ? { created } : done ? { done } : {});
@@ -121,7 +121,7 @@ ${inactive.map(
     { config: { signedIn: true } },
     async (request, reply) => {
       const user = accountOf(request);
-      const session = request.session as Session;
+      const session = sessionOf(request);
       const typed: TokenForm = {
         name: field(request.body, 'name'),
         expiresAt: field(request.body, 'expires_at'),

@@ -7,7 +7,7 @@ import type { Codehost } from '../context.js';
 import { copyable } from './copy.js';
 import { csrfField, page } from './layout.js';
 import type { Session } from './sessions.js';
-import { accountOf } from './surface.js';
+import { accountOf, sessionOf } from './surface.js';
 import { currentPasswordAccepted, doneNotice, field } from './web-context.js';
 
 const SETTINGS_PATH = '/profile/two_factor_auth';
@@ -157,7 +157,7 @@ ${codesSection(session)}
 
   app.get(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
-    const session = request.session as Session;
+    const session = sessionOf(request);
     if (hasTotp(user)) return enabledPage(reply, user, session);
     // The secret on offer is kept in the session until a code proves the app has it.
     session.data.otpSetupSecret ??= newTotpSecret();
@@ -172,7 +172,7 @@ ${codesSection(session)}
 
   app.post(SETTINGS_PATH, { config: { signedIn: true } }, async (request, reply) => {
     const user = accountOf(request);
-    const session = request.session as Session;
+    const session = sessionOf(request);
     const secret = session.data.otpSetupSecret;
     if (hasTotp(user) || secret === undefined) {
       return reply.redirect(SETTINGS_PATH, 302);
@@ -213,7 +213,7 @@ ${codesSection(session)}
   ) =>
     app.post(path, { config: { signedIn: true } }, async (request, reply) => {
       const user = accountOf(request);
-      const session = request.session as Session;
+      const session = sessionOf(request);
       if (!applies(user)) return reply.redirect(SETTINGS_PATH, 302);
       if (!(await currentPasswordAccepted(codehost, user, request.body))) {
         const error = 'The password is not correct.';

@@ -14,10 +14,12 @@ import type { UploadedFile } from '../imports/sources.js';
 import { progressOf, reportCsv, summaryLine } from '../imports/status.js';
 import { readTables, settingsOf } from '../imports/upload-rules.js';
 import { problem } from '../problem-codes.js';
-import { viewerWith } from './authoring/access.js';
 import { pageHref } from './links.js';
 import type { Pages } from './pages.js';
 import type { Viewer } from './session.js';
+
+/** Who may see these pages (the API's rule for the same resources). */
+const IMPORTERS = { roles: WRITE_ROLES, doing: 'Importing' } as const;
 
 const BASE = '/account/imports';
 const ID_PARAMS = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }) });
@@ -80,8 +82,6 @@ const uploads = new WeakMap<FastifyRequest, UploadedFile[]>();
 export function registerImportPages(app: HttpApp, pages: Pages): void {
   const refdata = pages.refdata;
   const { imports } = refdata;
-  const signedIn = (request: FastifyRequest, reply: FastifyReply) =>
-    viewerWith(pages, request, reply, WRITE_ROLES, 'Importing');
   const owned = async (viewer: Viewer, id: number): Promise<ImportJobRow> => {
     const job = await imports.find(viewer.subject, id);
     if (!job) throw new HttpError(problem(404, 'not-found', 'You have no import at this address.'));
@@ -157,9 +157,8 @@ ${fieldError(errors.mode ? 'mode-error' : undefined, errors.mode)}</fieldset>
     );
   };
 
-  app.get(BASE, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
+  app.get(BASE, { config: { viewers: IMPORTERS } }, async (request, reply) => {
+    const viewer = pages.signedInViewer(request);
     const jobs = await imports.list(viewer.subject);
     const names = new Map(
       (await refdata.store.libraries()).map((library) => [library.iri, library.name]),
@@ -183,19 +182,15 @@ ${
     );
   });
 
-  app.get(`${BASE}/new`, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
+  app.get(`${BASE}/new`, { config: { viewers: IMPORTERS } }, async (request, reply) => {
     const library = (request.query as Record<string, unknown>).library;
     return formPage(request, reply, typeof library === 'string' ? { library } : {}, {}, 200);
   });
 
   // The upload is read before the page checks run (they need its form token).
   app.register(async (upload: HttpApp) => {
-    // Who may not import is answered before a byte of the upload is read.
-    upload.addHook('onRequest', async (request, reply) =>
-      signedIn(request, reply) ? undefined : reply,
-    );
+    // Who may not import is answered before a byte of the upload is read: the
+    // surface checks a page's declared viewers when the request arrives.
     await upload.register(multipart, {
       attachFieldsToBody: 'keyValues',
       limits: { fileSize: imports.settings.maxUploadBytes, files: 50, fields: 12, fieldSize: 4096 },
@@ -216,9 +211,8 @@ ${
         uploads.set(this, list);
       },
     });
-    upload.post(`${BASE}/new`, async (request, reply) => {
-      const viewer = signedIn(request, reply);
-      if (!viewer) return reply;
+    upload.post(`${BASE}/new`, { config: { viewers: IMPORTERS } }, async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
       const body = (request.body ?? {}) as Record<string, unknown>;
       const values: Record<string, string> = {};
       for (const name of ['library', 'dryRun', 'mode', 'encoding']) {
@@ -262,36 +256,45 @@ ${
     });
   });
 
-  app.get(`${BASE}/:id`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
-    const job = await owned(viewer, request.params.id);
-    return jobPage(request, reply, job);
-  });
+  app.get(
+    `${BASE}/:id`,
+    { config: { viewers: IMPORTERS }, schema: { params: ID_PARAMS } },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const job = await owned(viewer, request.params.id);
+      return jobPage(request, reply, job);
+    },
+  );
 
-  app.post(`${BASE}/:id/run`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
-    const job = await owned(viewer, request.params.id);
-    try {
-      const run = await imports.rerun(job, false);
-      imports.nudge();
-      return reply.redirect(`${BASE}/${String(run.id)}`, 303);
-    } catch (error) {
-      if (!(error instanceof ImportRunning || error instanceof FilesGone)) throw error;
-      return jobPage(request, reply, job, { kind: 'error', text: error.message }, 409);
-    }
-  });
+  app.post(
+    `${BASE}/:id/run`,
+    { config: { viewers: IMPORTERS }, schema: { params: ID_PARAMS } },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const job = await owned(viewer, request.params.id);
+      try {
+        const run = await imports.rerun(job, false);
+        imports.nudge();
+        return reply.redirect(`${BASE}/${String(run.id)}`, 303);
+      } catch (error) {
+        if (!(error instanceof ImportRunning || error instanceof FilesGone)) throw error;
+        return jobPage(request, reply, job, { kind: 'error', text: error.message }, 409);
+      }
+    },
+  );
 
-  app.get(`${BASE}/:id/report.csv`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
-    const job = await owned(viewer, request.params.id);
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="import-${String(job.id)}-report.csv"`)
-      .send(reportCsv((await imports.report(job.owner, job.id)) ?? null));
-  });
+  app.get(
+    `${BASE}/:id/report.csv`,
+    { config: { viewers: IMPORTERS }, schema: { params: ID_PARAMS } },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const job = await owned(viewer, request.params.id);
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="import-${String(job.id)}-report.csv"`)
+        .send(reportCsv((await imports.report(job.owner, job.id)) ?? null));
+    },
+  );
 
   const jobPage = async (
     request: FastifyRequest,

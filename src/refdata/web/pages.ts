@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import { HttpError } from '../../platform/http/problem.js';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { readAsset } from '../../platform/web/assets.js';
@@ -9,6 +10,7 @@ import { checkPageRequest } from '../../platform/web/page-checks.js';
 import { safeReturnPath } from '../../platform/web/return-path.js';
 import { READ_ROLES, REVIEW_ROLES, type Role, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
+import { problem } from '../problem-codes.js';
 import { STATUS_STYLE } from '../rdf/html.js';
 import type { OidcSignIn } from './oidc-sign-in.js';
 import { PeopleStore } from './people.js';
@@ -18,7 +20,20 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A page served even when anonymous reading is off (signing in). */
     open?: boolean;
+    /**
+     * The page is for signed-in people (holding one of `roles`, when given): a
+     * visitor is sent to sign in, anyone else is told what `doing` takes.
+     * Checked when the request arrives, before its body is read.
+     */
+    viewers?: PageViewers;
   }
+}
+
+/** Who may see a page; see `viewers` in the route's config. */
+export interface PageViewers {
+  roles?: readonly Role[];
+  /** What the page is for, as the refusal says it ("Importing takes the Creator role"). */
+  doing: string;
 }
 
 /** How people can sign in to this deployment. */
@@ -90,9 +105,11 @@ export class Pages {
       const session = await this.sessions.load(request);
       if (session) this.loaded.set(request, session);
       const open = request.routeOptions.config.open === true;
-      if (!open && !this.options.anonymousRead && !session?.data.viewer) {
+      const declared = request.routeOptions.config.viewers;
+      if (!session?.data.viewer && (declared || (!open && !this.options.anonymousRead))) {
         return reply.redirect(signInAddress(request.url), 302);
       }
+      if (declared && session?.data.viewer) refuseUnlessHolding(session.data.viewer, declared);
       return undefined;
     });
     web.addHook('preHandler', async (request) => {
@@ -114,6 +131,15 @@ export class Pages {
 
   viewerOf(request: FastifyRequest): Viewer | undefined {
     return this.sessionOf(request)?.data.viewer;
+  }
+
+  /** The signed-in viewer of a page that declares its `viewers`. */
+  signedInViewer(request: FastifyRequest): Viewer {
+    const viewer = this.viewerOf(request);
+    if (!viewer || !request.routeOptions.config.viewers) {
+      throw new Error(`${request.routeOptions.url} reads its viewer without declaring viewers.`);
+    }
+    return viewer;
   }
 
   /** Whether the viewer holds one of `roles`. */
@@ -202,6 +228,19 @@ export class Pages {
       content,
     );
   }
+}
+
+/** A signed-in viewer without the roles a page declares is told what it takes (403). */
+function refuseUnlessHolding(viewer: Viewer, declared: PageViewers): void {
+  const roles = declared.roles;
+  if (!roles || viewer.roles.some((role) => roles.includes(role))) return;
+  throw new HttpError(
+    problem(
+      403,
+      'forbidden',
+      `${declared.doing} takes the ${roles.join(' or ')} role; you are signed in as ${viewer.roles.join(', ') || 'someone with no role'}.`,
+    ),
+  );
 }
 
 /** The sign-in page, coming back here afterwards (a path on this service only). */

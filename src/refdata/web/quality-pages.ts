@@ -9,7 +9,6 @@ import { problem } from '../problem-codes.js';
 import { fixUrl } from '../quality/answers.js';
 import { type QualityReport, qualityReport } from '../quality/report.js';
 import { RULES } from '../quality/rules.js';
-import { viewerWith } from './authoring/access.js';
 import { pageHref } from './links.js';
 import type { Pages } from './pages.js';
 import { PAGE_CONSTRAINT } from './surface.js';
@@ -65,10 +64,13 @@ const QUALITY_QUERY = Type.Object(
 export function registerQualityPages(app: HttpApp, pages: Pages): void {
   app.get(
     '/quality',
-    { schema: { querystring: QUALITY_QUERY }, ...PAGE_CONSTRAINT },
+    {
+      config: { viewers: { roles: READ_ROLES, doing: 'A quality report' } },
+      schema: { querystring: QUALITY_QUERY },
+      ...PAGE_CONSTRAINT,
+    },
     async (request, reply) => {
       // Findings name Drafts, which only people signed in see (as the API asks a token).
-      if (!viewerWith(pages, request, reply, READ_ROLES, 'A quality report')) return reply;
       const { library, view } = request.query;
       const row = await pages.refdata.store.findByIri(library);
       if (!row || !isLibrary(row))

@@ -30,8 +30,8 @@ import {
 import { ReleaseConflict, type ReleaseRow } from '../releases/store.js';
 import { MAX_VERSION_LENGTH, releasePath } from '../releases/versions.js';
 import type { ResourceRow } from '../resources/store.js';
-import { formFieldsOf, viewerWith } from './authoring/access.js';
 import { changesTable, pointerWords } from './authoring/diff.js';
+import { formFieldsOf } from './authoring/form-fields.js';
 import { pageHref } from './links.js';
 import type { Pages } from './pages.js';
 import { findingsTable } from './quality-pages.js';
@@ -291,6 +291,7 @@ ${differencesMarkup(pages, summarize(result, LISTED), undefined)}`,
   app.get(
     '/releases/new',
     {
+      config: { viewers: { roles: SUBMIT_ROLES, doing: 'Releasing a library' } },
       schema: {
         querystring: Type.Object(
           { library: Type.String({ minLength: 1, maxLength: 2048 }) },
@@ -302,54 +303,56 @@ ${differencesMarkup(pages, summarize(result, LISTED), undefined)}`,
       const library = await refdata.store.findByIri(request.query.library);
       if (!library || !isLibrary(library))
         throw new HttpError(problem(404, 'not-found', 'There is no library to release here.'));
-      const viewer = viewerWith(pages, request, reply, SUBMIT_ROLES, 'Releasing a library');
-      if (!viewer) return reply;
+      const viewer = pages.signedInViewer(request);
       if (!mayRelease(viewer, library)) throw new HttpError(problem(403, 'forbidden', RELEASED_BY));
       const report = await qualityReport(refdata, { kind: 'release', library });
       return releaseForm(request, reply, library, { version: '', notes: '' }, {}, report, 200);
     },
   );
 
-  app.post('/releases/new', async (request, reply) => {
-    const fields = formFieldsOf(request.body);
-    const library = await refdata.store.findByIri(fields.get('library') ?? '');
-    if (!library || !isLibrary(library))
-      throw new HttpError(problem(404, 'not-found', 'There is no library to release here.'));
-    const viewer = viewerWith(pages, request, reply, SUBMIT_ROLES, 'Releasing a library');
-    if (!viewer) return reply;
-    const version = (fields.get('version') ?? '').trim();
-    const notes = (fields.get('notes') ?? '').trim();
-    const errors: FieldErrors = {};
-    if (version === '') errors.version = 'Give the version, such as 1.0.0.';
-    if (notes === '') errors.notes = 'Say what the release brings.';
-    if (Object.keys(errors).length > 0)
-      return releaseForm(request, reply, library, { version, notes }, errors, undefined, 400);
-    try {
-      const release = await makeRelease(refdata, { library, version, notes, principal: viewer });
-      return reply.redirect(releasePath(refdata, release.iri), 303);
-    } catch (error) {
-      if (error instanceof ReleaseRefused) {
-        for (const entry of error.errors)
-          errors[entry.field.slice(1)] = `This version ${entry.detail}.`;
+  app.post(
+    '/releases/new',
+    { config: { viewers: { roles: SUBMIT_ROLES, doing: 'Releasing a library' } } },
+    async (request, reply) => {
+      const fields = formFieldsOf(request.body);
+      const library = await refdata.store.findByIri(fields.get('library') ?? '');
+      if (!library || !isLibrary(library))
+        throw new HttpError(problem(404, 'not-found', 'There is no library to release here.'));
+      const viewer = pages.signedInViewer(request);
+      const version = (fields.get('version') ?? '').trim();
+      const notes = (fields.get('notes') ?? '').trim();
+      const errors: FieldErrors = {};
+      if (version === '') errors.version = 'Give the version, such as 1.0.0.';
+      if (notes === '') errors.notes = 'Say what the release brings.';
+      if (Object.keys(errors).length > 0)
         return releaseForm(request, reply, library, { version, notes }, errors, undefined, 400);
+      try {
+        const release = await makeRelease(refdata, { library, version, notes, principal: viewer });
+        return reply.redirect(releasePath(refdata, release.iri), 303);
+      } catch (error) {
+        if (error instanceof ReleaseRefused) {
+          for (const entry of error.errors)
+            errors[entry.field.slice(1)] = `This version ${entry.detail}.`;
+          return releaseForm(request, reply, library, { version, notes }, errors, undefined, 400);
+        }
+        if (error instanceof ReleaseBlocked)
+          return releaseForm(request, reply, library, { version, notes }, {}, error.report, 409);
+        if (error instanceof ReleaseConflict)
+          return releaseForm(
+            request,
+            reply,
+            library,
+            { version, notes },
+            { version: error.message },
+            undefined,
+            409,
+          );
+        if (error instanceof ReleaseForbidden)
+          throw new HttpError(problem(403, 'forbidden', RELEASED_BY));
+        throw error;
       }
-      if (error instanceof ReleaseBlocked)
-        return releaseForm(request, reply, library, { version, notes }, {}, error.report, 409);
-      if (error instanceof ReleaseConflict)
-        return releaseForm(
-          request,
-          reply,
-          library,
-          { version, notes },
-          { version: error.message },
-          undefined,
-          409,
-        );
-      if (error instanceof ReleaseForbidden)
-        throw new HttpError(problem(403, 'forbidden', RELEASED_BY));
-      throw error;
-    }
-  });
+    },
+  );
 
   /** The form refused: what was typed, what is wrong, and the report's findings when it blocked. */
   const releaseForm = async (

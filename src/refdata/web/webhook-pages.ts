@@ -17,10 +17,12 @@ import {
   type SubscriptionInput,
   type WebhookRow,
 } from '../webhooks/subscriptions.js';
-import { viewerWith } from './authoring/access.js';
 import { pageHref } from './links.js';
 import type { Pages } from './pages.js';
 import type { Viewer } from './session.js';
+
+/** Who may see these pages (the API's rule for the same resources). */
+const SUBSCRIBERS = { roles: READ_ROLES, doing: 'Webhooks' } as const;
 
 const BASE = '/account/webhooks';
 const ID_PARAMS = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }) });
@@ -101,9 +103,6 @@ export function registerWebhookPages(app: HttpApp, pages: Pages): void {
   const refdata = pages.refdata;
   const { webhooks } = refdata;
   const context = { db: refdata.db, families: refdata.families, policy: webhooks.policy };
-
-  const signedIn = (request: FastifyRequest, reply: FastifyReply) =>
-    viewerWith(pages, request, reply, READ_ROLES, 'Webhooks');
 
   const owned = async (viewer: Viewer, id: number): Promise<WebhookRow> => {
     const row = await webhooks.subscriptions.find(viewer.subject, id);
@@ -295,9 +294,8 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
     return reply.redirect(`${BASE}/${String(row.id)}?done=${done}`, 303);
   };
 
-  app.get(BASE, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
+  app.get(BASE, { config: { viewers: SUBSCRIBERS } }, async (request, reply) => {
+    const viewer = pages.signedInViewer(request);
     const done = partValue(request.query, 'done') === 'deleted';
     return listPage(
       request,
@@ -307,8 +305,7 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
     );
   });
 
-  app.get(`${BASE}/new`, async (request, reply) => {
-    if (!signedIn(request, reply)) return reply;
+  app.get(`${BASE}/new`, { config: { viewers: SUBSCRIBERS } }, async (request, reply) => {
     return newPage(
       request,
       reply,
@@ -318,9 +315,8 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
     );
   });
 
-  app.post(`${BASE}/new`, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
+  app.post(`${BASE}/new`, { config: { viewers: SUBSCRIBERS } }, async (request, reply) => {
+    const viewer = pages.signedInViewer(request);
     const input = inputFrom(request.body);
     const errors = formErrors(await checkSubscription(input, context));
     if (Object.keys(errors).length > 0) return newPage(request, reply, input, errors, 400);
@@ -341,76 +337,90 @@ ${delivery.state === 'sending' ? html`` : html`<form method="post" action="${BAS
     return showSecretOnce(request, reply, row, salt, 'made');
   });
 
-  app.get(`${BASE}/:id`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
-    const row = await owned(viewer, request.params.id);
-    const done = partValue(request.query, 'done');
-    const notices: Record<string, string> = {
-      made: 'The webhook was made. Copy its signing secret now.',
-      secret: 'A new signing secret signs every delivery from now on. Copy it now.',
-      saved: 'The settings were saved.',
-      paused: 'Paused: nothing is sent until you resume it.',
-      resumed: 'Resumed: new events are sent again.',
-      redeliver: 'The delivery is being sent again.',
-    };
-    const text = typeof done === 'string' ? notices[done] : undefined;
-    const session = pages.sessionOf(request);
-    const secret = session && (await takeShownOnce(pages.sessions, session, secretPurpose(row)));
-    return webhookPage(request, reply, row, {
-      ...(text ? { notice: { kind: 'ok', text } } : {}),
-      ...(secret ? { secret } : {}),
-    });
-  });
+  app.get(
+    `${BASE}/:id`,
+    { config: { viewers: SUBSCRIBERS }, schema: { params: ID_PARAMS } },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const row = await owned(viewer, request.params.id);
+      const done = partValue(request.query, 'done');
+      const notices: Record<string, string> = {
+        made: 'The webhook was made. Copy its signing secret now.',
+        secret: 'A new signing secret signs every delivery from now on. Copy it now.',
+        saved: 'The settings were saved.',
+        paused: 'Paused: nothing is sent until you resume it.',
+        resumed: 'Resumed: new events are sent again.',
+        redeliver: 'The delivery is being sent again.',
+      };
+      const text = typeof done === 'string' ? notices[done] : undefined;
+      const session = pages.sessionOf(request);
+      const secret = session && (await takeShownOnce(pages.sessions, session, secretPurpose(row)));
+      return webhookPage(request, reply, row, {
+        ...(text ? { notice: { kind: 'ok', text } } : {}),
+        ...(secret ? { secret } : {}),
+      });
+    },
+  );
 
-  app.post(`${BASE}/:id`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
-    const row = await owned(viewer, request.params.id);
-    const input = inputFrom(request.body);
-    const errors = formErrors(await checkSubscription(input, context, inputOf(row)));
-    if (Object.keys(errors).length > 0)
-      return webhookPage(request, reply, row, { input, errors, status: 400 });
-    await webhooks.subscriptions.update(row, input, undefined);
-    return reply.redirect(`${BASE}/${String(row.id)}?done=saved`, 303);
-  });
+  app.post(
+    `${BASE}/:id`,
+    { config: { viewers: SUBSCRIBERS }, schema: { params: ID_PARAMS } },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const row = await owned(viewer, request.params.id);
+      const input = inputFrom(request.body);
+      const errors = formErrors(await checkSubscription(input, context, inputOf(row)));
+      if (Object.keys(errors).length > 0)
+        return webhookPage(request, reply, row, { input, errors, status: 400 });
+      await webhooks.subscriptions.update(row, input, undefined);
+      return reply.redirect(`${BASE}/${String(row.id)}?done=saved`, 303);
+    },
+  );
 
   for (const [path, state, done] of [
     ['pause', 'paused', 'paused'],
     ['resume', 'active', 'resumed'],
   ] as const) {
-    app.post(`${BASE}/:id/${path}`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
-      const viewer = signedIn(request, reply);
-      if (!viewer) return reply;
-      const row = await owned(viewer, request.params.id);
-      await webhooks.subscriptions.update(row, inputOf(row), state);
-      if (state === 'active') webhooks.nudge();
-      return reply.redirect(`${BASE}/${String(row.id)}?done=${done}`, 303);
-    });
+    app.post(
+      `${BASE}/:id/${path}`,
+      { config: { viewers: SUBSCRIBERS }, schema: { params: ID_PARAMS } },
+      async (request, reply) => {
+        const viewer = pages.signedInViewer(request);
+        const row = await owned(viewer, request.params.id);
+        await webhooks.subscriptions.update(row, inputOf(row), state);
+        if (state === 'active') webhooks.nudge();
+        return reply.redirect(`${BASE}/${String(row.id)}?done=${done}`, 303);
+      },
+    );
   }
 
-  app.post(`${BASE}/:id/secret`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
-    const row = await owned(viewer, request.params.id);
-    const salt = webhooks.secrets.newSalt();
-    await webhooks.subscriptions.rotateSecret(row, salt);
-    return showSecretOnce(request, reply, row, salt, 'secret');
-  });
+  app.post(
+    `${BASE}/:id/secret`,
+    { config: { viewers: SUBSCRIBERS }, schema: { params: ID_PARAMS } },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const row = await owned(viewer, request.params.id);
+      const salt = webhooks.secrets.newSalt();
+      await webhooks.subscriptions.rotateSecret(row, salt);
+      return showSecretOnce(request, reply, row, salt, 'secret');
+    },
+  );
 
-  app.post(`${BASE}/:id/delete`, { schema: { params: ID_PARAMS } }, async (request, reply) => {
-    const viewer = signedIn(request, reply);
-    if (!viewer) return reply;
-    await webhooks.subscriptions.remove(await owned(viewer, request.params.id));
-    return reply.redirect(`${BASE}?done=deleted`, 303);
-  });
+  app.post(
+    `${BASE}/:id/delete`,
+    { config: { viewers: SUBSCRIBERS }, schema: { params: ID_PARAMS } },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      await webhooks.subscriptions.remove(await owned(viewer, request.params.id));
+      return reply.redirect(`${BASE}?done=deleted`, 303);
+    },
+  );
 
   app.post(
     `${BASE}/:id/deliveries/:deliveryId/redeliver`,
-    { schema: { params: DELIVERY_PARAMS } },
+    { config: { viewers: SUBSCRIBERS }, schema: { params: DELIVERY_PARAMS } },
     async (request, reply) => {
-      const viewer = signedIn(request, reply);
-      if (!viewer) return reply;
+      const viewer = pages.signedInViewer(request);
       const row = await owned(viewer, request.params.id);
       const result = await webhooks.subscriptions.redeliver(row.id, request.params.deliveryId);
       if (result === 'missing')

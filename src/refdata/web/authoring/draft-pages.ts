@@ -17,8 +17,8 @@ import { copiedBody, rejectionOf } from '../../review/copies.js';
 import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
 import { changeRequestNotice } from '../review/change-request.js';
-import { formFieldsOf, viewerWith } from './access.js';
 import { changesTable } from './diff.js';
+import { formFieldsOf } from './form-fields.js';
 import {
   applyListAction,
   bodyOf,
@@ -271,31 +271,39 @@ ${changesTable(
     return family;
   };
 
-  app.get('/authoring/new', { schema: { querystring: PREFILL_QUERY } }, async (request, reply) => {
-    if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
-    // What the form is to start with (a library's page says which library) goes along.
-    const prefill = new URLSearchParams(request.query).toString();
-    const library = request.query.ontology;
-    const libraryName = library
-      ? (await pickedResources(refdata, [library])).get(library)?.name
-      : undefined;
-    return pages.answer(
-      request,
-      reply,
-      200,
-      { title: 'New Draft' },
-      html`<p>What are you writing${libraryName ? html` in ${libraryName}` : html``}?</p><ul class="cards" id="families">${refdata.families.all.map(
-        (family) =>
-          html`<li><a href="/authoring/new/${family.key}${prefill ? `?${prefill}` : ''}"><strong>${humanize(family.label)}</strong></a><p class="hint">${family.schema.description ?? ''}</p></li>`,
-      )}</ul>`,
-    );
-  });
+  app.get(
+    '/authoring/new',
+    {
+      config: { viewers: { roles: WRITE_ROLES, doing: 'Writing Drafts' } },
+      schema: { querystring: PREFILL_QUERY },
+    },
+    async (request, reply) => {
+      // What the form is to start with (a library's page says which library) goes along.
+      const prefill = new URLSearchParams(request.query).toString();
+      const library = request.query.ontology;
+      const libraryName = library
+        ? (await pickedResources(refdata, [library])).get(library)?.name
+        : undefined;
+      return pages.answer(
+        request,
+        reply,
+        200,
+        { title: 'New Draft' },
+        html`<p>What are you writing${libraryName ? html` in ${libraryName}` : html``}?</p><ul class="cards" id="families">${refdata.families.all.map(
+          (family) =>
+            html`<li><a href="/authoring/new/${family.key}${prefill ? `?${prefill}` : ''}"><strong>${humanize(family.label)}</strong></a><p class="hint">${family.schema.description ?? ''}</p></li>`,
+        )}</ul>`,
+      );
+    },
+  );
 
   app.get(
     '/authoring/new/:family',
-    { schema: { params: FAMILY_PARAMS, querystring: PREFILL_QUERY } },
+    {
+      config: { viewers: { roles: WRITE_ROLES, doing: 'Writing Drafts' } },
+      schema: { params: FAMILY_PARAMS, querystring: PREFILL_QUERY },
+    },
     async (request, reply) => {
-      if (!viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts')) return reply;
       const family = familyFrom(request.params.family);
       const schema = family.schema as FieldSchema;
       const draft = emptyDraft(schema) as Record<string, Draft>;
@@ -316,10 +324,12 @@ ${changesTable(
 
   app.post(
     '/authoring/new/:family',
-    { schema: { params: FAMILY_PARAMS } },
+    {
+      config: { viewers: { roles: WRITE_ROLES, doing: 'Writing Drafts' } },
+      schema: { params: FAMILY_PARAMS },
+    },
     async (request, reply) => {
-      const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts');
-      if (!viewer) return reply;
+      const viewer = pages.signedInViewer(request);
       const family = familyFrom(request.params.family);
       return post(
         request,
@@ -356,38 +366,44 @@ ${changesTable(
    * made from (a symbol's identifier) left for a new value, since the Rejected
    * resource keeps its IRI.
    */
-  app.get('/authoring/copy', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Writing Drafts');
-    if (!viewer) return reply;
-    const rejected = await refdata.store.findByIri(request.query.iri);
-    if (!rejected) throw notFound(request.query.iri);
-    const family = familyFrom(rejected.family);
-    if (rejected.status !== 'Rejected' || family.parentIri)
-      throw new HttpError(
-        problem(
-          409,
-          'wrong-state',
-          `${rejected.name} is ${rejected.status}; only a Rejected resource is copied into a new Draft.`,
-        ),
+  app.get(
+    '/authoring/copy',
+    {
+      config: { viewers: { roles: WRITE_ROLES, doing: 'Writing Drafts' } },
+      schema: { querystring: IRI_QUERY },
+    },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const rejected = await refdata.store.findByIri(request.query.iri);
+      if (!rejected) throw notFound(request.query.iri);
+      const family = familyFrom(rejected.family);
+      if (rejected.status !== 'Rejected' || family.parentIri)
+        throw new HttpError(
+          problem(
+            409,
+            'wrong-state',
+            `${rejected.name} is ${rejected.status}; only a Rejected resource is copied into a new Draft.`,
+          ),
+        );
+      checkAuthor(rejected, viewer.subject, 'copy');
+      const reason = await rejectionOf(refdata, rejected);
+      const body = await copiedBody(refdata, rejected, reason);
+      for (const field of Object.keys(family.fixed ?? {})) delete body[field];
+      const who = (await pages.people.lookUp([rejected.updated_by])).label(rejected.updated_by);
+      // The fields its IRI is made from, by their labels on the form.
+      const fixed = Object.keys(family.fixed ?? {}).map((field) =>
+        (family.schema.properties[field]?.title ?? humanize(field)).toLowerCase(),
       );
-    checkAuthor(rejected, viewer.subject, 'copy');
-    const reason = await rejectionOf(refdata, rejected);
-    const body = await copiedBody(refdata, rejected, reason);
-    for (const field of Object.keys(family.fixed ?? {})) delete body[field];
-    const who = (await pages.people.lookUp([rejected.updated_by])).label(rejected.updated_by);
-    // The fields its IRI is made from, by their labels on the form.
-    const fixed = Object.keys(family.fixed ?? {}).map((field) =>
-      (family.schema.properties[field]?.title ?? humanize(field)).toLowerCase(),
-    );
-    return renderForm(request, reply, 200, {
-      family,
-      draft: draftOf(family.schema as FieldSchema, body),
-      title: `New ${family.label} from ${rejected.name}`,
-      action: `/authoring/new/${family.key}`,
-      cancel: pageHref(refdata, rejected.iri) ?? '/',
-      above: html`<div class="notice error" id="rejection"><p>${rejected.name} was rejected by ${who}${reason ? html`: ${reason}` : html``}</p><p class="hint">It keeps its address and history; this is a new Draft${fixed.length > 0 ? html`, which needs its own ${fixed.join(' and ')}` : html``}.</p></div>`,
-    });
-  });
+      return renderForm(request, reply, 200, {
+        family,
+        draft: draftOf(family.schema as FieldSchema, body),
+        title: `New ${family.label} from ${rejected.name}`,
+        action: `/authoring/new/${family.key}`,
+        cancel: pageHref(refdata, rejected.iri) ?? '/',
+        above: html`<div class="notice error" id="rejection"><p>${rejected.name} was rejected by ${who}${reason ? html`: ${reason}` : html``}</p><p class="hint">It keeps its address and history; this is a new Draft${fixed.length > 0 ? html`, which needs its own ${fixed.join(' and ')}` : html``}.</p></div>`,
+      });
+    },
+  );
 
   const editPage = (row: ResourceRow, family: Family) => ({
     title: `Edit ${row.name}`,
@@ -409,24 +425,31 @@ ${changesTable(
     return draftOf(family.schema as FieldSchema, body);
   };
 
-  app.get('/authoring/edit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts');
-    if (!viewer) return reply;
-    const { row, family } = await editable(request.query.iri);
-    // The page says who may, as the save would (docs/review.md).
-    checkAuthor(row, viewer.subject, 'change');
-    return renderForm(request, reply, 200, {
-      ...editPage(row, family),
-      above: await changeRequestNotice(pages, row),
-      family,
-      version: row.version,
-      draft: await storedDraft(row, family),
-    });
-  });
+  app.get(
+    '/authoring/edit',
+    {
+      config: { viewers: { roles: WRITE_ROLES, doing: 'Editing Drafts' } },
+      schema: { querystring: IRI_QUERY },
+    },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const { row, family } = await editable(request.query.iri);
+      // The page says who may, as the save would (docs/review.md).
+      checkAuthor(row, viewer.subject, 'change');
+      return renderForm(request, reply, 200, {
+        ...editPage(row, family),
+        above: await changeRequestNotice(pages, row),
+        family,
+        version: row.version,
+        draft: await storedDraft(row, family),
+      });
+    },
+  );
 
   app.post(
     '/authoring/edit',
     {
+      config: { viewers: { roles: WRITE_ROLES, doing: 'Editing Drafts' } },
       schema: {
         querystring: Type.Object(
           { iri: IRI_QUERY.properties.iri, resume: Type.Optional(Type.Literal('1')) },
@@ -435,8 +458,7 @@ ${changesTable(
       },
     },
     async (request, reply) => {
-      const viewer = viewerWith(pages, request, reply, WRITE_ROLES, 'Editing Drafts');
-      if (!viewer) return reply;
+      const viewer = pages.signedInViewer(request);
       const { iri, resume } = request.query;
       const { row, family } = await editable(iri);
       const fields = formFieldsOf(request.body);

@@ -18,9 +18,9 @@ import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';
 import { findingsTable } from '../quality-pages.js';
 import { discussionSection } from '../review/discussion.js';
-import { formFieldsOf, viewerWith } from './access.js';
 import { dependenciesOf, dependencyLine } from './dependencies.js';
 import { changesTable } from './diff.js';
+import { formFieldsOf } from './form-fields.js';
 import { resourceNames } from './references.js';
 
 const QUEUE_QUERY = Type.Object(
@@ -47,51 +47,56 @@ const QUEUE_LENGTH = 200;
 export function registerReviewPages(app: HttpApp, pages: Pages): void {
   const refdata = pages.refdata;
 
-  app.get('/review', { schema: { querystring: QUEUE_QUERY } }, async (request, reply) => {
-    if (!viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing')) return reply;
-    const query = request.query;
-    const library = query.library || undefined;
-    const family = query.family || undefined;
-    const [waiting, libraries] = await Promise.all([
-      refdata.store
-        .selectListed()
-        .where('r.status', '=', 'Submitted')
-        .$if(library !== undefined, (select) =>
-          select.where('r.library_key', '=', library as string),
-        )
-        .$if(family !== undefined, (select) => select.where('r.family', '=', family as string))
-        .leftJoin('package_items as item', 'item.resource_id', 'r.id')
-        .leftJoin('packages as package', 'package.id', 'item.package_id')
-        .select(['package.id as package_id', 'package.name as package_name'])
-        .orderBy('r.updated_at')
-        .orderBy('r.id')
-        .limit(QUEUE_LENGTH)
-        .execute(),
-      refdata.store.libraries(),
-    ]);
-    const now = Date.now();
-    const people = await pages.people.lookUp(waiting.map((entry) => entry.updated_by));
-    // A package is one queue item, where its first waiting resource would be.
-    const queue: { first: (typeof waiting)[number]; count: number }[] = [];
-    const byPackage = new Map<number, { first: (typeof waiting)[number]; count: number }>();
-    for (const entry of waiting) {
-      const known = entry.package_id === null ? undefined : byPackage.get(entry.package_id);
-      if (known) {
-        known.count += 1;
-        continue;
+  app.get(
+    '/review',
+    {
+      config: { viewers: { roles: REVIEW_ROLES, doing: 'Reviewing' } },
+      schema: { querystring: QUEUE_QUERY },
+    },
+    async (request, reply) => {
+      const query = request.query;
+      const library = query.library || undefined;
+      const family = query.family || undefined;
+      const [waiting, libraries] = await Promise.all([
+        refdata.store
+          .selectListed()
+          .where('r.status', '=', 'Submitted')
+          .$if(library !== undefined, (select) =>
+            select.where('r.library_key', '=', library as string),
+          )
+          .$if(family !== undefined, (select) => select.where('r.family', '=', family as string))
+          .leftJoin('package_items as item', 'item.resource_id', 'r.id')
+          .leftJoin('packages as package', 'package.id', 'item.package_id')
+          .select(['package.id as package_id', 'package.name as package_name'])
+          .orderBy('r.updated_at')
+          .orderBy('r.id')
+          .limit(QUEUE_LENGTH)
+          .execute(),
+        refdata.store.libraries(),
+      ]);
+      const now = Date.now();
+      const people = await pages.people.lookUp(waiting.map((entry) => entry.updated_by));
+      // A package is one queue item, where its first waiting resource would be.
+      const queue: { first: (typeof waiting)[number]; count: number }[] = [];
+      const byPackage = new Map<number, { first: (typeof waiting)[number]; count: number }>();
+      for (const entry of waiting) {
+        const known = entry.package_id === null ? undefined : byPackage.get(entry.package_id);
+        if (known) {
+          known.count += 1;
+          continue;
+        }
+        const item = { first: entry, count: 1 };
+        queue.push(item);
+        if (entry.package_id !== null) byPackage.set(entry.package_id, item);
       }
-      const item = { first: entry, count: 1 };
-      queue.push(item);
-      if (entry.package_id !== null) byPackage.set(entry.package_id, item);
-    }
-    const option = (value: string, label: string, chosen: string | undefined) =>
-      html`<option value="${value}"${value === (chosen ?? '') ? html` selected` : html``}>${label}</option>`;
-    return pages.answer(
-      request,
-      reply,
-      200,
-      { title: 'Review', wide: true },
-      html`<form method="get" action="/review" class="facets">
+      const option = (value: string, label: string, chosen: string | undefined) =>
+        html`<option value="${value}"${value === (chosen ?? '') ? html` selected` : html``}>${label}</option>`;
+      return pages.answer(
+        request,
+        reply,
+        200,
+        { title: 'Review', wide: true },
+        html`<form method="get" action="/review" class="facets">
 <div><label for="queue-library">Library</label><select id="queue-library" name="library">${option('', 'Every library', library)}${libraries.map((entry) => option(entry.iri, entry.name, library))}</select></div>
 <div><label for="queue-family">Family</label><select id="queue-family" name="family">${option('', 'Every family', family)}${refdata.families.all.map((entry) => option(entry.key, entry.label, family))}</select></div>
 <p><button type="submit">Show</button></p>
@@ -109,8 +114,9 @@ ${
       )}</tbody></table>`
     : html``
 }`,
-    );
-  });
+      );
+    },
+  );
 
   const submitted = async (iri: string): Promise<ResourceRow> => {
     const row = await refdata.store.findByIri(iri);
@@ -222,45 +228,60 @@ ${discussion}`,
     );
   };
 
-  app.get('/review/resource', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
-    if (!viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing')) return reply;
-    return reviewPage(request, reply, await submitted(request.query.iri), 200);
-  });
+  app.get(
+    '/review/resource',
+    {
+      config: { viewers: { roles: REVIEW_ROLES, doing: 'Reviewing' } },
+      schema: { querystring: IRI_QUERY },
+    },
+    async (request, reply) => {
+      return reviewPage(request, reply, await submitted(request.query.iri), 200);
+    },
+  );
 
-  app.post('/review/resource', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing');
-    if (!viewer) return reply;
-    const row = await submitted(request.query.iri);
-    const fields = formFieldsOf(request.body);
-    const justification = (fields.get('justification') ?? '').trim();
-    const decision = fields.get('decision');
-    if (decision !== 'approve' && decision !== 'reject' && decision !== 'request-changes')
-      throw new HttpError(problem(400, 'validation', 'Choose Approve, Reject or Request changes.'));
-    if (justification === '' || justification.length > 2000) {
-      return reviewPage(request, reply, row, 422, {
-        justification: fields.get('justification') ?? '',
-        error:
-          justification === ''
-            ? 'Justification is required: say why.'
-            : 'Justification must be at most 2,000 characters.',
-      });
-    }
-    if (fields.get('_version') !== String(row.version)) {
-      return reviewPage(request, reply, row, 409, {
-        justification,
-        error: 'It changed since this page was opened; look again before deciding.',
-      });
-    }
-    try {
-      await decide(refdata, [row], decision, viewer, justification);
-    } catch (error) {
-      // Four eyes, or what it names not approved: said on the page, the text kept.
-      if (!(error instanceof HttpError) || ![403, 409].includes(error.problem.status)) throw error;
-      return reviewPage(request, reply, row, error.problem.status, {
-        justification,
-        error: error.problem.detail ?? error.problem.title,
-      });
-    }
-    return reply.redirect(`${pageHref(refdata, row.iri) ?? '/'}?done=${DONE_OF[decision]}`, 303);
-  });
+  app.post(
+    '/review/resource',
+    {
+      config: { viewers: { roles: REVIEW_ROLES, doing: 'Reviewing' } },
+      schema: { querystring: IRI_QUERY },
+    },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const row = await submitted(request.query.iri);
+      const fields = formFieldsOf(request.body);
+      const justification = (fields.get('justification') ?? '').trim();
+      const decision = fields.get('decision');
+      if (decision !== 'approve' && decision !== 'reject' && decision !== 'request-changes')
+        throw new HttpError(
+          problem(400, 'validation', 'Choose Approve, Reject or Request changes.'),
+        );
+      if (justification === '' || justification.length > 2000) {
+        return reviewPage(request, reply, row, 422, {
+          justification: fields.get('justification') ?? '',
+          error:
+            justification === ''
+              ? 'Justification is required: say why.'
+              : 'Justification must be at most 2,000 characters.',
+        });
+      }
+      if (fields.get('_version') !== String(row.version)) {
+        return reviewPage(request, reply, row, 409, {
+          justification,
+          error: 'It changed since this page was opened; look again before deciding.',
+        });
+      }
+      try {
+        await decide(refdata, [row], decision, viewer, justification);
+      } catch (error) {
+        // Four eyes, or what it names not approved: said on the page, the text kept.
+        if (!(error instanceof HttpError) || ![403, 409].includes(error.problem.status))
+          throw error;
+        return reviewPage(request, reply, row, error.problem.status, {
+          justification,
+          error: error.problem.detail ?? error.problem.title,
+        });
+      }
+      return reply.redirect(`${pageHref(refdata, row.iri) ?? '/'}?done=${DONE_OF[decision]}`, 303);
+    },
+  );
 }

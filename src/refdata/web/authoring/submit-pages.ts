@@ -15,7 +15,6 @@ import { draftsBehind } from '../../review/dependencies.js';
 import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
 import { findingsTable } from '../quality-pages.js';
-import { viewerWith } from './access.js';
 import { dependenciesOf, dependencyLine } from './dependencies.js';
 import { pointerWords } from './diff.js';
 
@@ -123,75 +122,88 @@ ${findingsTable(pages, request, report, `What the quality report finds in ${row.
     );
   };
 
-  app.get('/authoring/submit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, SUBMIT_ROLES, 'Submitting');
-    if (!viewer) return reply;
-    const row = await submittable(request.query.iri);
-    // The page says who may, as the submission would (docs/review.md).
-    checkAuthor(row, viewer.subject, 'submit');
-    return confirmation(request, reply, row, 200);
-  });
+  app.get(
+    '/authoring/submit',
+    {
+      config: { viewers: { roles: SUBMIT_ROLES, doing: 'Submitting' } },
+      schema: { querystring: IRI_QUERY },
+    },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const row = await submittable(request.query.iri);
+      // The page says who may, as the submission would (docs/review.md).
+      checkAuthor(row, viewer.subject, 'submit');
+      return confirmation(request, reply, row, 200);
+    },
+  );
 
-  app.post('/authoring/submit', { schema: { querystring: IRI_QUERY } }, async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, SUBMIT_ROLES, 'Submitting');
-    if (!viewer) return reply;
-    const row = await submittable(request.query.iri);
-    const body = (request.body ?? {}) as Record<string, unknown>;
-    if (String(body._version) !== String(row.version)) {
-      return confirmation(
-        request,
-        reply,
-        row,
-        409,
-        `${row.name} changed since this page was opened; check it again before submitting.`,
+  app.post(
+    '/authoring/submit',
+    {
+      config: { viewers: { roles: SUBMIT_ROLES, doing: 'Submitting' } },
+      schema: { querystring: IRI_QUERY },
+    },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const row = await submittable(request.query.iri);
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      if (String(body._version) !== String(row.version)) {
+        return confirmation(
+          request,
+          reply,
+          row,
+          409,
+          `${row.name} changed since this page was opened; check it again before submitting.`,
+        );
+      }
+      const also = new Set(
+        (Array.isArray(body.also) ? body.also : [body.also]).filter(
+          (value) => typeof value === 'string',
+        ),
       );
-    }
-    const also = new Set(
-      (Array.isArray(body.also) ? body.also : [body.also]).filter(
-        (value) => typeof value === 'string',
-      ),
-    );
-    // Only the viewer's Drafts this resource depends on can come along, whatever the form says.
-    const chosen = (await draftsBehindOf(row, viewer.subject)).mine
-      .map((named) => named.row)
-      .filter((dependency) => also.has(dependency.iri));
-    // Each Draft going along is submitted as the page showed it, or looked at again.
-    let shown: Record<string, unknown> = {};
-    try {
-      shown = JSON.parse(String(body._versions ?? '{}')) as Record<string, unknown>;
-    } catch {
-      // An unreadable list shows nothing: every Draft counts as changed.
-    }
-    const moved = chosen.find((dependency) => shown[dependency.iri] !== dependency.version);
-    if (moved) {
-      return confirmation(
-        request,
-        reply,
-        row,
-        409,
-        `${moved.name} changed since this page was opened; check it again before submitting.`,
-      );
-    }
-    const packageName = typeof body.packageName === 'string' ? body.packageName.trim() : '';
-    try {
-      await submitTogether(
-        refdata,
-        row,
-        chosen,
-        viewer,
-        packageName === '' ? undefined : packageName.slice(0, 200),
-      );
-    } catch (error) {
-      // A Draft that moved meanwhile, or one not theirs: said on the form, to look again.
-      if (!(error instanceof HttpError) || ![403, 409].includes(error.problem.status)) throw error;
-      return confirmation(
-        request,
-        reply,
-        row,
-        error.problem.status,
-        error.problem.detail ?? error.problem.title,
-      );
-    }
-    return reply.redirect(`${pageHref(refdata, row.iri) ?? '/'}?done=submitted`, 303);
-  });
+      // Only the viewer's Drafts this resource depends on can come along, whatever the form says.
+      const chosen = (await draftsBehindOf(row, viewer.subject)).mine
+        .map((named) => named.row)
+        .filter((dependency) => also.has(dependency.iri));
+      // Each Draft going along is submitted as the page showed it, or looked at again.
+      let shown: Record<string, unknown> = {};
+      try {
+        shown = JSON.parse(String(body._versions ?? '{}')) as Record<string, unknown>;
+      } catch {
+        // An unreadable list shows nothing: every Draft counts as changed.
+      }
+      const moved = chosen.find((dependency) => shown[dependency.iri] !== dependency.version);
+      if (moved) {
+        return confirmation(
+          request,
+          reply,
+          row,
+          409,
+          `${moved.name} changed since this page was opened; check it again before submitting.`,
+        );
+      }
+      const packageName = typeof body.packageName === 'string' ? body.packageName.trim() : '';
+      try {
+        await submitTogether(
+          refdata,
+          row,
+          chosen,
+          viewer,
+          packageName === '' ? undefined : packageName.slice(0, 200),
+        );
+      } catch (error) {
+        // A Draft that moved meanwhile, or one not theirs: said on the form, to look again.
+        if (!(error instanceof HttpError) || ![403, 409].includes(error.problem.status))
+          throw error;
+        return confirmation(
+          request,
+          reply,
+          row,
+          error.problem.status,
+          error.problem.detail ?? error.problem.title,
+        );
+      }
+      return reply.redirect(`${pageHref(refdata, row.iri) ?? '/'}?done=submitted`, 303);
+    },
+  );
 }

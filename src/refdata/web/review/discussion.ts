@@ -19,7 +19,7 @@ import {
   type Thread,
   thread,
 } from '../../review/comments.js';
-import { formFieldsOf, viewerWith } from '../authoring/access.js';
+import { formFieldsOf } from '../authoring/form-fields.js';
 import type { Pages } from '../pages.js';
 
 /** Where a thread's page is, and the query naming the thread. */
@@ -113,26 +113,32 @@ export function registerDiscussionPages(app: HttpApp, pages: Pages): void {
     throw new HttpError(problem(404, 'not-found', 'There is no such discussion.'));
   };
 
-  app.post('/discussion', { schema: { querystring: THREAD_QUERY } }, async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, READ_ROLES, 'Commenting');
-    if (!viewer) return reply;
-    const about = await threadOf(request.query);
-    const text = (formFieldsOf(request.body).get('text') ?? '').trim();
-    const error = textError(text);
-    const { page } = placeOf(pages, about);
-    if (error) {
-      const section = await discussionSection(pages, request, reply, about, { text, error });
-      return pages.answer(
-        request,
-        reply,
-        422,
-        { title: 'Your comment', notice: { kind: 'error', text: error } },
-        html`<p><a href="${page}">Back</a></p>${section}`,
-      );
-    }
-    const comment = await addComment(refdata, about, viewer, text);
-    return reply.redirect(`${page}#comment-${comment.id}`, 303);
-  });
+  app.post(
+    '/discussion',
+    {
+      config: { viewers: { roles: READ_ROLES, doing: 'Commenting' } },
+      schema: { querystring: THREAD_QUERY },
+    },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const about = await threadOf(request.query);
+      const text = (formFieldsOf(request.body).get('text') ?? '').trim();
+      const error = textError(text);
+      const { page } = placeOf(pages, about);
+      if (error) {
+        const section = await discussionSection(pages, request, reply, about, { text, error });
+        return pages.answer(
+          request,
+          reply,
+          422,
+          { title: 'Your comment', notice: { kind: 'error', text: error } },
+          html`<p><a href="${page}">Back</a></p>${section}`,
+        );
+      }
+      const comment = await addComment(refdata, about, viewer, text);
+      return reply.redirect(`${page}#comment-${comment.id}`, 303);
+    },
+  );
 
   const ID_QUERY = Type.Object(
     { id: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }) },
@@ -181,23 +187,35 @@ export function registerDiscussionPages(app: HttpApp, pages: Pages): void {
     return `/review/packages/${comment.package_id}#comment-${comment.id}`;
   };
 
-  app.get('/discussion/edit', { schema: { querystring: ID_QUERY } }, async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, READ_ROLES, 'Changing a comment');
-    if (!viewer) return reply;
-    const comment = await ownComment(request.query.id);
-    // Refused as the API refuses it: not theirs, or too late.
-    checkEditable(comment, viewer.subject);
-    return editPage(request, reply, comment, 200);
-  });
+  app.get(
+    '/discussion/edit',
+    {
+      config: { viewers: { roles: READ_ROLES, doing: 'Changing a comment' } },
+      schema: { querystring: ID_QUERY },
+    },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const comment = await ownComment(request.query.id);
+      // Refused as the API refuses it: not theirs, or too late.
+      checkEditable(comment, viewer.subject);
+      return editPage(request, reply, comment, 200);
+    },
+  );
 
-  app.post('/discussion/edit', { schema: { querystring: ID_QUERY } }, async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, READ_ROLES, 'Changing a comment');
-    if (!viewer) return reply;
-    const comment = await ownComment(request.query.id);
-    const text = (formFieldsOf(request.body).get('text') ?? '').trim();
-    const error = textError(text);
-    if (error) return editPage(request, reply, comment, 422, error, text);
-    const changed = await editComment(refdata, comment.id, viewer.subject, text);
-    return reply.redirect(await placeOfComment(changed), 303);
-  });
+  app.post(
+    '/discussion/edit',
+    {
+      config: { viewers: { roles: READ_ROLES, doing: 'Changing a comment' } },
+      schema: { querystring: ID_QUERY },
+    },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const comment = await ownComment(request.query.id);
+      const text = (formFieldsOf(request.body).get('text') ?? '').trim();
+      const error = textError(text);
+      if (error) return editPage(request, reply, comment, 422, error, text);
+      const changed = await editComment(refdata, comment.id, viewer.subject, text);
+      return reply.redirect(await placeOfComment(changed), 303);
+    },
+  );
 }

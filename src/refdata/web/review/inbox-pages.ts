@@ -10,7 +10,7 @@ import {
   type NotificationEvent,
   type Preference,
 } from '../../review/notifications.js';
-import { formFieldsOf, viewerWith } from '../authoring/access.js';
+import { formFieldsOf } from '../authoring/form-fields.js';
 import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
 
@@ -32,10 +32,12 @@ export function registerInboxPages(app: HttpApp, pages: Pages): void {
 
   app.get(
     '/account/notifications',
-    { schema: { querystring: INBOX_QUERY } },
+    {
+      config: { viewers: { roles: READ_ROLES, doing: 'Reading your inbox' } },
+      schema: { querystring: INBOX_QUERY },
+    },
     async (request, reply) => {
-      const viewer = viewerWith(pages, request, reply, READ_ROLES, 'Reading your inbox');
-      if (!viewer) return reply;
+      const viewer = pages.signedInViewer(request);
       const unreadOnly = request.query.unread === '1';
       const items = await notifications.inbox(viewer.subject, unreadOnly);
       const unread = await notifications.unreadCount(viewer.subject);
@@ -75,12 +77,15 @@ ${
     },
   );
 
-  app.post('/account/notifications/read', async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, READ_ROLES, 'Reading your inbox');
-    if (!viewer) return reply;
-    await notifications.markRead(viewer.subject, undefined);
-    return reply.redirect('/account/notifications?done=read', 303);
-  });
+  app.post(
+    '/account/notifications/read',
+    { config: { viewers: { roles: READ_ROLES, doing: 'Reading your inbox' } } },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      await notifications.markRead(viewer.subject, undefined);
+      return reply.redirect('/account/notifications?done=read', 303);
+    },
+  );
 
   const settingsPage = async (
     request: FastifyRequest,
@@ -116,31 +121,36 @@ ${NOTIFICATION_EVENTS.map(
 
   app.get(
     '/account/notifications/settings',
-    { schema: { querystring: INBOX_QUERY } },
+    {
+      config: { viewers: { roles: READ_ROLES, doing: 'Choosing what you are told of' } },
+      schema: { querystring: INBOX_QUERY },
+    },
     async (request, reply) => {
-      const viewer = viewerWith(pages, request, reply, READ_ROLES, 'Choosing what you are told of');
-      if (!viewer) return reply;
+      const viewer = pages.signedInViewer(request);
       return settingsPage(request, reply, viewer.subject, request.query.done === 'saved');
     },
   );
 
-  app.post('/account/notifications/settings', async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, READ_ROLES, 'Choosing what you are told of');
-    if (!viewer) return reply;
-    const fields = formFieldsOf(request.body);
-    // An unticked box is not sent: each event is set from what is.
-    await notifications.setPreferences(
-      viewer.subject,
-      Object.fromEntries(
-        NOTIFICATION_EVENTS.map((event) => [
-          event,
-          {
-            inbox: fields.get(`${event}-inbox`) === '1',
-            email: fields.get(`${event}-email`) === '1',
-          },
-        ]),
-      ),
-    );
-    return reply.redirect('/account/notifications/settings?done=saved', 303);
-  });
+  app.post(
+    '/account/notifications/settings',
+    { config: { viewers: { roles: READ_ROLES, doing: 'Choosing what you are told of' } } },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const fields = formFieldsOf(request.body);
+      // An unticked box is not sent: each event is set from what is.
+      await notifications.setPreferences(
+        viewer.subject,
+        Object.fromEntries(
+          NOTIFICATION_EVENTS.map((event) => [
+            event,
+            {
+              inbox: fields.get(`${event}-inbox`) === '1',
+              email: fields.get(`${event}-email`) === '1',
+            },
+          ]),
+        ),
+      );
+      return reply.redirect('/account/notifications/settings?done=saved', 303);
+    },
+  );
 }

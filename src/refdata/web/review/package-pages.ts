@@ -11,7 +11,7 @@ import { ownWork } from '../../review/authorship.js';
 import { type Decision, decide } from '../../review/decisions.js';
 import { unsettled } from '../../review/dependencies.js';
 import { type PackageRow, stateOf } from '../../review/packages.js';
-import { formFieldsOf, viewerWith } from '../authoring/access.js';
+import { formFieldsOf } from '../authoring/form-fields.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';
 import { discussionSection } from './discussion.js';
@@ -140,9 +140,11 @@ ${discussion}`,
 
   app.get(
     '/review/packages/:id',
-    { schema: { params: ID_PARAMS, querystring: DONE } },
+    {
+      config: { viewers: { roles: READ_ROLES, doing: 'Reading a package' } },
+      schema: { params: ID_PARAMS, querystring: DONE },
+    },
     async (request, reply) => {
-      if (!viewerWith(pages, request, reply, READ_ROLES, 'Reading a package')) return reply;
       const done = request.query.done;
       return packagePage(
         request,
@@ -154,48 +156,57 @@ ${discussion}`,
     },
   );
 
-  app.post('/review/packages/:id', { schema: { params: ID_PARAMS } }, async (request, reply) => {
-    const viewer = viewerWith(pages, request, reply, REVIEW_ROLES, 'Reviewing');
-    if (!viewer) return reply;
-    const found = await existing(request.params.id);
-    const fields = formFieldsOf(request.body);
-    const decision = fields.get('decision');
-    if (decision !== 'approve' && decision !== 'reject' && decision !== 'request-changes')
-      throw new HttpError(problem(400, 'validation', 'Choose Approve, Reject or Request changes.'));
-    const text = (fields.get('text') ?? '').trim();
-    if (text === '' || text.length > 2000) {
-      return packagePage(request, reply, found, 422, {
-        notice: {
-          kind: 'error',
-          text:
-            text === ''
-              ? 'Say why (or what to change): the text is required.'
-              : 'The text is at most 2,000 characters.',
-        },
-        text,
-      });
-    }
-    const waiting = waitingIn(pages, await refdata.packages.items(found.id));
-    // What the page showed is what is decided: anything changed since is looked at again.
-    const shown = fields.get('_items') ?? '';
-    if (waiting.map((item) => `${item.id}:${item.version}`).join(',') !== shown) {
-      return packagePage(request, reply, found, 409, {
-        notice: {
-          kind: 'error',
-          text: 'The package changed since this page was opened; look again before deciding.',
-        },
-        text,
-      });
-    }
-    try {
-      await decide(refdata, waiting, decision, viewer, text);
-    } catch (error) {
-      if (!(error instanceof HttpError) || ![403, 409].includes(error.problem.status)) throw error;
-      return packagePage(request, reply, found, error.problem.status, {
-        notice: { kind: 'error', text: error.problem.detail ?? error.problem.title },
-        text,
-      });
-    }
-    return reply.redirect(`/review/packages/${found.id}?done=${decision}`, 303);
-  });
+  app.post(
+    '/review/packages/:id',
+    {
+      config: { viewers: { roles: REVIEW_ROLES, doing: 'Reviewing' } },
+      schema: { params: ID_PARAMS },
+    },
+    async (request, reply) => {
+      const viewer = pages.signedInViewer(request);
+      const found = await existing(request.params.id);
+      const fields = formFieldsOf(request.body);
+      const decision = fields.get('decision');
+      if (decision !== 'approve' && decision !== 'reject' && decision !== 'request-changes')
+        throw new HttpError(
+          problem(400, 'validation', 'Choose Approve, Reject or Request changes.'),
+        );
+      const text = (fields.get('text') ?? '').trim();
+      if (text === '' || text.length > 2000) {
+        return packagePage(request, reply, found, 422, {
+          notice: {
+            kind: 'error',
+            text:
+              text === ''
+                ? 'Say why (or what to change): the text is required.'
+                : 'The text is at most 2,000 characters.',
+          },
+          text,
+        });
+      }
+      const waiting = waitingIn(pages, await refdata.packages.items(found.id));
+      // What the page showed is what is decided: anything changed since is looked at again.
+      const shown = fields.get('_items') ?? '';
+      if (waiting.map((item) => `${item.id}:${item.version}`).join(',') !== shown) {
+        return packagePage(request, reply, found, 409, {
+          notice: {
+            kind: 'error',
+            text: 'The package changed since this page was opened; look again before deciding.',
+          },
+          text,
+        });
+      }
+      try {
+        await decide(refdata, waiting, decision, viewer, text);
+      } catch (error) {
+        if (!(error instanceof HttpError) || ![403, 409].includes(error.problem.status))
+          throw error;
+        return packagePage(request, reply, found, error.problem.status, {
+          notice: { kind: 'error', text: error.problem.detail ?? error.problem.title },
+          text,
+        });
+      }
+      return reply.redirect(`/review/packages/${found.id}?done=${decision}`, 303);
+    },
+  );
 }
