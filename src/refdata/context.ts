@@ -16,10 +16,12 @@ import { Notifications } from './review/notifications.js';
 import { PackageStore } from './review/packages.js';
 import type { ReviewSettings } from './review/settings.js';
 import { SearchService } from './search/service.js';
+import { EmbeddedSparql } from './sparql/embedded-engine.js';
+import type { SparqlEngine } from './sparql/engine.js';
 import { ExternalSparql } from './sparql/external/engine.js';
+import { ExternalStoreSparql } from './sparql/external/external-engine.js';
 import { ExternalStore } from './sparql/external/store-client.js';
 import { StoreSync } from './sparql/external/store-sync.js';
-import { SparqlService } from './sparql/service.js';
 import type { WebhookSecrets } from './webhooks/secrets.js';
 import { Webhooks } from './webhooks/service.js';
 
@@ -38,7 +40,7 @@ export interface Refdata {
   /** This instance's search index. */
   search: SearchService;
   /** This instance's SPARQL dataset, the published view. */
-  sparql: SparqlService;
+  sparql: SparqlEngine;
   /** Visitors without a token may read what is published (REFDATA_ANONYMOUS_READ). */
   anonymousRead: boolean;
   /** The change feed's pages. */
@@ -59,18 +61,22 @@ export interface Refdata {
   mailer: MailSender;
 }
 
-/** The published view in an external store: its client, what keeps it, what queries it. */
-function externalSparql(
+/**
+ * The SPARQL engine: the embedded one, or an external store for the published
+ * view beside an embedded working view, when one is configured.
+ */
+function sparqlEngine(
   db: Kysely<RefdataTables>,
   store: ResourceStore,
   dataset: { families: FamilyRegistry; iriBase: string },
   settings: RefdataSettings['sparql'],
   log: ReplicaLog,
-): ExternalSparql | undefined {
-  if (!settings.store) return undefined;
+): SparqlEngine {
+  if (!settings.store) return new EmbeddedSparql(db, store, dataset, settings, log);
+  const working = new EmbeddedSparql(db, store, dataset, settings, log, ['working']);
   const client = new ExternalStore(settings.store);
   const sync = new StoreSync(db, store, dataset, client, settings.pollMilliseconds, log);
-  return new ExternalSparql(client, sync, settings);
+  return new ExternalStoreSparql(working, new ExternalSparql(client, sync, settings));
 }
 
 export function createRefdata(
@@ -88,14 +94,7 @@ export function createRefdata(
   const store = new ResourceStore(db, valuesFieldOf);
   const search = new SearchService(db, families, settings.search, log);
   const dataset = { families, iriBase: settings.iriBase };
-  const sparql = new SparqlService(
-    db,
-    store,
-    dataset,
-    settings.sparql,
-    log,
-    externalSparql(db, store, dataset, settings.sparql, log),
-  );
+  const sparql = sparqlEngine(db, store, dataset, settings.sparql, log);
   // A write committed here is in this instance's index and dataset before its next read.
   store.onCommitted(
     () => search.noteLocalWrite(),

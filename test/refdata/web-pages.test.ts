@@ -598,7 +598,12 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
       ['POST', '/account/imports/new', 403, 'Importing takes the Creator role'],
       ['GET', '/authoring/new', 403, 'Writing Drafts takes the Creator role'],
       ['GET', '/review', 403, 'Reviewing takes the Reviewer'],
-      ['GET', `/releases/new?library=${encodeURIComponent(approved)}`, 403, 'Releasing a library takes the Creator or Reviewer role'],
+      [
+        'GET',
+        `/releases/new?library=${encodeURIComponent(approved)}`,
+        403,
+        'Releasing a library takes the Creator or Reviewer role',
+      ],
     ];
     for (const [method, path, readerGets, takes] of pages) {
       const asked = method === 'GET' ? await visitor.get(path) : await visitor.post(path, {});

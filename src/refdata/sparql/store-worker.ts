@@ -3,7 +3,7 @@
  * dataset, in Oxigraph's in-memory store. Reading a query (SPARQL.js) and
  * evaluating it are synchronous and may take long: on a thread of its own
  * they run beside the requests the main thread answers, and a query past its
- * time is stopped by ending the thread (see `SparqlService`).
+ * time is stopped by ending the thread (see `EmbeddedSparql`).
  *
  * Oxigraph runs as WebAssembly with a stack of fixed size inside its memory:
  * a query that overflows it traps, and the trap may leave the engine's memory

@@ -8,27 +8,18 @@ import { Replica, type ReplicaLog } from '../replicas/replica.js';
 import type { ResourceStore } from '../resources/store.js';
 import { ClientShares } from './client-shares.js';
 import { viewQuads } from './dataset.js';
+import type { SparqlEngine } from './engine.js';
 import type { QueryOutcome, QueryRequest, ReadOutcome } from './engine-calls.js';
-import type { ExternalSparql } from './external/engine.js';
 import { busy, preempted, timedOut, unavailable } from './refusals.js';
 import { removeStaleSnapshots } from './snapshot-file.js';
 import { type AskedQuery, StoreThread, WaitedTooLong } from './store-thread.js';
 
 /** Published resources read per query while building; the event loop is let go between batches. */
 const BUILD_BATCH = 2000;
-/** How long a published-view query waits for its instance's writes to reach an external store. */
-const OWN_WRITES_WAIT_MILLISECONDS = 2000;
-
-/** Resolves when `promise` settles or after `milliseconds`, whichever is first. */
-async function firstOf(promise: Promise<unknown>, milliseconds: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([
-    promise.catch(() => undefined),
-    new Promise((resolve) => {
-      timer = setTimeout(resolve, milliseconds);
-    }),
-  ]);
-  clearTimeout(timer);
+/** What a client's work cost: engine seconds, and whether a copy had to be replaced. */
+export interface Spent {
+  seconds: number;
+  replaced: boolean;
 }
 
 /** Changed resources read back per query. */
@@ -45,7 +36,7 @@ const SNAPSHOT_CHANGES_FLOOR_BYTES = 64 * 1024 * 1024;
  * is filled from the snapshot, while queries wait in line when no copy is left.
  * Each client has its share of the engine (`ClientShares`).
  */
-export class SparqlService extends Replica<StoreThread> {
+export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine {
   /** Queries being evaluated or waiting for the thread. */
   private active = 0;
   private readonly shares: ClientShares;
@@ -56,32 +47,17 @@ export class SparqlService extends Replica<StoreThread> {
     private readonly context: { families: FamilyRegistry; iriBase: string },
     readonly settings: RefdataSettings['sparql'],
     log: ReplicaLog,
-    /** The store the published view is kept in, when one is configured: this instance keeps the working view. */
-    readonly external?: ExternalSparql,
+    /** The views this instance holds: both, or the working view beside an external store. */
+    readonly heldViews: readonly View[] = VIEWS,
   ) {
     super(db, settings.pollMilliseconds, log, 'sparql dataset');
     this.shares = new ClientShares(settings.clientConcurrent, settings.timeoutMilliseconds);
   }
 
-  /** The views this instance holds: both, or the working view beside an external store. */
-  get heldViews(): readonly View[] {
-    return this.external ? ['working'] : VIEWS;
-  }
-
   /** Starts the first build and the timer; resolves when built or after the start wait. */
   async start(): Promise<void> {
-    this.external?.sync.start();
     await removeStaleSnapshots(this.settings.snapshotDirectory);
     return this.startWithin(this.settings.startWaitMilliseconds);
-  }
-
-  override async close(): Promise<void> {
-    await Promise.all([super.close(), this.external?.sync.close()]);
-  }
-
-  override noteLocalWrite(): void {
-    super.noteLocalWrite();
-    this.external?.noteLocalWrite();
   }
 
   /**
@@ -90,26 +66,6 @@ export class SparqlService extends Replica<StoreThread> {
    */
   query(view: View, request: QueryRequest, client: string): Promise<QueryOutcome> {
     return this.admitted(client, async (priority, spent) => {
-      if (view === 'published' && this.external) {
-        // What this instance wrote is in the store first, when it is the one keeping it,
-        // unless the store takes longer than a moment (a resynchronisation under way).
-        await firstOf(this.external.sync.caughtUp(), OWN_WRITES_WAIT_MILLISECONDS);
-        // A copy of the working view reads it, as it reads its own.
-        const reread = (namedGraphs?: string[]) =>
-          this.timed(
-            (thread) =>
-              thread.read('working', request.text, request.maxRows, priority, namedGraphs),
-            spent,
-          );
-        const read = await reread();
-        if (!read.ok) return read;
-        const started = Date.now();
-        try {
-          return await this.external.query(read.reading, request.format, request.dataset, reread);
-        } finally {
-          spent.seconds += (Date.now() - started) / 1000;
-        }
-      }
       await this.caughtUp();
       return this.timed((thread) => thread.query(view, request, priority), spent);
     });
@@ -117,21 +73,38 @@ export class SparqlService extends Replica<StoreThread> {
 
   /** Reads a query with a copy of `view` (the working view, beside an external store), within the limits. */
   read(view: View, text: string, maxRows: number, client: string): Promise<ReadOutcome> {
-    const held = this.heldViews.includes(view) ? view : 'working';
     return this.admitted(client, (priority, spent) =>
-      this.timed((thread) => thread.read(held, text, maxRows, priority), spent),
+      this.readWithin(view, text, maxRows, priority, spent),
     );
+  }
+
+  /**
+   * Reads a query with a copy of `view` (the working view when it is not held
+   * here), as part of work `admitted` runs; `namedGraphs` lists the graphs a
+   * `GRAPH ?g {}` stands for.
+   */
+  readWithin(
+    view: View,
+    text: string,
+    maxRows: number,
+    priority: number,
+    spent: Spent,
+    namedGraphs?: string[],
+  ): Promise<ReadOutcome> {
+    const held = this.heldViews.includes(view) ? view : 'working';
+    return this.timed((thread) => thread.read(held, text, maxRows, priority, namedGraphs), spent);
   }
 
   /**
    * Runs `work` for `client` within the limits: the client's share (429
    * beyond, `ClientShares`), at most `maxConcurrent` at once (503
    * `sparql-busy` beyond); `work` notes the engine time it spent, and whether
-   * a copy had to be replaced, which the client is charged.
+   * a copy had to be replaced, which the client is charged. An external store's
+   * queries run within the same limits.
    */
-  private async admitted<Outcome>(
+  async admitted<Outcome>(
     client: string,
-    work: (priority: number, spent: { seconds: number; replaced: boolean }) => Promise<Outcome>,
+    work: (priority: number, spent: Spent) => Promise<Outcome>,
   ): Promise<Outcome> {
     if (this.active >= this.settings.maxConcurrent) throw busy(this.settings.maxConcurrent);
     const charge = this.shares.admit(client);
@@ -152,7 +125,7 @@ export class SparqlService extends Replica<StoreThread> {
    */
   private async timed<Outcome>(
     ask: (thread: StoreThread) => AskedQuery<Outcome>,
-    spent: { seconds: number; replaced: boolean },
+    spent: Spent,
   ): Promise<Outcome> {
     const thread = this.thread;
     if (!thread) throw unavailable();
