@@ -2,7 +2,7 @@ import { type Kysely, sql } from 'kysely';
 import { openDatabase } from '../src/platform/db/connection.js';
 import { loadProgramConfig } from '../src/program.js';
 import type { RefdataTables, Status } from '../src/refdata/db/tables.js';
-import { normalizedName } from '../src/refdata/resources/store.js';
+import { normalizedName } from '../src/refdata/resources/rows.js';
 import type { RefdataBenchServer } from './refdata-server.js';
 
 export interface SeedResource {

@@ -6,7 +6,7 @@ import type { RdlTerm } from '../rdf/rdl-vocabulary.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
 import { dcterms, RDL_NAMESPACE, rdf, xsd } from '../rdf/vocabulary.js';
 import { writableIri } from '../rdf/writable-terms.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 import type { FeedEvent } from './feed.js';
 
 const { namedNode, literal, quad, blankNode } = DataFactory;

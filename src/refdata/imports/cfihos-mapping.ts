@@ -1,5 +1,5 @@
 import { isLinkIri } from '../../platform/http/formats.js';
-import { normalizedName } from '../resources/store.js';
+import { normalizedName } from '../resources/rows.js';
 import type { KnownTable, TableKind } from './cfihos-tables.js';
 import type { ImportItem, ImportPart, RecordProblem, SourcePlace } from './import-items.js';
 

@@ -1,7 +1,7 @@
 import { stringify } from 'csv-stringify/sync';
 import JSZip from 'jszip';
 import type { Refdata } from '../context.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 import { CODE, NO_MEASUREMENT_SYSTEM, PICKLIST_KIND, SEGMENTS } from './cfihos-mapping.js';
 import { guarded, TABLES, type TableKind } from './cfihos-tables.js';
 import { writeWorkbook } from './workbook.js';

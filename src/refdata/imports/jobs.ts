@@ -4,7 +4,7 @@ import { ConstraintViolationError } from '../../platform/db/errors.js';
 import type { Refdata } from '../context.js';
 import type { ImportJobsTable } from '../db/tables.js';
 import { DEFAULT_LANGUAGE } from '../families/common.js';
-import { normalizedName } from '../resources/store.js';
+import { normalizedName } from '../resources/rows.js';
 import { cfihosItems } from './cfihos-mapping.js';
 import type { Encoding } from './csv-table.js';
 import { type Counts, countsOf, type ImportPlan, planImport, type ReportEntry } from './plan.js';

@@ -13,7 +13,7 @@ import {
   type OwnedChanges,
   type ResourceRow,
   type WriteStep,
-} from '../resources/store.js';
+} from '../resources/rows.js';
 import { cleanBody, REFDATA_TEXT_POLICY } from '../resources/text.js';
 import type { RefusedRecord } from './cfihos-mapping.js';
 import {

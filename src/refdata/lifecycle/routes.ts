@@ -5,7 +5,7 @@ import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, noContent, problems, StatusSchema } from '../described-responses.js';
 import { checkIfMatch, IF_MATCH_HEADER, IRI_QUERY, notFound } from '../resources/lookup.js';
-import { etagOf, type ResourceRow } from '../resources/store.js';
+import { etagOf, type ResourceRow } from '../resources/rows.js';
 import { requiredText } from '../resources/text.js';
 import { decide, submitTogether } from '../review/decisions.js';
 import { checkMovesAlone } from './steps.js';

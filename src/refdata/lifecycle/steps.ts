@@ -3,7 +3,8 @@ import type { Refdata } from '../context.js';
 import type { Status } from '../db/tables.js';
 import { problem } from '../problem-codes.js';
 import { conflictProblem } from '../resources/lookup.js';
-import type { ResourceRow, ResourceStore, StoredMove } from '../resources/store.js';
+import type { ResourceRow, StoredMove } from '../resources/rows.js';
+import type { ResourceStore } from '../resources/store.js';
 
 export type Step = 'submit' | 'approve' | 'reject' | 'request-changes';
 

@@ -8,7 +8,7 @@ import { referencesOf } from '../families/rules.js';
 import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
 import { libraryRows } from '../releases/library-rows.js';
-import { factsOf, type ResourceRow, type RowWithFacts } from '../resources/store.js';
+import { factsOf, type ResourceRow, type RowWithFacts } from '../resources/rows.js';
 import { completeShacl } from '../shacl/assemble.js';
 import { PARENT_FIELDS, type RuleId, ruleOfIri, type Severity } from './rules.js';
 

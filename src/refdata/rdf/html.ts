@@ -2,7 +2,7 @@ import type { Quad, Term } from 'n3';
 import { readAsset } from '../../platform/web/assets.js';
 import { escapeHtml, html, trusted } from '../../platform/web/html.js';
 import { frame } from '../../platform/web/layout.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 import { NS, RDL_NAMESPACE } from './vocabulary.js';
 
 export { escapeHtml };

@@ -2,7 +2,7 @@ import type { Quad } from 'n3';
 import type { Refdata } from '../context.js';
 import { statusesOf, type View } from '../lifecycle/views.js';
 import { versionQuads } from '../releases/graph.js';
-import { factsOf, type ResourceRow, type RowWithFacts } from '../resources/store.js';
+import { factsOf, type ResourceRow, type RowWithFacts } from '../resources/rows.js';
 import { resourceGraph } from './resource-graph.js';
 import { RDL_NAMESPACE, rdf, rdfs, skos } from './vocabulary.js';
 

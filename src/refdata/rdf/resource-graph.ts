@@ -2,7 +2,7 @@ import { DataFactory, type Quad } from 'n3';
 import { DEFAULT_LANGUAGE, type StoredCommonBody } from '../families/common.js';
 import { isLibrary } from '../families/family.js';
 import type { FamilyRegistry } from '../families/registry.js';
-import type { GraphFacts, ResourceRow } from '../resources/store.js';
+import type { GraphFacts, ResourceRow } from '../resources/rows.js';
 import { GraphBuilder } from './graph.js';
 import { dcterms, rdfs, skos } from './vocabulary.js';
 import { writableIri } from './writable-terms.js';

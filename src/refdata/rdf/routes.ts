@@ -15,7 +15,7 @@ import {
 import { isLibrary } from '../families/family.js';
 import { VIEWS, type View } from '../lifecycle/views.js';
 import { missing, representation } from '../resources/lookup.js';
-import { factsOf, type RowWithFacts } from '../resources/store.js';
+import { factsOf, type RowWithFacts } from '../resources/rows.js';
 import { renderSymbol } from '../symbols/render.js';
 import { resourcePage } from './html.js';
 import { type DetailLevel, libraryChunks } from './library-graph.js';

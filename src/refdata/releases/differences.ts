@@ -4,7 +4,7 @@ import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
 import { RDL_NAMESPACE, rdf } from '../rdf/vocabulary.js';
 import { writableIri } from '../rdf/writable-terms.js';
 import { type Change, changesBetween } from '../resources/field-changes.js';
-import type { RowWithFacts } from '../resources/store.js';
+import type { RowWithFacts } from '../resources/rows.js';
 import { libraryRows } from './library-rows.js';
 import type { ReleaseRow } from './store.js';
 

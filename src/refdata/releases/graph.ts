@@ -2,7 +2,7 @@ import { DataFactory, type Quad } from 'n3';
 import type { Refdata } from '../context.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
 import { dcterms, owl, xsd } from '../rdf/vocabulary.js';
-import { factsOf } from '../resources/store.js';
+import { factsOf } from '../resources/rows.js';
 import type { ReleaseRow } from './store.js';
 
 const { namedNode, literal, quad } = DataFactory;

@@ -1,6 +1,6 @@
 import type { Refdata } from '../context.js';
 import type { Status } from '../db/tables.js';
-import type { RowWithFacts } from '../resources/store.js';
+import type { RowWithFacts } from '../resources/rows.js';
 import { MEMBER_BATCH } from './store.js';
 
 /**

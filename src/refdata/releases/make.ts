@@ -2,7 +2,7 @@ import type { Principal } from '../auth/tokens.js';
 import type { Refdata } from '../context.js';
 import { isLibrary } from '../families/family.js';
 import { type QualityReport, qualityReport } from '../quality/report.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 import { releaseFiles } from './files.js';
 import type { ReleaseRow } from './store.js';
 import { MAX_NOTES_LENGTH, releaseIri, versionProblem } from './versions.js';

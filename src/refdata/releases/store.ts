@@ -4,7 +4,7 @@ import { isPostgres } from '../../platform/db/schema.js';
 import type { RefdataTables, ReleasesTable } from '../db/tables.js';
 import { DEFAULT_LANGUAGE } from '../families/common.js';
 import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
-import type { RowWithFacts } from '../resources/store.js';
+import type { RowWithFacts } from '../resources/rows.js';
 
 export type ReleaseRow = Selectable<ReleasesTable>;
 

@@ -6,7 +6,7 @@ import { ownedValuesOf, ruleErrors } from '../families/rules.js';
 import { problem } from '../problem-codes.js';
 import { checkAuthor } from '../review/authorship.js';
 import { conflictProblem, ruleContext } from './lookup.js';
-import type { NewResource, OwnedChanges, ResourceContent, ResourceRow } from './store.js';
+import type { NewResource, OwnedChanges, ResourceContent, ResourceRow } from './rows.js';
 import { cleanBody } from './text.js';
 
 /**

@@ -4,7 +4,7 @@ import { HttpError } from '../../platform/http/problem.js';
 import type { Refdata } from '../context.js';
 import type { Family, ReferencedResource, RuleContext } from '../families/family.js';
 import { problem } from '../problem-codes.js';
-import { DuplicateResource, etagOf, LifecycleConflict, type ResourceRow } from './store.js';
+import { DuplicateResource, etagOf, LifecycleConflict, type ResourceRow } from './rows.js';
 
 /** Finding resources for a request, and the answers when they are not there or moved on. */
 

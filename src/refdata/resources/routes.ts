@@ -10,7 +10,7 @@ import type { Family } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { createDraft, updateDraft } from './authoring.js';
 import { checkIfMatch, IF_MATCH_HEADER, IRI_QUERY, readRow, representation } from './lookup.js';
-import { etagOf } from './store.js';
+import { etagOf } from './rows.js';
 
 /** POST, PUT and GET of one family, its bodies typed by its own schema. */
 function registerFamilyRoutes<S extends TObject>(

@@ -1,7 +1,7 @@
 import { HttpError } from '../../platform/http/problem.js';
 import type { Refdata } from '../context.js';
 import { problem } from '../problem-codes.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 
 /**
  * Who may change a Draft: its author, the person who created it, alone

@@ -3,7 +3,7 @@ import { HttpError } from '../../platform/http/problem.js';
 import type { Refdata } from '../context.js';
 import type { CommentsTable } from '../db/tables.js';
 import { problem } from '../problem-codes.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 import { type Actor, packageLink, pageLink } from './decisions.js';
 import type { PackageRow } from './packages.js';
 

@@ -6,7 +6,7 @@ import { checkMovesAlone } from '../lifecycle/steps.js';
 import { problem } from '../problem-codes.js';
 import { createDraft } from '../resources/authoring.js';
 import { ruleContext } from '../resources/lookup.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 import { checkAuthor } from './authorship.js';
 
 /**

@@ -7,7 +7,7 @@ import { isLibrary } from '../families/family.js';
 import { commitMoves, plannedMove } from '../lifecycle/steps.js';
 import { problem } from '../problem-codes.js';
 import { pageHref } from '../resources/addresses.js';
-import type { ResourceRow, StoredMove } from '../resources/store.js';
+import type { ResourceRow, StoredMove } from '../resources/rows.js';
 import { checkAuthor, checkFourEyes, type Place, RESOURCE_PLACE } from './authorship.js';
 import { unsettled } from './dependencies.js';
 import type { Notice } from './notifications.js';

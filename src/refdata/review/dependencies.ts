@@ -1,7 +1,7 @@
 import type { Refdata } from '../context.js';
 import { referencesOf } from '../families/rules.js';
 import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 
 /** A resource of this service another one names, and where. */
 export interface Named {

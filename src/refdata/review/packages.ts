@@ -1,6 +1,6 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import type { PackagesTable, RefdataTables, Status } from '../db/tables.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 
 export type PackageRow = Selectable<PackagesTable>;
 

@@ -8,7 +8,7 @@ import { answer, problems, StatusSchema } from '../described-responses.js';
 import { CHANGE_REQUEST, DECISION } from '../lifecycle/routes.js';
 import { problem } from '../problem-codes.js';
 import { IRI_QUERY, notFound, representation } from '../resources/lookup.js';
-import { etagOf, type ResourceRow } from '../resources/store.js';
+import { etagOf, type ResourceRow } from '../resources/rows.js';
 import { requiredText } from '../resources/text.js';
 import { PACKAGE_PLACE } from './authorship.js';
 import { copyRejected } from './copies.js';

@@ -5,7 +5,7 @@ import type { RefdataTables, Status } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { pruneChanges } from '../replicas/change-log.js';
 import { Replica, type ReplicaLog } from '../replicas/replica.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 import { AnswerCache } from './answer-cache.js';
 import { indexedDocument, selectIndexRows } from './documents.js';
 import { IndexThread } from './index-thread.js';

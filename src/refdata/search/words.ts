@@ -1,4 +1,4 @@
-import { normalizedName } from '../resources/store.js';
+import { normalizedName } from '../resources/rows.js';
 
 /**
  * The words search is made of, alike for what is indexed and what is asked:

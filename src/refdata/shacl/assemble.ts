@@ -1,7 +1,7 @@
 import { DataFactory, type Quad, type Quad_Object, type Quad_Subject } from 'n3';
 import type { Refdata } from '../context.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 
 const { blankNode, quad } = DataFactory;
 

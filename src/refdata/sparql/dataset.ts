@@ -2,7 +2,7 @@ import { DataFactory, type Quad, Writer } from 'n3';
 import { isLibrary } from '../families/family.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
-import { factsOf, type RowWithFacts } from '../resources/store.js';
+import { factsOf, type RowWithFacts } from '../resources/rows.js';
 import { RESOURCE_MARK } from './engine-calls.js';
 
 const { namedNode, quad } = DataFactory;

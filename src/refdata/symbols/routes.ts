@@ -16,7 +16,7 @@ import { negotiateOrRefuse } from '../rdf/negotiation.js';
 import { resourceGraph } from '../rdf/resource-graph.js';
 import { serializeStream } from '../rdf/serialize.js';
 import { readRow, representation } from '../resources/lookup.js';
-import { etagOf } from '../resources/store.js';
+import { etagOf } from '../resources/rows.js';
 
 const LIST_OFFERED = ['application/json', 'application/ld+json', 'text/turtle'] as const;
 

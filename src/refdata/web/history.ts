@@ -1,5 +1,5 @@
 import { html, type Markup, timeTag } from '../../platform/web/html.js';
-import type { RevisionRow } from '../resources/store.js';
+import type { RevisionRow } from '../resources/rows.js';
 import { ACTION_WORDS } from './home-page.js';
 import type { PeopleStore } from './people.js';
 

@@ -29,7 +29,7 @@ import {
 } from '../releases/routes.js';
 import { ReleaseConflict, type ReleaseRow } from '../releases/store.js';
 import { MAX_VERSION_LENGTH, releasePath } from '../releases/versions.js';
-import type { ResourceRow } from '../resources/store.js';
+import type { ResourceRow } from '../resources/rows.js';
 import { changesTable, pointerWords } from './authoring/diff.js';
 import { formFieldsOf } from './authoring/form-fields.js';
 import { pageHref } from './links.js';

@@ -12,7 +12,7 @@ import { resourceGraph } from '../rdf/resource-graph.js';
 import { answerResource, type Offered, SHORT_NAMES } from '../rdf/routes.js';
 import { RDF_MEDIA_TYPES, serializeStream } from '../rdf/serialize.js';
 import { missing } from '../resources/lookup.js';
-import { factsOf, type RowWithFacts } from '../resources/store.js';
+import { factsOf, type RowWithFacts } from '../resources/rows.js';
 import { searchFilters } from '../search/routes.js';
 import { completeShacl } from '../shacl/assemble.js';
 import { DONE_NOTICES, doneNotice, resourceActions } from './authoring/resource-actions.js';

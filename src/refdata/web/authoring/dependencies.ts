@@ -1,6 +1,6 @@
 import { html, type Markup } from '../../../platform/web/html.js';
 import type { Refdata } from '../../context.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import { pageHref, statusLabel } from '../links.js';
 import { pointerWords } from './diff.js';
 import { draftOf, type FieldSchema, referencesIn } from './form-model.js';

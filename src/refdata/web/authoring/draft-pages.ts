@@ -11,7 +11,7 @@ import { problem } from '../../problem-codes.js';
 import { checkDraft, createDraft, updateDraft } from '../../resources/authoring.js';
 import { changesBetween } from '../../resources/field-changes.js';
 import { IRI_QUERY, notFound, readRow } from '../../resources/lookup.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import { checkAuthor } from '../../review/authorship.js';
 import { copiedBody, rejectionOf } from '../../review/copies.js';
 import { pageHref } from '../links.js';

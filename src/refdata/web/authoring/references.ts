@@ -1,7 +1,7 @@
 import type { Refdata } from '../../context.js';
 import type { RefersTo } from '../../families/common.js';
 import { isAbsoluteIri } from '../../families/common.js';
-import { normalizedName } from '../../resources/store.js';
+import { normalizedName } from '../../resources/rows.js';
 import { pageHref } from '../links.js';
 import {
   type Draft,

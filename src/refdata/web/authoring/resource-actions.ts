@@ -3,7 +3,7 @@ import { html, type Markup } from '../../../platform/web/html.js';
 import type { Notice } from '../../../platform/web/layout.js';
 import { REVIEW_ROLES, SUBMIT_ROLES, WRITE_ROLES } from '../../auth/roles.js';
 import { isLibrary } from '../../families/family.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import type { Pages } from '../pages.js';
 
 /** What a resource page says after a step taken on another page (`?done=`). */

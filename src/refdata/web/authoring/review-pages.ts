@@ -10,7 +10,7 @@ import { problem } from '../../problem-codes.js';
 import { qualityReport } from '../../quality/report.js';
 import { changesBetween } from '../../resources/field-changes.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import { ownWork } from '../../review/authorship.js';
 import { decide } from '../../review/decisions.js';
 import { historyList } from '../history.js';

@@ -8,7 +8,7 @@ import { checkMovesAlone } from '../../lifecycle/steps.js';
 import { problem } from '../../problem-codes.js';
 import { qualityReport } from '../../quality/report.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import { checkAuthor } from '../../review/authorship.js';
 import { submitTogether } from '../../review/decisions.js';
 import { draftsBehind } from '../../review/dependencies.js';

@@ -1,5 +1,5 @@
 import { html, type Markup, timeTag } from '../../../platform/web/html.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import type { Pages } from '../pages.js';
 
 /**

@@ -6,7 +6,7 @@ import { html, timeTag } from '../../../platform/web/html.js';
 import { csrfField } from '../../../platform/web/layout.js';
 import { READ_ROLES, REVIEW_ROLES } from '../../auth/roles.js';
 import { problem } from '../../problem-codes.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import { ownWork } from '../../review/authorship.js';
 import { type Decision, decide } from '../../review/decisions.js';
 import { unsettled } from '../../review/dependencies.js';

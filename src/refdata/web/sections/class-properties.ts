@@ -3,7 +3,7 @@ import { scrollRegion } from '../../../platform/web/scroll-region.js';
 import type { Status } from '../../db/tables.js';
 import { generalizationsIn, PAGE_READING, REFERS_TO } from '../../families/common.js';
 import type { Family } from '../../families/family.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import type { FieldSchema } from '../authoring/form-model.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';

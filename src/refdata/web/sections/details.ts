@@ -2,7 +2,7 @@ import { html, type Markup } from '../../../platform/web/html.js';
 import { scrollRegion } from '../../../platform/web/scroll-region.js';
 import { isAbsoluteIri, PAGE_READING, REFERS_TO } from '../../families/common.js';
 import { compactIri } from '../../rdf/html.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import type { FieldSchema } from '../authoring/form-model.js';
 import { choicesOf, kindOf } from '../authoring/form-model.js';
 import { humanize } from '../authoring/form-view.js';

@@ -1,6 +1,6 @@
 import { html, type Markup } from '../../../platform/web/html.js';
 import type { EntityReference } from '../../families/imf-common.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import { pageHref, statusLabel } from '../links.js';
 import { localName, resourcesByIri } from './resources-by-iri.js';
 import { ofFamilies, type PageSection, type SectionContext } from './section.js';

@@ -1,5 +1,5 @@
 import type { Refdata } from '../../context.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 
 /** Stored resources by IRI, for a section that names what a resource refers to. */
 export async function resourcesByIri(

@@ -2,7 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { Markup } from '../../../platform/web/html.js';
 import type { Status } from '../../db/tables.js';
 import type { Family } from '../../families/family.js';
-import type { ResourceRow } from '../../resources/store.js';
+import type { ResourceRow } from '../../resources/rows.js';
 import type { Pages } from '../pages.js';
 
 /** The parts of a resource page's (declared, checked) query that sections read. */

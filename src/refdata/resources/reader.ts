@@ -1,0 +1,250 @@
+import type { Kysely } from 'kysely';
+import { reusableQuery } from '../../platform/db/reusable-query.js';
+import type { RefdataTables, Status } from '../db/tables.js';
+import { LIBRARY_FAMILY } from '../families/family.js';
+import { writableIri } from '../rdf/writable-terms.js';
+
+import {
+  type GraphFacts,
+  type RemovedRow,
+  type ResourceRow,
+  type RevisionRow,
+  type RowWithFacts,
+  storable,
+} from './rows.js';
+
+/**
+ * The resources as they are stored: libraries, one resource or many, with the
+ * facts their RDF needs (justifications, replacements), their revisions and
+ * what was removed. Reads only; `ResourceStore` adds the writes.
+ */
+export class ResourceReader {
+  constructor(protected readonly db: Kysely<RefdataTables>) {}
+
+  /** The libraries, by name; only those in `statuses` when given. */
+  async libraries(
+    statuses?: readonly Status[],
+  ): Promise<Pick<ResourceRow, 'iri' | 'name' | 'status' | 'body'>[]> {
+    return this.db
+      .selectFrom('resources')
+      .select(['iri', 'name', 'status', 'body'])
+      .where('family', '=', LIBRARY_FAMILY)
+      .$if(statuses !== undefined, (query) => query.where('status', 'in', statuses ?? []))
+      .orderBy('name_normalized')
+      .execute();
+  }
+
+  /** The stored resources among `iris`, read a few hundred at a time. */
+  async findMany(iris: readonly string[]): Promise<ResourceRow[]> {
+    const wanted = iris.filter(storable);
+    const rows: ResourceRow[] = [];
+    for (let start = 0; start < wanted.length; start += 500) {
+      rows.push(
+        ...(await this.db
+          .selectFrom('resources')
+          .selectAll()
+          .where('iri', 'in', wanted.slice(start, start + 500))
+          .execute()),
+      );
+    }
+    return rows;
+  }
+
+  /** Every resource of a library (by `library_key`), and the values of its aggregates. */
+  async libraryContents(libraryIri: string): Promise<ResourceRow[]> {
+    return this.db
+      .selectFrom('resources as r')
+      .selectAll('r')
+      .where((eb) =>
+        eb.or([
+          eb('r.library_key', '=', libraryIri),
+          eb(
+            'r.parent_iri',
+            'in',
+            eb.selectFrom('resources as p').select('p.iri').where('p.library_key', '=', libraryIri),
+          ),
+        ]),
+      )
+      .orderBy('r.id')
+      .execute();
+  }
+
+  async findByIri(iri: string): Promise<ResourceRow | undefined> {
+    if (!storable(iri)) return undefined;
+    return this.db.selectFrom('resources').selectAll().where('iri', '=', iri).executeTakeFirst();
+  }
+
+  /**
+   * Resources (as `resource`) with their latest justification and replacement in
+   * the same query: one round trip where `graphFacts` takes two more, each with a
+   * list of every row's key (what made PostgreSQL's exports and dereferencing
+   * slower than SQLite's). The subqueries pick what `graphFacts` does: the
+   * latest create or update, the latest Approved or Deprecated replacement.
+   */
+  selectWithFacts() {
+    return this.db
+      .selectFrom('resources as resource')
+      .selectAll('resource')
+      .select((eb) => [
+        eb
+          .selectFrom('revisions')
+          .select('revisions.justification')
+          .whereRef('revisions.resource_id', '=', 'resource.id')
+          .where('revisions.action', 'in', ['create', 'update'])
+          .orderBy('revisions.id', 'desc')
+          .limit(1)
+          .as('justification'),
+        eb
+          .selectFrom('resources as replacement')
+          .select('replacement.iri')
+          .whereRef('replacement.replaces_iri', '=', 'resource.iri')
+          .where('replacement.status', 'in', ['Approved', 'Deprecated'])
+          .orderBy('replacement.id', 'desc')
+          .limit(1)
+          .as('replaced_by'),
+      ]);
+  }
+
+  /**
+   * Changed resources as a copy of them needs them: the rows still stored, with
+   * their facts, and the IRIs of all of them, those removed since found by their
+   * tombstones (a removed picklist value among them), each as triples name it
+   * (an IRI stored before the writable rules is written escaped).
+   */
+  async changed(ids: readonly number[]): Promise<{ rows: RowWithFacts[]; iris: string[] }> {
+    const rows = await this.selectWithFacts().where('resource.id', 'in', ids).execute();
+    const present = new Set(rows.map((row) => row.id));
+    const gone = ids.filter((id) => !present.has(id));
+    const removed =
+      gone.length === 0
+        ? []
+        : await this.db
+            .selectFrom('removed_resources')
+            .select('iri')
+            .where('resource_id', 'in', gone)
+            .execute();
+    const iris = [...rows.map((row) => row.iri), ...removed.map((row) => row.iri)];
+    return { rows, iris: iris.map(writableIri) };
+  }
+
+  /**
+   * Resources as the lists of people's work show them (their Drafts, the review
+   * queue): what each is and where, with its library's name; aggregates only,
+   * since a value moves with its aggregate. Filter and order it as the list needs.
+   */
+  selectListed() {
+    return this.db
+      .selectFrom('resources as r')
+      .leftJoin('resources as library', 'library.iri', 'r.library_key')
+      .select([
+        'r.iri',
+        'r.name',
+        'r.family',
+        'r.status',
+        'r.updated_at',
+        'r.updated_by',
+        'library.name as library',
+      ])
+      .where('r.parent_iri', 'is', null);
+  }
+
+  /** Dereferencing reads one resource this way for every request: built once. */
+  private readonly withFactsByIri = reusableQuery((iri: string) =>
+    this.selectWithFacts().where('resource.iri', '=', iri),
+  );
+
+  async findWithFacts(iri: string): Promise<RowWithFacts | undefined> {
+    if (!storable(iri)) return undefined;
+    return (await this.db.executeQuery(this.withFactsByIri(iri))).rows[0];
+  }
+
+  async childrenWithFacts(parentIri: string): Promise<RowWithFacts[]> {
+    return this.selectWithFacts()
+      .where('resource.parent_iri', '=', parentIri)
+      .orderBy('resource.id')
+      .execute();
+  }
+
+  async childrenOf(parentIri: string): Promise<ResourceRow[]> {
+    return this.db
+      .selectFrom('resources')
+      .selectAll()
+      .where('parent_iri', '=', parentIri)
+      .orderBy('id')
+      .execute();
+  }
+
+  async revisions(resourceId: number): Promise<RevisionRow[]> {
+    return this.db
+      .selectFrom('revisions')
+      .selectAll()
+      .where('resource_id', '=', resourceId)
+      .orderBy('id')
+      .execute();
+  }
+
+  /**
+   * Changes whenever a term of the library changes: the number of its terms and
+   * the latest time one was written, for the library's ETag.
+   */
+  async libraryFingerprint(libraryIri: string): Promise<string> {
+    const row = await this.db
+      .selectFrom('resources')
+      .select((eb) => [eb.fn.countAll<number>().as('terms'), eb.fn.max('updated_at').as('latest')])
+      .where('library_key', '=', libraryIri)
+      .executeTakeFirst();
+    return `${Number(row?.terms ?? 0)}.${Number(row?.latest ?? 0)}`;
+  }
+
+  /** Each resource's latest author's justification (from its create or last update). */
+  async latestJustifications(resourceIds: readonly number[]): Promise<Map<number, string>> {
+    if (resourceIds.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('revisions')
+      .select(['resource_id', 'justification'])
+      .where('resource_id', 'in', resourceIds)
+      .where('action', 'in', ['create', 'update'])
+      .orderBy('id')
+      .execute();
+    return new Map(rows.map((row) => [row.resource_id, row.justification]));
+  }
+
+  /**
+   * What a resource's RDF says beyond its own row: its latest justification and
+   * the resource that replaced it (an Approved replacement, or one since deprecated).
+   */
+  async graphFacts(rows: readonly Pick<ResourceRow, 'id' | 'iri'>[]): Promise<GraphFacts> {
+    return {
+      justifications: await this.latestJustifications(rows.map((row) => row.id)),
+      replacedBy: await this.replacements(rows.map((row) => row.iri)),
+    };
+  }
+
+  /** The resource that replaced this one, as `graphFacts` finds it. */
+  async replacementOf(iri: string): Promise<string | undefined> {
+    return (await this.replacements([iri])).get(iri);
+  }
+
+  /** For each IRI that was replaced, its Approved (or since deprecated) replacement. */
+  private async replacements(iris: readonly string[]): Promise<Map<string, string>> {
+    if (iris.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('resources')
+      .select(['iri', 'replaces_iri'])
+      .where('replaces_iri', 'in', iris)
+      .where('status', 'in', ['Approved', 'Deprecated'])
+      .orderBy('id')
+      .execute();
+    return new Map(rows.map((row) => [row.replaces_iri as string, row.iri]));
+  }
+
+  /** A resource that was removed (a value its picklist no longer lists). */
+  async findRemoved(iri: string): Promise<RemovedRow | undefined> {
+    if (!storable(iri)) return undefined;
+    return this.db
+      .selectFrom('removed_resources')
+      .selectAll()
+      .where('iri', '=', iri)
+      .executeTakeFirst();
+  }
+}
