@@ -10,11 +10,11 @@ import type { FamilyRegistry } from './families/registry.js';
 import { ImportJobs } from './imports/jobs.js';
 import { ReleaseStore } from './releases/store.js';
 import type { ReplicaLog } from './replicas/replica.js';
+import type { ResourceContext } from './resources/resource-context.js';
 import { ResourceStore } from './resources/store.js';
 import { MailSender } from './review/mailer.js';
 import { Notifications } from './review/notifications.js';
 import { PackageStore } from './review/packages.js';
-import type { ReviewSettings } from './review/settings.js';
 import { SearchService } from './search/service.js';
 import { EmbeddedSparql } from './sparql/embedded-engine.js';
 import type { SparqlEngine } from './sparql/engine.js';
@@ -26,17 +26,10 @@ import type { WebhookSecrets } from './webhooks/secrets.js';
 import { Webhooks } from './webhooks/service.js';
 
 /** Everything refdata's routes work with, built once per server. */
-export interface Refdata {
-  db: Kysely<RefdataTables>;
-  publicUrl: string;
-  iriBase: string;
-  store: ResourceStore;
+export interface Refdata extends ResourceContext {
   verifier: TokenVerifier;
   /** refdata's own signing key, when it issues its tokens itself. */
   signingKey: SigningKey | undefined;
-  catalogues: Catalogues;
-  /** The families this server authors. */
-  families: FamilyRegistry;
   /** This instance's search index. */
   search: SearchService;
   /** This instance's SPARQL dataset, the published view. */
@@ -51,8 +44,6 @@ export interface Refdata {
   imports: ImportJobs;
   /** Library releases: immutable snapshots of a library's published view. */
   releases: ReleaseStore;
-  /** The review process's settings (four eyes, mail). */
-  review: ReviewSettings;
   /** What was submitted together, reviewed as one. */
   packages: PackageStore;
   /** Each person's inbox, mail and what they want to be told. */
@@ -120,7 +111,7 @@ export function createRefdata(
   // Woken by the writes that queue mail (review/decisions.ts, review/comments.ts), not by
   // every write: most queue none, and each wake is a read of the outbox.
   const mailer = new MailSender(db, settings.review.mail, settings.review.mailRetry, log);
-  const refdata: Omit<Refdata, 'imports'> = {
+  const refdata = {
     db,
     publicUrl: config.publicUrl,
     iriBase: settings.iriBase,
@@ -141,7 +132,5 @@ export function createRefdata(
     mailer,
   };
   // Jobs write through the same store, rules and families as the API.
-  const whole = refdata as Refdata;
-  whole.imports = new ImportJobs(whole, settings.imports, log);
-  return whole;
+  return { ...refdata, imports: new ImportJobs(refdata, settings.imports, log) };
 }

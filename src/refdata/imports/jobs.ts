@@ -1,17 +1,16 @@
 import { type Selectable, sql } from 'kysely';
 import { WorkLoop } from '../../platform/background/work-loop.js';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
-import type { Refdata } from '../context.js';
 import type { ImportJobsTable } from '../db/tables.js';
 import { DEFAULT_LANGUAGE } from '../families/common.js';
+import type { ResourceContext } from '../resources/resource-context.js';
 import { normalizedName } from '../resources/rows.js';
 import { cfihosItems } from './cfihos-mapping.js';
 import type { Encoding } from './csv-table.js';
 import { type Counts, countsOf, type ImportPlan, planImport, type ReportEntry } from './plan.js';
 import { rdfItems } from './rdf-source.js';
 import type { ImportSettings } from './settings.js';
-import type { UploadedFile } from './sources.js';
-import { type ReadTables, readTables } from './upload-rules.js';
+import { type NewImport, type ReadTables, readTables } from './upload-rules.js';
 
 export type ImportJobRow = Selectable<ImportJobsTable>;
 
@@ -28,15 +27,6 @@ export class FilesGone extends Error {
 /** This worker's claim on a job lapsed and another took it up: it stops at once. */
 class LeaseLost extends Error {
   override readonly name = 'LeaseLost';
-}
-
-export interface NewImport {
-  library: string;
-  owner: string;
-  dryRun: boolean;
-  mode: 'all-or-nothing' | 'valid-only';
-  encoding: Encoding | undefined;
-  files: UploadedFile[];
 }
 
 /** A job taken up this many times without ending has ended: it is failed, saying so. */
@@ -69,7 +59,7 @@ export class ImportJobs {
   private closed = false;
 
   constructor(
-    private readonly refdata: Refdata,
+    private readonly refdata: ResourceContext,
     readonly settings: ImportSettings,
     private readonly log: {
       info(object: object, message: string): void;

@@ -2,11 +2,11 @@ import type { TObject } from '@sinclair/typebox';
 import { checkBodyText } from '../../platform/http/body-parsers.js';
 import { type FieldError, HttpError } from '../../platform/http/problem.js';
 import { bodyErrors } from '../../platform/http/validate.js';
-import type { Refdata } from '../context.js';
 import type { Family, ReferencedResource, RuleContext } from '../families/family.js';
 import { ruleErrors } from '../families/rules.js';
 import { completed, contentOf } from '../resources/authoring.js';
 import { ruleContext } from '../resources/lookup.js';
+import type { ResourceContext } from '../resources/resource-context.js';
 import {
   type NewResource,
   normalizedName,
@@ -87,7 +87,7 @@ interface Options {
  * it as if they were stored. Nothing is written.
  */
 export async function planImport(
-  refdata: Refdata,
+  refdata: ResourceContext,
   items: readonly ImportItem[],
   refusedRecords: readonly RefusedRecord[],
   options: Options,
@@ -155,7 +155,7 @@ class Planner {
   private readonly base: RuleContext;
 
   constructor(
-    private readonly refdata: Refdata,
+    private readonly refdata: ResourceContext,
     private readonly options: Options,
   ) {
     this.base = ruleContext(refdata, undefined);

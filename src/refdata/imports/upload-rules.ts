@@ -2,11 +2,20 @@ import type { Quad } from 'n3';
 import { isLinkIri } from '../../platform/http/formats.js';
 import type { FieldError } from '../../platform/http/problem.js';
 import { identify, type KnownTable, UnknownTable } from './cfihos-tables.js';
-import { ENCODINGS, type Encoding } from './csv-table.js';
-import type { NewImport } from './jobs.js';
+import type { Encoding } from './csv-table.js';
+import { ENCODINGS } from './csv-table.js';
 import { rdfFormatOf, readRdf } from './rdf-source.js';
 import { readInThread } from './read-in-thread.js';
 import { TooLargeToRead, UnreadableFile, type UploadedFile } from './sources.js';
+
+export interface NewImport {
+  library: string;
+  owner: string;
+  dryRun: boolean;
+  mode: 'all-or-nothing' | 'valid-only';
+  encoding: Encoding | undefined;
+  files: UploadedFile[];
+}
 
 /**
  * What an upload must be, the API's and the page's alike: its fields, and

@@ -1,11 +1,11 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import { type FieldError, HttpError } from '../../platform/http/problem.js';
-import type { Refdata } from '../context.js';
 import type { Family, RuleContext } from '../families/family.js';
 import { ownedValuesOf, ruleErrors } from '../families/rules.js';
 import { problem } from '../problem-codes.js';
 import { checkAuthor } from '../review/authorship.js';
 import { conflictProblem, ruleContext } from './lookup.js';
+import type { ResourceContext } from './resource-context.js';
 import type { NewResource, OwnedChanges, ResourceContent, ResourceRow } from './rows.js';
 import { cleanBody } from './text.js';
 
@@ -95,7 +95,7 @@ export function contentOf<S extends TObject>(family: Family<S>, body: Static<S>)
 
 /** New values and changes to existing ones that an aggregate's body asks for. */
 async function ownedChanges<S extends TObject>(
-  refdata: Refdata,
+  refdata: ResourceContext,
   family: Family<S>,
   body: Static<S>,
   parentIri: string,
@@ -132,7 +132,7 @@ async function ownedChanges<S extends TObject>(
  * update of `row`), without writing: what a form's Check shows.
  */
 export async function checkDraft<S extends TObject>(
-  refdata: Refdata,
+  refdata: ResourceContext,
   family: Family<S>,
   input: Static<S>,
   row: ResourceRow | undefined,
@@ -160,7 +160,7 @@ export async function checkDraft<S extends TObject>(
  * field's error, 409 `duplicate`).
  */
 export async function createDraft<S extends TObject>(
-  refdata: Refdata,
+  refdata: ResourceContext,
   family: Family<S>,
   input: Static<S>,
   actor: string,
@@ -188,7 +188,7 @@ export async function createDraft<S extends TObject>(
  * `stale-write` or `not-draft` when the Draft moved on meanwhile.
  */
 export async function updateDraft<S extends TObject>(
-  refdata: Refdata,
+  refdata: ResourceContext,
   family: Family<S>,
   row: ResourceRow,
   input: Static<S>,

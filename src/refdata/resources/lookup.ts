@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyRequest } from 'fastify';
 import { HttpError } from '../../platform/http/problem.js';
-import type { Refdata } from '../context.js';
 import type { Family, ReferencedResource, RuleContext } from '../families/family.js';
 import { problem } from '../problem-codes.js';
+import type { ResourceContext } from './resource-context.js';
 import { DuplicateResource, etagOf, LifecycleConflict, type ResourceRow } from './rows.js';
 
 /** Finding resources for a request, and the answers when they are not there or moved on. */
@@ -34,7 +34,7 @@ export function notFound(iri: string): HttpError {
 }
 
 /** 410 for a resource that was removed, 404 for one that never was. */
-export async function missing(refdata: Refdata, iri: string): Promise<HttpError> {
+export async function missing(refdata: ResourceContext, iri: string): Promise<HttpError> {
   const removed = await refdata.store.findRemoved(iri);
   if (!removed) return notFound(iri);
   return new HttpError(
@@ -80,7 +80,7 @@ export function checkIfMatch(request: FastifyRequest, row: ResourceRow): void {
 }
 
 /** A rule context reading the store, each IRI at most once per request. */
-export function ruleContext(refdata: Refdata, self: string | undefined): RuleContext {
+export function ruleContext(refdata: ResourceContext, self: string | undefined): RuleContext {
   const cache = new Map<string, Promise<ReferencedResource | undefined>>();
   return {
     iriBase: refdata.iriBase,
@@ -109,7 +109,7 @@ export function ruleContext(refdata: Refdata, self: string | undefined): RuleCon
 }
 
 export async function readRow(
-  refdata: Refdata,
+  refdata: ResourceContext,
   family: Pick<Family, 'key' | 'label'>,
   iri: string,
 ): Promise<ResourceRow> {
@@ -130,7 +130,7 @@ export async function readRow(
 
 /** The JSON a write answers with, and the read returns. */
 export function representation(
-  refdata: Refdata,
+  refdata: ResourceContext,
   row: ResourceRow,
   children: ResourceRow[] = [],
   replacedBy?: string,

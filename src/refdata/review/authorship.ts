@@ -1,6 +1,6 @@
 import { HttpError } from '../../platform/http/problem.js';
-import type { Refdata } from '../context.js';
 import { problem } from '../problem-codes.js';
+import type { ResourceContext } from '../resources/resource-context.js';
 import type { ResourceRow } from '../resources/rows.js';
 
 /**
@@ -40,7 +40,7 @@ export const PACKAGE_PLACE: Place = { in: 'path', field: 'id' };
 
 /** Which of `rows` the four-eyes rule keeps `subject` from deciding, and why. */
 export async function ownWork(
-  refdata: Refdata,
+  refdata: ResourceContext,
   rows: readonly Pick<ResourceRow, 'id' | 'iri'>[],
   subject: string,
 ): Promise<{ iri: string; why: 'submitted' | 'changed' }[]> {
@@ -78,7 +78,7 @@ export async function ownWork(
  * what they submitted or last changed; 403 naming what is theirs.
  */
 export async function checkFourEyes(
-  refdata: Refdata,
+  refdata: ResourceContext,
   rows: readonly Pick<ResourceRow, 'id' | 'iri'>[],
   subject: string,
   decision: 'approve' | 'reject',

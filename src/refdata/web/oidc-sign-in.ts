@@ -9,7 +9,6 @@ import { claimAt } from '../auth/tokens.js';
 import type { OidcSignInConfig } from '../config.js';
 import { problem } from '../problem-codes.js';
 import { type Pages, returnPathOrHome } from './pages.js';
-import { signInAs } from './sign-in-pages.js';
 
 /** How long a sign-in at the provider may take before its callback is refused. */
 const SIGN_IN_WINDOW_MS = 10 * 60 * 1000;
@@ -207,8 +206,7 @@ export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn)
     // to an address the provider vouches for.
     const email = text(claims.email) && claims.email_verified === true ? claims.email : null;
     await pages.people.remember(actor, { name, username: username ?? null }, { email, roles });
-    return signInAs(
-      pages,
+    return pages.signIn(
       request,
       reply,
       { subject: actor, name, roles, via: 'oidc' },

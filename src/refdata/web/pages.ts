@@ -156,6 +156,30 @@ export class Pages {
     return session;
   }
 
+  /**
+   * Starts a signed-in session for `viewer`: a new session ID (a planted one gains
+   * nothing), then on to where they were going.
+   */
+  async signIn(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    viewer: Viewer,
+    options: { returnTo: string; idToken?: string; sid?: string; until?: number },
+  ): Promise<FastifyReply> {
+    const session = await this.sessions.start(
+      reply,
+      {
+        viewer,
+        ...(options.idToken ? { idToken: options.idToken } : {}),
+        ...(options.sid ? { sid: options.sid } : {}),
+      },
+      this.sessionOf(request),
+      options.until === undefined ? {} : { until: options.until },
+    );
+    this.remember(request, session);
+    return reply.redirect(returnPathOrHome(options.returnTo), 303);
+  }
+
   /** Replaces the request's session (signing in or out issues a new ID). */
   remember(request: FastifyRequest, session: RefdataSession | undefined): void {
     if (session) this.loaded.set(request, session);

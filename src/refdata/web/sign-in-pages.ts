@@ -7,35 +7,9 @@ import { formField } from '../../platform/web/page-checks.js';
 import { TokenRefused } from '../auth/tokens.js';
 import { providerLogout } from './oidc-sign-in.js';
 import { type Pages, returnPathOrHome } from './pages.js';
-import type { Viewer } from './session.js';
 
 /** Where a signed-in person lands, and where sign-in and sign-out live. */
 export const SIGN_IN_PATH = '/sign-in';
-
-/**
- * Starts a signed-in session for `viewer`: a new session ID (a planted one gains
- * nothing), then on to where they were going.
- */
-export async function signInAs(
-  pages: Pages,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  viewer: Viewer,
-  options: { returnTo: string; idToken?: string; sid?: string; until?: number },
-): Promise<FastifyReply> {
-  const session = await pages.sessions.start(
-    reply,
-    {
-      viewer,
-      ...(options.idToken ? { idToken: options.idToken } : {}),
-      ...(options.sid ? { sid: options.sid } : {}),
-    },
-    pages.sessionOf(request),
-    options.until === undefined ? {} : { until: options.until },
-  );
-  pages.remember(request, session);
-  return reply.redirect(returnPathOrHome(options.returnTo), 303);
-}
 
 /**
  * `/sign-in`: through the identity provider when one is configured (one
@@ -108,8 +82,7 @@ export function registerSignInPages(app: HttpApp, pages: Pages): void {
     if (principal.roles.length === 0) {
       return refuse('The token holds none of refdata’s roles (Reader, Creator, Reviewer).');
     }
-    return signInAs(
-      pages,
+    return pages.signIn(
       request,
       reply,
       { subject: principal.subject, name: principal.subject, roles: principal.roles, via: 'token' },

@@ -1,12 +1,26 @@
 import type { FastifyRequest } from 'fastify';
-import type { UserRow } from '../../accounts/users.js';
-import type { Codehost } from '../../context.js';
+import type { PasswordSignIn } from '../../accounts/sign-in.js';
+import type { UserRow, UserStore } from '../../accounts/users.js';
+import type { ApplicationStore } from '../applications.js';
+import type { DeviceGrantStore } from '../device-grants.js';
 import { oauthError } from '../errors.js';
-import type { IssuedToken } from '../tokens.js';
+import type { IssuedToken, TokenStore } from '../tokens.js';
+
+/**
+ * The stores a grant works with: a grant takes these, not the whole service
+ * context (which holds the grants, so naming it here would close a circle).
+ */
+export interface GrantStores {
+  applications: ApplicationStore;
+  deviceGrants: DeviceGrantStore;
+  signIn: PasswordSignIn;
+  tokens: TokenStore;
+  users: UserStore;
+}
 
 /** What a grant is given: the request (for client authentication) and its single-valued form. */
 export interface GrantInput {
-  codehost: Codehost;
+  codehost: GrantStores;
   request: FastifyRequest;
   body: Record<string, string>;
 }
