@@ -1,8 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REDACTED, redactUrl } from '../../src/platform/http/logging.js';
+import { createLogger, REDACTED, redactUrl } from '../../src/platform/http/logging.js';
 import { SERVICES_UNDER_TEST } from '../error-shapes.js';
 import { addFixtureRoutes } from '../fixtures/routes.js';
 import { startTestService, type TestService } from '../harness.js';
+
+describe('the err field', () => {
+  it('logs a reason given as text, its URL password censored, as it logs an Error', () => {
+    const lines: string[] = [];
+    const logger = createLogger('test', 'info', { write: (line: string) => lines.push(line) });
+    logger.warn({ err: 'connect to smtp://mail:hunter2@host failed' }, 'mail: not sent');
+    logger.warn({ err: new Error('postgres://app:hunter2@db/x refused') }, 'query failed');
+    const [text, error] = lines.map((line) => JSON.parse(line) as { err: { message: string } });
+    expect(text?.err.message).toContain('connect to smtp://mail:');
+    expect(error?.err.message).toContain('postgres://app:');
+    expect(lines.join('')).not.toContain('hunter2');
+  });
+});
 
 describe('redactUrl', () => {
   it.each([

@@ -256,6 +256,37 @@ describe.each(DATABASE_KINDS)('notifications and discussion (%s)', (kind) => {
 });
 
 describe('mail without an SMTP server', () => {
+  it('tries a mail the SMTP server does not take as the retry schedule says, then gives it up with the reason', async () => {
+    // A port nothing listens on: each attempt is refused at once.
+    const closed = await SmtpReceiver.start();
+    const url = closed.url;
+    await closed.close();
+    const service = await startRefdata('sqlite', {
+      REFDATA_SMTP_URL: url,
+      REFDATA_MAIL_RETRY_SCHEDULE: '20ms,20ms',
+    });
+    try {
+      await service.app.ready();
+      await known(service, 'rita', 'Reviewer', 'rita@example.org');
+      const library = await createLibrary(service);
+      await service.call('PUT', `/status/submit?${iriQuery(library)}`);
+      await expect
+        .poll(
+          async () =>
+            (await service.db.selectFrom('mail_outbox').select('state').executeTakeFirst())?.state,
+          { timeout: 10_000 },
+        )
+        .toBe('failed');
+      const mail = await service.db.selectFrom('mail_outbox').selectAll().executeTakeFirstOrThrow();
+      expect(mail.attempts).toBe(3);
+      expect(mail.lease_until).toBe(0);
+      expect(mail.error).toMatch(/ECONNREFUSED|connect/i);
+      expect(mail.sent_at).toBeNull();
+    } finally {
+      await service.close();
+    }
+  });
+
   it('is written to the mail folder, one file a mail', async () => {
     const service = await startRefdata('sqlite');
     try {

@@ -84,7 +84,10 @@ export function loggerOptions(service: string, level: LogLevel): LoggerOptions {
         userAgent: request.headers['user-agent'],
       }),
       res: (reply: { statusCode: number }) => ({ statusCode: reply.statusCode }),
-      err: (error: Error) => {
+      err: (error: unknown) => {
+        // A reason given as text (an attempt's outcome) is logged as its message;
+        // reading it as an Error threw, and took the logging call's caller with it.
+        if (!(error instanceof Error)) return { message: redactUrlPassword(String(error)) };
         const serialized = pino.stdSerializers.err(error);
         // Connection strings turn up in driver error messages; keep their passwords out.
         serialized.message = redactUrlPassword(serialized.message);
