@@ -31,6 +31,8 @@ class Receiver {
   status = 200;
   /** While set, answers wait until it is called. */
   hold: Promise<void> | undefined;
+  /** While set, answers to paths under `prefix` wait until it resolves. */
+  holdAt: { prefix: string; until: Promise<void> } | undefined;
   private server: Server | undefined;
   url = '';
 
@@ -47,6 +49,7 @@ class Receiver {
           token: new URLSearchParams(body).get('logout_token') ?? '',
         });
         await this.hold;
+        if (this.holdAt && request.url?.startsWith(this.holdAt.prefix)) await this.holdAt.until;
         response.writeHead(this.status).end();
       });
     });
@@ -223,6 +226,64 @@ describe.each(DATABASE_KINDS)('back-channel logout on %s', (kind) => {
       receiver.hold = undefined;
       release();
     }
+  });
+
+  it('keeps a relying party that does not answer from holding back another, one token out to it at a time', async () => {
+    const user = await createUser(service);
+    sequence += 1;
+    const slowPath = `/slow/${kind}/${sequence}`;
+    const fastPath = `/fast/${kind}/${sequence}`;
+    const slow = await createApplication(service, user.id, {
+      scopes: ['openid'],
+      backchannelLogoutUri: `${receiver.url}${slowPath}`,
+    });
+    const fast = await createApplication(service, user.id, {
+      scopes: ['openid'],
+      backchannelLogoutUri: `${receiver.url}${fastPath}`,
+    });
+    const browsers = [new WebClient(service), new WebClient(service)];
+    for (const browser of browsers) {
+      await browser.signIn(user.username, user.password);
+      await openidTokens(service, browser, slow);
+      await openidTokens(service, browser, fast);
+    }
+    let release = () => {};
+    receiver.holdAt = {
+      prefix: slowPath,
+      until: new Promise((resolve) => {
+        release = resolve;
+      }),
+    };
+    try {
+      for (const browser of browsers) {
+        await browser.get('/profile');
+        await browser.post('/users/sign_out', {});
+      }
+      // The other relying party hears of both sessions ...
+      expect(await receiver.tokensAt(fastPath, 2)).toHaveLength(2);
+      // ... while the first token to the silent one is still unanswered, and its
+      // second waits for it rather than taking another slot.
+      const slowDeliveries = await service.db
+        .selectFrom('backchannel_logout_deliveries')
+        .innerJoin(
+          'oauth_applications',
+          'oauth_applications.id',
+          'backchannel_logout_deliveries.application_id',
+        )
+        .select(['attempts', 'last_error', 'delivered_at'])
+        .where('oauth_applications.uid', '=', slow.clientId)
+        .orderBy('backchannel_logout_deliveries.id')
+        .execute();
+      expect(slowDeliveries).toEqual([
+        { attempts: 1, last_error: null, delivered_at: null },
+        { attempts: 0, last_error: null, delivered_at: null },
+      ]);
+      expect(receiver.received.filter((entry) => entry.path === slowPath)).toHaveLength(1);
+    } finally {
+      receiver.holdAt = undefined;
+      release();
+    }
+    expect(await receiver.tokensAt(slowPath, 2)).toHaveLength(2);
   });
 
   it('advertises back-channel logout in discovery', async () => {

@@ -537,6 +537,22 @@ export const codehostMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0014_backchannel_logout_leases': {
+    async up(db: MigrationDb) {
+      // Logout tokens run on the kernel's leased queue: a claim is held in a column
+      // of its own (it moved `next_attempt_at` before), and each relying party's
+      // deliveries are taken in order, one at a time.
+      await db.schema
+        .alterTable('backchannel_logout_deliveries')
+        .addColumn('lease_until', TIMESTAMP, (c) => c.notNull().defaultTo(0))
+        .execute();
+      await db.schema
+        .createIndex('backchannel_logout_deliveries_by_application')
+        .on('backchannel_logout_deliveries')
+        .columns(['application_id', 'id'])
+        .execute();
+    },
+  },
 };
 
 /**

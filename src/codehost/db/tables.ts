@@ -94,6 +94,8 @@ export interface BackchannelLogoutDeliveriesTable {
   jti: string;
   attempts: Generated<number>;
   next_attempt_at: number;
+  /** Until when an instance's claim holds the delivery (0: nobody's). */
+  lease_until: Generated<number>;
   delivered_at: number | null;
   failed_at: number | null;
   last_error: string | null;

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
+import type { QueueTable } from '../../platform/background/lease-claim.js';
+import { type AttemptOutcome, LeasedQueue } from '../../platform/background/leased-queue.js';
 import type { RetryPolicy } from '../../platform/background/retry-policy.js';
 import { WorkLoop } from '../../platform/background/work-loop.js';
 import type { OutboundPolicy } from '../../platform/http/outbound.js';
@@ -22,6 +24,31 @@ const CLAIM_MS = ATTEMPT_TIMEOUT_MS * 4;
 const KEPT_MS = 7 * 24 * 60 * 60 * 1000;
 const SWEEP_EVERY_MS = 10 * 60 * 1000;
 const BATCH = 50;
+/** Logout tokens posted at once by one instance (one per relying party at a time). */
+const CONCURRENCY = 16;
+
+interface DeliveryRow {
+  id: number;
+  application_id: number;
+  user_id: number;
+  sid: string;
+  jti: string;
+}
+
+/**
+ * The deliveries as the kernel's queue sees them: due at `next_attempt_at`,
+ * keyed by relying party, so that one slow or failing relying party holds
+ * one slot and never the others' turns.
+ */
+const DELIVERIES: QueueTable = {
+  table: 'backchannel_logout_deliveries',
+  due: 'next_attempt_at',
+  lease: 'lease_until',
+  attempts: 'attempts',
+  key: 'application_id',
+  pending: (alias) =>
+    sql<boolean>`${sql.ref(`${alias}.delivered_at`)} is null and ${sql.ref(`${alias}.failed_at`)} is null`,
+};
 
 /** A new OpenID Connect session ID: 256 random bits, base64url. */
 export function newSessionId(): string {
@@ -44,7 +71,10 @@ interface Log {
  * database keep two from sending the same token.
  */
 export class BackchannelLogout {
+  /** Notices ended sessions and turns them into deliveries. */
   private readonly loop: WorkLoop;
+  /** Posts the deliveries, one at a time per relying party. */
+  private readonly deliveries: LeasedQueue<DeliveryRow>;
   private log: Log | undefined;
   private sweptAt = 0;
 
@@ -55,13 +85,28 @@ export class BackchannelLogout {
     /** The one policy for addresses users give: checked again at each connection. */
     private readonly outbound: OutboundPolicy,
     /** The waits before each retry; after the last, the delivery is given up. */
-    private readonly retry: RetryPolicy,
+    retry: RetryPolicy,
     private readonly now: () => number = Date.now,
   ) {
     this.loop = new WorkLoop({
       pollMilliseconds: TICK_MS,
-      turn: () => this.tick(),
+      turn: () => this.noticeEndedSessions(),
       failed: (error) => this.log?.warn({ err: error }, 'back-channel logout failed'),
+    });
+    this.deliveries = new LeasedQueue<DeliveryRow>(db, {
+      table: DELIVERIES,
+      settle: {
+        done: (now) => ({ delivered_at: now, last_error: null }),
+        retry: (error) => ({ last_error: error.slice(0, 500) }),
+        failed: (now, error) => ({ failed_at: now, last_error: error.slice(0, 500) }),
+      },
+      attempt: (delivery) => this.deliver(delivery),
+      retry,
+      leaseMs: CLAIM_MS,
+      concurrency: CONCURRENCY,
+      pollMilliseconds: TICK_MS,
+      failed: (error) => this.log?.warn({ err: error }, 'back-channel logout failed'),
+      now,
     });
   }
 
@@ -85,6 +130,7 @@ export class BackchannelLogout {
   start(log: Log): void {
     this.log = log;
     this.loop.start();
+    this.deliveries.start();
   }
 
   /** A session was just ended here: look now rather than at the next tick. */
@@ -94,12 +140,7 @@ export class BackchannelLogout {
 
   async close(): Promise<void> {
     await this.loop.close();
-  }
-
-  /** One round: ended sessions become deliveries, then due deliveries are sent. */
-  async tick(): Promise<void> {
-    await this.noticeEndedSessions();
-    await this.sendDue();
+    await this.deliveries.close();
   }
 
   /**
@@ -153,78 +194,38 @@ export class BackchannelLogout {
           .execute();
       });
     }
+    // What was just queued is posted now, not at the queue's next look.
+    if (ended.length > 0) this.deliveries.wake();
     if (ended.length === 0 && this.now() - this.sweptAt > SWEEP_EVERY_MS) await this.sweep();
   }
 
-  /** Due deliveries, each claimed by one conditional update, then posted. */
-  private async sendDue(): Promise<void> {
-    const now = this.now();
-    const due = await this.db
-      .selectFrom('backchannel_logout_deliveries')
-      .innerJoin(
-        'oauth_applications',
-        'oauth_applications.id',
-        'backchannel_logout_deliveries.application_id',
-      )
-      .select([
-        'backchannel_logout_deliveries.id',
-        'backchannel_logout_deliveries.user_id',
-        'backchannel_logout_deliveries.sid',
-        'backchannel_logout_deliveries.jti',
-        'backchannel_logout_deliveries.attempts',
-        'backchannel_logout_deliveries.next_attempt_at',
-        'oauth_applications.uid',
-        'oauth_applications.backchannel_logout_uri',
-        'oauth_applications.configured_by_operator',
-      ])
-      .where('backchannel_logout_deliveries.delivered_at', 'is', null)
-      .where('backchannel_logout_deliveries.failed_at', 'is', null)
-      .where('backchannel_logout_deliveries.next_attempt_at', '<=', now)
-      .orderBy('backchannel_logout_deliveries.next_attempt_at')
-      .limit(BATCH)
-      .execute();
-    const claimed = [];
-    for (const delivery of due) {
-      const claim = await this.db
-        .updateTable('backchannel_logout_deliveries')
-        .set({ next_attempt_at: now + CLAIM_MS, attempts: delivery.attempts + 1 })
-        .where('id', '=', delivery.id)
-        .where('next_attempt_at', '=', delivery.next_attempt_at)
-        .where('delivered_at', 'is', null)
-        .executeTakeFirst();
-      if (claim.numUpdatedRows > 0n) claimed.push(delivery);
-    }
-    await Promise.all(
-      claimed.map(async (delivery) => {
-        const policy =
-          delivery.configured_by_operator === 1
-            ? this.outbound.forOperatorAddresses()
-            : this.outbound;
-        const error = await this.post(policy, delivery.backchannel_logout_uri, {
-          clientId: delivery.uid,
-          userId: delivery.user_id,
-          sid: delivery.sid,
-          jti: delivery.jti,
-        });
-        await this.record(delivery.id, delivery.attempts + 1, error);
-      }),
-    );
-  }
-
-  private async record(id: number, attempts: number, error: string | undefined): Promise<void> {
-    const now = this.now();
-    const retryIn = this.retry.waitAfter(attempts);
-    await this.db
-      .updateTable('backchannel_logout_deliveries')
-      .set(
-        error === undefined
-          ? { delivered_at: now, last_error: null }
-          : retryIn === undefined
-            ? { failed_at: now, last_error: error.slice(0, 500) }
-            : { next_attempt_at: now + retryIn, last_error: error.slice(0, 500) },
-      )
-      .where('id', '=', id)
-      .execute();
+  /**
+   * One claimed delivery: its relying party's address read now (a changed or
+   * removed URI counts, not the one at sign-out), then the logout token posted.
+   */
+  private async deliver(delivery: DeliveryRow): Promise<AttemptOutcome> {
+    const application = await this.db
+      .selectFrom('oauth_applications')
+      .select(['uid', 'backchannel_logout_uri', 'configured_by_operator'])
+      .where('id', '=', delivery.application_id)
+      .executeTakeFirst();
+    if (!application?.backchannel_logout_uri)
+      return {
+        ok: false,
+        error: 'the application no longer has a back-channel logout URI',
+        final: true,
+      };
+    const policy =
+      application.configured_by_operator === 1
+        ? this.outbound.forOperatorAddresses()
+        : this.outbound;
+    const error = await this.post(policy, application.backchannel_logout_uri, {
+      clientId: application.uid,
+      userId: delivery.user_id,
+      sid: delivery.sid,
+      jti: delivery.jti,
+    });
+    return error === undefined ? { ok: true } : { ok: false, error };
   }
 
   /**
