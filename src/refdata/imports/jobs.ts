@@ -1,4 +1,5 @@
 import { type Selectable, sql } from 'kysely';
+import { claimUnderLease, type QueueTable } from '../../platform/background/lease-claim.js';
 import { WorkLoop } from '../../platform/background/work-loop.js';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
 import type { ImportJobsTable } from '../db/tables.js';
@@ -28,6 +29,19 @@ export class FilesGone extends Error {
 class LeaseLost extends Error {
   override readonly name = 'LeaseLost';
 }
+
+/**
+ * The jobs as the kernel's claim sees them: unfinished ones, oldest first.
+ * A job renews its lease as it goes (`progress`), known by its attempt number.
+ */
+const IMPORT_JOBS: QueueTable = {
+  table: 'import_jobs',
+  due: 'created_at',
+  lease: 'lease_until',
+  attempts: 'attempts',
+  pending: (alias) =>
+    sql<boolean>`${sql.ref(`${alias}.state`)} in ('queued', 'checking', 'writing')`,
+};
 
 /** A job taken up this many times without ending has ended: it is failed, saying so. */
 const MAX_ATTEMPTS = 3;
@@ -239,30 +253,12 @@ export class ImportJobs {
 
   /** The oldest job nobody holds, now held by this instance (its `attempts` is the claim's mark). */
   private async claim(): Promise<ImportJobRow | undefined> {
-    const now = this.now();
-    return (
-      this.refdata.db
-        .updateTable('import_jobs')
-        .set((eb) => ({
-          lease_until: now + this.settings.leaseMilliseconds,
-          attempts: eb('attempts', '+', 1),
-        }))
-        .where('id', '=', (eb) =>
-          eb
-            .selectFrom('import_jobs')
-            .select('id')
-            .where('state', 'in', ['queued', 'checking', 'writing'])
-            .where('lease_until', '<', now)
-            .orderBy('id')
-            .limit(1),
-        )
-        // Checked again on the row itself: on PostgreSQL a claim that waited for
-        // another's final write sees the row as that write left it (ended).
-        .where('state', 'in', ['queued', 'checking', 'writing'])
-        .where('lease_until', '<', now)
-        .returningAll()
-        .executeTakeFirst()
-    );
+    const [job] = await claimUnderLease<ImportJobRow>(this.refdata.db, IMPORT_JOBS, {
+      limit: 1,
+      leaseMs: this.settings.leaseMilliseconds,
+      now: this.now(),
+    });
+    return job;
   }
 
   /** Records progress while the claim holds, renewing it; a lapsed claim stops the work. */
