@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import type { Kysely } from 'kysely';
+import { SingleWriterLease } from '../../../platform/background/single-writer-lease.js';
 import type { RefdataTables } from '../../db/tables.js';
 import { LIBRARY_FAMILY } from '../../families/family.js';
 import type { FamilyRegistry } from '../../families/registry.js';
@@ -49,8 +48,8 @@ export async function requestResync(db: Kysely<RefdataTables>): Promise<void> {
 
 export class StoreSync {
   private readonly loop: FollowLoop;
-  private readonly me = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  private leaseUntil = 0;
+  /** One instance writes to the store at a time. */
+  private readonly lease: SingleWriterLease;
   /** The follower in use and the position it was started from, while this instance holds the lease. */
   private follower: { follower: ChangeFollower; position: number } | undefined;
   private failedAt = 0;
@@ -68,6 +67,11 @@ export class StoreSync {
     private readonly log: ReplicaLog,
   ) {
     this.loop = new FollowLoop(pollMilliseconds, () => this.turn());
+    this.lease = new SingleWriterLease(
+      db,
+      { table: 'sparql_store_sync', id: 1 },
+      client.config.leaseMilliseconds,
+    );
   }
 
   start(): void {
@@ -88,13 +92,7 @@ export class StoreSync {
     this.closed = true;
     await this.loop.close();
     // Another instance need not wait for the lease to lapse.
-    await this.db
-      .updateTable('sparql_store_sync')
-      .set({ holder: null, lease_until: 0 })
-      .where('id', '=', 1)
-      .where('holder', '=', this.me)
-      .execute()
-      .catch(() => undefined);
+    await this.lease.release().catch(() => undefined);
   }
 
   /**
@@ -241,21 +239,10 @@ export class StoreSync {
 
   /** Takes or renews the lease; false while another holds it. */
   private async holdLease(): Promise<boolean> {
-    const now = Date.now();
-    if (this.leaseUntil - now > this.client.config.leaseMilliseconds / 2) return true;
-    const taken = await this.db
-      .updateTable('sparql_store_sync')
-      .set({ holder: this.me, lease_until: now + this.client.config.leaseMilliseconds })
-      .where('id', '=', 1)
-      .where((eb) =>
-        eb.or([eb('holder', '=', this.me), eb('holder', 'is', null), eb('lease_until', '<', now)]),
-      )
-      .executeTakeFirst();
-    const held = Number(taken.numUpdatedRows) === 1;
-    this.leaseUntil = held ? now + this.client.config.leaseMilliseconds : 0;
+    const holding = await this.lease.hold();
     // Turns that find nothing to send keep the position in step with the log; failing ones do not.
-    if (held && this.inStep) await this.record(undefined);
-    return held;
+    if (holding === 'renewed' && this.inStep) await this.record(undefined);
+    return holding !== 'not-held';
   }
 
   /**
@@ -273,7 +260,7 @@ export class StoreSync {
         synced_at: Date.now(),
       })
       .where('id', '=', 1)
-      .where('holder', '=', this.me)
+      .where('holder', '=', this.lease.holder)
       .execute();
   }
 }

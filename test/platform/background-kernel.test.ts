@@ -9,6 +9,7 @@
 import { spawn } from 'node:child_process';
 import { sql } from 'kysely';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { SingleWriterLease } from '../../src/platform/background/single-writer-lease.js';
 import { openDatabase } from '../../src/platform/db/connection.js';
 import { createTestDatabase, DATABASE_KINDS, type TestDatabase } from '../harness.js';
 import {
@@ -141,6 +142,35 @@ describe.each(DATABASE_KINDS)('the leased queue on %s', (kind) => {
       error: 'attempt 3 failed',
     });
     await queue.close();
+  });
+
+  it('lets one writer hold the single-writer lease at a time, renewing it, and another take it when it lapses or is given back', async () => {
+    await sql`create table kit_leases (id integer primary key, holder varchar(80), lease_until bigint not null)`.execute(
+      db,
+    );
+    await db.insertInto('kit_leases').values({ id: 1, holder: null, lease_until: 0 }).execute();
+    const clock = new ManualClock();
+    const row = { table: 'kit_leases', id: 1 };
+    const first = new SingleWriterLease(db, row, 1000, clock.now);
+    const second = new SingleWriterLease(db, row, 1000, clock.now);
+    expect(await first.hold()).toBe('renewed');
+    expect(await second.hold()).toBe('not-held');
+    // Within the first half nothing is written; past it, the lease is renewed.
+    clock.advance(400);
+    expect(await first.hold()).toBe('kept');
+    clock.advance(200);
+    expect(await first.hold()).toBe('renewed');
+    clock.advance(999);
+    expect(await second.hold()).toBe('not-held');
+    // The holder stopped renewing: once its time is out, the other takes over, and it knows.
+    clock.advance(2);
+    expect(await second.hold()).toBe('renewed');
+    clock.advance(600);
+    expect(await first.hold()).toBe('not-held');
+    await second.release();
+    expect(await first.hold()).toBe('renewed');
+    const [kept] = await db.selectFrom('kit_leases').selectAll().execute();
+    expect(kept?.holder).toBe(first.holder);
   });
 
   it('does the work of a process killed with SIGKILL while it held claims, once its leases lapse', async () => {
