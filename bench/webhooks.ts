@@ -162,7 +162,7 @@ async function deliveryRate(kind: 'sqlite' | 'postgres', receiver: Receiver) {
   const server = await startRefdataBenchServer({
     kind,
     postgresAdminUrl: values['postgres-url'],
-    env: { ...LOOPBACK, REFDATA_WEBHOOK_DELIVER: 'false' },
+    env: { ...LOOPBACK, REFDATA_WORKERS: 'none' },
   });
   try {
     const headers = { authorization: `Bearer ${server.token}`, 'content-type': 'application/json' };
@@ -176,7 +176,7 @@ async function deliveryRate(kind: 'sqlite' | 'postgres', receiver: Receiver) {
     await dimensionCreates(server, events, 'Event');
     receiver.reset();
     process.stderr.write(`  ${kind}: an instance with the worker on delivers them\n`);
-    await server.restart({ ...LOOPBACK, REFDATA_WEBHOOK_DELIVER: 'true' });
+    await server.restart({ ...LOOPBACK, REFDATA_WORKERS: 'all' });
     await until(() => receiver.seen.size >= events, 600_000);
     const times = [...receiver.seen.values()].sort((a, b) => a - b);
     const seconds = ((times.at(-1) ?? 0) - (times[0] ?? 0)) / 1000;

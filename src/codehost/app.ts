@@ -100,7 +100,7 @@ export function codehostService(
       ].filter((notice) => notice !== undefined);
       return notices.length > 0 ? notices.join('\n') : undefined;
     },
-    async registerRoutes(app, { database, config, platform }) {
+    async registerRoutes(app, { database, config, platform, settings }) {
       const context = createCodehost(database.db, config, platform, grants);
       registerCors(app);
       await registerRateLimiting(app, context.counters);
@@ -169,7 +169,9 @@ export function codehostService(
           : payload,
       );
 
-      context.backchannelLogout.start(app.log);
+      // An instance that takes no logout tokens on still records sessions' relying
+      // parties; another on the same database tells them.
+      if (settings.workers.has('backchannel-logout')) context.backchannelLogout.start(app.log);
       app.addHook('onClose', async () => context.backchannelLogout.close());
 
       const sweep = setInterval(() => {

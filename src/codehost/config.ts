@@ -1,4 +1,5 @@
 import { RetryPolicy } from '../platform/background/retry-policy.js';
+import { readWorkers } from '../platform/background/workers.js';
 import type { Reader, SettingsContext } from '../platform/config.js';
 import { type MailSettings, readMailSettings } from '../platform/mail/mail-transport.js';
 
@@ -11,7 +12,13 @@ export interface CodehostSettings {
   mail: MailSettings;
   /** The waits between a logout token's attempts (`CODEHOST_BACKCHANNEL_RETRY_SCHEDULE`). */
   backchannelRetry: RetryPolicy;
+  /** The kinds of work after the answer this instance takes on (`CODEHOST_WORKERS`). */
+  workers: ReadonlySet<CodehostWorker>;
 }
+
+/** codehost's kinds of work done after the answer, as `CODEHOST_WORKERS` names them. */
+export const CODEHOST_WORKERS = ['backchannel-logout'] as const;
+export type CodehostWorker = (typeof CODEHOST_WORKERS)[number];
 
 export function readCodehostSettings(read: Reader, context: SettingsContext): CodehostSettings {
   return {
@@ -21,5 +28,6 @@ export function readCodehostSettings(read: Reader, context: SettingsContext): Co
       'CODEHOST_BACKCHANNEL_RETRY_SCHEDULE',
       DEFAULT_BACKCHANNEL_RETRY_SCHEDULE,
     ),
+    workers: readWorkers(read, 'CODEHOST', CODEHOST_WORKERS),
   };
 }

@@ -118,7 +118,7 @@ export function refdataService(
         ]);
         context.webhooks.start();
         context.imports.start();
-        context.mailer.start();
+        if (settings.workers.has('mail')) context.mailer.start();
       });
       app.addHook('onClose', async () => {
         await Promise.all([

@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { readWorkers } from '../platform/background/workers.js';
 import {
   ConfigError,
   httpUrl,
@@ -72,6 +73,8 @@ export interface RefdataSettings {
   imports: ImportSettings;
   /** The review process: four eyes and notifications by mail; see docs/review.md. */
   review: ReviewSettings;
+  /** The kinds of work after the answer this instance takes on (`REFDATA_WORKERS`). */
+  workers: ReadonlySet<RefdataWorker>;
   /** The web pages; see docs/web.md. */
   web: {
     /** Libraries, search and approved content are open to visitors who are not signed in. */
@@ -113,6 +116,10 @@ export interface OidcSignInConfig {
   gitlabAdmins: boolean;
 }
 
+/** refdata's kinds of work done after the answer, as `REFDATA_WORKERS` names them. */
+export const REFDATA_WORKERS = ['webhooks', 'mail', 'imports'] as const;
+export type RefdataWorker = (typeof REFDATA_WORKERS)[number];
+
 /** `iss` and `aud` of tokens from refdata's own key, unless configured otherwise. */
 export const EMBEDDED_TOKEN_ISSUER = 'urn:refdata:embedded';
 export const EMBEDDED_TOKEN_AUDIENCE = 'urn:refdata';
@@ -133,6 +140,10 @@ export function readRefdataSettings(
     );
   }
   const rolesClaim = claimPath(read, 'REFDATA_ROLES_CLAIM', 'roles');
+  const workers = readWorkers(read, 'REFDATA', REFDATA_WORKERS, {
+    webhooks: 'REFDATA_WEBHOOK_DELIVER',
+    imports: 'REFDATA_IMPORT_WORKER',
+  });
   const sparqlCopies = integer(read, 'REFDATA_SPARQL_COPIES', 2, 1, 16);
   const keyFile = read('REFDATA_SIGNING_KEY_FILE');
   return {
@@ -183,9 +194,10 @@ export function readRefdataSettings(
       ),
       store: externalStoreConfig(read),
     },
-    webhooks: readWebhookSettings(read, dataDir, cwd),
+    workers,
+    webhooks: readWebhookSettings(read, dataDir, cwd, workers.has('webhooks')),
     changes: readChangeFeedSettings(read),
-    imports: readImportSettings(read),
+    imports: readImportSettings(read, workers.has('imports')),
     review: readReviewSettings(read, dataDir, cwd),
     web: {
       // Open by default, as on PCA's platform.

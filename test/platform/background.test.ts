@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { RetryPolicy } from '../../src/platform/background/retry-policy.js';
 import { WorkLoop } from '../../src/platform/background/work-loop.js';
+import { readWorkers } from '../../src/platform/background/workers.js';
 import { ConfigError } from '../../src/platform/config.js';
 
 /** A turn that waits until released, counting how many ran and how many at once. */
@@ -127,5 +128,35 @@ describe('the retry policy', () => {
     expect(() => RetryPolicy.read(read, 'X_RETRY_SCHEDULE', '5s')).toThrow(ConfigError);
     expect(() => RetryPolicy.read(read, 'X_RETRY_SCHEDULE', '5s')).toThrow(/X_RETRY_SCHEDULE/);
     expect(RetryPolicy.read(() => undefined, 'Y', '1m,1h').waits).toEqual([60_000, 3_600_000]);
+  });
+});
+
+describe('the workers setting', () => {
+  const NAMES = ['webhooks', 'mail', 'imports'] as const;
+  const reading =
+    (values: Record<string, string>) =>
+    (name: string): string | undefined =>
+      values[name];
+
+  it('takes on all by default, none, or the kinds listed', () => {
+    expect([...readWorkers(reading({}), 'X', NAMES)]).toEqual(['webhooks', 'mail', 'imports']);
+    expect([...readWorkers(reading({ X_WORKERS: 'none' }), 'X', NAMES)]).toEqual([]);
+    expect([...readWorkers(reading({ X_WORKERS: ' Mail, imports ' }), 'X', NAMES)]).toEqual([
+      'mail',
+      'imports',
+    ]);
+  });
+
+  it('honours the older on/off settings, and names the setting it refuses', () => {
+    const legacy = { webhooks: 'X_WEBHOOK_DELIVER', imports: 'X_IMPORT_WORKER' };
+    expect([...readWorkers(reading({ X_WEBHOOK_DELIVER: 'false' }), 'X', NAMES, legacy)]).toEqual([
+      'mail',
+      'imports',
+    ]);
+    expect(() => readWorkers(reading({ X_WORKERS: 'mail,sms' }), 'X', NAMES)).toThrow(/X_WORKERS/);
+    expect(() => readWorkers(reading({ X_WORKERS: '' }), 'X', NAMES)).toThrow(ConfigError);
+    expect(() => readWorkers(reading({ X_IMPORT_WORKER: 'no' }), 'X', NAMES, legacy)).toThrow(
+      /X_IMPORT_WORKER/,
+    );
   });
 });

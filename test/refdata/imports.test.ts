@@ -217,7 +217,7 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
   });
 
   describe('an instance that stops mid-way', () => {
-    const serving = refdataForTests(kind, { REFDATA_IMPORT_WORKER: 'false' });
+    const serving = refdataForTests(kind, { REFDATA_WORKERS: 'webhooks,mail' });
 
     it('has its job taken up again by another, and one taken up three times ended, saying so', async () => {
       const files = cfihosFiles().filter((file) => file.name.includes('unit-of-measure'));

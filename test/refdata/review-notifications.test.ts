@@ -287,6 +287,26 @@ describe('mail without an SMTP server', () => {
     }
   });
 
+  it('leaves mail to the other instances when this one does not take it on', async () => {
+    const service = await startRefdata('sqlite', { REFDATA_WORKERS: 'webhooks,imports' });
+    try {
+      await service.app.ready();
+      await known(service, 'rita', 'Reviewer', 'rita@example.org');
+      const library = await createLibrary(service);
+      await service.call('PUT', `/status/submit?${iriQuery(library)}`);
+      // Queued with the submission, for whichever instance sends mail.
+      const mail = await service.db.selectFrom('mail_outbox').selectAll().executeTakeFirstOrThrow();
+      expect(mail).toMatchObject({ state: 'pending', attempts: 0, recipient: 'rita@example.org' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(
+        (await service.db.selectFrom('mail_outbox').select('attempts').executeTakeFirstOrThrow())
+          .attempts,
+      ).toBe(0);
+    } finally {
+      await service.close();
+    }
+  });
+
   it('is written to the mail folder, one file a mail', async () => {
     const service = await startRefdata('sqlite');
     try {

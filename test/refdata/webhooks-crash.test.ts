@@ -54,7 +54,7 @@ describe('webhooks across a kill -9', () => {
 
   it('delivers after a restart what was committed but not sent, and what was in flight', async () => {
     // 1. A process that commits but does not deliver (its worker is off), killed.
-    const first = await start({ REFDATA_WEBHOOK_DELIVER: 'false' });
+    const first = await start({ REFDATA_WORKERS: 'mail,imports' });
     const library = (
       await call(first, 'POST', '/ontologies/domains', {
         name: 'Crash library',

@@ -46,6 +46,7 @@ export class LeasedQueue<Row extends { id: number }> {
   private readonly loop: WorkLoop;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly now: () => number;
+  private started = false;
   private closed = false;
 
   constructor(
@@ -62,12 +63,16 @@ export class LeasedQueue<Row extends { id: number }> {
   }
 
   start(): void {
+    this.started = true;
     this.loop.start();
   }
 
-  /** Something was queued here: look now rather than at the next poll. */
+  /**
+   * Something was queued here: look now rather than at the next poll. An
+   * instance that does not take this work on (never started) leaves it.
+   */
   wake(): void {
-    this.loop.wake();
+    if (this.started) this.loop.wake();
   }
 
   /** Resolves when a look that began after the call has claimed what it could. */
@@ -98,7 +103,7 @@ export class LeasedQueue<Row extends { id: number }> {
       const running = this.run(row, row.claim).finally(() => {
         this.inFlight.delete(running);
         // A slot is free: the next due row is claimed now.
-        if (!this.closed) this.loop.wake();
+        if (!this.closed) this.wake();
       });
       this.inFlight.add(running);
     }

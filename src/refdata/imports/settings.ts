@@ -1,4 +1,4 @@
-import { integer, oneOf, type Reader } from '../../platform/config.js';
+import { integer, type Reader } from '../../platform/config.js';
 
 export interface ImportSettings {
   /** The most an upload of one import may hold, all files together. */
@@ -11,11 +11,11 @@ export interface ImportSettings {
   worker: boolean;
 }
 
-export function readImportSettings(read: Reader): ImportSettings {
+export function readImportSettings(read: Reader, worker: boolean): ImportSettings {
   return {
     maxUploadBytes: integer(read, 'REFDATA_IMPORT_MAX_BYTES', 64 * 1024 * 1024, 1024, 1024 ** 3),
     leaseMilliseconds: integer(read, 'REFDATA_IMPORT_LEASE_MS', 30_000, 1000, 3_600_000),
     pollMilliseconds: integer(read, 'REFDATA_IMPORT_POLL_MS', 1000, 50, 60_000),
-    worker: oneOf(read, 'REFDATA_IMPORT_WORKER', 'true', ['true', 'false']) === 'true',
+    worker,
   };
 }

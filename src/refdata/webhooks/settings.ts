@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
 import { RetryPolicy } from '../../platform/background/retry-policy.js';
-import { integer, networks, oneOf, type Reader } from '../../platform/config.js';
+import { integer, networks, type Reader } from '../../platform/config.js';
 
 /** Webhook deliveries and the change feed's pages; see docs/changes.md. */
 export interface WebhookSettings {
@@ -29,11 +29,16 @@ export interface WebhookSettings {
 /** Standard Webhooks' own schedule, cut after about a day: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h. */
 export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,10h';
 
-export function readWebhookSettings(read: Reader, dataDir: string, cwd: string): WebhookSettings {
+export function readWebhookSettings(
+  read: Reader,
+  dataDir: string,
+  cwd: string,
+  deliver: boolean,
+): WebhookSettings {
   const keyFile = read('REFDATA_WEBHOOK_KEY_FILE');
   return {
     keyFile: keyFile ? resolve(cwd, keyFile) : join(dataDir, 'refdata-webhook-key'),
-    deliver: oneOf(read, 'REFDATA_WEBHOOK_DELIVER', 'true', ['true', 'false']) === 'true',
+    deliver,
     pollMilliseconds: integer(read, 'REFDATA_WEBHOOK_POLL_MS', 1000, 10, 60_000),
     timeoutMilliseconds: integer(read, 'REFDATA_WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     retry: RetryPolicy.read(read, 'REFDATA_WEBHOOK_RETRY_SCHEDULE', DEFAULT_RETRY_SCHEDULE),
