@@ -11,6 +11,7 @@ import { justificationOf } from '../../src/refdata/imports/jobs.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   anotherInstance,
+  approve,
   create,
   createLibrary,
   refdataForTests,
@@ -268,6 +269,61 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
     const csv = (name: string, ...lines: string[]) => ({
       name,
       bytes: Buffer.from(`${lines.join('\r\n')}\r\n`),
+    });
+
+    it('refuses what the API refuses, in the same words: a change to another’s Draft, and to a resource that is no Draft', async () => {
+      const library = await createLibrary(service);
+      const imported = async (line: string, as = 'alice') => {
+        const started = await startImport(
+          service,
+          { library, mode: 'valid-only' },
+          [csv('classes.csv', EQUIPMENT, line)],
+          as,
+        );
+        expect(started.statusCode, started.body).toBe(202);
+        return finished(service, started.headers.location as string, as);
+      };
+      const made = await imported('EQ-1,pump,A pump');
+      expect(made.counts).toEqual({ created: 1, updated: 0, unchanged: 0, refused: 0 });
+      const [iri] = (
+        await service.db
+          .selectFrom('resources')
+          .select('iri')
+          .where('library_key', '=', library)
+          .where('name', '=', 'pump')
+          .execute()
+      ).map((row) => row.iri);
+      const path = `/cfihos/entity?iri=${encodeURIComponent(iri as string)}`;
+      const apiRefusal = async (subject: string) => {
+        const row = await service.db
+          .selectFrom('resources')
+          .select('body')
+          .where('iri', '=', iri as string)
+          .executeTakeFirstOrThrow();
+        const body = JSON.parse(row.body) as Record<string, unknown>;
+        const put = await service.call('PUT', path, {
+          subject,
+          body: { ...body, description: 'A pump that moves water', changeJustification: 'Test' },
+        });
+        return { status: put.statusCode, detail: put.json().detail as string };
+      };
+      const importRefusal = async (as: string) => {
+        const job = await imported('EQ-1,pump,A pump that moves water', as);
+        expect(job.counts.refused).toBe(1);
+        return (job.refused as { messages: string[] }[])[0]?.messages.join('; ') ?? '';
+      };
+
+      const notAuthor = await apiRefusal('bob');
+      expect(notAuthor.status).toBe(403);
+      expect(notAuthor.detail).toMatch(/^Only its author changes a Draft; .* was written by alice/);
+      expect(await importRefusal('bob')).toContain(notAuthor.detail);
+
+      await approve(service, library);
+      await approve(service, iri as string);
+      const notDraft = await apiRefusal('alice');
+      expect(notDraft.status).toBe(409);
+      expect(notDraft.detail).toContain('is Approved; only a Draft can be changed');
+      expect(await importRefusal('alice')).toContain(notDraft.detail);
     });
 
     it('keeps what a stored resource has beyond the tables, and guards CSV cells against formulas', async () => {

@@ -1,20 +1,21 @@
 import type { TObject } from '@sinclair/typebox';
-import { checkBodyText } from '../../platform/http/body-parsers.js';
-import { type FieldError, HttpError } from '../../platform/http/problem.js';
-import { bodyErrors } from '../../platform/http/validate.js';
+import type { FieldError } from '../../platform/http/problem.js';
 import type { Family, ReferencedResource, RuleContext } from '../families/family.js';
 import { ruleErrors } from '../families/rules.js';
-import { completed, contentOf } from '../resources/authoring.js';
 import { ruleContext } from '../resources/lookup.js';
 import type { ResourceContext } from '../resources/resource-context.js';
 import {
-  type NewResource,
   normalizedName,
   type OwnedChanges,
   type ResourceRow,
   type WriteStep,
 } from '../resources/rows.js';
-import { cleanBody, REFDATA_TEXT_POLICY } from '../resources/text.js';
+import {
+  checkWrite,
+  contentOf,
+  ownedValueChanges,
+  refusalErrors,
+} from '../resources/write-pipeline.js';
 import type { RefusedRecord } from './cfihos-mapping.js';
 import {
   FAMILY_ORDER,
@@ -345,7 +346,7 @@ class Planner {
         );
         return;
       }
-      this.settle(family, item, parts, body, stored, unchanged === true);
+      await this.settle(family, item, parts, body, stored, unchanged === true);
       return;
     }
   }
@@ -359,7 +360,10 @@ class Planner {
       : undefined;
   }
 
-  /** The errors of `item` with `parts` folded in, and its body as it would be stored. */
+  /**
+   * The errors of `item` with `parts` folded in, and its body as it would be
+   * stored: the write pipeline's, with the names this import's batch takes.
+   */
   private async check(
     family: Family<TObject>,
     item: ImportItem,
@@ -376,77 +380,37 @@ class Planner {
       const list = (input[part.field] as unknown[] | undefined) ?? [];
       input[part.field] = [...list, part.value];
     }
-    try {
-      checkBodyText(input, REFDATA_TEXT_POLICY);
-    } catch (error) {
-      if (error instanceof HttpError && error.problem.errors)
-        return { body: input, errors: error.problem.errors };
-      throw error;
+    // A code names one resource: a stored one of another family is not this record's.
+    if (stored && stored.family !== family.key) {
+      const detail = `the IRI ${stored.iri} is a stored ${this.refdata.families.labelOf(stored.family)}`;
+      return { body: input, errors: [{ in: 'body', field: '', detail }] };
     }
-    const schemaErrors = bodyErrors(family.schema, input);
-    if (schemaErrors.length > 0) return { body: input, errors: schemaErrors };
-    let body: Record<string, unknown>;
-    try {
-      body = (await completed(family, cleanBody(input), context)) as Record<string, unknown>;
-    } catch (error) {
-      if (error instanceof HttpError && error.problem.errors)
-        return { body: input, errors: error.problem.errors };
-      throw error;
+    const checked = await checkWrite({
+      family,
+      input,
+      stored,
+      actor: this.options.author,
+      context,
+      moreErrors: (body) => this.nameErrors(family, item, body),
+      ...(stored
+        ? { unchanged: (body: Record<string, unknown>) => this.unchanged(family, stored, body) }
+        : {}),
+    });
+    if (checked.ok) return { body: checked.body, errors: [], unchanged: checked.unchanged };
+    const body = (checked.body ?? input) as Record<string, unknown>;
+    if (checked.refusal.kind === 'resource' && checked.body) {
+      // A row a rule refuses (one naming a refused property, say) is left out
+      // first, as for a new resource: without it, the record may be what is
+      // stored, and unchanged must read as unchanged whoever imports it.
+      const partErrors = (await ruleErrors(family, checked.body, context)).filter((error) =>
+        partOf(error, parts),
+      );
+      if (partErrors.length > 0) return { body, errors: partErrors };
     }
-    if (stored) {
-      const refusal = this.storedRefusal(family, stored, body);
-      if (refusal === 'unchanged') return { body, errors: [], unchanged: true };
-      if (refusal) {
-        // A row a rule refuses (one naming a refused property, say) is left out
-        // first, as for a new resource: without it, the record may be what is
-        // stored, and unchanged must read as unchanged whoever imports it.
-        const partErrors = (await ruleErrors(family, body, context)).filter((error) =>
-          partOf(error, parts),
-        );
-        return { body, errors: partErrors.length > 0 ? partErrors : [refusal] };
-      }
-    }
-    const errors = [
-      ...(await ruleErrors(family, body, context)),
-      ...this.nameErrors(family, item, body),
-    ];
-    return { body, errors };
+    return { body, errors: refusalErrors(checked.refusal) };
   }
 
-  /** Why a stored resource cannot take `body`; 'unchanged' when it holds it already. */
-  private storedRefusal(
-    family: Family<TObject>,
-    stored: ResourceRow,
-    body: Record<string, unknown>,
-  ): FieldError | 'unchanged' | undefined {
-    if (stored.family !== family.key)
-      return {
-        in: 'body',
-        field: '',
-        detail: `the IRI ${stored.iri} is a stored ${this.refdata.families.labelOf(stored.family)}`,
-      };
-    if (stored.library_key !== family.libraryKey(body))
-      return {
-        in: 'body',
-        field: '/ontology',
-        detail: `${stored.iri} is stored in another library (${stored.library_key}); a code names one resource`,
-      };
-    if (this.unchanged(family, stored, body)) return 'unchanged';
-    if (stored.status !== 'Draft')
-      return {
-        in: 'body',
-        field: '',
-        detail: `${stored.iri} is ${stored.status} and differs from this record; an import changes only Drafts (propose the change as a Draft that replaces it)`,
-      };
-    if (stored.created_by !== this.options.author)
-      return {
-        in: 'body',
-        field: '',
-        detail: `${stored.iri} is a Draft of ${stored.created_by} and differs from this record; only its author changes a Draft`,
-      };
-    return undefined;
-  }
-
+  /** Whether `stored` holds `body` already, its values too. */
   private unchanged(
     family: Family<TObject>,
     stored: ResourceRow,
@@ -514,14 +478,14 @@ class Planner {
   }
 
   /** The item passed: its outcome, its write, and what later items see of it. */
-  private settle(
+  private async settle(
     family: Family<TObject>,
     item: ImportItem,
     parts: readonly ImportPart[],
     body: Record<string, unknown>,
     stored: ResourceRow | undefined,
     unchanged: boolean,
-  ): void {
+  ): Promise<void> {
     const content = contentOf(family, body);
     const outcome: Outcome = !stored ? 'created' : unchanged ? 'unchanged' : 'updated';
     this.planned.set(item.iri, {
@@ -536,7 +500,7 @@ class Planner {
       item.iri,
     );
     this.entries.push(this.entry(item, outcome));
-    const owned = this.ownedChanges(family, item, body, stored);
+    const owned = await this.ownedChanges(family, item, body, stored);
     for (const part of parts) {
       let partOutcome = outcome;
       if (part.iri !== undefined) {
@@ -567,35 +531,12 @@ class Planner {
     item: ImportItem,
     body: Record<string, unknown>,
     stored: ResourceRow | undefined,
-  ): OwnedChanges | undefined {
-    const aggregate = family.aggregate;
-    if (!aggregate) return undefined;
-    const valueFamily = this.refdata.families.byKey(aggregate.valueFamily);
-    if (!valueFamily) throw new Error(`No family ${aggregate.valueFamily} is served.`);
+  ): Promise<OwnedChanges | undefined> {
     const existing = stored ? (this.storedValues.get(stored.iri) ?? []) : [];
-    const changes: OwnedChanges = { create: [], update: [], remove: [] };
-    const kept = new Set<string>();
-    for (const value of (body[aggregate.field] as {
-      id: string;
-      name: string;
-      description: string;
-    }[]) ?? []) {
-      const valueBody = {
-        changeJustification: this.options.justification,
-        ...aggregate.valueBody(value, body as never, item.iri),
-      };
-      const content = contentOf(valueFamily, valueBody);
-      const row = existing.find((candidate) => candidate.iri === value.id);
-      if (row) {
-        kept.add(row.iri);
-        changes.update.push({ row, content });
-      } else {
-        const created: NewResource = { iri: value.id, family: valueFamily.key, ...content };
-        changes.create.push(created);
-      }
-    }
-    changes.remove = existing.filter((row) => !kept.has(row.iri));
-    return changes;
+    return ownedValueChanges(this.refdata.families, family, body, item.iri, existing, (value) => {
+      if (value.id === undefined) throw new Error(`A value of ${item.iri} has no code.`);
+      return value.id;
+    });
   }
 }
 

@@ -11,6 +11,7 @@ import { problem } from '../problem-codes.js';
 import { createDraft, updateDraft } from './authoring.js';
 import { checkIfMatch, IF_MATCH_HEADER, IRI_QUERY, readRow, representation } from './lookup.js';
 import { etagOf } from './rows.js';
+import { refusalProblem, resourceRefusal } from './write-pipeline.js';
 
 /** POST, PUT and GET of one family, its bodies typed by its own schema. */
 function registerFamilyRoutes<S extends TObject>(
@@ -66,11 +67,9 @@ function registerFamilyRoutes<S extends TObject>(
     handler: async (request, reply: FastifyReply) => {
       const { iri } = request.query;
       const row = await readRow(refdata, family, iri);
-      if (row.status !== 'Draft') {
-        throw new HttpError(
-          problem(409, 'not-draft', `${iri} is ${row.status}; only a Draft can be changed.`),
-        );
-      }
+      // A resource that is no Draft, or another's, is refused before its version is compared.
+      const refusal = resourceRefusal(row, principalOf(request).subject);
+      if (refusal) throw refusalProblem(family, refusal);
       checkIfMatch(request, row);
       // As on create: checked against `family.schema`, said to be its Static type.
       const body = request.body as Static<S>;

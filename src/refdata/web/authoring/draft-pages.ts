@@ -182,7 +182,8 @@ ${formFields(schema, page.draft, state)}
     if (invalid.length > 0)
       return renderForm(request, reply, 422, { ...page, draft, errors: invalid });
     if (fields.get('_action') === 'check') {
-      const errors = await checkDraft(refdata, family, body, target.row);
+      const actor = pages.signedInViewer(request).subject;
+      const errors = await checkDraft(refdata, family, body, target.row, actor);
       return renderForm(request, reply, errors.length > 0 ? 422 : 200, {
         ...page,
         draft,
