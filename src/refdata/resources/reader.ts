@@ -1,4 +1,4 @@
-import type { Kysely } from 'kysely';
+import { type Kysely, sql } from 'kysely';
 import { reusableQuery } from '../../platform/db/reusable-query.js';
 import type { RefdataTables, Status } from '../db/tables.js';
 import { LIBRARY_FAMILY } from '../families/family.js';
@@ -6,6 +6,7 @@ import { writableIri } from '../rdf/writable-terms.js';
 
 import {
   type GraphFacts,
+  normalizedName,
   type RemovedRow,
   type ResourceRow,
   type RevisionRow,
@@ -246,5 +247,102 @@ export class ResourceReader {
       .selectAll()
       .where('iri', '=', iri)
       .executeTakeFirst();
+  }
+
+  /** How many resources (libraries aside) each library holds in each status, of `statuses` when given. */
+  async countsByLibraryAndStatus(
+    statuses?: readonly Status[],
+  ): Promise<{ library_key: string; status: Status; n: number }[]> {
+    const rows = await this.db
+      .selectFrom('resources')
+      .select(['library_key', 'status', sql<number>`count(*)`.as('n')])
+      .where('family', '!=', LIBRARY_FAMILY)
+      .$if(statuses !== undefined, (query) => query.where('status', 'in', statuses ?? []))
+      .groupBy(['library_key', 'status'])
+      .execute();
+    return rows.map((row) => ({ ...row, n: Number(row.n) }));
+  }
+
+  /** The latest revisions, newest first, of resources now in `statuses` when given. */
+  recentRevisions(limit: number, statuses?: readonly Status[]) {
+    return this.db
+      .selectFrom('revisions')
+      .innerJoin('resources', 'resources.id', 'revisions.resource_id')
+      .select([
+        'resources.iri',
+        'resources.name',
+        'resources.family',
+        'revisions.action',
+        'revisions.status',
+        'revisions.created_at',
+      ])
+      .$if(statuses !== undefined, (query) => query.where('resources.status', 'in', statuses ?? []))
+      .orderBy('revisions.created_at', 'desc')
+      .orderBy('revisions.id', 'desc')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Stored resources by IRI, of `statuses` when given (what a section names). */
+  async byIri(
+    iris: readonly string[],
+    statuses?: readonly string[],
+  ): Promise<Map<string, ResourceRow>> {
+    const unique = [...new Set(iris)].filter(storable);
+    if (unique.length === 0) return new Map();
+    const rows = await this.db
+      .selectFrom('resources')
+      .selectAll()
+      .where('iri', 'in', unique)
+      .execute();
+    return new Map(
+      rows
+        .filter((row) => statuses === undefined || statuses.includes(row.status))
+        .map((row) => [row.iri, row]),
+    );
+  }
+
+  /**
+   * Resources whose bodies name `iri` (a body is JSON, so an IRI is in it as a
+   * quoted string), other than the library's own terms and an aggregate's own
+   * values, by name, at most `limit`.
+   */
+  referencing(iri: string, limit: number, statuses?: readonly Status[]) {
+    const needle = `%${JSON.stringify(iri).replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+    return this.db
+      .selectFrom('resources')
+      .select(['iri', 'name', 'family', 'status', 'body'])
+      .where(sql<boolean>`body like ${needle} escape '\\'`)
+      .where('iri', '!=', iri)
+      .where('library_key', '!=', iri)
+      .where((eb) => eb.or([eb('parent_iri', 'is', null), eb('parent_iri', '!=', iri)]))
+      .$if(statuses !== undefined, (select) => select.where('status', 'in', statuses ?? []))
+      .orderBy('name_normalized')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Name, family, status and library name of each resource behind `iris`. */
+  namedWithLibrary(iris: readonly string[]) {
+    return this.db
+      .selectFrom('resources as r')
+      .leftJoin('resources as library', 'library.iri', 'r.library_key')
+      .select(['r.iri', 'r.name', 'r.family', 'r.status', 'library.name as library'])
+      .where('r.iri', 'in', iris.length > 0 ? iris : [''])
+      .execute();
+  }
+
+  /** Resources of `families` holding `name` (a Rejected one holds no name), oldest first. */
+  byExactName(name: string, families: readonly string[], limit: number) {
+    return this.db
+      .selectFrom('resources as r')
+      .leftJoin('resources as library', 'library.iri', 'r.library_key')
+      .select(['r.iri', 'r.name', 'r.family', 'r.status', 'library.name as library'])
+      .where('r.name_normalized', '=', normalizedName(name).slice(0, 600))
+      .where('r.family', 'in', families.length > 0 ? families : [''])
+      .where('r.status', '<>', 'Rejected')
+      .orderBy('r.id')
+      .limit(limit)
+      .execute();
   }
 }

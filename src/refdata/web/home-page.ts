@@ -1,8 +1,6 @@
-import { sql } from 'kysely';
 import type { HttpApp } from '../../platform/http/server.js';
 import { html, timeTag } from '../../platform/web/html.js';
 import type { RevisionsTable, Status } from '../db/tables.js';
-import { LIBRARY_FAMILY } from '../families/family.js';
 
 type RevisionAction = RevisionsTable['action'];
 
@@ -35,35 +33,14 @@ export function registerHomePage(app: HttpApp, pages: Pages): void {
   app.get('/', async (request, reply) => {
     const statuses = visibleStatuses(pages.viewerOf(request) !== undefined);
     const libraries = await refdata.store.libraries(statuses);
-    const counts = await refdata.db
-      .selectFrom('resources')
-      .select(['library_key', 'status', sql<number>`count(*)`.as('n')])
-      .where('family', '!=', LIBRARY_FAMILY)
-      .$if(statuses !== undefined, (query) => query.where('status', 'in', statuses ?? []))
-      .groupBy(['library_key', 'status'])
-      .execute();
+    const counts = await refdata.store.countsByLibraryAndStatus(statuses);
     const byLibrary = new Map<string, { status: Status; n: number }[]>();
     for (const row of counts) {
       const list = byLibrary.get(row.library_key) ?? [];
-      list.push({ status: row.status, n: Number(row.n) });
+      list.push({ status: row.status, n: row.n });
       byLibrary.set(row.library_key, list);
     }
-    const recent = await refdata.db
-      .selectFrom('revisions')
-      .innerJoin('resources', 'resources.id', 'revisions.resource_id')
-      .select([
-        'resources.iri',
-        'resources.name',
-        'resources.family',
-        'revisions.action',
-        'revisions.status',
-        'revisions.created_at',
-      ])
-      .$if(statuses !== undefined, (query) => query.where('resources.status', 'in', statuses ?? []))
-      .orderBy('revisions.created_at', 'desc')
-      .orderBy('revisions.id', 'desc')
-      .limit(RECENT)
-      .execute();
+    const recent = await refdata.store.recentRevisions(RECENT, statuses);
     const now = Date.now();
     const done = partValue(request.query, 'done');
     return pages.answer(

@@ -45,12 +45,7 @@ export async function pickedResources(
 ): Promise<Map<string, PickedResource>> {
   const wanted = [...new Set(iris.filter((iri) => iri !== '' && iri.length <= 2048))];
   if (wanted.length === 0) return new Map();
-  const rows = await refdata.db
-    .selectFrom('resources as r')
-    .leftJoin('resources as library', 'library.iri', 'r.library_key')
-    .select(['r.iri', 'r.name', 'r.family', 'r.status', 'library.name as library'])
-    .where('r.iri', 'in', wanted)
-    .execute();
+  const rows = await refdata.store.namedWithLibrary(wanted);
   return new Map(
     rows.map((row) => [
       row.iri,
@@ -129,17 +124,8 @@ export async function settleReferences(
       continue;
     }
     const families = familiesOf(refersTo, ownFamily);
-    const exact = await refdata.db
-      .selectFrom('resources as r')
-      .leftJoin('resources as library', 'library.iri', 'r.library_key')
-      .select(['r.iri', 'r.name', 'r.family', 'r.status', 'library.name as library'])
-      .where('r.name_normalized', '=', normalizedName(typed).slice(0, 600))
-      .where('r.family', 'in', families.length > 0 ? families : [''])
-      // A Rejected resource holds no name: its copy is the one meant.
-      .where('r.status', '<>', 'Rejected')
-      .orderBy('r.id')
-      .limit(SUGGESTIONS)
-      .execute();
+    // A Rejected resource holds no name: its copy is the one meant.
+    const exact = await refdata.store.byExactName(typed, families, SUGGESTIONS);
     if (exact.length === 1 && exact[0]) {
       setDraftValue(draft, pointer, exact[0].iri);
       continue;

@@ -1,4 +1,3 @@
-import { sql } from 'kysely';
 import { html, type Markup } from '../../../platform/web/html.js';
 import type { Status } from '../../db/tables.js';
 import { pageHref, statusLabel } from '../links.js';
@@ -50,24 +49,14 @@ function fieldsReferencing(body: Record<string, unknown>, iri: string): string[]
  */
 export const referencedBy: PageSection = {
   async render({ pages, row, visible }: SectionContext): Promise<Markup> {
-    // Bodies are JSON: an IRI appears in one as a quoted string.
-    const needle = `%${JSON.stringify(row.iri).replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
-    const candidates = await pages.refdata.db
-      .selectFrom('resources')
-      .select(['iri', 'name', 'family', 'status', 'body'])
-      .where(sql<boolean>`body like ${needle} escape '\\'`)
-      .where('iri', '!=', row.iri)
-      // A library's own terms and a picklist's values name it too; their sections
-      // list them, and leaving them out here keeps them from crowding out the rest
-      // (the libraries that import this one, say).
-      .where('library_key', '!=', row.iri)
-      .where((eb) => eb.or([eb('parent_iri', 'is', null), eb('parent_iri', '!=', row.iri)]))
-      .$if(visible !== undefined, (select) =>
-        select.where('status', 'in', (visible ?? []) as Status[]),
-      )
-      .orderBy('name_normalized')
-      .limit(LISTED * 4)
-      .execute();
+    // A library's own terms and a picklist's values name it too; their sections
+    // list them, and leaving them out here keeps them from crowding out the rest
+    // (the libraries that import this one, say).
+    const candidates = await pages.refdata.store.referencing(
+      row.iri,
+      LISTED * 4,
+      visible as Status[] | undefined,
+    );
     const groups = new Map<string, typeof candidates>();
     for (const candidate of candidates) {
       for (const field of fieldsReferencing(
