@@ -23,10 +23,21 @@ export interface QueueTable {
   pending: (alias: string) => RawBuilder<boolean>;
   /**
    * The column naming whom the work is for (a webhook subscription, a relying
-   * party): a key's work is claimed in id order, one at a time, so that one
-   * slow or failing receiver holds one slot and never the others' turns.
+   * party): a key has one row claimed at a time, so that one slow or failing
+   * receiver holds one slot and never the others' turns, and its rows are
+   * claimed in `order`.
    */
   key?: string;
+  /**
+   * Within a key, the column grouping the rows that must go in order (a
+   * resource's events to one subscription): a row waits only for the earlier
+   * rows of its group. Without it, all of a key's rows go in order.
+   */
+  orderWithin?: string;
+  /** The column rows are ordered by within a key (`id` unless named). */
+  order?: string;
+  /** Columns a claim sets besides the lease and attempts (a state that says "being sent"). */
+  onClaim?: Record<string, string | number>;
 }
 
 /** A claimed row: the claim is known by its lease's end and its attempt number. */
@@ -57,17 +68,16 @@ export async function claimUnderLease<Row extends { id: number }>(
   const due = sql.ref(queue.due);
   const lease = sql.ref(queue.lease);
   const attempts = sql.ref(queue.attempts);
-  // A key's first unfinished row only: the next in its order, and none while one is out.
-  const firstOfKey = queue.key
-    ? sql`and candidate.id = (select min(earlier.id) from ${table} as earlier where earlier.${sql.ref(queue.key)} = candidate.${sql.ref(queue.key)} and ${queue.pending('earlier')})`
-    : sql``;
   const lock = isPostgres(db) ? sql`for update skip locked` : sql``;
+  const claimedSet = Object.entries(queue.onClaim ?? {}).map(
+    ([column, value]) => sql`, ${sql.ref(column)} = ${value}`,
+  );
   const { rows } = await sql<Row>`update ${table}
-    set ${lease} = ${leaseUntil}, ${attempts} = ${attempts} + 1
+    set ${lease} = ${leaseUntil}, ${attempts} = ${attempts} + 1${sql.join(claimedSet, sql``)}
     where id in (
       select id from ${table} as candidate
       where ${queue.pending('candidate')} and candidate.${due} <= ${now} and candidate.${lease} < ${now}
-      ${firstOfKey}
+      ${queue.key ? nextOfEachKey(queue, queue.key, now) : sql``}
       order by candidate.${due}, candidate.id
       limit ${options.limit}
       ${lock})
@@ -102,4 +112,31 @@ export async function settleClaim(
     where id = ${claim.id} and ${sql.ref(queue.lease)} = ${claim.leaseUntil}
       and ${sql.ref(queue.attempts)} = ${claim.attempts}`.execute(db);
   return (result.numAffectedRows ?? 0n) > 0n;
+}
+
+/**
+ * Each key's next row: among its rows that are due, held by nobody, and
+ * first of their group still unfinished (every row of the key, or those of
+ * its `orderWithin` group), the first; and none of a key that has a row held
+ * now. The keys with a row out are asked once per claim, not once per row.
+ */
+function nextOfEachKey(queue: QueueTable, keyColumn: string, now: number): RawBuilder<unknown> {
+  const table = sql.table(queue.table);
+  const key = sql.ref(keyColumn);
+  const order = sql.ref(queue.order ?? 'id');
+  const sameGroup = queue.orderWithin
+    ? sql`and earlier.${sql.ref(queue.orderWithin)} = waiting.${sql.ref(queue.orderWithin)}`
+    : sql``;
+  return sql`and candidate.id in (
+      select min(waiting.id) from ${table} as waiting
+      where ${queue.pending('waiting')} and waiting.${sql.ref(queue.due)} <= ${now}
+        and waiting.${sql.ref(queue.lease)} < ${now}
+        and not exists (
+          select 1 from ${table} as earlier
+          where earlier.${key} = waiting.${key} ${sameGroup}
+            and earlier.${order} < waiting.${order} and ${queue.pending('earlier')})
+        and waiting.${key} not in (
+          select busy.${key} from ${table} as busy
+          where ${queue.pending('busy')} and busy.${sql.ref(queue.lease)} >= ${now})
+      group by waiting.${key})`;
 }

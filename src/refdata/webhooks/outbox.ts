@@ -1,4 +1,5 @@
 import { type Kysely, type Selectable, sql } from 'kysely';
+import { claimUnderLease, type QueueTable } from '../../platform/background/lease-claim.js';
 import type { RetryPolicy } from '../../platform/background/retry-policy.js';
 import { isPostgres } from '../../platform/db/schema.js';
 import { memberIri } from '../changes/feed-graph.js';
@@ -26,6 +27,33 @@ const SETTLED_MS = 5000;
 const FAN_OUT_LOCK = 7_361_021;
 
 export type Next = 'delivered' | 'retry' | 'failed';
+
+interface DeliveryRow {
+  id: number;
+  webhook_id: number;
+  event_id: number;
+  payload: string;
+}
+
+/**
+ * The deliveries as the kernel's claim sees them: pending ones whose time has
+ * come and sending ones whose lease lapsed (their instance died), of active
+ * subscriptions; keyed by subscription (one attempt out per receiver, so a
+ * slow one holds one slot), in event order per resource (a delivery waits for
+ * an earlier event of the same resource to the same subscription).
+ */
+const DELIVERIES: QueueTable = {
+  table: 'webhook_deliveries',
+  due: 'next_attempt_at',
+  lease: 'lease_until',
+  attempts: 'attempts',
+  key: 'webhook_id',
+  orderWithin: 'resource_id',
+  order: 'event_id',
+  onClaim: { state: 'sending' },
+  pending: (alias) =>
+    sql<boolean>`${sql.ref(`${alias}.state`)} in ('pending', 'sending') and exists (select 1 from webhooks where webhooks.id = ${sql.ref(`${alias}.webhook_id`)} and webhooks.state = 'active')`,
+};
 
 /** A delivery claimed for sending, with what sending it needs. */
 export interface ClaimedDelivery {
@@ -237,103 +265,40 @@ export class Outbox {
    * subscription, so each receiver has one attempt at a time.
    */
   async claim(limit: number, leaseMs: number): Promise<ClaimedDelivery[]> {
-    const now = this.now();
-    return this.db.transaction().execute(async (trx) => {
-      // Each subscription's next delivery: its earliest that is due, follows no
-      // undelivered event of the same resource, and whose subscription has no
-      // attempt in flight (a fair share, on any instance: a slow receiver holds
-      // one slot and never the others' turns).
-      const nextOfEach = trx
-        .selectFrom('webhook_deliveries as d')
-        .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
-        .select((eb) => eb.fn.min('d.id').as('id'))
-        .where('w.state', '=', 'active')
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('d.state', '=', 'pending'), eb('d.next_attempt_at', '<=', now)]),
-            eb.and([eb('d.state', '=', 'sending'), eb('d.lease_until', '<', now)]),
-          ]),
-        )
-        .where((eb) =>
-          eb.not(
-            eb.exists(
-              eb
-                .selectFrom('webhook_deliveries as earlier')
-                .select('earlier.id')
-                .whereRef('earlier.webhook_id', '=', 'd.webhook_id')
-                .whereRef('earlier.resource_id', '=', 'd.resource_id')
-                .whereRef('earlier.event_id', '<', 'd.event_id')
-                .where('earlier.state', 'in', ['pending', 'sending']),
-            ),
-          ),
-        )
-        // Asked once per claim, not once per row: the subscriptions with an attempt out.
-        .where(
-          'd.webhook_id',
-          'not in',
-          trx
-            .selectFrom('webhook_deliveries as busy')
-            .select('busy.webhook_id')
-            .where('busy.state', '=', 'sending')
-            .where('busy.lease_until', '>=', now),
-        )
-        .groupBy('d.webhook_id');
-      const due = await trx
-        .selectFrom('webhook_deliveries')
-        .select('id')
-        .where('id', 'in', nextOfEach)
-        // Again here, where PostgreSQL looks at a row anew once another claim
-        // that held it commits: a delivery just claimed there is not due.
-        .where((eb) =>
-          eb.or([
-            eb.and([eb('state', '=', 'pending'), eb('next_attempt_at', '<=', now)]),
-            eb.and([eb('state', '=', 'sending'), eb('lease_until', '<', now)]),
-          ]),
-        )
-        .orderBy('event_id')
-        .limit(limit)
-        .$if(this.postgres, (query) => query.forUpdate().skipLocked())
-        .execute();
-      if (due.length === 0) return [];
-      const claimed = await trx
-        .updateTable('webhook_deliveries')
-        .set({ state: 'sending', lease_until: now + leaseMs, attempts: sql`attempts + 1` })
-        .where(
-          'id',
-          'in',
-          due.map((row) => row.id),
-        )
-        .returning(['id', 'webhook_id', 'event_id', 'attempts', 'payload'])
-        .execute();
-      const webhooks = new Map(
-        (
-          await trx
-            .selectFrom('webhooks')
-            .select(['id', 'url', 'secret_salt'])
-            .where('id', 'in', [...new Set(claimed.map((row) => row.webhook_id))])
-            .execute()
-        ).map((webhook) => [webhook.id, webhook]),
-      );
-      return claimed
-        .sort((a, b) => a.event_id - b.event_id)
-        .flatMap((row) => {
-          const webhook = webhooks.get(row.webhook_id);
-          return webhook
-            ? [
-                {
-                  id: row.id,
-                  webhookId: row.webhook_id,
-                  eventId: row.event_id,
-                  attempts: row.attempts,
-                  payload: row.payload,
-                  url: webhook.url,
-                  secretSalt: webhook.secret_salt,
-                  leaseUntil: now + leaseMs,
-                },
-              ]
-            : [];
-        });
+    const claimed = await claimUnderLease<DeliveryRow>(this.db, DELIVERIES, {
+      limit,
+      leaseMs,
+      now: this.now(),
     });
+    if (claimed.length === 0) return [];
+    const webhooks = new Map(
+      (
+        await this.db
+          .selectFrom('webhooks')
+          .select(['id', 'url', 'secret_salt'])
+          .where('id', 'in', [...new Set(claimed.map((row) => row.webhook_id))])
+          .execute()
+      ).map((webhook) => [webhook.id, webhook]),
+    );
+    return claimed
+      .sort((a, b) => a.event_id - b.event_id)
+      .flatMap((row) => {
+        const webhook = webhooks.get(row.webhook_id);
+        return webhook
+          ? [
+              {
+                id: row.id,
+                webhookId: row.webhook_id,
+                eventId: row.event_id,
+                attempts: row.claim.attempts,
+                payload: row.payload,
+                url: webhook.url,
+                secretSalt: webhook.secret_salt,
+                leaseUntil: row.claim.leaseUntil,
+              },
+            ]
+          : [];
+      });
   }
 
   /**
