@@ -22,6 +22,12 @@ export interface QueueTable {
    */
   pending: (alias: string) => RawBuilder<boolean>;
   /**
+   * What a pending row needs besides being due to be claimed now (its
+   * subscription active), asked of the candidates only: a row that waits
+   * still holds back the later rows of its key.
+   */
+  eligible?: (alias: string) => RawBuilder<boolean>;
+  /**
    * The column naming whom the work is for (a webhook subscription, a relying
    * party): a key has one row claimed at a time, so that one slow or failing
    * receiver holds one slot and never the others' turns, and its rows are
@@ -77,6 +83,7 @@ export async function claimUnderLease<Row extends { id: number }>(
     where id in (
       select id from ${table} as candidate
       where ${queue.pending('candidate')} and candidate.${due} <= ${now} and candidate.${lease} < ${now}
+      ${queue.eligible ? sql`and ${queue.eligible('candidate')}` : sql``}
       ${queue.key ? nextOfEachKey(queue, queue.key, now) : sql``}
       order by candidate.${due}, candidate.id
       limit ${options.limit}
@@ -131,6 +138,7 @@ function nextOfEachKey(queue: QueueTable, keyColumn: string, now: number): RawBu
       select min(waiting.id) from ${table} as waiting
       where ${queue.pending('waiting')} and waiting.${sql.ref(queue.due)} <= ${now}
         and waiting.${sql.ref(queue.lease)} < ${now}
+        ${queue.eligible ? sql`and ${queue.eligible('waiting')}` : sql``}
         and not exists (
           select 1 from ${table} as earlier
           where earlier.${key} = waiting.${key} ${sameGroup}

@@ -51,8 +51,9 @@ const DELIVERIES: QueueTable = {
   orderWithin: 'resource_id',
   order: 'event_id',
   onClaim: { state: 'sending' },
-  pending: (alias) =>
-    sql<boolean>`${sql.ref(`${alias}.state`)} in ('pending', 'sending') and exists (select 1 from webhooks where webhooks.id = ${sql.ref(`${alias}.webhook_id`)} and webhooks.state = 'active')`,
+  pending: (alias) => sql<boolean>`${sql.ref(`${alias}.state`)} in ('pending', 'sending')`,
+  eligible: (alias) =>
+    sql<boolean>`exists (select 1 from webhooks where webhooks.id = ${sql.ref(`${alias}.webhook_id`)} and webhooks.state = 'active')`,
 };
 
 /** A delivery claimed for sending, with what sending it needs. */
