@@ -37,6 +37,9 @@ import type { Pages } from './pages.js';
 import { findingsTable } from './quality-pages.js';
 import { PAGE_CONSTRAINT } from './surface.js';
 
+/** Who may see the pages for releasing a library (checked by the surface). */
+const RELEASING_A_LIBRARY = { roles: SUBMIT_ROLES, doing: 'Releasing a library' } as const;
+
 const RELEASE_PARAMS = Type.Object({
   library: Type.String({ maxLength: 255 }),
   version: Type.String({ maxLength: MAX_VERSION_LENGTH }),
@@ -291,7 +294,7 @@ ${differencesMarkup(pages, summarize(result, LISTED), undefined)}`,
   app.get(
     '/releases/new',
     {
-      config: { viewers: { roles: SUBMIT_ROLES, doing: 'Releasing a library' } },
+      config: { viewers: RELEASING_A_LIBRARY },
       schema: {
         querystring: Type.Object(
           { library: Type.String({ minLength: 1, maxLength: 2048 }) },
@@ -312,7 +315,7 @@ ${differencesMarkup(pages, summarize(result, LISTED), undefined)}`,
 
   app.post(
     '/releases/new',
-    { config: { viewers: { roles: SUBMIT_ROLES, doing: 'Releasing a library' } } },
+    { config: { viewers: RELEASING_A_LIBRARY } },
     async (request, reply) => {
       const fields = formFieldsOf(request.body);
       const library = await refdata.store.findByIri(fields.get('library') ?? '');

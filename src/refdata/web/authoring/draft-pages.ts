@@ -36,6 +36,11 @@ import { type FormState, fieldId, formFields, humanize, placeErrors } from './fo
 import { type OpenPick, pickedResources, resourceNames, settleReferences } from './references.js';
 import { AUTHORING_SCRIPT_PATH } from './script.js';
 
+/** Who may see the pages for writing drafts (checked by the surface). */
+const WRITING_DRAFTS = { roles: WRITE_ROLES, doing: 'Writing Drafts' } as const;
+/** Who may see the pages for editing drafts (checked by the surface). */
+const EDITING_DRAFTS = { roles: WRITE_ROLES, doing: 'Editing Drafts' } as const;
+
 const FAMILY_PARAMS = Type.Object({ family: Type.String({ minLength: 1, maxLength: 100 }) });
 /** A new form may start with top-level fields filled in (`?ontology=` from a library's page). */
 const PREFILL_QUERY = Type.Record(
@@ -275,7 +280,7 @@ ${changesTable(
   app.get(
     '/authoring/new',
     {
-      config: { viewers: { roles: WRITE_ROLES, doing: 'Writing Drafts' } },
+      config: { viewers: WRITING_DRAFTS },
       schema: { querystring: PREFILL_QUERY },
     },
     async (request, reply) => {
@@ -301,7 +306,7 @@ ${changesTable(
   app.get(
     '/authoring/new/:family',
     {
-      config: { viewers: { roles: WRITE_ROLES, doing: 'Writing Drafts' } },
+      config: { viewers: WRITING_DRAFTS },
       schema: { params: FAMILY_PARAMS, querystring: PREFILL_QUERY },
     },
     async (request, reply) => {
@@ -326,7 +331,7 @@ ${changesTable(
   app.post(
     '/authoring/new/:family',
     {
-      config: { viewers: { roles: WRITE_ROLES, doing: 'Writing Drafts' } },
+      config: { viewers: WRITING_DRAFTS },
       schema: { params: FAMILY_PARAMS },
     },
     async (request, reply) => {
@@ -370,7 +375,7 @@ ${changesTable(
   app.get(
     '/authoring/copy',
     {
-      config: { viewers: { roles: WRITE_ROLES, doing: 'Writing Drafts' } },
+      config: { viewers: WRITING_DRAFTS },
       schema: { querystring: IRI_QUERY },
     },
     async (request, reply) => {
@@ -429,7 +434,7 @@ ${changesTable(
   app.get(
     '/authoring/edit',
     {
-      config: { viewers: { roles: WRITE_ROLES, doing: 'Editing Drafts' } },
+      config: { viewers: EDITING_DRAFTS },
       schema: { querystring: IRI_QUERY },
     },
     async (request, reply) => {
@@ -450,7 +455,7 @@ ${changesTable(
   app.post(
     '/authoring/edit',
     {
-      config: { viewers: { roles: WRITE_ROLES, doing: 'Editing Drafts' } },
+      config: { viewers: EDITING_DRAFTS },
       schema: {
         querystring: Type.Object(
           { iri: IRI_QUERY.properties.iri, resume: Type.Optional(Type.Literal('1')) },

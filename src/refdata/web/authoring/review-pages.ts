@@ -23,6 +23,9 @@ import { changesTable } from './diff.js';
 import { formFieldsOf } from './form-fields.js';
 import { resourceNames } from './references.js';
 
+/** Who may see the pages for reviewing (checked by the surface). */
+const REVIEWING = { roles: REVIEW_ROLES, doing: 'Reviewing' } as const;
+
 const QUEUE_QUERY = Type.Object(
   {
     library: Type.Optional(Type.String({ maxLength: 2048 })),
@@ -50,7 +53,7 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
   app.get(
     '/review',
     {
-      config: { viewers: { roles: REVIEW_ROLES, doing: 'Reviewing' } },
+      config: { viewers: REVIEWING },
       schema: { querystring: QUEUE_QUERY },
     },
     async (request, reply) => {
@@ -231,7 +234,7 @@ ${discussion}`,
   app.get(
     '/review/resource',
     {
-      config: { viewers: { roles: REVIEW_ROLES, doing: 'Reviewing' } },
+      config: { viewers: REVIEWING },
       schema: { querystring: IRI_QUERY },
     },
     async (request, reply) => {
@@ -242,7 +245,7 @@ ${discussion}`,
   app.post(
     '/review/resource',
     {
-      config: { viewers: { roles: REVIEW_ROLES, doing: 'Reviewing' } },
+      config: { viewers: REVIEWING },
       schema: { querystring: IRI_QUERY },
     },
     async (request, reply) => {

@@ -18,6 +18,9 @@ import { findingsTable } from '../quality-pages.js';
 import { dependenciesOf, dependencyLine } from './dependencies.js';
 import { pointerWords } from './diff.js';
 
+/** Who may see the pages for submitting (checked by the surface). */
+const SUBMITTING = { roles: SUBMIT_ROLES, doing: 'Submitting' } as const;
+
 /**
  * Submitting a Draft for review, after a confirmation that lists the resources
  * it names and their states, as PCA's dependency review does: Drafts among them
@@ -125,7 +128,7 @@ ${findingsTable(pages, request, report, `What the quality report finds in ${row.
   app.get(
     '/authoring/submit',
     {
-      config: { viewers: { roles: SUBMIT_ROLES, doing: 'Submitting' } },
+      config: { viewers: SUBMITTING },
       schema: { querystring: IRI_QUERY },
     },
     async (request, reply) => {
@@ -140,7 +143,7 @@ ${findingsTable(pages, request, report, `What the quality report finds in ${row.
   app.post(
     '/authoring/submit',
     {
-      config: { viewers: { roles: SUBMIT_ROLES, doing: 'Submitting' } },
+      config: { viewers: SUBMITTING },
       schema: { querystring: IRI_QUERY },
     },
     async (request, reply) => {

@@ -22,6 +22,9 @@ import {
 import { formFieldsOf } from '../authoring/form-fields.js';
 import type { Pages } from '../pages.js';
 
+/** Who may see the pages for changing a comment (checked by the surface). */
+const CHANGING_A_COMMENT = { roles: READ_ROLES, doing: 'Changing a comment' } as const;
+
 /** Where a thread's page is, and the query naming the thread. */
 function placeOf(pages: Pages, about: Thread): { page: string; query: string } {
   if ('resource' in about)
@@ -190,7 +193,7 @@ export function registerDiscussionPages(app: HttpApp, pages: Pages): void {
   app.get(
     '/discussion/edit',
     {
-      config: { viewers: { roles: READ_ROLES, doing: 'Changing a comment' } },
+      config: { viewers: CHANGING_A_COMMENT },
       schema: { querystring: ID_QUERY },
     },
     async (request, reply) => {
@@ -205,7 +208,7 @@ export function registerDiscussionPages(app: HttpApp, pages: Pages): void {
   app.post(
     '/discussion/edit',
     {
-      config: { viewers: { roles: READ_ROLES, doing: 'Changing a comment' } },
+      config: { viewers: CHANGING_A_COMMENT },
       schema: { querystring: ID_QUERY },
     },
     async (request, reply) => {

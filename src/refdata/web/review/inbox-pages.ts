@@ -14,6 +14,14 @@ import { formFieldsOf } from '../authoring/form-fields.js';
 import { pageHref } from '../links.js';
 import type { Pages } from '../pages.js';
 
+/** Who may see the pages for reading your inbox (checked by the surface). */
+const READING_YOUR_INBOX = { roles: READ_ROLES, doing: 'Reading your inbox' } as const;
+/** Who may see the pages for choosing what you are told of (checked by the surface). */
+const CHOOSING_WHAT_YOU_ARE_TOLD_OF = {
+  roles: READ_ROLES,
+  doing: 'Choosing what you are told of',
+} as const;
+
 const INBOX_QUERY = Type.Object(
   {
     unread: Type.Optional(Type.Literal('1')),
@@ -33,7 +41,7 @@ export function registerInboxPages(app: HttpApp, pages: Pages): void {
   app.get(
     '/account/notifications',
     {
-      config: { viewers: { roles: READ_ROLES, doing: 'Reading your inbox' } },
+      config: { viewers: READING_YOUR_INBOX },
       schema: { querystring: INBOX_QUERY },
     },
     async (request, reply) => {
@@ -79,7 +87,7 @@ ${
 
   app.post(
     '/account/notifications/read',
-    { config: { viewers: { roles: READ_ROLES, doing: 'Reading your inbox' } } },
+    { config: { viewers: READING_YOUR_INBOX } },
     async (request, reply) => {
       const viewer = pages.signedInViewer(request);
       await notifications.markRead(viewer.subject, undefined);
@@ -122,7 +130,7 @@ ${NOTIFICATION_EVENTS.map(
   app.get(
     '/account/notifications/settings',
     {
-      config: { viewers: { roles: READ_ROLES, doing: 'Choosing what you are told of' } },
+      config: { viewers: CHOOSING_WHAT_YOU_ARE_TOLD_OF },
       schema: { querystring: INBOX_QUERY },
     },
     async (request, reply) => {
@@ -133,7 +141,7 @@ ${NOTIFICATION_EVENTS.map(
 
   app.post(
     '/account/notifications/settings',
-    { config: { viewers: { roles: READ_ROLES, doing: 'Choosing what you are told of' } } },
+    { config: { viewers: CHOOSING_WHAT_YOU_ARE_TOLD_OF } },
     async (request, reply) => {
       const viewer = pages.signedInViewer(request);
       const fields = formFieldsOf(request.body);
