@@ -71,6 +71,11 @@ export class RowWrites {
     return row;
   }
 
+  /** Whether a new resource can be stored in one statement (`insertAlone`), without a transaction. */
+  insertsAlone(resource: NewResource, owned: readonly NewResource[] | undefined): boolean {
+    return this.postgres && owned === undefined && resource.parentIri === null;
+  }
+
   /**
    * A Draft that owns nothing and belongs to no aggregate, as `insert` stores
    * it, in one statement on PostgreSQL: the resource, its first revision, its

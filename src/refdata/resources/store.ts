@@ -1,6 +1,5 @@
 import type { Kysely, Transaction } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
-import { isPostgres } from '../../platform/db/schema.js';
 import type { RefdataTables, RevisionsTable, Status } from '../db/tables.js';
 import { ResourceReader } from './reader.js';
 import { RowWrites } from './row-writes.js';
@@ -37,7 +36,6 @@ interface Follower {
  */
 export class ResourceStore extends ResourceReader {
   private readonly followers: Follower[] = [];
-  private readonly postgres: boolean;
   private readonly rows: RowWrites;
 
   /**
@@ -50,7 +48,6 @@ export class ResourceStore extends ResourceReader {
     now: () => number = Date.now,
   ) {
     super(db);
-    this.postgres = isPostgres(db);
     this.rows = new RowWrites(db, valuesFieldOf, now);
   }
 
@@ -71,7 +68,7 @@ export class ResourceStore extends ResourceReader {
     owned: NewResource[] | undefined,
     change: Change,
   ): Promise<ResourceRow> {
-    if (this.postgres && owned === undefined && resource.parentIri === null)
+    if (this.rows.insertsAlone(resource, owned))
       return this.committing(() => this.rows.insertAlone(resource, change));
     return this.write((trx) => this.createIn(trx, resource, owned, change));
   }

@@ -1,6 +1,6 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import { checkBodyText } from '../../platform/http/body-parsers.js';
-import { type FieldError, HttpError } from '../../platform/http/problem.js';
+import { type FieldError, HttpError, validationProblem } from '../../platform/http/problem.js';
 import { bodyErrors } from '../../platform/http/validate.js';
 import type { Family, RuleContext } from '../families/family.js';
 import { ownedValuesOf, ruleErrors } from '../families/rules.js';
@@ -126,16 +126,7 @@ export function refusalProblem(family: Family<TObject>, refusal: WriteRefusal): 
       ),
     );
   }
-  if (refusal.code === 'validation') {
-    return new HttpError(
-      problem(
-        400,
-        'validation',
-        refusal.errors.map((error) => `${error.field} ${error.detail}`).join('; '),
-        { errors: refusal.errors },
-      ),
-    );
-  }
+  if (refusal.code === 'validation') return new HttpError(validationProblem(refusal.errors));
   return new HttpError(
     problem(
       400,

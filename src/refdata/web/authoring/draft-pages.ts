@@ -2,7 +2,6 @@ import { type Static, type TObject, Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type FieldError, HttpError } from '../../../platform/http/problem.js';
 import type { HttpApp } from '../../../platform/http/server.js';
-import { bodyErrors } from '../../../platform/http/validate.js';
 import { html, type Markup } from '../../../platform/web/html.js';
 import { csrfField, type Notice } from '../../../platform/web/layout.js';
 import { WRITE_ROLES } from '../../auth/roles.js';
@@ -183,9 +182,7 @@ ${formFields(schema, page.draft, state)}
     }
     if (open.size > 0) return renderForm(request, reply, 422, { ...page, draft });
     const body = (bodyOf(schema, draft) ?? {}) as Static<TObject>;
-    const invalid = bodyErrors(family.schema, body);
-    if (invalid.length > 0)
-      return renderForm(request, reply, 422, { ...page, draft, errors: invalid });
+    // The write pipeline checks it against the schema first, for Check and Save alike.
     if (fields.get('_action') === 'check') {
       const actor = pages.signedInViewer(request).subject;
       const errors = await checkDraft(refdata, family, body, target.row, actor);

@@ -7,7 +7,6 @@ import type { ResourceRow } from '../../resources/rows.js';
 import type { FieldSchema } from '../authoring/form-model.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';
-import { resourcesByIri } from './resources-by-iri.js';
 import type { PageSection, SectionContext } from './section.js';
 
 /** A superclass chain longer than this is taken as broken data and not followed further. */
@@ -70,7 +69,7 @@ async function propertiesOf(
       }
       const parents = generalizationsIn(entry.body).filter((iri) => !seenClasses.has(iri));
       for (const iri of parents) seenClasses.add(iri);
-      const stored = await resourcesByIri(pages.refdata, parents, undefined);
+      const stored = await pages.refdata.store.byIri(parents, undefined);
       for (const iri of parents) {
         const parent = stored.get(iri);
         if (parent)
@@ -116,8 +115,7 @@ export const classProperties: PageSection = {
     if (!reading) return html``;
     const listed = await propertiesOf(pages, row, body, reading);
     if (listed.length === 0) return html``;
-    const properties = await resourcesByIri(
-      pages.refdata,
+    const properties = await pages.refdata.store.byIri(
       listed.map((entry) => entry.propertyIri),
       visible,
     );
@@ -127,8 +125,7 @@ export const classProperties: PageSection = {
         JSON.parse(property.body) as { types?: string[]; range?: string },
       ]),
     );
-    const ranges = await resourcesByIri(
-      pages.refdata,
+    const ranges = await pages.refdata.store.byIri(
       [...bodies.values()].flatMap((property) => (property.range ? [property.range] : [])),
       visible,
     );

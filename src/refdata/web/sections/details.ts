@@ -8,7 +8,6 @@ import { choicesOf, kindOf } from '../authoring/form-model.js';
 import { humanize } from '../authoring/form-view.js';
 import { makesTrees } from '../hierarchy/tree.js';
 import { pageHref, statusLabel } from '../links.js';
-import { resourcesByIri } from './resources-by-iri.js';
 import type { PageSection, SectionContext } from './section.js';
 
 /**
@@ -128,8 +127,7 @@ export const details: PageSection = {
         !(Array.isArray(body[name]) && (body[name] as unknown[]).length === 0),
     );
     if (fields.length === 0) return html``;
-    const named = await resourcesByIri(
-      pages.refdata,
+    const named = await pages.refdata.store.byIri(
       irisIn(fields.map(([name]) => body[name])),
       visible,
     );

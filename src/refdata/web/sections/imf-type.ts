@@ -2,7 +2,7 @@ import { html, type Markup } from '../../../platform/web/html.js';
 import type { EntityReference } from '../../families/imf-common.js';
 import type { ResourceRow } from '../../resources/rows.js';
 import { pageHref, statusLabel } from '../links.js';
-import { localName, resourcesByIri } from './resources-by-iri.js';
+import { localName } from './resources-by-iri.js';
 import { ofFamilies, type PageSection, type SectionContext } from './section.js';
 
 function cardinality(reference: EntityReference): string {
@@ -28,8 +28,7 @@ export const imfType: PageSection = {
     const terminals = (body.terminalReferences ?? []) as EntityReference[];
     const attributes = (body.attributeReferences ?? []) as EntityReference[];
     const parts = (body.hasPartBlockReferences ?? []) as EntityReference[];
-    const referenced = await resourcesByIri(
-      refdata,
+    const referenced = await refdata.store.byIri(
       [...terminals, ...attributes, ...parts].map((reference) => reference.entityUri),
       visible,
     );
