@@ -213,5 +213,46 @@ describe.skipIf(!browserAvailable)(
       expect(response?.status()).toBe(403);
       await context.close();
     });
+
+    it('says what the import pages take to a reader, at 1280 and 375 px, and lets the Creator who signs in next back to where they were', async () => {
+      for (const width of [1280, 375]) {
+        // bypassCSP only so the accessibility engine can be injected.
+        const context = await browser.newContext({
+          viewport: { width, height: 800 },
+          bypassCSP: true,
+        });
+        const page = await context.newPage();
+        await signIn(page, ['Reader'], 'bob');
+        const refused = await page.goto(`${service.url}/account/imports/new`);
+        expect(refused?.status()).toBe(403);
+        expect(await page.textContent('main')).toContain('Importing takes the Creator role');
+        expect(await accessibilityViolations(page)).toEqual([]);
+        expect(
+          await page.evaluate<number>('document.documentElement.scrollWidth'),
+        ).toBeLessThanOrEqual(width);
+        await page.screenshot({
+          path: `${OUTPUT}/refdata-${width}-import-refused.png`,
+          fullPage: true,
+        });
+        await context.close();
+      }
+      // A visitor sent to sign in comes back to the page asked for, as a Creator;
+      // signed in already, the next visit goes straight there.
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      const blocked = policyViolations(page);
+      await page.goto(`${service.url}/account/imports/new`);
+      expect(new URL(page.url()).pathname).toBe('/sign-in');
+      await page.fill('#token', await service.token(['Creator'], 'carol'));
+      await Promise.all([
+        page.waitForURL((url) => url.pathname === '/account/imports/new'),
+        page.click('button:has-text("Sign in with token")'),
+      ]);
+      expect(await page.isVisible('form.authoring')).toBe(true);
+      const again = await page.goto(`${service.url}/account/imports/new`);
+      expect(again?.status()).toBe(200);
+      expect(blocked).toEqual([]);
+      await context.close();
+    });
   },
 );
