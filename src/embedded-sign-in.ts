@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { CodehostTables } from './codehost/db/tables.js';
+import { ResourceServerStore } from './codehost/oauth/resource-servers.js';
 import { ensureTrustedClient } from './codehost/oauth/trusted-clients.js';
 import {
   type Config,
@@ -47,6 +48,12 @@ export function embeddedSignIn(): StartHooks {
           new OutboundPolicy(config.outboundAllowedNetworks),
         );
         if (!client) return undefined;
+        // refdata's API is a resource codehost issues JWT access tokens for (RFC
+        // 8707), named by refdata's address: a client asks with resource=<that>.
+        await new ResourceServerStore(database.db as Kysely<CodehostTables>).ensure({
+          identifier: section.publicUrl,
+          name: 'refdata',
+        });
         const oidc = {
           issuer: codehost.config.publicUrl,
           clientId: client.clientId,

@@ -20,9 +20,9 @@ import type { CodehostTables } from '../src/codehost/db/tables.js';
 import { userFacts } from '../src/codehost/oidc/claims.js';
 import { openDatabase } from '../src/platform/db/connection.js';
 import { allCommands, loadProgramConfig, runProgram } from '../src/program.js';
+import { rolesFromClaims } from '../src/refdata/auth/identity-provider.js';
 import { DEFAULT_ROLE_MAP, roleMap } from '../src/refdata/config.js';
 import type { RefdataTables } from '../src/refdata/db/tables.js';
-import { rolesFromClaims } from '../src/refdata/web/oidc-sign-in.js';
 
 function captured() {
   const stream = new PassThrough();

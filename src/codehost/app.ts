@@ -30,6 +30,7 @@ import { DEVICE_CODE_GRANT_TYPE } from './oauth/grants/device-code.js';
 import type { Grant } from './oauth/grants/grant.js';
 import { BUILT_IN_GRANTS, grantsByType } from './oauth/grants/index.js';
 import { registerMetadataRoutes } from './oauth/metadata-routes.js';
+import { registerRegistrationRoutes } from './oauth/registration-routes.js';
 import { registerTokenRoutes } from './oauth/token-routes.js';
 import { oidcCommands } from './oidc/commands.js';
 import { registerLogoutRoutes } from './oidc/logout-routes.js';
@@ -141,6 +142,7 @@ export function codehostService(
             registerDeviceAuthorizationRoute(oauth, context);
           }
           registerUserinfoRoute(oauth, context);
+          registerRegistrationRoutes(oauth, context);
         },
       );
       // The documents programs read to find the rest, and every other address

@@ -9,7 +9,12 @@ import { PersonalAccessTokenStore } from './accounts/personal-access-tokens.js';
 import { PasswordSignIn } from './accounts/sign-in.js';
 import { TwoFactorStore } from './accounts/two-factor.js';
 import { UserStore } from './accounts/users.js';
-import { type CodehostSettings, DEFAULT_BACKCHANNEL_RETRY_SCHEDULE } from './config.js';
+import {
+  type CodehostSettings,
+  DEFAULT_BACKCHANNEL_RETRY_SCHEDULE,
+  DEFAULT_REGISTRATION,
+  DEFAULT_RESOURCE_TOKEN_LIFETIME_SECONDS,
+} from './config.js';
 import type { CodehostTables } from './db/tables.js';
 import { AccessPolicy } from './namespaces/access.js';
 import { GroupStore } from './namespaces/groups.js';
@@ -20,6 +25,7 @@ import { ApplicationStore } from './oauth/applications.js';
 import { DeviceGrantStore } from './oauth/device-grants.js';
 import type { Grant } from './oauth/grants/grant.js';
 import { GRANTS } from './oauth/grants/index.js';
+import { ResourceServerStore } from './oauth/resource-servers.js';
 import { TokenStore } from './oauth/tokens.js';
 import { BackchannelLogout } from './oidc/backchannel-logout.js';
 import { SigningKeyStore } from './oidc/signing-keys.js';
@@ -40,6 +46,10 @@ export interface Codehost {
   applications: ApplicationStore;
   tokens: TokenStore;
   deviceGrants: DeviceGrantStore;
+  /** The APIs codehost issues JWT access tokens for (RFC 8707). */
+  resourceServers: ResourceServerStore;
+  /** codehost's own settings the routes read. */
+  settings: OAuthSettings;
   signingKeys: SigningKeyStore;
   /** Sessions' `sid`s, the relying parties told of each, and their logout tokens. */
   backchannelLogout: BackchannelLogout;
@@ -51,6 +61,24 @@ export interface Codehost {
   members: MemberStore;
   access: AccessPolicy;
   notificationSettings: NotificationSettingStore;
+}
+
+type OAuthSettings = Pick<
+  CodehostSettings,
+  'backchannelRetry' | 'resourceTokenLifetimeSeconds' | 'registration'
+>;
+
+/** codehost's settings, or their defaults where it is built without them (some tests). */
+function codehostSettingsOf(platform: Config): OAuthSettings {
+  const settings = serviceSettings<CodehostSettings | undefined>(platform, 'codehost');
+  return {
+    backchannelRetry:
+      settings?.backchannelRetry ??
+      (RetryPolicy.parse(DEFAULT_BACKCHANNEL_RETRY_SCHEDULE) as RetryPolicy),
+    resourceTokenLifetimeSeconds:
+      settings?.resourceTokenLifetimeSeconds ?? DEFAULT_RESOURCE_TOKEN_LIFETIME_SECONDS,
+    registration: settings?.registration ?? DEFAULT_REGISTRATION,
+  };
 }
 
 export function createCodehost(
@@ -68,6 +96,11 @@ export function createCodehost(
   const signingKeys = new SigningKeyStore(db);
   // Every address a user gives codehost to post to goes through this one policy.
   const outbound = new OutboundPolicy(platform.outboundAllowedNetworks);
+  const settings = codehostSettingsOf(platform);
+  const tokens = new TokenStore(db, {
+    refreshReuseGraceMs: platform.security.refreshReuseGraceSeconds * 1000,
+    resourceTokenLifetimeSeconds: settings.resourceTokenLifetimeSeconds,
+  });
   return {
     db,
     config,
@@ -83,18 +116,17 @@ export function createCodehost(
       secureCookie: config.publicUrl.startsWith('https:'),
     }),
     applications: new ApplicationStore(db, outbound),
-    tokens: new TokenStore(db, {
-      refreshReuseGraceMs: platform.security.refreshReuseGraceSeconds * 1000,
-    }),
-    deviceGrants: new DeviceGrantStore(db),
+    tokens,
+    deviceGrants: new DeviceGrantStore(db, Date.now, tokens),
+    resourceServers: new ResourceServerStore(db),
+    settings,
     signingKeys,
     backchannelLogout: new BackchannelLogout(
       db,
       signingKeys,
       config.publicUrl,
       outbound,
-      serviceSettings<CodehostSettings | undefined>(platform, 'codehost')?.backchannelRetry ??
-        (RetryPolicy.parse(DEFAULT_BACKCHANNEL_RETRY_SCHEDULE) as RetryPolicy),
+      settings.backchannelRetry,
     ),
     grants,
     personalAccessTokens: new PersonalAccessTokenStore(db),

@@ -1,6 +1,9 @@
 import { problemCatalogue } from '../platform/http/problem.js';
 
-/** RFC 6749 section 5.2 and 4.1.2.1, RFC 6750 section 3.1 and RFC 7009 error codes. */
+/**
+ * RFC 6749 section 5.2 and 4.1.2.1, RFC 6750 section 3.1, RFC 7009, RFC 8628,
+ * RFC 8707 and RFC 7591 error codes.
+ */
 export const OAUTH_ERROR_CODES = [
   'invalid_request',
   'invalid_client',
@@ -19,6 +22,11 @@ export const OAUTH_ERROR_CODES = [
   'authorization_pending',
   'slow_down',
   'expired_token',
+  // RFC 8707 section 2: a resource the server does not know, or more than one.
+  'invalid_target',
+  // RFC 7591 section 3.2.2: registration metadata refused.
+  'invalid_redirect_uri',
+  'invalid_client_metadata',
 ] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 

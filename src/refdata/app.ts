@@ -2,6 +2,7 @@ import type { ServiceDefinition } from '../platform/service.js';
 import { registerAccessCheck } from './auth/authenticate.js';
 import { authCommands } from './auth/commands.js';
 import { refdataApiSecurity } from './auth/openapi-security.js';
+import { registerResourceMetadataRoute } from './auth/resource-metadata.js';
 import { registerKeySetRoute } from './auth/routes.js';
 import { loadOrCreateSigningKey } from './auth/signing-key.js';
 import { Catalogues } from './catalogues/catalogues.js';
@@ -132,6 +133,10 @@ export function refdataService(
       await registerWebSurface(app, context, platform, settings.web);
       registerProblemTypeRoutes(app, config.publicUrl);
       if (signingKey) registerKeySetRoute(app, signingKey);
+      registerResourceMetadataRoute(app, config.publicUrl, [
+        ...(settings.web.oidc ? [settings.web.oidc.issuer] : []),
+        ...(settings.tokens.jwksUrl ? [settings.tokens.issuer] : []),
+      ]);
       // The API's one check of its callers: each route declares its `access` in its config.
       registerAccessCheck(app, context.verifier, context.anonymousRead);
       registerResourceRoutes(app, context);

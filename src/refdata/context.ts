@@ -1,5 +1,8 @@
 import type { Kysely } from 'kysely';
 import type { ServiceConfig } from '../platform/config.js';
+import { IdentityProvider } from './auth/identity-provider.js';
+import { ProviderTokenVerifier } from './auth/provider-tokens.js';
+import { RESOURCE_METADATA_PATH, resourceIdentifier } from './auth/resource-metadata.js';
 import type { SigningKey } from './auth/signing-key.js';
 import { TokenVerifier } from './auth/tokens.js';
 import type { Catalogues } from './catalogues/catalogues.js';
@@ -27,6 +30,8 @@ import { Webhooks } from './webhooks/service.js';
 
 /** Everything refdata's routes work with, built once per server. */
 export interface Refdata extends ResourceContext {
+  /** The OpenID Connect provider refdata trusts, when one is configured. */
+  provider: IdentityProvider | undefined;
   verifier: TokenVerifier;
   /** refdata's own signing key, when it issues its tokens itself. */
   signingKey: SigningKey | undefined;
@@ -111,12 +116,23 @@ export function createRefdata(
   // Woken by the writes that queue mail (review/decisions.ts, review/comments.ts), not by
   // every write: most queue none, and each wake is a read of the outbox.
   const mailer = new MailSender(db, settings.review.mail, settings.review.mailRetry, log);
+  // The OpenID Connect provider people sign in at, whose access tokens for this
+  // API are taken too (codehost in the embedded set-up).
+  const provider = settings.web.oidc
+    ? new IdentityProvider(settings.web.oidc, config.publicUrl)
+    : undefined;
   const refdata = {
     db,
     publicUrl: config.publicUrl,
     iriBase: settings.iriBase,
     store,
-    verifier: new TokenVerifier(settings.tokens, signingKey),
+    provider,
+    verifier: new TokenVerifier(
+      settings.tokens,
+      signingKey,
+      `${config.publicUrl}${RESOURCE_METADATA_PATH}`,
+      provider && new ProviderTokenVerifier(provider, resourceIdentifier(config.publicUrl)),
+    ),
     signingKey,
     catalogues,
     families,

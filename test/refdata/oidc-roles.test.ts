@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { rolesFromClaims } from '../../src/refdata/auth/identity-provider.js';
 import { DEFAULT_ROLE_MAP, roleMap } from '../../src/refdata/config.js';
-import { rolesFromClaims } from '../../src/refdata/web/oidc-sign-in.js';
 
 describe('refdata roles from an identity provider’s claims', () => {
   const gitlab = { rolesClaim: 'groups', roleMap: roleMap(DEFAULT_ROLE_MAP) };

@@ -11,7 +11,11 @@ describe('verified tokens, remembered until they expire', () => {
 
   it('answers a token again without its signature, and refuses it once it has expired', async () => {
     const tokens = service.config.settings.refdata.tokens;
-    const verifier = new TokenVerifier(tokens, await loadOrCreateSigningKey(tokens.signingKeyFile));
+    const verifier = new TokenVerifier(
+      tokens,
+      await loadOrCreateSigningKey(tokens.signingKeyFile),
+      'http://refdata.test/.well-known/oauth-protected-resource',
+    );
     const token = await service.token(['Creator'], 'casey', 60);
     const first = await verifier.verify(token);
     expect(first).toMatchObject({ subject: 'casey', roles: ['Creator'] });
@@ -24,7 +28,11 @@ describe('verified tokens, remembered until they expire', () => {
 
   it('remembers no refusal: a token refused once is refused again, and a tampered one too', async () => {
     const tokens = service.config.settings.refdata.tokens;
-    const verifier = new TokenVerifier(tokens, await loadOrCreateSigningKey(tokens.signingKeyFile));
+    const verifier = new TokenVerifier(
+      tokens,
+      await loadOrCreateSigningKey(tokens.signingKeyFile),
+      'http://refdata.test/.well-known/oauth-protected-resource',
+    );
     const token = await service.token(['Reader'], 'robin', 60);
     await verifier.verify(token);
     const [header, payload, signature] = token.split('.');

@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { MigrationSet } from '../../platform/db/migrations.js';
-import { type MigrationDb, TIMESTAMP, withIdColumn } from '../../platform/db/schema.js';
+import { isPostgres, type MigrationDb, TIMESTAMP, withIdColumn } from '../../platform/db/schema.js';
 import { counterTableMigration } from '../../platform/security/counters.js';
 
 /**
@@ -550,6 +550,88 @@ export const codehostMigrations: MigrationSet = {
         .createIndex('backchannel_logout_deliveries_by_application')
         .on('backchannel_logout_deliveries')
         .columns(['application_id', 'id'])
+        .execute();
+    },
+  },
+  '0015_resource_indicators_and_registration': {
+    async up(db: MigrationDb) {
+      // Clients that register themselves (RFC 7591) or are known by the address of
+      // their metadata (Client ID Metadata Documents) belong to no user, as
+      // GitLab's instance-wide and dynamic applications do; and such a client ID
+      // is a URL, longer than the 64 characters of a generated one.
+      if (isPostgres(db)) {
+        await sql`alter table oauth_applications alter column owner_id drop not null`.execute(db);
+        await sql`alter table oauth_applications alter column uid type varchar(2048)`.execute(db);
+      } else {
+        // SQLite changes a column's constraints by rebuilding the table, from its own
+        // definition so that every column added since is kept in its place (foreign
+        // keys are off during migrations, so the children keep their rows).
+        const { rows } = await sql<{ sql: string }>`
+          select sql from sqlite_master where type = 'table' and name = 'oauth_applications'`.execute(
+          db,
+        );
+        const definition = rows[0]?.sql ?? '';
+        const rebuilt = definition
+          .replace(/"oauth_applications"/, '"oauth_applications_next"')
+          .replace(/"uid" varchar\(64\)/, '"uid" varchar(2048)')
+          .replace(/"owner_id" integer not null/, '"owner_id" integer');
+        if (rebuilt === definition || !rebuilt.includes('"owner_id" integer references')) {
+          throw new Error(`oauth_applications is not as migration 0015 expects: ${definition}`);
+        }
+        await sql.raw(rebuilt).execute(db);
+        await sql`insert into oauth_applications_next select * from oauth_applications`.execute(db);
+        await db.schema.dropTable('oauth_applications').execute();
+        await db.schema
+          .alterTable('oauth_applications_next')
+          .renameTo('oauth_applications')
+          .execute();
+        await db.schema
+          .createIndex('oauth_applications_owner')
+          .on('oauth_applications')
+          .column('owner_id')
+          .execute();
+      }
+      // How the client came to be: 'owner' (a user or the operator), 'dynamic'
+      // (RFC 7591) or 'metadata-document' (its client ID is its metadata's URL).
+      await db.schema
+        .alterTable('oauth_applications')
+        .addColumn('registration', 'varchar(32)', (c) => c.notNull().defaultTo('owner'))
+        .execute();
+      // RFC 7592: the registration access token that reads or deletes a registration.
+      await db.schema
+        .alterTable('oauth_applications')
+        .addColumn('registration_token_hash', 'varchar(64)')
+        .execute();
+      // The client's home page, shown on the consent page (RFC 7591 client_uri).
+      await db.schema
+        .alterTable('oauth_applications')
+        .addColumn('client_uri', 'text', (c) => c.notNull().defaultTo(''))
+        .execute();
+      // When a metadata document was last read (its cached copy's age).
+      await db.schema
+        .alterTable('oauth_applications')
+        .addColumn('metadata_fetched_at', TIMESTAMP)
+        .execute();
+      await db.schema
+        .createIndex('oauth_applications_registration')
+        .on('oauth_applications')
+        .columns(['registration', 'created_at'])
+        .execute();
+      // RFC 8707: the resource server a grant, a device's request and a token are
+      // for; NULL for GitLab's own API (an opaque token, as before).
+      for (const table of [
+        'oauth_access_grants',
+        'oauth_device_grants',
+        'oauth_access_tokens',
+      ] as const) {
+        await db.schema.alterTable(table).addColumn('resource', 'varchar(2048)').execute();
+      }
+      // The APIs codehost issues access tokens for (JWTs naming them as audience).
+      await withIdColumn(db, db.schema.createTable('oauth_resource_servers'))
+        .addColumn('identifier', 'varchar(2048)', (c) => c.notNull().unique())
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('updated_at', TIMESTAMP, (c) => c.notNull())
         .execute();
     },
   },

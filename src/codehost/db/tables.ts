@@ -148,7 +148,28 @@ export interface OauthApplicationsTable {
   backchannel_logout_session_required: Generated<Flag>;
   /** 1 for a relying party the operator set up (a trusted client), not a user. */
   configured_by_operator: Generated<Flag>;
-  owner_id: number;
+  /** The user who registered it; NULL for a client that registered itself. */
+  owner_id: number | null;
+  /** How it came to be: made by a user or the operator, by itself (RFC 7591), or from its metadata's URL. */
+  registration: Generated<ApplicationRegistration>;
+  /** RFC 7592's registration access token (its hash), for a client that registered itself. */
+  registration_token_hash: string | null;
+  /** Its home page (RFC 7591 `client_uri`), shown on the consent page; '' for none. */
+  client_uri: Generated<string>;
+  /** When its metadata document was last read (a Client ID Metadata Document client). */
+  metadata_fetched_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export type ApplicationRegistration = 'owner' | 'dynamic' | 'metadata-document';
+
+/** An API codehost issues JWT access tokens for (RFC 8707, RFC 9068). */
+export interface OauthResourceServersTable {
+  id: Generated<number>;
+  /** Its resource identifier: an absolute URI without a fragment, the tokens' `aud`. */
+  identifier: string;
+  name: string;
   created_at: number;
   updated_at: number;
 }
@@ -169,6 +190,8 @@ export interface OauthAccessGrantsTable {
   amr: string | null;
   /** The OpenID Connect session it was approved in, for the ID token's sid. */
   sid: string | null;
+  /** RFC 8707: the resource server the code's token is for; NULL for codehost's own API. */
+  resource: string | null;
   expires_at: number;
   used_at: number | null;
   created_at: number;
@@ -187,6 +210,8 @@ export interface OauthDeviceGrantsTable {
   auth_time: number | null;
   amr: string | null;
   sid: string | null;
+  /** RFC 8707: the resource server the device's token is for; NULL for codehost's own API. */
+  resource: string | null;
   approved_at: number | null;
   denied_at: number | null;
   /** When the device's token was issued: a device code gives one token, once. */
@@ -211,6 +236,8 @@ export interface OauthAccessTokensTable {
   rotated_at: number | null;
   /** When this rotated refresh token was used again within the grace window (once only). */
   retried_at: number | null;
+  /** RFC 8707: the resource server it is for (a JWT access token); NULL for codehost's own API. */
+  resource: string | null;
   created_at: number;
 }
 
@@ -301,6 +328,7 @@ export interface CodehostTables extends CounterTables {
   sessions: SessionsTable;
   personal_access_tokens: PersonalAccessTokensTable;
   oauth_applications: OauthApplicationsTable;
+  oauth_resource_servers: OauthResourceServersTable;
   oauth_access_grants: OauthAccessGrantsTable;
   oauth_access_tokens: OauthAccessTokensTable;
   oauth_device_grants: OauthDeviceGrantsTable;

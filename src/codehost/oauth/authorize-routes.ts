@@ -24,6 +24,7 @@ import {
 } from '../web/web-context.js';
 import { type ApplicationRow, isRegisteredRedirectUri, scopesOf } from './applications.js';
 import { issuerOf } from './issuer.js';
+import { type ResourceServerRow, TargetRefused } from './resource-servers.js';
 import { coversScopes, DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from './scopes.js';
 import { PKCE_CHALLENGE } from './tokens.js';
 
@@ -37,6 +38,8 @@ interface AuthorizationRequest {
   nonce: string | undefined;
   /** OpenID Connect's `prompt`, `max_age` and `login_hint`; for `openid` requests only. */
   interaction: InteractionRequest | undefined;
+  /** RFC 8707: the API the token will be for; undefined for codehost's own. */
+  resource: ResourceServerRow | undefined;
 }
 
 /** An error the client hears about at its redirect URI (RFC 6749 section 4.1.2.1). */
@@ -140,6 +143,15 @@ async function validate(codehost: Codehost, source: unknown): Promise<Authorizat
       throw fail('invalid_request', 'code_challenge is not a valid S256 challenge.');
     }
   }
+  let resource: ResourceServerRow | undefined;
+  try {
+    const identifier = await codehost.resourceServers.requested(raw.resource);
+    resource =
+      identifier === undefined ? undefined : await codehost.resourceServers.find(identifier);
+  } catch (error) {
+    if (error instanceof TargetRefused) throw fail('invalid_target', error.message);
+    throw error;
+  }
   const nonce = value('nonce');
   if (nonce !== undefined && nonce.length > MAX_NONCE_LENGTH) {
     throw fail('invalid_request', `nonce is longer than ${MAX_NONCE_LENGTH} characters.`);
@@ -155,7 +167,16 @@ async function validate(codehost: Codehost, source: unknown): Promise<Authorizat
     if (typeof parsed === 'string') throw fail('invalid_request', parsed);
     interaction = parsed;
   }
-  return { application, redirectUri, state, scopes, codeChallenge, nonce, interaction };
+  return {
+    application,
+    redirectUri,
+    state,
+    scopes,
+    codeChallenge,
+    nonce,
+    interaction,
+    resource,
+  };
 }
 
 function pageError(detail: string): HttpError {
@@ -200,6 +221,7 @@ async function approve(
     authTime: session?.data.authTime ?? user.current_sign_in_at,
     amr: session?.data.amr,
     sid: session?.data.sid,
+    resource: request.resource?.identifier,
   });
   return redirectWith(reply, codehost, request.redirectUri, { code, state: request.state });
 }
@@ -212,10 +234,12 @@ function consentPage(request: AuthorizationRequest, user: UserRow, session: Sess
     <input type="hidden" name="scope" value="${request.scopes.join(' ')}">
     ${request.state === undefined ? html`` : html`<input type="hidden" name="state" value="${request.state}">`}
     ${request.codeChallenge === undefined ? html`` : html`<input type="hidden" name="code_challenge" value="${request.codeChallenge}"><input type="hidden" name="code_challenge_method" value="S256">`}
-    ${request.nonce === undefined ? html`` : html`<input type="hidden" name="nonce" value="${request.nonce}">`}`;
+    ${request.nonce === undefined ? html`` : html`<input type="hidden" name="nonce" value="${request.nonce}">`}
+    ${request.resource === undefined ? html`` : html`<input type="hidden" name="resource" value="${request.resource.identifier}">`}`;
   return page(
     { title: 'Authorization required', user, csrf: session.data.csrf },
     html`<p>Authorize <strong id="application-name">${request.application.name}</strong> to use your account?</p>
+${request.resource === undefined ? html`` : html`<p id="resource">Its access will be to <strong>${request.resource.name}</strong> (<code>${request.resource.identifier}</code>), as you.</p>`}
 <p>This application will be able to:</p>
 <ul id="scopes">${request.scopes.map((scope) => html`<li><code>${scope}</code>: ${SCOPES[scope]}</li>`)}</ul>
 <p>You will be sent back to <code>${new URL(request.redirectUri).origin === 'null' ? request.redirectUri : new URL(request.redirectUri).origin}</code>.</p>
@@ -274,6 +298,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
           user.id,
           authorization.application.id,
           authorization.scopes,
+          authorization.resource?.identifier,
         ));
       // A plain OAuth request is an OpenID Connect one without prompt or max_age.
       const next = nextInteraction(

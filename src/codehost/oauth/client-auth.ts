@@ -79,13 +79,18 @@ function parseBasic(header: string): { id: string; secret: string } | undefined 
  * The request's parameters as single strings. RFC 6749 section 3.2: a parameter
  * sent twice is invalid; values that are not text are too.
  */
-export function singleValuedParameters(body: unknown): Record<string, string> {
+export function singleValuedParameters(
+  body: unknown,
+  /** Parameters read on their own (RFC 8707's `resource` may repeat): left out here. */
+  except: readonly string[] = [],
+): Record<string, string> {
   if (body === undefined || body === null) return {};
   if (typeof body !== 'object' || Array.isArray(body)) {
     throw oauthError(400, 'invalid_request', 'The request body must hold form parameters.');
   }
   const parameters: Record<string, string> = {};
   for (const [name, value] of Object.entries(body)) {
+    if (except.includes(name)) continue;
     if (Array.isArray(value)) {
       throw oauthError(400, 'invalid_request', `The parameter ${name} is repeated.`);
     }

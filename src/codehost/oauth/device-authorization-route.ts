@@ -10,6 +10,7 @@ import {
 } from './device-grants.js';
 import { invalidClient, oauthError } from './errors.js';
 import { CLIENT_PARAMETERS, formEndpoint } from './form-endpoint.js';
+import { RESOURCE_PARAMETER, requestedResource } from './resource-servers.js';
 import { coversScopes, DEFAULT_SCOPES, parseScopes } from './scopes.js';
 
 /** Where a person enters the code a device shows (GitLab's address). */
@@ -36,14 +37,22 @@ export function registerDeviceAuthorizationRoute(app: HttpApp, codehost: Codehos
   app.post('/oauth/authorize_device', {
     ...formRoute(
       'Start a device authorization (RFC 8628): a device code to poll with, a user code to show',
-      { ...CLIENT_PARAMETERS, scope: 'The scopes wanted, space-separated (default: api)' },
+      {
+        ...CLIENT_PARAMETERS,
+        scope: 'The scopes wanted, space-separated (default: api)',
+        resource: RESOURCE_PARAMETER,
+      },
       DeviceAuthorizationResponse,
       'The codes (RFC 8628 section 3.2)',
     ),
     handler: async (request) => {
-      const body = singleValuedParameters(request.body);
+      const body = singleValuedParameters(request.body, ['resource']);
       const client = await identifyClient(request, body, codehost.applications);
       if (client.kind === 'none') throw invalidClient('The client is not identified.');
+      const resource = await requestedResource(
+        codehost.resourceServers,
+        (request.body as Record<string, unknown> | undefined)?.resource,
+      );
       if (client.application.device_authorization_grant !== 1) {
         throw oauthError(
           400,
@@ -62,6 +71,7 @@ export function registerDeviceAuthorizationRoute(app: HttpApp, codehost: Codehos
       const { deviceCode, userCode } = await codehost.deviceGrants.request({
         applicationId: client.application.id,
         scopes,
+        resource,
       });
       const shown = displayedUserCode(userCode);
       return {

@@ -70,11 +70,15 @@ export class DeviceGrantStore {
   constructor(
     private readonly db: Kysely<CodehostTables>,
     private readonly now: () => number = Date.now,
+    /** Issues the device's token (its lifetimes); one over this database by default. */
+    private readonly tokens: TokenStore = new TokenStore(db, { now }),
   ) {}
 
   async request(input: {
     applicationId: number;
     scopes: readonly string[];
+    /** RFC 8707: the resource server the token will be for. */
+    resource?: string | undefined;
   }): Promise<{ deviceCode: string; userCode: string; row: DeviceGrantRow }> {
     const deviceCode = newSecret();
     // A user code is short, so two live ones may meet; the unique index says so.
@@ -89,6 +93,7 @@ export class DeviceGrantStore {
             user_code_hash: secretHash(userCode),
             application_id: input.applicationId,
             scopes: formatScopes(input.scopes),
+            resource: input.resource ?? null,
             interval_seconds: DEVICE_POLLING_INTERVAL_SECONDS,
             expires_at: now + DEVICE_CODE_LIFETIME_SECONDS * 1000,
             created_at: now,
@@ -247,18 +252,20 @@ export class DeviceGrantStore {
           auth_time: grant.auth_time,
           amr: grant.amr,
           sid: grant.sid,
+          resource: grant.resource,
           expires_at: now,
           used_at: now,
           created_at: now,
         })
         .returning('id')
         .executeTakeFirstOrThrow();
-      return new TokenStore(trx, { now: this.now }).issueToken({
+      return this.tokens.within(trx).issueToken({
         userId: grant.resource_owner_id,
         applicationId: grant.application_id,
         grantId: authorization.id,
         scopes: scopesOf(grant),
         withRefreshToken: true,
+        resource: grant.resource,
       });
     });
   }

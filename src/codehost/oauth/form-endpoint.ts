@@ -11,7 +11,12 @@ const formBody = (parameters: Record<string, string>) =>
     Object.fromEntries(
       Object.entries(parameters).map(([name, description]) => [
         name,
-        Type.Optional(Type.String({ description })),
+        Type.Optional(
+          // RFC 8707 lets `resource` repeat; the endpoint answers two with invalid_target.
+          name === 'resource'
+            ? Type.Union([Type.String(), Type.Array(Type.String())], { description })
+            : Type.String({ description }),
+        ),
       ]),
     ),
     {

@@ -4,6 +4,7 @@ import { NOT_MODIFIED, ServerMetadata } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { DEVICE_CODE_GRANT_TYPE } from './grants/device-code.js';
 import { issuerOf } from './issuer.js';
+import { REGISTRATION_PATH } from './registration-routes.js';
 import { SCOPE_NAMES } from './scopes.js';
 
 /** RFC 8414 authorization server metadata; OpenID Connect discovery builds on it. */
@@ -15,6 +16,10 @@ export function authorizationServerMetadata(codehost: Codehost) {
     token_endpoint: `${base}/oauth/token`,
     revocation_endpoint: `${base}/oauth/revoke`,
     introspection_endpoint: `${base}/oauth/introspect`,
+    // RFC 7591, unless the operator turned it off.
+    ...(codehost.settings.registration.mode === 'off'
+      ? {}
+      : { registration_endpoint: `${base}${REGISTRATION_PATH}` }),
     // RFC 8628 section 4, where the grant is offered.
     ...(codehost.grants.has(DEVICE_CODE_GRANT_TYPE)
       ? { device_authorization_endpoint: `${base}/oauth/authorize_device` }

@@ -9,7 +9,9 @@ import { type ClientIdentity, identifyClient, singleValuedParameters } from './c
 import { bearerChallenge, invalidClient, oauthError } from './errors.js';
 import { CLIENT_PARAMETERS, formEndpoint } from './form-endpoint.js';
 import { type Granted, invalidRequest } from './grants/grant.js';
-import { ACCESS_TOKEN_LIFETIME_SECONDS, type IssuedToken } from './tokens.js';
+import { signJwtAccessToken } from './jwt-access-token.js';
+import { RESOURCE_PARAMETER, requestedResource } from './resource-servers.js';
+import type { IssuedToken } from './tokens.js';
 
 const TOKEN_LOOKUP_PARAMETERS = {
   token: 'The access or refresh token',
@@ -48,6 +50,7 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
   const tokenParameters = {
     grant_type: [...grants.keys()].join(', '),
     ...Object.assign({}, ...[...grants.values()].map((grant) => grant.parameters)),
+    resource: RESOURCE_PARAMETER,
     ...CLIENT_PARAMETERS,
   };
   const formRoute = formEndpoint(codehost);
@@ -60,7 +63,7 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
       'The token (RFC 6749 section 5.1), with an ID token when the grant has openid',
     ),
     handler: async (request) => {
-      const body = singleValuedParameters(request.body);
+      const body = singleValuedParameters(request.body, ['resource']);
       const grantType = body.grant_type;
       if (grantType === undefined) throw invalidRequest('grant_type is missing.');
       const grant = grants.get(grantType);
@@ -71,7 +74,11 @@ export function registerTokenRoutes(app: HttpApp, codehost: Codehost): void {
           `grant_type must be ${listed([...grants.keys()])}.`,
         );
       }
-      return withIdToken(codehost, await grant.grant({ codehost, request, body }));
+      const resource = await requestedResource(
+        codehost.resourceServers,
+        (request.body as Record<string, unknown> | undefined)?.resource,
+      );
+      return tokenAnswer(codehost, await grant.grant({ codehost, request, body, resource }));
     },
   });
 
@@ -202,11 +209,11 @@ function mayActOnToken(client: ClientIdentity, applicationId: number | null): bo
   return client.kind !== 'none' && client.application.id === applicationId;
 }
 
-function tokenResponse(issued: IssuedToken) {
+function tokenResponse(issued: IssuedToken, accessToken: string) {
   return {
-    access_token: issued.accessToken,
+    access_token: accessToken,
     token_type: 'bearer' as const,
-    expires_in: ACCESS_TOKEN_LIFETIME_SECONDS,
+    expires_in: Math.round((Number(issued.row.expires_at) - Number(issued.row.created_at)) / 1000),
     ...(issued.refreshToken ? { refresh_token: issued.refreshToken } : {}),
     scope: issued.row.scopes,
     created_at: Math.floor(Number(issued.row.created_at) / 1000),
@@ -221,19 +228,33 @@ function listed(names: readonly string[]): string {
 }
 
 /**
- * The token response, with an ID token when the grant has `openid` and a
- * client (OpenID Connect Core 3.1.3.3; and 12.2 for refreshes, which repeat the
- * original `auth_time` but carry no `nonce`), made from what the grant handed back.
+ * The token response, made from what the grant handed back: the access token
+ * opaque for codehost's own API, a JWT (RFC 9068) for a resource server; with
+ * an ID token when the grant has `openid` and a client (OpenID Connect Core
+ * 3.1.3.3; and 12.2 for refreshes, which repeat the original `auth_time` but
+ * carry no `nonce`).
  */
-async function withIdToken(codehost: Codehost, granted: Granted) {
-  const response = tokenResponse(granted.issued);
+async function tokenAnswer(codehost: Codehost, granted: Granted) {
+  const { issued } = granted;
+  const resource = issued.row.resource;
+  const accessToken =
+    resource === null
+      ? issued.accessToken
+      : await signJwtAccessToken(codehost, {
+          issued: { ...issued, row: { ...issued.row, resource } },
+          user: granted.user,
+          clientId: granted.clientId,
+          authTime: granted.authTime,
+          sid: granted.sid,
+        });
+  const response = tokenResponse(issued, accessToken);
   const scopes = scopesOf(granted.issued.row);
   if (!scopes.includes('openid') || granted.clientId === undefined) return response;
   const idToken = await signIdToken(codehost, {
     user: granted.user,
     clientId: granted.clientId,
     scopes,
-    accessToken: granted.issued.accessToken,
+    accessToken,
     authTime: granted.authTime,
     nonce: granted.nonce,
     amr: granted.amr,

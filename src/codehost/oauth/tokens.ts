@@ -1,11 +1,14 @@
 import { createHash } from 'node:crypto';
+import { decodeJwt } from 'jose';
 import { type ExpressionBuilder, type Kysely, type Selectable, sql } from 'kysely';
 import { allColumns, prefixedColumns, splitPrefixed } from '../../platform/db/joined-rows.js';
 import { reusableQuery } from '../../platform/db/reusable-query.js';
 import { isPostgres } from '../../platform/db/schema.js';
 import { constantTimeEqual, newSecret, secretHash } from '../../platform/security/secrets.js';
 import type { UserRow } from '../accounts/users.js';
+import { DEFAULT_RESOURCE_TOKEN_LIFETIME_SECONDS } from '../config.js';
 import type {
+  ApplicationRegistration,
   CodehostTables,
   OauthAccessGrantsTable,
   OauthAccessTokensTable,
@@ -39,6 +42,7 @@ const TOKEN_COLUMNS = allColumns<OauthAccessTokensTable>()([
   'revoked_at',
   'rotated_at',
   'retried_at',
+  'resource',
   'created_at',
 ]);
 const TOKEN_PREFIX = 'token__';
@@ -64,19 +68,59 @@ export const PKCE_CHALLENGE = /^[A-Za-z0-9\-_]{43}$/;
 /** Default grace for retrying a rotated refresh token (OAUTH_REFRESH_REUSE_GRACE_SECONDS). */
 const DEFAULT_REFRESH_REUSE_GRACE_MS = 10_000;
 
+/**
+ * The stored hash of an access token. A token for a resource server is a JWT
+ * whose `jti` is the random secret; its hash is taken with a prefix, so the
+ * `jti` alone is never an access token to codehost's own API.
+ */
+export function accessTokenHash(secret: string, forResource: boolean): string {
+  return secretHash(forResource ? `at+jwt:${secret}` : secret);
+}
+
+/** A JWT's `jti`, read without checking its signature (only to find its row), or undefined. */
+function jwtId(token: string): string | undefined {
+  if (!/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/.test(token) || token.length > 16_384) {
+    return undefined;
+  }
+  try {
+    const { jti } = decodeJwt(token);
+    return typeof jti === 'string' && /^[0-9a-f]{64}$/.test(jti) ? jti : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** Authorization codes, access tokens and refresh tokens. Only their hashes are stored. */
 export class TokenStore {
   private readonly now: () => number;
   private readonly refreshReuseGraceMs: number;
+  private readonly resourceTokenLifetimeMs: number;
   private readonly postgres: boolean;
 
   constructor(
     private readonly db: Kysely<CodehostTables>,
-    options: { refreshReuseGraceMs?: number; now?: () => number } = {},
+    private readonly options: {
+      refreshReuseGraceMs?: number;
+      /** How long a JWT access token for a resource server lives. */
+      resourceTokenLifetimeSeconds?: number;
+      now?: () => number;
+    } = {},
   ) {
     this.now = options.now ?? Date.now;
     this.postgres = isPostgres(db);
     this.refreshReuseGraceMs = options.refreshReuseGraceMs ?? DEFAULT_REFRESH_REUSE_GRACE_MS;
+    this.resourceTokenLifetimeMs =
+      (options.resourceTokenLifetimeSeconds ?? DEFAULT_RESOURCE_TOKEN_LIFETIME_SECONDS) * 1000;
+  }
+
+  /** The same store over a transaction. */
+  within(trx: Kysely<CodehostTables>): TokenStore {
+    return new TokenStore(trx, { ...this.options, now: this.now });
+  }
+
+  /** An access token's lifetime: GitLab's two hours, or the resource servers' short one. */
+  private lifetimeMs(resource: string | null): number {
+    return resource === null ? ACCESS_TOKEN_LIFETIME_SECONDS * 1000 : this.resourceTokenLifetimeMs;
   }
 
   async issueCode(input: {
@@ -91,6 +135,8 @@ export class TokenStore {
     amr?: readonly string[] | undefined;
     /** The OpenID Connect session it was approved in. */
     sid?: string | undefined;
+    /** RFC 8707: the resource server the token will be for. */
+    resource?: string | undefined;
   }): Promise<string> {
     const code = newSecret();
     const now = this.now();
@@ -107,6 +153,7 @@ export class TokenStore {
         auth_time: input.authTime ?? null,
         amr: input.amr?.join(' ') ?? null,
         sid: input.sid ?? null,
+        resource: input.resource ?? null,
         expires_at: now + CODE_LIFETIME_SECONDS * 1000,
         created_at: now,
       })
@@ -173,12 +220,13 @@ export class TokenStore {
         .executeTakeFirst();
       // Another request spent it a moment ago: the same replay, handled below.
       if (spent.numUpdatedRows === 0n) return undefined;
-      return new TokenStore(trx, { now: this.now }).issueToken({
+      return this.within(trx).issueToken({
         userId: accepted.userId,
         applicationId: grant.application_id,
         grantId: grant.id,
         scopes: scopesOf(grant),
         withRefreshToken: true,
+        resource: grant.resource,
       });
     });
     if (!issued) {
@@ -203,20 +251,24 @@ export class TokenStore {
     grantId: number | null;
     scopes: readonly string[];
     withRefreshToken: boolean;
+    /** RFC 8707: the resource server it is for (its access token is then a JWT's `jti`). */
+    resource?: string | null;
   }): Promise<IssuedToken> {
     const accessToken = newSecret();
     const refreshToken = input.withRefreshToken ? newSecret() : undefined;
     const now = this.now();
+    const resource = input.resource ?? null;
     const row = await this.db
       .insertInto('oauth_access_tokens')
       .values({
-        token_hash: secretHash(accessToken),
+        token_hash: accessTokenHash(accessToken, resource !== null),
         refresh_token_hash: refreshToken ? secretHash(refreshToken) : null,
         resource_owner_id: input.userId,
         application_id: input.applicationId,
         grant_id: input.grantId,
         scopes: formatScopes(input.scopes),
-        expires_at: now + ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
+        resource,
+        expires_at: now + this.lifetimeMs(resource),
         created_at: now,
       })
       .returningAll()
@@ -283,12 +335,13 @@ export class TokenStore {
           .executeTakeFirst();
         if (marked.numUpdatedRows === 0n) return undefined;
       }
-      return new TokenStore(trx, { now: this.now }).issueToken({
+      return this.within(trx).issueToken({
         userId: previous.resource_owner_id,
         applicationId: previous.application_id,
         grantId: previous.grant_id,
         scopes,
         withRefreshToken: true,
+        resource: previous.resource,
       });
     });
     if (!issued) {
@@ -315,10 +368,10 @@ export class TokenStore {
       this.rotation(
         now,
         previous.id,
-        secretHash(accessToken),
+        accessTokenHash(accessToken, previous.resource !== null),
         secretHash(refreshToken),
         formatScopes(scopes),
-        now + ACCESS_TOKEN_LIFETIME_SECONDS * 1000,
+        now + this.lifetimeMs(previous.resource),
       ),
     );
     const row = rows[0];
@@ -342,7 +395,7 @@ export class TokenStore {
             .set({ revoked_at: now as unknown as number, rotated_at: now as unknown as number })
             .where('id', '=', previousId as unknown as number)
             .where('revoked_at', 'is', null)
-            .returning(['resource_owner_id', 'application_id', 'grant_id']),
+            .returning(['resource_owner_id', 'application_id', 'grant_id', 'resource']),
         )
         .insertInto('oauth_access_tokens')
         .columns([
@@ -352,6 +405,7 @@ export class TokenStore {
           'application_id',
           'grant_id',
           'scopes',
+          'resource',
           'expires_at',
           'created_at',
         ])
@@ -363,6 +417,7 @@ export class TokenStore {
             'application_id',
             'grant_id',
             sql<string>`${scopes}::text`.as('scopes'),
+            'resource',
             // A bare parameter in a select list would be taken for text.
             sql<number>`${expiresAt}::bigint`.as('expires_at'),
             sql<number>`${now}::bigint`.as('created_at'),
@@ -407,7 +462,10 @@ export class TokenStore {
     if (row.grant_id !== null) await this.revokeChain(row.grant_id);
   }
 
-  /** An access token and its owner, by the token (every API request asks). */
+  /**
+   * An access token of codehost's own API and its owner, by the token (every API
+   * request asks). A token for another resource server is never one of these.
+   */
   async findAccessTokenWithOwner(token: string): Promise<OwnedToken | undefined> {
     if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
     return this.withOwner('token_hash', secretHash(token));
@@ -424,7 +482,9 @@ export class TokenStore {
   /** Every API request and every refresh reads one of these: each is built once. */
   private readonly withOwnerByHash = {
     token_hash: reusableQuery((hash: string) =>
-      this.selectWithOwner().where('oauth_access_tokens.token_hash', '=', hash),
+      this.selectWithOwner()
+        .where('oauth_access_tokens.token_hash', '=', hash)
+        .where('oauth_access_tokens.resource', 'is', null),
     ),
     refresh_token_hash: reusableQuery((hash: string) =>
       this.selectWithOwner().where('oauth_access_tokens.refresh_token_hash', '=', hash),
@@ -441,13 +501,16 @@ export class TokenStore {
     return { token: prefixed, owner: rest };
   }
 
+  /** An access token's row, by the opaque token or by a JWT access token's `jti`. */
   async findByAccessToken(token: string): Promise<AccessTokenRow | undefined> {
-    if (!/^[0-9a-f]{64}$/.test(token)) return undefined;
-    return this.db
+    const jti = /^[0-9a-f]{64}$/.test(token) ? undefined : jwtId(token);
+    if (jti === undefined && !/^[0-9a-f]{64}$/.test(token)) return undefined;
+    const row = await this.db
       .selectFrom('oauth_access_tokens')
       .selectAll()
-      .where('token_hash', '=', secretHash(token))
+      .where('token_hash', '=', jti === undefined ? secretHash(token) : accessTokenHash(jti, true))
       .executeTakeFirst();
+    return row;
   }
 
   async findByRefreshToken(token: string): Promise<AccessTokenRow | undefined> {
@@ -517,9 +580,15 @@ export class TokenStore {
   }
 
   /** Applications holding a token of the user that still works or can be refreshed. */
-  async authorizedApplications(
-    userId: number,
-  ): Promise<{ id: number; name: string; scopes: string; authorizedAt: number }[]> {
+  async authorizedApplications(userId: number): Promise<
+    {
+      id: number;
+      name: string;
+      scopes: string;
+      authorizedAt: number;
+      registration: ApplicationRegistration;
+    }[]
+  > {
     const rows = await this.db
       .selectFrom('oauth_access_tokens')
       .innerJoin(
@@ -530,12 +599,17 @@ export class TokenStore {
       .select((eb) => [
         'oauth_applications.id as id',
         'oauth_applications.name as name',
+        'oauth_applications.registration as registration',
         eb.fn.max('oauth_access_tokens.scopes').as('scopes'),
         eb.fn.min('oauth_access_tokens.created_at').as('authorizedAt'),
       ])
       .where('oauth_access_tokens.resource_owner_id', '=', userId)
       .where(this.inForce())
-      .groupBy(['oauth_applications.id', 'oauth_applications.name'])
+      .groupBy([
+        'oauth_applications.id',
+        'oauth_applications.name',
+        'oauth_applications.registration',
+      ])
       .orderBy('oauth_applications.name')
       .execute();
     return rows.map((row) => ({
@@ -543,6 +617,7 @@ export class TokenStore {
       name: row.name,
       scopes: String(row.scopes),
       authorizedAt: Number(row.authorizedAt),
+      registration: row.registration,
     }));
   }
 
@@ -550,12 +625,19 @@ export class TokenStore {
    * Whether the user already gave this application these scopes, with a token
    * still in force, so consent need not be asked again (as Doorkeeper does).
    */
-  async hasAuthorized(userId: number, applicationId: number, scopes: readonly string[]) {
+  async hasAuthorized(
+    userId: number,
+    applicationId: number,
+    scopes: readonly string[],
+    resource: string | undefined = undefined,
+  ) {
     const rows = await this.db
       .selectFrom('oauth_access_tokens')
       .select('oauth_access_tokens.scopes')
       .where('oauth_access_tokens.resource_owner_id', '=', userId)
       .where('oauth_access_tokens.application_id', '=', applicationId)
+      // Access to one API is not access to another: each is asked for once.
+      .where('oauth_access_tokens.resource', resource === undefined ? 'is' : '=', resource ?? null)
       .where(this.inForce())
       .execute();
     // Doorkeeper's rule: only the same set of scopes is approved without asking;

@@ -6,12 +6,16 @@ import { type Principal, TokenRefused, type TokenVerifier } from './tokens.js';
 
 const REALM = 'Bearer realm="refdata"';
 
-/** RFC 6750's challenge; a refused token also says why. */
-function challenge(description?: string): Record<string, string> {
+/**
+ * RFC 6750's challenge; a refused token also says why, and every one names
+ * where to learn how to get a token (RFC 9728 section 5.1).
+ */
+function challenge(verifier: TokenVerifier, description?: string): Record<string, string> {
+  const metadata = `resource_metadata="${verifier.resourceMetadataUrl}"`;
   return {
     'www-authenticate': description
-      ? `${REALM}, error="invalid_token", error_description="${description.replace(/["\\]/g, '')}"`
-      : REALM,
+      ? `${REALM}, error="invalid_token", error_description="${description.replace(/["\\]/g, '')}", ${metadata}`
+      : `${REALM}, ${metadata}`,
   };
 }
 
@@ -37,6 +41,7 @@ export async function requireRole(
           : 'The Authorization header is not a bearer token.',
         {
           headers: challenge(
+            verifier,
             header === undefined ? undefined : 'The Authorization header is not a bearer token.',
           ),
         },
@@ -49,10 +54,22 @@ export async function requireRole(
   } catch (error) {
     if (!(error instanceof TokenRefused)) throw error;
     throw new HttpError(
-      problem(401, 'invalid-token', error.message, { headers: challenge(error.message) }),
+      problem(401, 'invalid-token', error.message, {
+        headers: challenge(verifier, error.message),
+      }),
     );
   }
   if (!principal.roles.some((role) => allowed.includes(role))) {
+    if (principal.scopeNeeded !== undefined) {
+      const detail = `The token's scope gives no access to this API; ask for one of: ${principal.scopeNeeded}.`;
+      throw new HttpError(
+        problem(403, 'missing-role', detail, {
+          headers: {
+            'www-authenticate': `${REALM}, error="insufficient_scope", error_description="${detail}", scope="${principal.scopeNeeded}"`,
+          },
+        }),
+      );
+    }
     throw new HttpError(
       problem(
         403,

@@ -2,6 +2,7 @@ import { hash } from 'node:crypto';
 import {
   createLocalJWKSet,
   createRemoteJWKSet,
+  decodeJwt,
   errors,
   type JWTPayload,
   jwtVerify,
@@ -9,6 +10,7 @@ import {
 } from 'jose';
 import { ownEntry } from '../../platform/own.js';
 import type { RefdataSettings } from '../config.js';
+import type { ProviderTokenVerifier } from './provider-tokens.js';
 import { type Role, rolesFrom } from './roles.js';
 import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
 
@@ -17,6 +19,8 @@ export interface Principal {
   roles: Role[];
   /** When the token stops being good (epoch milliseconds). */
   expiresAt: number;
+  /** The scopes that would give it access, when its own give none (RFC 6750 insufficient_scope). */
+  scopeNeeded?: string;
 }
 
 /** Why a token was refused; the message is safe to show the caller. */
@@ -57,6 +61,10 @@ export class TokenVerifier {
   constructor(
     private readonly config: RefdataSettings['tokens'],
     localKey: SigningKey | undefined,
+    /** Where clients learn how to get a token (RFC 9728), named in every challenge. */
+    readonly resourceMetadataUrl: string,
+    /** The identity provider's access tokens for refdata, where one is configured. */
+    private readonly provider?: ProviderTokenVerifier,
   ) {
     if (config.jwksUrl) {
       this.keys = createRemoteJWKSet(new URL(config.jwksUrl));
@@ -80,6 +88,33 @@ export class TokenVerifier {
     const known = this.verified.get(key);
     if (known && Date.now() < known.expiresAt + CLOCK_TOLERANCE_SECONDS * 1000) return known;
     if (known) this.verified.delete(key);
+    const provider = this.providerOf(token);
+    const principal = provider
+      ? await provider.verify(token, this.config.maxLifetimeSeconds)
+      : await this.verifyOwn(token);
+    this.remember(key, principal);
+    return principal;
+  }
+
+  /** The provider's verifier, when the token says the provider issued it (it then checks that). */
+  private providerOf(token: string): ProviderTokenVerifier | undefined {
+    if (!this.provider) return undefined;
+    try {
+      return decodeJwt(token).iss === this.provider.issuer ? this.provider : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  private remember(key: string, principal: Principal): void {
+    if (this.verified.size >= VERIFIED_TOKENS_KEPT) {
+      const oldest = this.verified.keys().next().value;
+      if (oldest !== undefined) this.verified.delete(oldest);
+    }
+    this.verified.set(key, principal);
+  }
+
+  private async verifyOwn(token: string): Promise<Principal> {
     try {
       const { payload } = await jwtVerify(token, this.keys, {
         issuer: this.config.issuer,
@@ -87,13 +122,7 @@ export class TokenVerifier {
         clockTolerance: CLOCK_TOLERANCE_SECONDS,
         requiredClaims: ['exp', 'sub'],
       });
-      const principal = principalFrom(payload, this.config);
-      if (this.verified.size >= VERIFIED_TOKENS_KEPT) {
-        const oldest = this.verified.keys().next().value;
-        if (oldest !== undefined) this.verified.delete(oldest);
-      }
-      this.verified.set(key, principal);
-      return principal;
+      return principalFrom(payload, this.config);
     } catch (error) {
       if (error instanceof TokenRefused) throw error;
       throw new TokenRefused(describe(error, this.config), { cause: error });

@@ -2,9 +2,9 @@ import { createRemoteJWKSet, errors, jwtVerify } from 'jose';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { formField } from '../../platform/web/page-checks.js';
+import type { IdentityProvider } from '../auth/identity-provider.js';
 import { problems } from '../described-responses.js';
 import { problem } from '../problem-codes.js';
-import type { OidcSignIn } from './oidc-sign-in.js';
 import type { RefdataSessions } from './session.js';
 
 export const BACKCHANNEL_LOGOUT_PATH = '/sign-in/backchannel-logout';
@@ -36,7 +36,7 @@ function refused(detail: string): HttpError {
 export class LogoutTokenVerifier {
   private keys: ReturnType<typeof createRemoteJWKSet> | undefined;
 
-  constructor(private readonly oidc: OidcSignIn) {}
+  constructor(private readonly oidc: IdentityProvider) {}
 
   async verify(token: string): Promise<LogoutRequest> {
     const configuration = await this.oidc.discover();
@@ -87,7 +87,7 @@ export class LogoutTokenVerifier {
 export function registerBackchannelLogout(
   app: HttpApp,
   sessions: RefdataSessions,
-  oidc: OidcSignIn,
+  oidc: IdentityProvider,
 ): void {
   const verifier = new LogoutTokenVerifier(oidc);
   app.post(BACKCHANNEL_LOGOUT_PATH, {

@@ -4,99 +4,25 @@ import { HttpError } from '../../platform/http/problem.js';
 import { partValue } from '../../platform/http/request-parts.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { formField } from '../../platform/web/page-checks.js';
-import { ROLES, type Role } from '../auth/roles.js';
+import {
+  CALLBACK_PATH,
+  type IdentityProvider,
+  rolesFromClaims,
+} from '../auth/identity-provider.js';
+import { ROLES } from '../auth/roles.js';
 import { claimAt } from '../auth/tokens.js';
-import type { OidcSignInConfig } from '../config.js';
 import { problem } from '../problem-codes.js';
 import { type Pages, returnPathOrHome } from './pages.js';
 
 /** How long a sign-in at the provider may take before its callback is refused. */
 const SIGN_IN_WINDOW_MS = 10 * 60 * 1000;
 
-export const CALLBACK_PATH = '/sign-in/callback';
-
-/**
- * The roles the provider's claims grant under the configured map: a role is
- * held when the claim (a string or list of strings) has one of its values, or
- * when the map grants it to everyone (`*`).
- */
-export function rolesFromClaims(
-  claims: Record<string, unknown>,
-  config: Pick<OidcSignInConfig, 'rolesClaim' | 'roleMap'>,
-): Role[] {
-  const raw = claimAt(claims, config.rolesClaim);
-  const values = typeof raw === 'string' ? [raw] : Array.isArray(raw) ? raw : [];
-  const held = new Set(values.filter((value): value is string => typeof value === 'string'));
-  return ROLES.filter((role) =>
-    (config.roleMap[role] ?? []).some((value) => value === '*' || held.has(value)),
-  );
-}
-
-/**
- * Signing in through an OpenID Connect provider with openid-client: the
- * authorization code flow with PKCE, state and nonce (all three kept in the
- * server-side session), the ID token checked by the library, roles mapped from
- * a claim. The provider's metadata is discovered on first use and kept.
- */
-export class OidcSignIn {
-  private configuration: Promise<client.Configuration> | undefined;
-
-  constructor(
-    readonly config: OidcSignInConfig,
-    private readonly publicUrl: string,
-  ) {}
-
-  get redirectUri(): string {
-    return `${this.publicUrl}${CALLBACK_PATH}`;
-  }
-
-  /** The provider's configuration; a failed discovery is tried again next time. */
-  discover(): Promise<client.Configuration> {
-    this.configuration ??= client
-      .discovery(
-        new URL(this.config.issuer),
-        this.config.clientId,
-        this.config.clientSecret,
-        undefined,
-        {
-          // Plain http is allowed only for a provider on this machine (the embedded one).
-          ...(isLoopbackHttp(this.config.issuer)
-            ? { execute: [client.allowInsecureRequests] }
-            : {}),
-        },
-      )
-      .catch((error: unknown) => {
-        this.configuration = undefined;
-        throw error;
-      });
-    return this.configuration;
-  }
-
-  /** A GitLab-compatible provider's administrators hold every role. */
-  async isGitlabAdmin(configuration: client.Configuration, accessToken: string): Promise<boolean> {
-    const response = await client.fetchProtectedResource(
-      configuration,
-      accessToken,
-      new URL('/api/v4/user', this.config.issuer),
-      'GET',
-    );
-    if (!response.ok) return false;
-    const user = (await response.json()) as { is_admin?: unknown };
-    return user.is_admin === true;
-  }
-}
-
-function isLoopbackHttp(url: string): boolean {
-  const { protocol, hostname } = new URL(url);
-  return protocol === 'http:' && ['127.0.0.1', 'localhost', '[::1]'].includes(hostname);
-}
-
 function providerProblem(status: number, detail: string): HttpError {
   return new HttpError(problem(status, 'sign-in-failed', detail, { title: 'Sign-in failed' }));
 }
 
 /** `POST /sign-in/oidc` (to the provider) and the callback that comes back from it. */
-export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn): void {
+export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: IdentityProvider): void {
   app.post('/sign-in/oidc', { config: { open: true } }, async (request, reply) => {
     let configuration: client.Configuration;
     try {
@@ -220,14 +146,14 @@ export function registerOidcSignIn(app: HttpApp, pages: Pages, oidc: OidcSignIn)
 }
 
 /** The callback's address as the provider sent the browser to it (query included). */
-function currentUrl(request: FastifyRequest, oidc: OidcSignIn): URL {
+function currentUrl(request: FastifyRequest, oidc: IdentityProvider): URL {
   const query = request.url.includes('?') ? request.url.slice(request.url.indexOf('?')) : '';
   return new URL(`${oidc.redirectUri}${query}`);
 }
 
 /** Where the browser goes after signing out here: the provider's logout, when it has one. */
 export async function providerLogout(
-  oidc: OidcSignIn | undefined,
+  oidc: IdentityProvider | undefined,
   idToken: string | undefined,
   publicUrl: string,
 ): Promise<string | undefined> {

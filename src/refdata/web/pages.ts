@@ -8,11 +8,11 @@ import { html, type Markup } from '../../platform/web/html.js';
 import { csrfField, frame, type Notice } from '../../platform/web/layout.js';
 import { checkPageRequest } from '../../platform/web/page-checks.js';
 import { safeReturnPath } from '../../platform/web/return-path.js';
+import type { IdentityProvider } from '../auth/identity-provider.js';
 import { READ_ROLES, REVIEW_ROLES, type Role, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { problem } from '../problem-codes.js';
 import { STATUS_STYLE } from '../rdf/html.js';
-import type { OidcSignIn } from './oidc-sign-in.js';
 import { PeopleStore } from './people.js';
 import type { RefdataSession, RefdataSessions, Viewer } from './session.js';
 
@@ -39,7 +39,7 @@ export interface PageViewers {
 /** How people can sign in to this deployment. */
 export interface SignInMethods {
   /** The identity provider, when one is configured (besides token sign-in). */
-  provider: OidcSignIn | undefined;
+  provider: IdentityProvider | undefined;
 }
 
 export interface PageOptions {

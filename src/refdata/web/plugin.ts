@@ -16,7 +16,7 @@ import { registerBackchannelLogout } from './backchannel-logout.js';
 import { registerHierarchyRoutes } from './hierarchy/routes.js';
 import { registerHomePage } from './home-page.js';
 import { registerImportPages } from './import-pages.js';
-import { OidcSignIn, registerOidcSignIn } from './oidc-sign-in.js';
+import { registerOidcSignIn } from './oidc-sign-in.js';
 import { Pages, SCRIPT_PATH } from './pages.js';
 import { registerQualityPages } from './quality-pages.js';
 import { registerQueryPage } from './query-page.js';
@@ -76,8 +76,7 @@ export async function registerWebSurface(
     lifetimeMs: platform.security.sessionLifetimeSeconds * 1000,
     secureCookie: refdata.publicUrl.startsWith('https:'),
   });
-  const oidcConfig = settings.oidc;
-  const oidc = oidcConfig ? new OidcSignIn(oidcConfig, refdata.publicUrl) : undefined;
+  const oidc = refdata.provider;
   const pages = new Pages(refdata, sessions, {
     anonymousRead: settings.anonymousRead,
     signIn: { provider: oidc },

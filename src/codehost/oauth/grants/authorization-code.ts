@@ -1,7 +1,7 @@
 import { identifyClient } from '../client-auth.js';
 import { invalidClient, oauthError } from '../errors.js';
 import { GrantRefused } from '../tokens.js';
-import { amrOf, type Grant, invalidRequest, secondsOf } from './grant.js';
+import { amrOf, checkSameResource, type Grant, invalidRequest, secondsOf } from './grant.js';
 
 /** RFC 6749 section 4.1.3, with PKCE (RFC 7636). */
 export const authorizationCodeGrant: Grant = {
@@ -11,7 +11,7 @@ export const authorizationCodeGrant: Grant = {
     redirect_uri: 'authorization_code: the redirect URI the code was sent to',
     code_verifier: 'authorization_code: the PKCE verifier (RFC 7636)',
   },
-  async grant({ codehost, request, body }) {
+  async grant({ codehost, request, body, resource }) {
     // The order of checks is the one GitLab's Doorkeeper applies.
     if (body.redirect_uri === undefined) throw invalidRequest('redirect_uri is missing.');
     const client = await identifyClient(request, body, codehost.applications);
@@ -26,6 +26,7 @@ export const authorizationCodeGrant: Grant = {
           codeVerifier: body.code_verifier,
         },
         async (grant) => {
+          checkSameResource(resource, grant.resource);
           const user = await codehost.users.findById(grant.resource_owner_id);
           if (user?.state !== 'active') {
             throw oauthError(

@@ -1,6 +1,6 @@
 import { identifyClient } from '../client-auth.js';
 import { invalidClient, oauthError } from '../errors.js';
-import { amrOf, type Grant, invalidRequest, secondsOf } from './grant.js';
+import { amrOf, checkSameResource, type Grant, invalidRequest, secondsOf } from './grant.js';
 
 export const DEVICE_CODE_GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
@@ -14,7 +14,7 @@ export const deviceCodeGrant: Grant = {
   parameters: {
     device_code: 'device_code: the device code from /oauth/authorize_device',
   },
-  async grant({ codehost, request, body }) {
+  async grant({ codehost, request, body, resource }) {
     const client = await identifyClient(request, body, codehost.applications);
     if (client.kind === 'none') throw invalidClient('The client is not identified.');
     if (body.device_code === undefined) throw invalidRequest('device_code is missing.');
@@ -55,6 +55,7 @@ export const deviceCodeGrant: Grant = {
         break;
     }
     const { grant } = outcome;
+    checkSameResource(resource, grant.resource);
     const user = await codehost.users.findById(grant.resource_owner_id);
     if (user?.state !== 'active') {
       throw oauthError(400, 'invalid_grant', 'The user who granted access can no longer sign in.');

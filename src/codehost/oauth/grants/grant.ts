@@ -4,6 +4,7 @@ import type { UserRow, UserStore } from '../../accounts/users.js';
 import type { ApplicationStore } from '../applications.js';
 import type { DeviceGrantStore } from '../device-grants.js';
 import { oauthError } from '../errors.js';
+import { invalidTarget } from '../resource-servers.js';
 import type { IssuedToken, TokenStore } from '../tokens.js';
 
 /**
@@ -23,6 +24,8 @@ export interface GrantInput {
   codehost: GrantStores;
   request: FastifyRequest;
   body: Record<string, string>;
+  /** RFC 8707: the registered resource server the token is asked for, if any. */
+  resource: string | undefined;
 }
 
 /**
@@ -54,6 +57,19 @@ export interface Grant {
   /** Its parameters beyond the client's, each with what it is. */
   parameters: Readonly<Record<string, string>>;
   grant(input: GrantInput): Promise<Granted>;
+}
+
+/**
+ * RFC 8707 section 2.2: a token request may name the resource the authorization
+ * was for, or none; never another one.
+ */
+export function checkSameResource(asked: string | undefined, granted: string | null): void {
+  if (asked === undefined || asked === granted) return;
+  throw invalidTarget(
+    granted === null
+      ? `This authorization was given for codehost's own API, not for ${asked}.`
+      : `This authorization was given for ${granted}, not for ${asked}.`,
+  );
 }
 
 export function invalidRequest(description: string) {

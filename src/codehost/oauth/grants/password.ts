@@ -2,6 +2,7 @@ import { isTwoFactorEnabled } from '../../accounts/users.js';
 import { scopesOf } from '../applications.js';
 import { identifyClient } from '../client-auth.js';
 import { oauthError } from '../errors.js';
+import { invalidTarget } from '../resource-servers.js';
 import { coversScopes, DEFAULT_SCOPES, parseScopes } from '../scopes.js';
 import { type Grant, invalidRequest, secondsOf } from './grant.js';
 
@@ -13,8 +14,12 @@ export const passwordGrant: Grant = {
     password: "password: the user's password",
     scope: 'password and refresh_token: the scopes wanted, space-separated',
   },
-  async grant({ codehost, request, body }) {
+  async grant({ codehost, request, body, resource }) {
     if (body.username === undefined) throw invalidRequest('username is missing.');
+    // A user's password is not handed to a client for another API's tokens.
+    if (resource !== undefined) {
+      throw invalidTarget('The password grant issues tokens for codehost\u2019s own API only.');
+    }
     if (body.password === undefined) throw invalidRequest('password is missing.');
     // The spec's password grant names no client; one that is named must be valid.
     const client = await identifyClient(request, body, codehost.applications);

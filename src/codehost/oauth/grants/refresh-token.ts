@@ -3,7 +3,7 @@ import { identifyClient } from '../client-auth.js';
 import { invalidClient, oauthError } from '../errors.js';
 import { coversScopes, parseScopes } from '../scopes.js';
 import { GrantRefused } from '../tokens.js';
-import { amrOf, type Grant, invalidRequest, secondsOf } from './grant.js';
+import { amrOf, checkSameResource, type Grant, invalidRequest, secondsOf } from './grant.js';
 
 /** RFC 6749 section 6, with rotation and reuse detection (RFC 9700 section 4.14.2). */
 export const refreshTokenGrant: Grant = {
@@ -12,7 +12,7 @@ export const refreshTokenGrant: Grant = {
     refresh_token: 'refresh_token: the refresh token',
     scope: 'password and refresh_token: the scopes wanted, space-separated',
   },
-  async grant({ codehost, request, body }) {
+  async grant({ codehost, request, body, resource }) {
     if (body.refresh_token === undefined) throw invalidRequest('refresh_token is missing.');
     const client = await identifyClient(request, body, codehost.applications);
     if (client.kind === 'none') throw invalidClient('The client is not identified.');
@@ -25,6 +25,7 @@ export const refreshTokenGrant: Grant = {
         body.refresh_token,
         client.application.id,
       );
+      checkSameResource(resource, previous.resource);
       // RFC 6749 section 6: a refresh may narrow the scope, never widen it. Refused
       // requests leave the refresh token usable.
       if (requested && !coversScopes(scopesOf(previous), requested)) {

@@ -1,0 +1,205 @@
+/**
+ * Dynamic Client Registration (RFC 7591, RFC 7592) and resource indicators
+ * (RFC 8707) at codehost: what is refused, with the RFCs' error codes, stores
+ * nothing; a registration reads and deletes itself with its own token.
+ */
+import { describe, expect, it } from 'vitest';
+import { ResourceServerStore } from '../../src/codehost/oauth/resource-servers.js';
+import { DATABASE_KINDS } from '../harness.js';
+import {
+  authorizeAndApprove,
+  type Codehost,
+  codehostForTests,
+  createUser,
+  tokenRequest,
+  WebClient,
+} from './helpers.js';
+
+const register = (service: Codehost, body: unknown, headers: Record<string, string> = {}) =>
+  service.app.inject({
+    method: 'POST',
+    url: '/oauth/register',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+
+const applicationCount = async (service: Codehost) =>
+  Number(
+    (
+      await service.db
+        .selectFrom('oauth_applications')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
+
+const GOOD = { client_name: 'A tool', redirect_uris: ['http://127.0.0.1:8765/callback'] };
+
+describe.each(DATABASE_KINDS)('client registration and resource indicators on %s', (kind) => {
+  const service = codehostForTests(kind, { env: { CODEHOST_REGISTRATION_PER_HOUR: '30' } });
+
+  it('registers a public client, which reads and deletes its own registration', async () => {
+    const metadata = await service.app.inject('/.well-known/oauth-authorization-server');
+    expect(metadata.json().registration_endpoint).toBe(`${service.url}/oauth/register`);
+    const response = await register(service, { ...GOOD, client_uri: 'https://tool.example' });
+    expect(response.statusCode, response.body).toBe(201);
+    const registered = response.json();
+    expect(registered).toMatchObject({
+      client_name: 'A tool',
+      token_endpoint_auth_method: 'none',
+      grant_types: ['authorization_code', 'refresh_token'],
+      redirect_uris: GOOD.redirect_uris,
+      registration_client_uri: `${service.url}/oauth/register/${registered.client_id}`,
+    });
+    const read = (token: string) =>
+      service.app.inject({
+        url: `/oauth/register/${registered.client_id}`,
+        headers: { authorization: `Bearer ${token}` },
+      });
+    expect((await read('0'.repeat(64))).statusCode).toBe(401);
+    expect((await read(registered.registration_access_token)).json().client_id).toBe(
+      registered.client_id,
+    );
+    const before = await applicationCount(service);
+    const deleted = await service.app.inject({
+      method: 'DELETE',
+      url: `/oauth/register/${registered.client_id}`,
+      headers: { authorization: `Bearer ${registered.registration_access_token}` },
+    });
+    expect(deleted.statusCode).toBe(204);
+    expect(await applicationCount(service)).toBe(before - 1);
+    expect((await read(registered.registration_access_token)).statusCode).toBe(401);
+  });
+
+  it.each([
+    [
+      'a javascript: redirect URI',
+      { redirect_uris: ['javascript:alert(1)'] },
+      'invalid_redirect_uri',
+    ],
+    ['a data: redirect URI', { redirect_uris: ['data:text/html,hi'] }, 'invalid_redirect_uri'],
+    ['a fragment', { redirect_uris: ['https://tool.example/cb#x'] }, 'invalid_redirect_uri'],
+    [
+      'plain http off loopback',
+      { redirect_uris: ['http://tool.example/cb'] },
+      'invalid_redirect_uri',
+    ],
+    ['a custom scheme', { redirect_uris: ['com.example.tool:/cb'] }, 'invalid_redirect_uri'],
+    ['no redirect URI for the code flow', { redirect_uris: [] }, 'invalid_redirect_uri'],
+    ['redirect URIs of the wrong type', { redirect_uris: [42] }, 'invalid_client_metadata'],
+    [
+      'a client secret method',
+      { ...GOOD, token_endpoint_auth_method: 'client_secret_basic' },
+      'invalid_client_metadata',
+    ],
+    ['an unknown grant', { ...GOOD, grant_types: ['password'] }, 'invalid_client_metadata'],
+    [
+      'an implicit response type',
+      { ...GOOD, response_types: ['token'] },
+      'invalid_client_metadata',
+    ],
+    ['an unknown scope', { ...GOOD, scope: 'sudo' }, 'invalid_client_metadata'],
+    ['a name too long', { ...GOOD, client_name: 'x'.repeat(201) }, 'invalid_client_metadata'],
+    [
+      'a client_uri that is not http(s)',
+      { ...GOOD, client_uri: 'javascript:1' },
+      'invalid_client_metadata',
+    ],
+    ['an array body', [GOOD], 'invalid_client_metadata'],
+  ])('refuses %s with %s and stores nothing', async (_what, body, error) => {
+    const before = await applicationCount(service);
+    const response = await register(service, body);
+    expect(response.statusCode, response.body).toBe(400);
+    expect(response.json().error).toBe(error);
+    expect(await applicationCount(service)).toBe(before);
+  });
+
+  it('refuses oversized metadata with 413 and stores nothing', async () => {
+    const before = await applicationCount(service);
+    const response = await register(service, { ...GOOD, padding: 'x'.repeat(20_000) });
+    expect(response.statusCode).toBe(413);
+    expect(await applicationCount(service)).toBe(before);
+  });
+
+  it('limits registrations from one address', async () => {
+    const statuses: number[] = [];
+    for (let index = 0; index < 32; index += 1) {
+      statuses.push(
+        (
+          await service.app.inject({
+            method: 'POST',
+            url: '/oauth/register',
+            remoteAddress: '203.0.113.9',
+            headers: { 'content-type': 'application/json' },
+            payload: JSON.stringify(GOOD),
+          })
+        ).statusCode,
+      );
+    }
+    expect(statuses.filter((status) => status === 201).length).toBe(30);
+    expect(statuses.at(-1)).toBe(429);
+  });
+
+  it('refuses an unknown resource and two resources with invalid_target, issuing nothing', async () => {
+    await new ResourceServerStore(service.db).ensure({
+      identifier: 'https://api.example',
+      name: 'An API',
+    });
+    const user = await createUser(service);
+    const registered = (await register(service, GOOD)).json();
+    const browser = new WebClient(service);
+    await browser.signIn(user.username, user.password);
+    const base = {
+      client_id: registered.client_id,
+      redirect_uri: GOOD.redirect_uris[0] as string,
+      response_type: 'code',
+      scope: 'api',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    };
+    const unknown = await authorizeAndApprove(browser, {
+      ...base,
+      resource: 'https://other.example',
+    });
+    expect(unknown.get('error')).toBe('invalid_target');
+    const twice = await browser.get(
+      `/oauth/authorize?${new URLSearchParams(base)}&resource=https://api.example&resource=https://api.example/v2`,
+    );
+    expect(new URL(twice.headers.location as string).searchParams.get('error')).toBe(
+      'invalid_target',
+    );
+    // A code for the API may be exchanged for it, never for another.
+    const granted = await authorizeAndApprove(browser, {
+      ...base,
+      resource: 'https://api.example/',
+    });
+    const tokens = () =>
+      service.db
+        .selectFrom('oauth_access_tokens')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
+    const before = Number((await tokens()).n);
+    const exchange = await service.app.inject({
+      method: 'POST',
+      url: '/oauth/token',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `${new URLSearchParams({
+        grant_type: 'authorization_code',
+        code: granted.get('code') as string,
+        redirect_uri: base.redirect_uri,
+        client_id: registered.client_id,
+        code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+      })}&resource=https://api.example&resource=https://other.example`,
+    });
+    expect(exchange.statusCode).toBe(400);
+    expect(exchange.json().error).toBe('invalid_target');
+    const password = await tokenRequest(service, {
+      grant_type: 'password',
+      username: user.username,
+      password: user.password,
+      resource: 'https://api.example',
+    });
+    expect(password.json().error).toBe('invalid_target');
+    expect(Number((await tokens()).n)).toBe(before);
+  });
+});
