@@ -45,7 +45,7 @@ export function embeddedSignIn(): StartHooks {
             backchannelLogoutUri: `${section.publicUrl}${BACKCHANNEL_LOGOUT_PATH}`,
             scopes: ['openid', 'profile', 'email', 'read_user'],
           },
-          new OutboundPolicy(config.outboundAllowedNetworks),
+          OutboundPolicy.of(config),
         );
         if (!client) return undefined;
         // refdata's API is a resource codehost issues JWT access tokens for (RFC

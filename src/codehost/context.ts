@@ -22,6 +22,7 @@ import { MemberStore } from './namespaces/members.js';
 import { ProjectStore } from './namespaces/projects.js';
 import { NotificationSettingStore } from './notifications/settings.js';
 import { ApplicationStore } from './oauth/applications.js';
+import { ClientMetadataDocuments } from './oauth/client-metadata-documents.js';
 import { DeviceGrantStore } from './oauth/device-grants.js';
 import type { Grant } from './oauth/grants/grant.js';
 import { GRANTS } from './oauth/grants/index.js';
@@ -46,6 +47,8 @@ export interface Codehost {
   applications: ApplicationStore;
   tokens: TokenStore;
   deviceGrants: DeviceGrantStore;
+  /** Clients known by the address of their metadata document. */
+  metadataDocuments: ClientMetadataDocuments;
   /** The APIs codehost issues JWT access tokens for (RFC 8707). */
   resourceServers: ResourceServerStore;
   /** codehost's own settings the routes read. */
@@ -95,7 +98,7 @@ export function createCodehost(
   const access = new AccessPolicy(db, groups, members);
   const signingKeys = new SigningKeyStore(db);
   // Every address a user gives codehost to post to goes through this one policy.
-  const outbound = new OutboundPolicy(platform.outboundAllowedNetworks);
+  const outbound = OutboundPolicy.of(platform);
   const settings = codehostSettingsOf(platform);
   const tokens = new TokenStore(db, {
     refreshReuseGraceMs: platform.security.refreshReuseGraceSeconds * 1000,
@@ -119,6 +122,7 @@ export function createCodehost(
     tokens,
     deviceGrants: new DeviceGrantStore(db, Date.now, tokens),
     resourceServers: new ResourceServerStore(db),
+    metadataDocuments: new ClientMetadataDocuments(db, outbound),
     settings,
     signingKeys,
     backchannelLogout: new BackchannelLogout(

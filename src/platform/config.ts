@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { isAbsolute, join, resolve } from 'node:path';
 import { parseNetworks } from './http/outbound.js';
 
@@ -20,6 +21,11 @@ export interface Config {
    * platform/http/outbound.ts.
    */
   outboundAllowedNetworks: readonly string[];
+  /**
+   * Certificate authorities (PEM certificates) trusted for those addresses
+   * besides the usual ones (`OUTBOUND_CA_FILE`): an organisation's own.
+   */
+  outboundTrustedCertificates: readonly string[] | undefined;
   /** Each service's address and database, by its name. */
   services: Readonly<Record<string, ServiceConfig>>;
   /** What each service's own reader read (`ServiceSettingsReader`), by its name. */
@@ -158,6 +164,7 @@ export function loadConfig(
     trustProxy: trustProxy(read),
     dataDir,
     outboundAllowedNetworks: networks(read, 'OUTBOUND_ALLOWED_NETWORKS'),
+    outboundTrustedCertificates: certificates(read, 'OUTBOUND_CA_FILE', cwd),
     security: {
       passwordHash: {
         // OWASP's argon2id baseline (19 MiB, 2 passes, 1 lane).
@@ -202,6 +209,21 @@ export function networks(read: Reader, name: string): string[] {
     );
   }
   return parsed;
+}
+
+/** The PEM certificates in the file a variable names (relative to the working directory). */
+function certificates(read: Reader, name: string, cwd: string): string[] | undefined {
+  const file = read(name);
+  if (file === undefined) return undefined;
+  let text: string;
+  try {
+    text = readFileSync(resolve(cwd, file), 'utf8');
+  } catch (error) {
+    throw new ConfigError(name, file, `a readable file of PEM certificates (${String(error)})`);
+  }
+  const found = text.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g);
+  if (!found) throw new ConfigError(name, file, 'a file holding PEM certificates');
+  return found;
 }
 
 /** One variable's trimmed value; undefined when unset or blank. */

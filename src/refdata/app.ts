@@ -108,7 +108,7 @@ export function refdataService(
         families,
         app.log,
         webhookSecrets,
-        platform.outboundAllowedNetworks,
+        platform,
       );
       // Built at start, side by side, each waited for a little so that a small
       // database is searchable and queryable at once.

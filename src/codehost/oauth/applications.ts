@@ -3,6 +3,7 @@ import { reusableQuery } from '../../platform/db/reusable-query.js';
 import type { OutboundPolicy } from '../../platform/http/outbound.js';
 import { matchesSecretHash, newSecret, secretHash } from '../../platform/security/secrets.js';
 import type { CodehostTables, OauthApplicationsTable } from '../db/tables.js';
+import { isMetadataDocumentUrl } from './client-metadata-documents.js';
 import { formatScopes, type Scope } from './scopes.js';
 
 export type ApplicationRow = Selectable<OauthApplicationsTable>;
@@ -240,7 +241,8 @@ export class ApplicationStore {
   );
 
   async findByClientId(clientId: string): Promise<ApplicationRow | undefined> {
-    if (!/^[0-9a-f]{64}$/.test(clientId)) return undefined;
+    // A generated ID, or the address of a client's metadata document read before.
+    if (!/^[0-9a-f]{64}$/.test(clientId) && !isMetadataDocumentUrl(clientId)) return undefined;
     return (await this.db.executeQuery(this.byClientId(clientId))).rows[0];
   }
 

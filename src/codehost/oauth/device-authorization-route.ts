@@ -3,6 +3,7 @@ import type { HttpApp } from '../../platform/http/server.js';
 import type { Codehost } from '../context.js';
 import { scopesOf } from './applications.js';
 import { identifyClient, singleValuedParameters } from './client-auth.js';
+import { isMetadataDocumentUrl, MetadataDocumentRefused } from './client-metadata-documents.js';
 import {
   DEVICE_CODE_LIFETIME_SECONDS,
   DEVICE_POLLING_INTERVAL_SECONDS,
@@ -47,6 +48,15 @@ export function registerDeviceAuthorizationRoute(app: HttpApp, codehost: Codehos
     ),
     handler: async (request) => {
       const body = singleValuedParameters(request.body, ['resource']);
+      // A client known by its metadata's address is read (or read again) here, as at /oauth/authorize.
+      if (body.client_id !== undefined && isMetadataDocumentUrl(body.client_id)) {
+        try {
+          await codehost.metadataDocuments.resolve(body.client_id);
+        } catch (error) {
+          if (!(error instanceof MetadataDocumentRefused)) throw error;
+          throw invalidClient(error.message);
+        }
+      }
       const client = await identifyClient(request, body, codehost.applications);
       if (client.kind === 'none') throw invalidClient('The client is not identified.');
       const resource = await requestedResource(

@@ -36,6 +36,8 @@ export function authorizationServerMetadata(codehost: Codehost) {
     ],
     introspection_endpoint_auth_methods_supported: ['client_secret_basic', 'client_secret_post'],
     code_challenge_methods_supported: ['S256'],
+    // A client ID may be the https address of the client's own metadata.
+    client_id_metadata_document_supported: true,
     authorization_response_iss_parameter_supported: true,
     service_documentation: `${base}/docs`,
   };

@@ -141,7 +141,7 @@ ${confirmLink(`/profile/applications/${application.id}/delete`, 'Destroy', `Dest
 ${authorized.map(
   (
     entry,
-  ) => html`<tr><td data-label="Name">${entry.name}${entry.registration === 'owner' ? html`` : html` <span class="status" title="${entry.registration === 'dynamic' ? 'This client registered itself with codehost (RFC 7591); nobody here vouches for it.' : 'This client is known by the address of its own metadata; nobody here vouches for it.'}">registered itself</span>`}</td><td data-label="Authorized">${timeTag(entry.authorizedAt, now)}</td><td data-label="Scopes">${entry.scopes}</td>
+  ) => html`<tr><td data-label="Name">${entry.name}${entry.registration === 'owner' ? html`` : html` <span class="badge" title="${entry.registration === 'dynamic' ? 'This client registered itself with codehost (RFC 7591); nobody here vouches for it.' : 'This client is known by the address of its own metadata; nobody here vouches for it.'}">registered itself</span>`}</td><td data-label="Authorized">${timeTag(entry.authorizedAt, now)}</td><td data-label="Scopes">${entry.scopes}</td>
 <td class="actions">${confirmLink(`/profile/applications/authorized/${entry.id}/revoke`, 'Revoke access', `Revoke access of ${entry.name}`)}</td></tr>`,
 )}
 </table></div>${authorized.length === 0 ? html`<p class="hint">None.</p>` : html``}`,

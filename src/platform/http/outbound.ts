@@ -2,6 +2,7 @@ import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
+import { rootCertificates } from 'node:tls';
 import ipaddr from 'ipaddr.js';
 
 /** The longest address a user may give. */
@@ -85,13 +86,38 @@ export class OutboundPolicy {
   constructor(
     allowedNetworks: readonly string[],
     private readonly anyAddress = false,
+    /**
+     * Certificate authorities (PEM) trusted besides the usual ones, for https
+     * addresses whose certificates an operator's own authority signed.
+     */
+    private readonly trustedCertificates?: readonly string[],
   ) {
     this.allowed = allowedNetworks.map((network) => ipaddr.parseCIDR(network));
+    // Given `ca`, Node trusts only those: the usual authorities are kept beside them.
+    this.ca = trustedCertificates ? [...rootCertificates, ...trustedCertificates] : undefined;
+  }
+  private readonly ca: string[] | undefined;
+
+  /** The operator's policy (`OUTBOUND_ALLOWED_NETWORKS`, `OUTBOUND_CA_FILE`), with more ranges a service allows. */
+  static of(
+    config: {
+      outboundAllowedNetworks: readonly string[];
+      outboundTrustedCertificates: readonly string[] | undefined;
+    },
+    moreNetworks: readonly string[] = [],
+  ): OutboundPolicy {
+    return new OutboundPolicy(
+      [...config.outboundAllowedNetworks, ...moreNetworks],
+      false,
+      config.outboundTrustedCertificates,
+    );
   }
 
   /** The same policy for addresses the operator set up: any range is allowed. */
   forOperatorAddresses(): OutboundPolicy {
-    this.operators ??= this.anyAddress ? this : new OutboundPolicy([], true);
+    this.operators ??= this.anyAddress
+      ? this
+      : new OutboundPolicy([], true, this.trustedCertificates);
     return this.operators;
   }
   private operators: OutboundPolicy | undefined;
@@ -185,9 +211,36 @@ export class OutboundPolicy {
    * is not, with the reason in words. Never throws.
    */
   async post(target: string, request: OutboundRequest): Promise<OutboundAnswer> {
+    const { body: _read, ...answer } = await this.send('POST', target, {
+      ...request,
+      maxBodyBytes: EXCERPT_BYTES,
+    });
+    return answer;
+  }
+
+  /**
+   * Reads `target` (a document a user named by its address), with the same
+   * rules as `post`; the body is kept whole up to `maxBodyBytes`, and an
+   * answer longer than that is not ok. Never throws.
+   */
+  async get(
+    target: string,
+    request: { headers: Record<string, string>; timeoutMs: number; maxBodyBytes: number },
+  ): Promise<OutboundAnswer & { body: string | undefined }> {
+    return this.send('GET', target, { ...request, body: '' });
+  }
+
+  private async send(
+    method: 'GET' | 'POST',
+    target: string,
+    request: OutboundRequest & { maxBodyBytes: number },
+  ): Promise<OutboundAnswer & { body: string | undefined }> {
     const started = performance.now();
-    const done = (result: Omit<OutboundAnswer, 'durationMs'>): OutboundAnswer => ({
+    const done = (
+      result: Omit<OutboundAnswer, 'durationMs'> & { body?: string },
+    ): OutboundAnswer & { body: string | undefined } => ({
       ...result,
+      body: result.body,
       durationMs: Math.round(performance.now() - started),
     });
     const form = this.formProblem(target);
@@ -203,50 +256,59 @@ export class OutboundPolicy {
         excerpt: '',
       });
     }
-    const { timeoutMs } = request;
-    return new Promise<OutboundAnswer>((resolve) => {
+    const { timeoutMs, maxBodyBytes } = request;
+    // A POST's answer is read only far enough to show; a GET's body is what was asked for.
+    const readLimit = method === 'GET' ? maxBodyBytes : MAX_ANSWER_BYTES;
+    return new Promise((resolve) => {
       const outgoing = (url.protocol === 'https:' ? httpsRequest : httpRequest)(
         url,
         {
-          method: 'POST',
+          method,
           headers: {
             ...request.headers,
-            'content-length': String(Buffer.byteLength(request.body)),
+            ...(method === 'POST'
+              ? { 'content-length': String(Buffer.byteLength(request.body)) }
+              : {}),
           },
           lookup: this.lookup as never,
           timeout: timeoutMs,
+          ...(this.ca ? { ca: this.ca } : {}),
         },
         (response: IncomingMessage) => {
           const status = response.statusCode ?? 0;
           const chunks: Buffer[] = [];
           let size = 0;
           let finished = false;
-          const finish = (error: string | null) => {
+          const finish = (error: string | null, tooLong = false) => {
             if (finished) return;
             finished = true;
-            const excerpt = Buffer.concat(chunks).subarray(0, EXCERPT_BYTES).toString('utf8');
-            const ok = error === null && status >= 200 && status < 300;
+            const whole = Buffer.concat(chunks);
+            const excerpt = whole.subarray(0, EXCERPT_BYTES).toString('utf8');
+            const ok = error === null && !tooLong && status >= 200 && status < 300;
             resolve(
               done({
                 ok,
                 status,
                 error:
                   error ??
-                  (ok
-                    ? null
-                    : status >= 300 && status < 400
-                      ? `answered ${status}; redirects are not followed`
-                      : `answered ${status}`),
+                  (tooLong
+                    ? `answered more than ${maxBodyBytes} bytes`
+                    : ok
+                      ? null
+                      : status >= 300 && status < 400
+                        ? `answered ${status}; redirects are not followed`
+                        : `answered ${status}`),
                 excerpt,
+                ...(method === 'GET' && ok ? { body: whole.toString('utf8') } : {}),
               }),
             );
           };
           response.on('data', (chunk: Buffer) => {
             size += chunk.length;
-            if (size <= EXCERPT_BYTES + chunk.length) chunks.push(chunk);
-            if (size > MAX_ANSWER_BYTES) {
+            if (size <= readLimit + chunk.length) chunks.push(chunk);
+            if (size > readLimit) {
               response.destroy();
-              finish(null);
+              finish(null, method === 'GET');
             }
           });
           response.on('end', () => finish(null));
@@ -262,7 +324,7 @@ export class OutboundPolicy {
         resolve(done({ ok: false, status: null, error: error.message, excerpt: '' }));
       });
       outgoing.on('close', () => clearTimeout(deadline));
-      outgoing.end(request.body);
+      outgoing.end(method === 'POST' ? request.body : undefined);
     });
   }
 }

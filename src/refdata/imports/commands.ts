@@ -91,7 +91,7 @@ async function runImport(options: Options, context: CommandContext): Promise<num
     new FamilyRegistry(),
     silent,
     await WebhookSecrets.load(settings.webhooks.keyFile),
-    config.outboundAllowedNetworks,
+    config,
   );
   try {
     await migrateToLatest(database, refdataMigrations);

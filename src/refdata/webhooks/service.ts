@@ -1,4 +1,5 @@
 import type { Kysely } from 'kysely';
+import type { Config } from '../../platform/config.js';
 import { OutboundPolicy } from '../../platform/http/outbound.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { ReplicaLog } from '../replicas/replica.js';
@@ -20,11 +21,11 @@ export class Webhooks {
     readonly settings: WebhookSettings,
     publicUrl: string,
     log: ReplicaLog,
-    /** The ranges every outbound address may be in (`OUTBOUND_ALLOWED_NETWORKS`). */
-    outboundAllowedNetworks: readonly string[],
+    /** The operator's outbound policy (`OUTBOUND_ALLOWED_NETWORKS`, `OUTBOUND_CA_FILE`). */
+    outbound: Pick<Config, 'outboundAllowedNetworks' | 'outboundTrustedCertificates'>,
   ) {
     this.subscriptions = new Subscriptions(db);
-    this.policy = new OutboundPolicy([...outboundAllowedNetworks, ...settings.allowedNetworks]);
+    this.policy = OutboundPolicy.of(outbound, settings.allowedNetworks);
     this.worker = settings.deliver
       ? new DeliveryWorker(new Outbox(db, publicUrl), secrets, this.policy, settings, log)
       : undefined;
