@@ -16,6 +16,7 @@ import {
 import { environmentWithEnvFile } from './platform/env-file.js';
 import type { ServiceDefinition } from './platform/service.js';
 import { refdata } from './refdata/app.js';
+import { refdataLoginCommand } from './refdata/client/login-command.js';
 import type { RefdataSettings } from './refdata/config.js';
 
 /** Both services, in the order they start. This is the one place that knows both. */
@@ -45,6 +46,8 @@ export function allCommands(): Command[] {
   return [
     ...serviceCommands(SERVICES, embeddedSignIn()),
     ...SERVICES.flatMap((service) => service.adminCommands),
+    // A client of a running refdata, not an admin command: it reads no service's files.
+    refdataLoginCommand,
   ];
 }
 

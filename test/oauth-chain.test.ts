@@ -7,6 +7,9 @@
  * (RFC 9068) works at refdata with the roles the person's groups give, and a
  * refreshed one no longer writes once the person has left the group.
  */
+
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { auth, extractWWWAuthenticateParams } from '@modelcontextprotocol/sdk/client/auth.js';
 import type {
   OAuthClientInformationMixed,
@@ -15,6 +18,7 @@ import type {
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemberStore } from '../src/codehost/namespaces/members.js';
 import { ResourceServerStore } from '../src/codehost/oauth/resource-servers.js';
 import {
   authorizeAndApprove,
@@ -27,6 +31,45 @@ import {
 } from './codehost/helpers.js';
 import { DATABASE_KINDS } from './harness.js';
 import { type Refdata, startListeningRefdata } from './refdata/helpers.js';
+
+const PYTHON = '/usr/bin/python3';
+const authlibThere =
+  existsSync(PYTHON) &&
+  spawnSync(PYTHON, ['-c', 'import authlib, requests'], { encoding: 'utf8' }).status === 0;
+
+/**
+ * The same chain in Python with authlib (Debian's python3-authlib), as a data
+ * pipeline would write it: discovery and registration with requests, the code
+ * flow with PKCE and `resource` with authlib's OAuth2Session. It prints the
+ * address to send the person to and reads back where the browser landed.
+ */
+const AUTHLIB_CLIENT = `
+import json, sys, requests
+from authlib.integrations.requests_client import OAuth2Session
+from authlib.common.security import generate_token
+api = sys.argv[1]
+refused = requests.post(api + "/ontologies/domains")
+challenge = refused.headers["WWW-Authenticate"]
+metadata_url = challenge.split('resource_metadata="')[1].split('"')[0]
+resource = requests.get(metadata_url).json()
+server = requests.get(resource["authorization_servers"][0] + "/.well-known/oauth-authorization-server").json()
+redirect = "http://127.0.0.1:33420/callback"
+client = requests.post(server["registration_endpoint"], json={
+    "client_name": "A Python pipeline", "redirect_uris": [redirect],
+    "token_endpoint_auth_method": "none", "scope": "api"}).json()
+session = OAuth2Session(client["client_id"], redirect_uri=redirect, scope="api",
+                        code_challenge_method="S256", token_endpoint_auth_method="none")
+verifier = generate_token(48)
+url, state = session.create_authorization_url(server["authorization_endpoint"],
+                                              code_verifier=verifier, resource=resource["resource"])
+print("AUTHORIZE " + url, flush=True)
+landed = sys.stdin.readline().strip()
+token = session.fetch_token(server["token_endpoint"], authorization_response=landed,
+                            code_verifier=verifier, resource=resource["resource"])
+made = requests.post(api + "/ontologies/domains", headers={"Authorization": "Bearer " + token["access_token"]},
+                     json={"changeJustification": "From Python", "name": "Python library", "description": "x"})
+print(json.dumps({"status": made.status_code, "token": token["access_token"], "refused": refused.status_code}), flush=True)
+`;
 
 /** What an MCP client keeps between its calls: here, in memory. */
 class MemoryProvider {
@@ -190,6 +233,57 @@ describe.each(DATABASE_KINDS)('refdata’s API takes codehost’s tokens, on %s'
     );
     expect(read.status).toBe(200);
   });
+
+  // CI installs python3-authlib (.ci/run); a machine without it says so here rather than pass.
+  it.skipIf(!authlibThere && process.env.REQUIRE_CLIENTS !== '1')(
+    'walks the same chain with Python’s authlib',
+    async () => {
+      // Back in the group the first test took the person out of.
+      const creators = await codehost.db
+        .selectFrom('namespaces')
+        .select('id')
+        .where('path', '=', 'creators')
+        .executeTakeFirstOrThrow();
+      await new MemberStore(codehost.db).add('group', creators.id, person.id, 30);
+      const child = spawn(PYTHON, ['-c', AUTHLIB_CLIENT, refdata.url], {
+        stdio: ['pipe', 'pipe', 'pipe'],
+      });
+      let output = '';
+      let errors = '';
+      child.stderr.on('data', (chunk: Buffer) => {
+        errors += chunk.toString();
+      });
+      const line = (pattern: RegExp) =>
+        new Promise<RegExpMatchArray>((resolve, reject) => {
+          const look = () => {
+            const match = output.match(pattern);
+            if (match) resolve(match);
+          };
+          child.stdout.on('data', (chunk: Buffer) => {
+            output += chunk.toString();
+            look();
+          });
+          child.on('exit', () => reject(new Error(`python ended: ${output}\n${errors}`)));
+          look();
+        });
+      const [, address] = await line(/AUTHORIZE (\S+)\n/);
+      const asked = new URL(address as string);
+      expect(asked.searchParams.get('resource')).toBe(refdata.url);
+      const browser = new WebClient(codehost);
+      await browser.signIn(person.username, person.password);
+      const answer = await authorizeAndApprove(browser, Object.fromEntries(asked.searchParams));
+      child.stdin.write(`http://127.0.0.1:33420/callback?${answer.toString()}\n`);
+      const [json] = await line(/\{.*\}\n/);
+      const result = JSON.parse(json as string) as {
+        status: number;
+        token: string;
+        refused: number;
+      };
+      expect(result.refused, errors).toBe(401);
+      expect(result.status, errors).toBe(201);
+      expect(decodeJwt(result.token)).toMatchObject({ aud: refdata.url, scope: 'api' });
+    },
+  );
 
   it('refuses an ID token, a token for another API, and a token whose scope gives nothing', async () => {
     const client = await createApplication(codehost, person.id, {
