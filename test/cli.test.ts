@@ -147,7 +147,7 @@ describe('command line, in process', () => {
     expect(result.status).toBe(0);
     const database = `SQLite ${join(dataDir, 'refdata.sqlite')}`;
     expect(result.stdout).toBe(
-      `refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements, 0005_fill_in_derived_fields, 0006_browser_sessions, 0007_search_change_log, 0008_people, 0009_sparql_store_sync, 0010_change_events_and_webhooks, 0011_name_scopes, 0012_import_jobs, 0013_releases, 0014_review, 0015_generalizations, 0016_languages to ${database}\n`,
+      `refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements, 0005_fill_in_derived_fields, 0006_browser_sessions, 0007_search_change_log, 0008_people, 0009_sparql_store_sync, 0010_change_events_and_webhooks, 0011_name_scopes, 0012_import_jobs, 0013_releases, 0014_review, 0015_generalizations, 0016_languages, 0017_personal_access_tokens to ${database}\n`,
     );
     expect(existsSync(join(dataDir, 'refdata.sqlite'))).toBe(true);
     const again = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });

@@ -1,6 +1,7 @@
 import type { Kysely } from 'kysely';
-import type { ServiceConfig } from '../platform/config.js';
+import type { Config, ServiceConfig } from '../platform/config.js';
 import { IdentityProvider } from './auth/identity-provider.js';
+import { PersonalTokens } from './auth/personal-tokens.js';
 import { ProviderTokenVerifier } from './auth/provider-tokens.js';
 import { RESOURCE_METADATA_PATH, resourceIdentifier } from './auth/resource-metadata.js';
 import type { SigningKey } from './auth/signing-key.js';
@@ -31,6 +32,8 @@ import { Webhooks } from './webhooks/service.js';
 /** Everything refdata's routes work with, built once per server. */
 export interface Refdata extends ResourceContext {
   /** The OpenID Connect provider refdata trusts, when one is configured. */
+  /** People's personal access tokens for the API. */
+  personalTokens: PersonalTokens;
   provider: IdentityProvider | undefined;
   verifier: TokenVerifier;
   /** refdata's own signing key, when it issues its tokens itself. */
@@ -84,7 +87,7 @@ export function createRefdata(
   families: FamilyRegistry,
   log: ReplicaLog,
   webhookSecrets: WebhookSecrets,
-  outboundAllowedNetworks: readonly string[],
+  outbound: Pick<Config, 'outboundAllowedNetworks' | 'outboundTrustedCertificates'>,
 ): Refdata {
   const valuesFieldOf = (family: string) => families.byKey(family)?.aggregate?.field;
   const store = new ResourceStore(db, valuesFieldOf);
@@ -106,7 +109,7 @@ export function createRefdata(
     settings.webhooks,
     config.publicUrl,
     log,
-    outboundAllowedNetworks,
+    outbound,
   );
   // A change committed here is sent to its subscribers at once, not at the next tick.
   store.onCommitted(
@@ -121,18 +124,20 @@ export function createRefdata(
   const provider = settings.web.oidc
     ? new IdentityProvider(settings.web.oidc, config.publicUrl)
     : undefined;
+  const personalTokens = new PersonalTokens(db);
   const refdata = {
     db,
     publicUrl: config.publicUrl,
     iriBase: settings.iriBase,
     store,
     provider,
-    verifier: new TokenVerifier(
-      settings.tokens,
-      signingKey,
-      `${config.publicUrl}${RESOURCE_METADATA_PATH}`,
-      provider && new ProviderTokenVerifier(provider, resourceIdentifier(config.publicUrl)),
-    ),
+    verifier: new TokenVerifier(settings.tokens, signingKey, {
+      resourceMetadataUrl: `${config.publicUrl}${RESOURCE_METADATA_PATH}`,
+      provider:
+        provider && new ProviderTokenVerifier(provider, resourceIdentifier(config.publicUrl)),
+      personal: personalTokens,
+    }),
+    personalTokens,
     signingKey,
     catalogues,
     families,

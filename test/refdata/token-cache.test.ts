@@ -14,7 +14,7 @@ describe('verified tokens, remembered until they expire', () => {
     const verifier = new TokenVerifier(
       tokens,
       await loadOrCreateSigningKey(tokens.signingKeyFile),
-      'http://refdata.test/.well-known/oauth-protected-resource',
+      { resourceMetadataUrl: 'http://refdata.test/.well-known/oauth-protected-resource' },
     );
     const token = await service.token(['Creator'], 'casey', 60);
     const first = await verifier.verify(token);
@@ -31,7 +31,7 @@ describe('verified tokens, remembered until they expire', () => {
     const verifier = new TokenVerifier(
       tokens,
       await loadOrCreateSigningKey(tokens.signingKeyFile),
-      'http://refdata.test/.well-known/oauth-protected-resource',
+      { resourceMetadataUrl: 'http://refdata.test/.well-known/oauth-protected-resource' },
     );
     const token = await service.token(['Reader'], 'robin', 60);
     await verifier.verify(token);

@@ -10,6 +10,7 @@ import {
 } from 'jose';
 import { ownEntry } from '../../platform/own.js';
 import type { RefdataSettings } from '../config.js';
+import { PERSONAL_TOKEN_PREFIX, type PersonalTokens } from './personal-tokens.js';
 import type { ProviderTokenVerifier } from './provider-tokens.js';
 import { type Role, rolesFrom } from './roles.js';
 import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
@@ -61,10 +62,14 @@ export class TokenVerifier {
   constructor(
     private readonly config: RefdataSettings['tokens'],
     localKey: SigningKey | undefined,
-    /** Where clients learn how to get a token (RFC 9728), named in every challenge. */
-    readonly resourceMetadataUrl: string,
-    /** The identity provider's access tokens for refdata, where one is configured. */
-    private readonly provider?: ProviderTokenVerifier,
+    private readonly others: {
+      /** Where clients learn how to get a token (RFC 9728), named in every challenge. */
+      resourceMetadataUrl: string;
+      /** The identity provider's access tokens for refdata, where one is configured. */
+      provider?: ProviderTokenVerifier | undefined;
+      /** People's personal access tokens, looked up at each request. */
+      personal?: PersonalTokens | undefined;
+    },
   ) {
     if (config.jwksUrl) {
       this.keys = createRemoteJWKSet(new URL(config.jwksUrl));
@@ -83,7 +88,16 @@ export class TokenVerifier {
    */
   private readonly verified = new Map<string, Principal>();
 
+  /** Where clients learn how to get a token (RFC 9728). */
+  get resourceMetadataUrl(): string {
+    return this.others.resourceMetadataUrl;
+  }
+
   async verify(token: string): Promise<Principal> {
+    // A personal access token is looked up every time: revoking it counts at once.
+    if (token.startsWith(PERSONAL_TOKEN_PREFIX) && this.others.personal) {
+      return this.others.personal.verify(token);
+    }
     const key = hash('sha256', token, 'base64url');
     const known = this.verified.get(key);
     if (known && Date.now() < known.expiresAt + CLOCK_TOLERANCE_SECONDS * 1000) return known;
@@ -98,9 +112,10 @@ export class TokenVerifier {
 
   /** The provider's verifier, when the token says the provider issued it (it then checks that). */
   private providerOf(token: string): ProviderTokenVerifier | undefined {
-    if (!this.provider) return undefined;
+    const { provider } = this.others;
+    if (!provider) return undefined;
     try {
-      return decodeJwt(token).iss === this.provider.issuer ? this.provider : undefined;
+      return decodeJwt(token).iss === provider.issuer ? provider : undefined;
     } catch {
       return undefined;
     }

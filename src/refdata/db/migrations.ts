@@ -804,4 +804,25 @@ export const refdataMigrations: MigrationSet = {
         .execute();
     },
   },
+  '0017_personal_access_tokens': {
+    async up(db: MigrationDb) {
+      // A person's tokens for the API, made on their account page, as GitLab's
+      // personal access tokens: kept only as a hash, with the roles they carry.
+      await withIdColumn(db, db.schema.createTable('personal_access_tokens'))
+        .addColumn('token_hash', 'varchar(64)', (c) => c.notNull().unique())
+        .addColumn('subject', 'varchar(255)', (c) => c.notNull())
+        .addColumn('name', 'varchar(255)', (c) => c.notNull())
+        .addColumn('roles', 'varchar(64)', (c) => c.notNull())
+        .addColumn('expires_at', TIMESTAMP, (c) => c.notNull())
+        .addColumn('last_used_at', TIMESTAMP)
+        .addColumn('revoked_at', TIMESTAMP)
+        .addColumn('created_at', TIMESTAMP, (c) => c.notNull())
+        .execute();
+      await db.schema
+        .createIndex('personal_access_tokens_subject')
+        .on('personal_access_tokens')
+        .column('subject')
+        .execute();
+    },
+  },
 };

@@ -195,6 +195,21 @@ export interface WebhookAttemptsTable {
 }
 
 /** Who a subject is, as their identity provider last said when they signed in. */
+/** A person's token for the API (GitLab's personal access tokens); only its hash is kept. */
+export interface PersonalAccessTokensTable {
+  id: Generated<number>;
+  token_hash: string;
+  /** Whose it is: the actor their revisions name. */
+  subject: string;
+  name: string;
+  /** The roles it carries, space-separated: at most the person's when it was made. */
+  roles: string;
+  expires_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+  created_at: number;
+}
+
 export interface PeopleTable {
   subject: string;
   name: string;
@@ -279,6 +294,7 @@ export interface RefdataTables {
   search_changes: SearchChangesTable;
   search_state: SearchStateTable;
   people: PeopleTable;
+  personal_access_tokens: PersonalAccessTokensTable;
   packages: PackagesTable;
   package_items: PackageItemsTable;
   comments: CommentsTable;

@@ -215,6 +215,8 @@ export class Pages {
     const header = html`<nav aria-label="Site" class="site"><a href="/">Libraries</a> <a href="/symbols">Symbols</a> <a href="/query">Query</a>${
       this.holds(request, WRITE_ROLES) ? html` <a href="/authoring/new">New</a>` : html``
     }${viewer ? html` <a href="/authoring/mine">My drafts</a>` : html``}${
+      viewer ? html` <a href="/account/tokens">Access tokens</a>` : html``
+    }${
       this.holds(request, READ_ROLES) ? html` <a href="/account/webhooks">Webhooks</a>` : html``
     }${this.holds(request, WRITE_ROLES) ? html` <a href="/account/imports">Imports</a>` : html``}${this.holds(request, REVIEW_ROLES) ? html` <a href="/review">Review</a>` : html``}${
       viewer ? this.inboxLink(request) : html``

@@ -30,6 +30,7 @@ import { refdataSessions } from './session.js';
 import { registerSignInPages } from './sign-in-pages.js';
 import { surfaceStrategy } from './surface.js';
 import { registerSymbolGallery } from './symbol-gallery.js';
+import { registerTokenPages } from './token-pages.js';
 import { registerWebhookPages } from './webhook-pages.js';
 
 /** Every page of the web surface: a new page is a new module and a line here. */
@@ -52,6 +53,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerPackagePages,
   registerDiscussionPages,
   registerInboxPages,
+  registerTokenPages,
   registerHierarchyRoutes,
 ];
 
