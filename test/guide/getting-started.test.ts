@@ -52,6 +52,11 @@ class Shell {
     throw new Error(`no end to: ${command}\nstdout: ${this.stdout}\nstderr: ${this.stderr}`);
   }
 
+  /** What the command running now has written to stderr so far. */
+  get stderrSoFar(): string {
+    return this.stderr;
+  }
+
   close(): void {
     this.process.kill('SIGKILL');
   }
@@ -111,6 +116,8 @@ describe('docs/getting-started.md, run as written', () => {
     const env = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? root,
+      // refdata-login keeps a reader's tokens there: in this run's directory, not the home's.
+      XDG_CONFIG_HOME: join(root, 'config'),
       DATA_DIR: join(root, 'data'),
       CODEHOST_PORT: String(ports.codehost),
       REFDATA_PORT: String(ports.refdata),
@@ -144,6 +151,45 @@ describe('docs/getting-started.md, run as written', () => {
     expect(steps.length).toBeGreaterThan(10);
     const known = new Map<string, string>();
     let passwordChosen = false;
+    let ritaPassword = '';
+    const approveAsRita = async (said: () => string, password: string) => {
+      let code: string | undefined;
+      for (let waited = 0; code === undefined; waited += 100) {
+        if (waited > 60_000) throw new Error(`no code shown: ${said()}`);
+        code = /shows the code ([A-Z]{4}-[A-Z]{4})/.exec(said())?.[1];
+        if (code === undefined) await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const base = `http://127.0.0.1:${ports.codehost}`;
+      const cookies = new Map<string, string>();
+      await submitForm(base, cookies, '/users/sign_in', '/users/sign_in', {
+        login: 'rita',
+        password,
+      });
+      const chosen = await submitForm(
+        base,
+        cookies,
+        '/profile/password/edit',
+        '/profile/password',
+        {
+          current_password: password,
+          new_password: 'rita chooses her own password',
+          password_confirmation: 'rita chooses her own password',
+        },
+      );
+      expect(chosen.status).toBe(303);
+      const entered = await submitForm(base, cookies, '/oauth/device', '/oauth/device', {
+        user_code: code,
+      });
+      expect(entered.headers.get('location')).toBe('/oauth/device/confirm');
+      const decided = await submitForm(
+        base,
+        cookies,
+        '/oauth/device/confirm',
+        '/oauth/device/decision',
+        { user_code: code, decision: 'approve' },
+      );
+      expect(decided.status).toBeLessThan(400);
+    };
     for (const step of steps) {
       const expected = step.expected === undefined ? undefined : onThesePorts(step.expected);
       if (step.command.trim() === 'npm install && npm start') {
@@ -194,7 +240,13 @@ describe('docs/getting-started.md, run as written', () => {
         passwordChosen = true;
       }
       const command = withLearnedValues(onThesePorts(step.command), known);
-      const { stdout, stderr } = await shell.run(command);
+      const running = shell.run(command);
+      if (command.includes('refdata-login')) {
+        // Rita, in her browser: signs in, chooses her password, approves the code shown.
+        await approveAsRita(() => shell.stderrSoFar, ritaPassword);
+      }
+      const { stdout, stderr } = await running;
+      ritaPassword = /Password: (\S+)/.exec(stdout)?.[1] ?? ritaPassword;
       if (expected === undefined) {
         expect(stderr, command).toBe('');
         continue;

@@ -70,7 +70,7 @@ export const refdataLoginCommand: Command = {
   usage: 'refdata-login --server=<refdata URL> [--token-file=<path>] [--new]',
   summary: "Sign in at refdata's identity provider and print a token for its API.",
   details:
-    'Shows an address and a code to approve in a browser, then prints the access token on standard output (messages go to standard error), so that TOKEN=$(npm run -s cli -- refdata-login --server=...) works in a shell. The registered client and the refresh token are kept in --token-file (default ~/.config/refdata/tokens.json, readable by you only); the next run refreshes the token without asking, unless --new.',
+    'Shows an address and a code to approve in a browser, then prints the access token on standard output (messages go to standard error), so that TOKEN=$(npm run -s cli -- refdata-login --server=...) works in a shell. The registered client and the refresh token are kept in --token-file (default $XDG_CONFIG_HOME/refdata/tokens.json, else ~/.config/refdata/tokens.json; readable by you only); the next run refreshes the token without asking, unless --new.',
   example: '--server=http://127.0.0.1:8081',
   async run(args, { stdout, stderr }) {
     const unknown = args.find((arg) => !/^--(server|token-file)=./.test(arg) && arg !== '--new');
@@ -83,9 +83,9 @@ export const refdataLoginCommand: Command = {
     } catch {
       throw new UsageError(`--server=${serverText} is not a URL.`);
     }
-    const file = resolve(
-      option(args, 'token-file') ?? join(homedir(), '.config', 'refdata', 'tokens.json'),
-    );
+    // Where the XDG convention keeps a person's settings, as command-line tools do.
+    const configHome = process.env.XDG_CONFIG_HOME || join(homedir(), '.config');
+    const file = resolve(option(args, 'token-file') ?? join(configHome, 'refdata', 'tokens.json'));
     const say = (text: string) => stderr.write(`${text}\n`);
 
     // 1. Where refdata's tokens come from.
