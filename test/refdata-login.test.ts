@@ -92,6 +92,9 @@ describe('npm run cli -- refdata-login', () => {
     );
     const confirm = await browser.get('/oauth/device/confirm');
     expect(confirm.body).toContain('id="approve"');
+    // The page says which API the device asks for, and that nobody vouches for the client.
+    expect(confirm.body).toMatch(/id="resource">Its access will be to <strong>refdata<\/strong>/);
+    expect(confirm.body).toContain('registered itself with codehost');
     await browser.post('/oauth/device/decision', {
       user_code: code as string,
       decision: 'approve',

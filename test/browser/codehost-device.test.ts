@@ -4,9 +4,11 @@
  * gets its token. Walked under the enforced security policy, and checked with
  * axe at 1280 and 375 pixels.
  */
+
 import { mkdirSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ResourceServerStore } from '../../src/codehost/oauth/resource-servers.js';
 import {
   type Codehost,
   createApplication,
@@ -36,6 +38,11 @@ describe.skipIf(!browserAvailable)(
     beforeAll(async () => {
       browser = await launchChromium();
       service = await startCodehost('sqlite', { listen: true });
+      // The device asks for a token for another API (RFC 8707): the page says which.
+      await new ResourceServerStore(service.db).ensure({
+        identifier: 'https://refdata.example',
+        name: 'refdata',
+      });
       mkdirSync(OUTPUT, { recursive: true });
     });
     afterAll(async () => {
@@ -53,7 +60,11 @@ describe.skipIf(!browserAvailable)(
       const response = await fetch(`${service.url}/oauth/authorize_device`, {
         method: 'POST',
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ client_id: app.clientId, scope: 'api read_user' }),
+        body: new URLSearchParams({
+          client_id: app.clientId,
+          scope: 'api read_user',
+          resource: 'https://refdata.example',
+        }),
       });
       const started = (await response.json()) as {
         device_code: string;
@@ -94,6 +105,7 @@ describe.skipIf(!browserAvailable)(
           expect(await page.locator('#application-name').innerText()).toBe('Terminal tool');
           expect(await page.locator('#user-code').innerText()).toBe(started.user_code);
           expect(await page.locator('#scopes').innerText()).toContain('read_user');
+          expect(await page.locator('#resource').innerText()).toContain('refdata');
           if (!enforced) expect(await accessibilityViolations(page)).toEqual([]);
           await page.screenshot({ path: `${OUTPUT}/device-confirm-${width}.png`, fullPage: true });
           // Keyboard only: Authorize is reachable and pressed with Enter.
@@ -130,6 +142,8 @@ describe.skipIf(!browserAvailable)(
           });
           expect(polled.statusCode).toBe(200);
           expect(polled.json().scope).toBe('api read_user');
+          // For the API named: a JWT access token (RFC 9068), not codehost's opaque one.
+          expect(polled.json().access_token.split('.')).toHaveLength(3);
 
           // A returning user: still signed in, the application authorized before. A
           // new device of the same application asks again (each device is a new

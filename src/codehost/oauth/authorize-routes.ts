@@ -24,6 +24,7 @@ import {
 } from '../web/web-context.js';
 import { type ApplicationRow, isRegisteredRedirectUri, scopesOf } from './applications.js';
 import { isMetadataDocumentUrl, MetadataDocumentRefused } from './client-metadata-documents.js';
+import { accessTo, whoItIs } from './consent-facts.js';
 import { issuerOf } from './issuer.js';
 import { type ResourceServerRow, TargetRefused } from './resource-servers.js';
 import { coversScopes, DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from './scopes.js';
@@ -253,33 +254,14 @@ function consentPage(request: AuthorizationRequest, user: UserRow, session: Sess
   return page(
     { title: 'Authorization required', user, csrf: session.data.csrf },
     html`<p>Authorize <strong id="application-name">${request.application.name}</strong> to use your account?</p>
-${whoItIs(request)}
-${request.resource === undefined ? html`` : html`<p id="resource">Its access will be to <strong>${request.resource.name}</strong> (<code>${request.resource.identifier}</code>), as you.</p>`}
+${whoItIs(request.application, request.redirectUri)}
+${accessTo(request.resource)}
 <p>This application will be able to:</p>
 <ul id="scopes">${request.scopes.map((scope) => html`<li><code>${scope}</code>: ${SCOPES[scope]}</li>`)}</ul>
 <p>You will be sent back to <code>${new URL(request.redirectUri).origin === 'null' ? request.redirectUri : new URL(request.redirectUri).origin}</code>.</p>
 <form class="inline" method="post" action="/oauth/authorize">${hidden}<input type="hidden" name="decision" value="approve"><button type="submit" id="authorize">Authorize</button></form>
 <form class="inline" method="post" action="/oauth/authorize">${hidden}<input type="hidden" name="decision" value="deny"><button type="submit" id="deny">Deny</button></form>`,
   );
-}
-
-/**
- * Who stands behind a client nobody here set up: the site that publishes a
- * metadata document (and a warning when it sends you elsewhere), or that the
- * client registered itself and its name is its own claim.
- */
-function whoItIs(request: AuthorizationRequest) {
-  const { application } = request;
-  if (application.registration === 'metadata-document') {
-    const site = new URL(application.uid).host;
-    const returning = new URL(request.redirectUri).host;
-    return html`<p id="client-identity">This application is published by <strong>${site}</strong> (its description is at <code>${application.uid}</code>).</p>
-${returning === site || new URL(request.redirectUri).hostname === '127.0.0.1' || new URL(request.redirectUri).hostname === 'localhost' ? html`` : html`<p class="notice error" id="client-elsewhere">It sends you back to <strong>${returning}</strong>, not to ${site}. Go on only if you expected that.</p>`}`;
-  }
-  if (application.registration === 'dynamic') {
-    return html`<p id="client-identity">This application registered itself with codehost: its name is its own claim, and nobody here vouches for it${application.client_uri === '' ? html`` : html` (it gives <code>${application.client_uri}</code> as its home page)`}.</p>`;
-  }
-  return html``;
 }
 
 /** The authorization URL without `prompt=login` or `select_account`, for after signing in. */

@@ -7,6 +7,7 @@ import type { UserRow } from '../accounts/users.js';
 import { browserAnswers } from '../api/described-responses.js';
 import type { Codehost } from '../context.js';
 import { scopesOf } from '../oauth/applications.js';
+import { accessTo, whoItIs } from '../oauth/consent-facts.js';
 import { DEVICE_VERIFICATION_PATH } from '../oauth/device-authorization-route.js';
 import {
   DEVICE_CODE_LIFETIME_SECONDS,
@@ -89,12 +90,16 @@ ${textField({ name: 'user_code', label: 'Code', value: options.value ?? '', erro
     userCode: string,
   ) => {
     const application = await codehost.applications.findById(grant.application_id);
+    const resource =
+      grant.resource === null ? undefined : await codehost.resourceServers.find(grant.resource);
     const decisionForm = (decision: 'approve' | 'deny', label: string) =>
       html`<form class="inline" method="post" action="${DEVICE_VERIFICATION_PATH}/decision">${csrfField(session.data.csrf)}<input type="hidden" name="user_code" value="${userCode}"><input type="hidden" name="decision" value="${decision}"><button type="submit" id="${decision}">${label}</button></form>`;
     return reply.type('text/html').send(
       page(
         { title: 'Authorize the device?', user, csrf: session.data.csrf },
         html`<p><strong id="application-name">${application?.name ?? 'An application'}</strong> asks to use your account from a device.</p>
+${application ? whoItIs(application) : html``}
+${accessTo(resource)}
 <p>Check that the device shows <strong class="user-code" id="user-code">${displayedUserCode(userCode)}</strong>. Continue only if you started signing in on that device yourself, just now: never for a code someone sent you.</p>
 <p>It will be able to:</p>
 <ul id="scopes">${scopesOf(grant).map((scope) => html`<li><code>${scope}</code>: ${SCOPES[scope]}</li>`)}</ul>
