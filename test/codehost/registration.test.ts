@@ -71,6 +71,50 @@ describe.each(DATABASE_KINDS)('client registration and resource indicators on %s
     expect((await read(registered.registration_access_token)).statusCode).toBe(401);
   });
 
+  it('shows a client that registered itself as such to the person who let it in, who can revoke it', async () => {
+    const registered = (await register(service, { ...GOOD, client_name: 'Self-made tool' })).json();
+    const user = await createUser(service);
+    const browser = new WebClient(service);
+    await browser.signIn(user.username, user.password);
+    const parameters = {
+      client_id: registered.client_id,
+      redirect_uri: GOOD.redirect_uris[0] as string,
+      response_type: 'code',
+      scope: 'api',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    };
+    const consent = await browser.get(`/oauth/authorize?${new URLSearchParams(parameters)}`);
+    expect(consent.body).toContain('registered itself with codehost');
+    const granted = await authorizeAndApprove(browser, parameters);
+    const token = await tokenRequest(service, {
+      grant_type: 'authorization_code',
+      code: granted.get('code') as string,
+      redirect_uri: parameters.redirect_uri,
+      client_id: registered.client_id,
+      code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    });
+    expect(token.statusCode, token.body).toBe(200);
+    const listed = await browser.get('/profile/applications');
+    expect(listed.body).toMatch(
+      /Self-made tool <span class="badge"[^>]*>registered itself<\/span>/,
+    );
+    const id = (
+      await service.db
+        .selectFrom('oauth_applications')
+        .select('id')
+        .where('uid', '=', registered.client_id)
+        .executeTakeFirstOrThrow()
+    ).id;
+    await browser.post(`/profile/applications/authorized/${id}/revoke`, {});
+    const api = await service.app.inject({
+      url: '/api/v4/user',
+      headers: { authorization: `Bearer ${token.json().access_token}` },
+    });
+    expect(api.statusCode).toBe(401);
+    expect((await browser.get('/profile/applications')).body).not.toContain('Self-made tool');
+  });
+
   it.each([
     [
       'a javascript: redirect URI',
