@@ -122,7 +122,7 @@ export function createCodehost(
     tokens,
     deviceGrants: new DeviceGrantStore(db, Date.now, tokens),
     resourceServers: new ResourceServerStore(db),
-    metadataDocuments: new ClientMetadataDocuments(db, outbound),
+    metadataDocuments: new ClientMetadataDocuments(db, outbound, counters),
     settings,
     signingKeys,
     backchannelLogout: new BackchannelLogout(

@@ -185,6 +185,22 @@ describe.each(DATABASE_KINDS)('client ID metadata documents on %s', (kind) => {
     expect(broken.body).toContain('is not JSON');
   });
 
+  it('reads at most twenty documents a minute on one address’s word', async () => {
+    const before = reads.length;
+    const pages: string[] = [];
+    for (let index = 0; index < 21; index += 1) {
+      const page = await codehost.app.inject({
+        url: `/oauth/authorize?${new URLSearchParams(request(`${site}/flood/${index}.json`))}`,
+        remoteAddress: '198.51.100.7',
+      });
+      expect(page.statusCode).toBe(400);
+      pages.push(page.body);
+    }
+    expect(reads.length - before).toBe(20);
+    expect(pages.at(-1)).toContain('Too many client metadata documents');
+    expect(pages[0]).toContain('could not be read: answered 404');
+  });
+
   it('reaches no internal address on a client’s word unless the operator allows it', async () => {
     const clientId = `${site}/tool/client.json`;
     const before = reads.length;

@@ -79,7 +79,12 @@ const MAX_NONCE_LENGTH = 512;
  * known good, errors are shown here (400 page) and never redirected: sending
  * the browser to an unverified URI would make this an open redirector.
  */
-async function validate(codehost: Codehost, source: unknown): Promise<AuthorizationRequest> {
+async function validate(
+  codehost: Codehost,
+  source: unknown,
+  /** The address asking, whose reads of client metadata documents are counted. */
+  requester: string,
+): Promise<AuthorizationRequest> {
   const raw = (source ?? {}) as Record<string, unknown>;
   const value = (name: (typeof PARAMETERS)[number]): string | undefined => {
     const item = raw[name];
@@ -95,7 +100,7 @@ async function validate(codehost: Codehost, source: unknown): Promise<Authorizat
       clientId === undefined
         ? undefined
         : isMetadataDocumentUrl(clientId)
-          ? await codehost.metadataDocuments.resolve(clientId)
+          ? await codehost.metadataDocuments.resolve(clientId, requester)
           : await codehost.applications.findByClientId(clientId);
   } catch (error) {
     if (!(error instanceof MetadataDocumentRefused)) throw error;
@@ -302,7 +307,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
     async (request, reply) => {
       let authorization: AuthorizationRequest;
       try {
-        authorization = await validate(codehost, request.query);
+        authorization = await validate(codehost, request.query, request.ip);
       } catch (error) {
         return handleRedirectable(reply, error);
       }
@@ -366,7 +371,7 @@ export function registerAuthorizeRoutes(app: HttpApp, codehost: Codehost): void 
       const user = accountOf(request);
       let authorization: AuthorizationRequest;
       try {
-        authorization = await validate(codehost, request.body);
+        authorization = await validate(codehost, request.body, request.ip);
       } catch (error) {
         return handleRedirectable(reply, error);
       }

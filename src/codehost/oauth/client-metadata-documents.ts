@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
 import type { OutboundPolicy } from '../../platform/http/outbound.js';
+import type { CounterStore } from '../../platform/security/counters.js';
 import { newSecret, secretHash } from '../../platform/security/secrets.js';
 import type { CodehostTables } from '../db/tables.js';
 import type { ApplicationRow } from './applications.js';
@@ -11,6 +12,11 @@ import { formatScopes } from './scopes.js';
 export const METADATA_DOCUMENT_CACHE_MS = 5 * 60 * 1000;
 /** The draft advises a small limit; a client's metadata is a few hundred bytes. */
 export const MAX_METADATA_DOCUMENT_BYTES = 8 * 1024;
+/**
+ * Documents one address may have read in a minute: codehost must not become
+ * anybody's way of sending requests to sites of their choosing.
+ */
+export const METADATA_READS_PER_MINUTE = 20;
 /** A client's server that does not answer in this time is not waited for. */
 const FETCH_TIMEOUT_MS = 5000;
 const MAX_CLIENT_ID_LENGTH = 2048;
@@ -59,17 +65,28 @@ export class ClientMetadataDocuments {
   constructor(
     private readonly db: Kysely<CodehostTables>,
     private readonly outbound: OutboundPolicy,
+    /** Counts the reads each address causes (shared by every instance). */
+    private readonly counters: CounterStore,
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** The client, from its row while fresh, otherwise from its document read now. */
-  async resolve(clientId: string): Promise<ApplicationRow> {
+  /**
+   * The client, from its row while fresh, otherwise from its document read now,
+   * if `requester` (the address asking) has not caused too many reads this minute.
+   */
+  async resolve(clientId: string, requester: string): Promise<ApplicationRow> {
     const row = await this.stored(clientId);
     if (row && this.now() - Number(row.metadata_fetched_at ?? 0) < METADATA_DOCUMENT_CACHE_MS) {
       return row;
     }
     const under = this.reading.get(clientId);
     if (under) return under;
+    const { count, resetsInMs } = await this.counters.hit(`metadata-reads:${requester}`, 60_000);
+    if (count > METADATA_READS_PER_MINUTE) {
+      throw new MetadataDocumentRefused(
+        `Too many client metadata documents were asked for from your address; try again in ${Math.ceil(resetsInMs / 1000)} seconds.`,
+      );
+    }
     const read = this.read(clientId, row).finally(() => this.reading.delete(clientId));
     this.reading.set(clientId, read);
     return read;

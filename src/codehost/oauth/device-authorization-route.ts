@@ -51,7 +51,7 @@ export function registerDeviceAuthorizationRoute(app: HttpApp, codehost: Codehos
       // A client known by its metadata's address is read (or read again) here, as at /oauth/authorize.
       if (body.client_id !== undefined && isMetadataDocumentUrl(body.client_id)) {
         try {
-          await codehost.metadataDocuments.resolve(body.client_id);
+          await codehost.metadataDocuments.resolve(body.client_id, request.ip);
         } catch (error) {
           if (!(error instanceof MetadataDocumentRefused)) throw error;
           throw invalidClient(error.message);
