@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { currentCode } from '../../src/codehost/accounts/two-factor.js';
+import { ResourceServerStore } from '../../src/codehost/oauth/resource-servers.js';
 import {
   apiToken,
   basicAuth,
@@ -190,6 +191,79 @@ describe.skipIf(!browserAvailable)(
       } finally {
         await context.close();
       }
+    });
+
+    it('asks consent for a client that registered itself, for another API, and marks it on the Applications page', async () => {
+      await new ResourceServerStore(service.db).ensure({
+        identifier: 'https://refdata.example',
+        name: 'refdata',
+      });
+      const registered = (await (
+        await fetch(`${service.url}/oauth/register`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({
+            client_name: 'An agent',
+            client_uri: 'https://agent.example',
+            redirect_uris: [callback.url],
+          }),
+        })
+      ).json()) as { client_id: string };
+      const user = await createUser(service);
+      const context = await browser.newContext({
+        viewport: { width: 375, height: 800 },
+        bypassCSP: true,
+      });
+      const page = await context.newPage();
+      const verifier = randomBytes(32).toString('base64url');
+      const authorize = new URL('/oauth/authorize', service.url);
+      authorize.search = new URLSearchParams({
+        client_id: registered.client_id,
+        redirect_uri: callback.url,
+        response_type: 'code',
+        scope: 'api',
+        resource: 'https://refdata.example',
+        code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+        code_challenge_method: 'S256',
+      }).toString();
+      await page.goto(authorize.toString());
+      await signIn(page, user.username, user.password);
+      expect(new URL(page.url()).pathname).toBe('/oauth/authorize');
+      expect(await page.locator('#client-identity').innerText()).toContain(
+        'registered itself with codehost',
+      );
+      expect(await page.locator('#resource').innerText()).toContain('refdata');
+      expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(375);
+      expect(await accessibilityViolations(page)).toEqual([]);
+      mkdirSync('.test-output', { recursive: true });
+      await page.screenshot({
+        path: '.test-output/codehost-consent-registered-375.png',
+        fullPage: true,
+      });
+      await Promise.all([page.waitForURL(`${callback.url}?**`), page.click('#authorize')]);
+      const code = new URL(page.url()).searchParams.get('code') as string;
+      const token = await fetch(`${service.url}/oauth/token`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          grant_type: 'authorization_code',
+          code,
+          redirect_uri: callback.url,
+          client_id: registered.client_id,
+          code_verifier: verifier,
+        }),
+      });
+      expect(token.status).toBe(200);
+      await page.goto(`${service.url}/profile/applications`);
+      expect(await page.locator('#authorized-applications').innerText()).toContain(
+        'registered itself',
+      );
+      expect(await accessibilityViolations(page)).toEqual([]);
+      await page.screenshot({
+        path: '.test-output/codehost-applications-registered-375.png',
+        fullPage: true,
+      });
+      await context.close();
     });
 
     it('creates a personal access token that the API accepts, and revokes it', async () => {

@@ -247,3 +247,96 @@ describe.each(DATABASE_KINDS)('client registration and resource indicators on %s
     expect(Number((await tokens()).n)).toBe(before);
   });
 });
+
+describe('client registration as the operator sets it', () => {
+  const INITIAL = 'an initial access token of the operator';
+  const closed = codehostForTests('sqlite', {
+    env: { CODEHOST_REGISTRATION: 'token', CODEHOST_REGISTRATION_TOKEN: INITIAL },
+  });
+  const off = codehostForTests('sqlite', {
+    env: { CODEHOST_REGISTRATION: 'off', CODEHOST_REGISTRATION_UNUSED_DAYS: '1' },
+  });
+  const open = codehostForTests('sqlite', { env: { CODEHOST_REGISTRATION_UNUSED_DAYS: '1' } });
+
+  it('takes a registration only with the initial access token when the operator asks for one', async () => {
+    const before = await applicationCount(closed);
+    const tries: Record<string, string>[] = [
+      {},
+      { authorization: 'Bearer not the token at all, no' },
+    ];
+    for (const headers of tries) {
+      const refused = await register(closed, GOOD, headers);
+      expect(refused.statusCode).toBe(401);
+      expect(refused.json().error).toBe('invalid_token');
+      expect(refused.headers['www-authenticate']).toContain('Bearer');
+    }
+    expect(await applicationCount(closed)).toBe(before);
+    const taken = await register(closed, GOOD, { authorization: `Bearer ${INITIAL}` });
+    expect(taken.statusCode).toBe(201);
+  });
+
+  it('offers no registration when the operator turned it off', async () => {
+    const metadata = await off.app.inject('/.well-known/oauth-authorization-server');
+    expect(metadata.json().registration_endpoint).toBeUndefined();
+    expect((await register(off, GOOD)).statusCode).toBe(404);
+  });
+
+  it('deletes registrations nobody used for the days set, keeping one in use', async () => {
+    const unused = (await register(open, GOOD)).json();
+    const used = (await register(open, GOOD)).json();
+    const user = await createUser(open);
+    const browser = new WebClient(open);
+    await browser.signIn(user.username, user.password);
+    const parameters = {
+      client_id: used.client_id,
+      redirect_uri: GOOD.redirect_uris[0] as string,
+      response_type: 'code',
+      scope: 'api',
+      code_challenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
+      code_challenge_method: 'S256',
+    };
+    const granted = await authorizeAndApprove(browser, parameters);
+    const token = await tokenRequest(open, {
+      grant_type: 'authorization_code',
+      code: granted.get('code') as string,
+      redirect_uri: parameters.redirect_uri,
+      client_id: used.client_id,
+      code_verifier: 'dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk',
+    });
+    expect(token.statusCode).toBe(200);
+    // Both registered two days ago; only one had a token since.
+    await open.db
+      .updateTable('oauth_applications')
+      .set({ created_at: Date.now() - 2 * 86_400_000 })
+      .where('uid', 'in', [unused.client_id, used.client_id])
+      .execute();
+    expect((await register(open, GOOD)).statusCode).toBe(201);
+    const left = await open.db
+      .selectFrom('oauth_applications')
+      .select('uid')
+      .where('uid', 'in', [unused.client_id, used.client_id])
+      .execute();
+    expect(left.map((row) => row.uid)).toEqual([used.client_id]);
+  });
+
+  it('refuses an unknown resource at the device authorization endpoint', async () => {
+    const device = (
+      await register(open, {
+        client_name: 'A device',
+        grant_types: ['urn:ietf:params:oauth:grant-type:device_code'],
+      })
+    ).json();
+    expect(device.grant_types).toContain('urn:ietf:params:oauth:grant-type:device_code');
+    const asked = await open.app.inject({
+      method: 'POST',
+      url: '/oauth/authorize_device',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: new URLSearchParams({
+        client_id: device.client_id,
+        resource: 'https://unknown.example',
+      }).toString(),
+    });
+    expect(asked.statusCode).toBe(400);
+    expect(asked.json().error).toBe('invalid_target');
+  });
+});
