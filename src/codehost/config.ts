@@ -75,11 +75,12 @@ export function readCodehostSettings(read: Reader, context: SettingsContext): Co
 function readRegistrationSettings(read: Reader): RegistrationSettings {
   const mode = oneOf(read, 'CODEHOST_REGISTRATION', 'open', ['open', 'token', 'off']);
   const token = read('CODEHOST_REGISTRATION_TOKEN');
-  if (mode === 'token' && (token === undefined || token.length < 20)) {
+  // A bearer token's characters (RFC 6750 section 2.1), and long enough not to be guessed.
+  if (mode === 'token' && (token === undefined || !/^[A-Za-z0-9._~+/-]{20,}=*$/.test(token))) {
     throw new ConfigError(
       'CODEHOST_REGISTRATION_TOKEN',
       token === undefined ? '' : '(hidden)',
-      'with CODEHOST_REGISTRATION=token it is required: the initial access token clients register with, at least 20 characters',
+      'with CODEHOST_REGISTRATION=token it is required: the initial access token clients register with, at least 20 letters, digits or -._~+/',
     );
   }
   return {

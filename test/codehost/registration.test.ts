@@ -5,6 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ResourceServerStore } from '../../src/codehost/oauth/resource-servers.js';
+import { ConfigError } from '../../src/platform/config.js';
+import { loadProgramConfig } from '../../src/program.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   authorizeAndApprove,
@@ -249,7 +251,7 @@ describe.each(DATABASE_KINDS)('client registration and resource indicators on %s
 });
 
 describe('client registration as the operator sets it', () => {
-  const INITIAL = 'an initial access token of the operator';
+  const INITIAL = 'operator-initial-access-token-0123456789';
   const closed = codehostForTests('sqlite', {
     env: { CODEHOST_REGISTRATION: 'token', CODEHOST_REGISTRATION_TOKEN: INITIAL },
   });
@@ -338,5 +340,23 @@ describe('client registration as the operator sets it', () => {
     });
     expect(asked.statusCode).toBe(400);
     expect(asked.json().error).toBe('invalid_target');
+  });
+});
+
+describe('the registration settings', () => {
+  it('refuse a missing or weak initial access token, naming the setting and never the value', () => {
+    for (const token of [undefined, 'short', 'has spaces in it, which no bearer token has']) {
+      const read = () =>
+        loadProgramConfig({
+          CODEHOST_REGISTRATION: 'token',
+          ...(token === undefined ? {} : { CODEHOST_REGISTRATION_TOKEN: token }),
+        });
+      expect(read).toThrow(ConfigError);
+      expect(read).toThrow(/CODEHOST_REGISTRATION_TOKEN/);
+      if (token !== undefined) expect(read).not.toThrow(token);
+    }
+    expect(() => loadProgramConfig({ CODEHOST_REGISTRATION: 'sometimes' })).toThrow(
+      /CODEHOST_REGISTRATION/,
+    );
   });
 });
