@@ -17,6 +17,7 @@ import type {
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
+import * as client from 'openid-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemberStore } from '../src/codehost/namespaces/members.js';
 import { ResourceServerStore } from '../src/codehost/oauth/resource-servers.js';
@@ -140,6 +141,17 @@ describe.each(DATABASE_KINDS)('refdata’s API takes codehost’s tokens, on %s'
     await codehost?.close();
   });
 
+  /** Back in the group the first test took the person out of, whatever ran before. */
+  async function rejoinCreators() {
+    await codehost.db.deleteFrom('members').where('user_id', '=', person.id).execute();
+    const creators = await codehost.db
+      .selectFrom('namespaces')
+      .select('id')
+      .where('path', '=', 'creators')
+      .executeTakeFirstOrThrow();
+    await new MemberStore(codehost.db).add('group', creators.id, person.id, 30);
+  }
+
   const createLibrary = (token: string, name: string) =>
     fetch(`${refdata.url}/ontologies/domains`, {
       method: 'POST',
@@ -238,34 +250,37 @@ describe.each(DATABASE_KINDS)('refdata’s API takes codehost’s tokens, on %s'
   it.skipIf(!authlibThere && process.env.REQUIRE_CLIENTS !== '1')(
     'walks the same chain with Python’s authlib',
     async () => {
-      // Back in the group the first test took the person out of.
-      const creators = await codehost.db
-        .selectFrom('namespaces')
-        .select('id')
-        .where('path', '=', 'creators')
-        .executeTakeFirstOrThrow();
-      await new MemberStore(codehost.db).add('group', creators.id, person.id, 30);
+      await rejoinCreators();
       const child = spawn(PYTHON, ['-c', AUTHLIB_CLIENT, refdata.url], {
         stdio: ['pipe', 'pipe', 'pipe'],
       });
+      // One reader of the script's output, which each wait below looks into.
       let output = '';
       let errors = '';
+      let ended = false;
+      const waiting: (() => void)[] = [];
+      const wake = () => {
+        for (const waiter of waiting.splice(0)) waiter();
+      };
+      child.stdout.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        wake();
+      });
       child.stderr.on('data', (chunk: Buffer) => {
         errors += chunk.toString();
       });
-      const line = (pattern: RegExp) =>
-        new Promise<RegExpMatchArray>((resolve, reject) => {
-          const look = () => {
-            const match = output.match(pattern);
-            if (match) resolve(match);
-          };
-          child.stdout.on('data', (chunk: Buffer) => {
-            output += chunk.toString();
-            look();
-          });
-          child.on('exit', () => reject(new Error(`python ended: ${output}\n${errors}`)));
-          look();
-        });
+      child.on('exit', () => {
+        ended = true;
+        wake();
+      });
+      const line = async (pattern: RegExp): Promise<RegExpMatchArray> => {
+        for (;;) {
+          const match = output.match(pattern);
+          if (match) return match;
+          if (ended) throw new Error(`python ended: ${output}\n${errors}`);
+          await new Promise<void>((resolve) => waiting.push(resolve));
+        }
+      };
       const [, address] = await line(/AUTHORIZE (\S+)\n/);
       const asked = new URL(address as string);
       expect(asked.searchParams.get('resource')).toBe(refdata.url);
@@ -284,6 +299,65 @@ describe.each(DATABASE_KINDS)('refdata’s API takes codehost’s tokens, on %s'
       expect(decodeJwt(result.token)).toMatchObject({ aud: refdata.url, scope: 'api' });
     },
   );
+
+  it('walks the same chain with openid-client, the code flow with PKCE and resource', async () => {
+    await rejoinCreators();
+    const refused = await fetch(`${refdata.url}/ontologies/domains`, { method: 'POST' });
+    const metadataUrl = /resource_metadata="([^"]+)"/.exec(
+      refused.headers.get('www-authenticate') ?? '',
+    )?.[1];
+    const resource = (await (await fetch(metadataUrl as string)).json()) as {
+      resource: string;
+      authorization_servers: string[];
+    };
+    const redirectUri = 'http://127.0.0.1:33421/callback';
+    const configuration = await client.dynamicClientRegistration(
+      new URL(resource.authorization_servers[0] as string),
+      {
+        client_name: 'An openid-client application',
+        redirect_uris: [redirectUri],
+        token_endpoint_auth_method: 'none',
+        scope: 'api',
+      },
+      client.None(),
+      { execute: [client.allowInsecureRequests] },
+    );
+    const verifier = client.randomPKCECodeVerifier();
+    const state = client.randomState();
+    const asked = client.buildAuthorizationUrl(configuration, {
+      redirect_uri: redirectUri,
+      scope: 'api',
+      state,
+      code_challenge: await client.calculatePKCECodeChallenge(verifier),
+      code_challenge_method: 'S256',
+      resource: resource.resource,
+    });
+    const browser = new WebClient(codehost);
+    await browser.signIn(person.username, person.password);
+    const answer = await authorizeAndApprove(browser, Object.fromEntries(asked.searchParams));
+    const landed = new URL(redirectUri);
+    landed.search = answer.toString();
+    const tokens = await client.authorizationCodeGrant(
+      configuration,
+      landed,
+      { pkceCodeVerifier: verifier, expectedState: state },
+      { resource: resource.resource },
+    );
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: refdata.url, scope: 'api' });
+    const made = await client.fetchProtectedResource(
+      configuration,
+      tokens.access_token,
+      new URL(`${refdata.url}/ontologies/domains`),
+      'POST',
+      JSON.stringify({
+        changeJustification: 'From openid-client',
+        name: 'OIDC library',
+        description: 'x',
+      }),
+      new Headers({ 'content-type': 'application/json' }),
+    );
+    expect(made.status, await made.clone().text()).toBe(201);
+  });
 
   it('refuses an ID token, a token for another API, and a token whose scope gives nothing', async () => {
     const client = await createApplication(codehost, person.id, {

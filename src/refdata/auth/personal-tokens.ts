@@ -124,6 +124,11 @@ export class PersonalTokens {
     return result.numUpdatedRows > 0n;
   }
 
+  /** Whether a bearer token is one of these (by its prefix), not a JWT. */
+  owns(token: string): boolean {
+    return token.startsWith(PERSONAL_TOKEN_PREFIX);
+  }
+
   /** The caller a personal access token stands for, checked at every request (revocation is at once). */
   async verify(token: string): Promise<Principal> {
     if (!/^rdpat-[0-9a-f]{64}$/.test(token)) throw new TokenRefused('The token is malformed.');

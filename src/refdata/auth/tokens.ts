@@ -10,7 +10,7 @@ import {
 } from 'jose';
 import { ownEntry } from '../../platform/own.js';
 import type { RefdataSettings } from '../config.js';
-import { PERSONAL_TOKEN_PREFIX, type PersonalTokens } from './personal-tokens.js';
+import type { PersonalTokens } from './personal-tokens.js';
 import type { ProviderTokenVerifier } from './provider-tokens.js';
 import { type Role, rolesFrom } from './roles.js';
 import { SIGNING_ALGORITHM, type SigningKey } from './signing-key.js';
@@ -95,9 +95,7 @@ export class TokenVerifier {
 
   async verify(token: string): Promise<Principal> {
     // A personal access token is looked up every time: revoking it counts at once.
-    if (token.startsWith(PERSONAL_TOKEN_PREFIX) && this.others.personal) {
-      return this.others.personal.verify(token);
-    }
+    if (this.others.personal?.owns(token)) return this.others.personal.verify(token);
     const key = hash('sha256', token, 'base64url');
     const known = this.verified.get(key);
     if (known && Date.now() < known.expiresAt + CLOCK_TOLERANCE_SECONDS * 1000) return known;
