@@ -76,7 +76,10 @@ describe.each(DATABASE_KINDS)('personal access tokens on %s', (kind) => {
     expect(Number(used.last_used_at)).toBeGreaterThan(0);
 
     // A token one character off, or of the wrong form, is refused with the challenge.
-    const wrong = await write(`${token.slice(0, -1)}0`, 'Not made');
+    const wrong = await write(
+      `${token.slice(0, -1)}${token.endsWith('0') ? '1' : '0'}`,
+      'Not made',
+    );
     expect(wrong.statusCode).toBe(401);
     expect(wrong.headers['www-authenticate']).toContain('resource_metadata=');
     expect((await write('rdpat-short', 'Not made')).statusCode).toBe(401);
