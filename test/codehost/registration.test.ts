@@ -160,6 +160,21 @@ describe.each(DATABASE_KINDS)('client registration and resource indicators on %s
     expect(await applicationCount(service)).toBe(before);
   });
 
+  it('refuses a body that is not JSON, or of a media type not taken, and stores nothing', async () => {
+    const before = await applicationCount(service);
+    const malformed = await register(service, '{"redirect_uris": [');
+    expect(malformed.statusCode).toBe(400);
+    expect(malformed.json().error).toMatch(/^invalid_/);
+    const text = await service.app.inject({
+      method: 'POST',
+      url: '/oauth/register',
+      headers: { 'content-type': 'text/plain' },
+      payload: 'client_name=x',
+    });
+    expect(text.statusCode).toBe(415);
+    expect(await applicationCount(service)).toBe(before);
+  });
+
   it('refuses oversized metadata with 413 and stores nothing', async () => {
     const before = await applicationCount(service);
     const response = await register(service, { ...GOOD, padding: 'x'.repeat(20_000) });

@@ -122,4 +122,24 @@ describe.each(DATABASE_KINDS)('personal access tokens on %s', (kind) => {
     expect(revoked.statusCode).toBe(401);
     expect(revoked.json().detail).toContain('revoked');
   });
+
+  it('sends a signed-out visitor of the tokens page to sign in, and takes no post from one', async () => {
+    const page = await service.app.inject('/account/tokens');
+    // Told to sign in, with the page to come back to.
+    expect(page.statusCode, page.body).toBe(302);
+    expect(page.headers.location).toMatch(/^\/sign-in\?return_to=%2Faccount%2Ftokens/);
+    const before = await service.db.selectFrom('personal_access_tokens').selectAll().execute();
+    const post = await service.app.inject({
+      method: 'POST',
+      url: '/account/tokens',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: `name=x&roles=Reader&expires_at=${inDays(3)}`,
+    });
+    // Sent to sign in as well, before anything is read.
+    expect(post.statusCode).toBe(302);
+    expect(post.headers.location).toMatch(/^\/sign-in/);
+    expect(await service.db.selectFrom('personal_access_tokens').selectAll().execute()).toEqual(
+      before,
+    );
+  });
 });
