@@ -64,7 +64,7 @@ describe('a snapshot file', () => {
     // A record cut short (still being written) ends the reading there.
     await appendFile(path, '["http://d"]\t100\n<http://d> <http://p>');
     expect(readAll(path)).toHaveLength(3);
-    await snapshot.remove();
+    await snapshot.close();
     expect(existsSync(path)).toBe(false);
   });
 
@@ -107,7 +107,10 @@ describe("a view's copies", () => {
       ['published'],
       {
         copies: 2,
-        snapshotRoot: root(),
+        places: {
+          published: { path: join(root(), 'published.nq') },
+          working: { path: join(root(), 'working.nq') },
+        },
         waitMilliseconds: 10_000,
         onLeftOut: (_view, iris) => leftOut.push(iris),
       },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import type { MigrationSet } from '../../platform/db/migrations.js';
 import { isPostgres, type MigrationDb, TIMESTAMP, withIdColumn } from '../../platform/db/schema.js';
@@ -823,6 +824,18 @@ export const refdataMigrations: MigrationSet = {
         .on('personal_access_tokens')
         .column('subject')
         .execute();
+    },
+  },
+  '0018_database_identity': {
+    async up(db: MigrationDb) {
+      // A name of this database, drawn once: what an instance keeps on disk about
+      // it (the SPARQL dataset's saved snapshot) is used only with the same database.
+      await db.schema
+        .createTable('database_identity')
+        .addColumn('id', 'integer', (c) => c.primaryKey())
+        .addColumn('token', 'varchar(64)', (c) => c.notNull())
+        .execute();
+      await db.insertInto('database_identity').values({ id: 1, token: randomUUID() }).execute();
     },
   },
 };

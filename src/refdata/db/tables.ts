@@ -91,6 +91,12 @@ export interface SearchStateTable {
  * so (one row). `synced_at` 0, or a `store` other than the one configured, means a
  * resynchronisation from scratch is due.
  */
+/** This database's name, drawn once (migration 0018): one row, id 1. */
+export interface DatabaseIdentityTable {
+  id: number;
+  token: string;
+}
+
 export interface SparqlStoreSyncTable {
   id: number;
   /** The Graph Store address the position is about. */
@@ -302,6 +308,7 @@ export interface RefdataTables {
   notification_settings: NotificationSettingsTable;
   mail_outbox: MailOutboxTable;
   sparql_store_sync: SparqlStoreSyncTable;
+  database_identity: DatabaseIdentityTable;
   change_events: ChangeEventsTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;

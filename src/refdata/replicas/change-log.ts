@@ -1,4 +1,5 @@
 import { type Kysely, sql } from 'kysely';
+import { isPostgres } from '../../platform/db/schema.js';
 import type { RefdataTables } from '../db/tables.js';
 
 /** Changes read at once; more are read on the next turn. */
@@ -121,4 +122,41 @@ export async function pruneChanges(db: Kysely<RefdataTables>, now = Date.now()):
     .deleteFrom('search_changes')
     .where('changed_at', '<', now - CHANGE_RETENTION_MS)
     .execute();
+}
+
+/**
+ * Whether the log still holds every change after `position`, for a copy kept
+ * since `savedAt`: kept recently enough that nothing after it can have been
+ * pruned; or the log still reaching back to it; or no change numbered after it
+ * ever made (a quiet database whose log was pruned empty).
+ */
+export async function logCovers(
+  db: Kysely<RefdataTables>,
+  position: number,
+  savedAt: number,
+  now = Date.now(),
+): Promise<boolean> {
+  if (now - savedAt < CHANGE_RETENTION_MS / 2) return true;
+  const first = await db
+    .selectFrom('search_changes')
+    .select(sql<number | string | null>`min(seq)`.as('seq'))
+    .executeTakeFirst();
+  if (first?.seq !== null && first?.seq !== undefined && Number(first.seq) <= position + 1)
+    return true;
+  return (await highestIssued(db)) <= position;
+}
+
+/** The highest sequence number the log ever handed out, pruned or not (both count up, never reuse). */
+async function highestIssued(db: Kysely<RefdataTables>): Promise<number> {
+  if (isPostgres(db)) {
+    const { rows } = await sql<{
+      last_value: string;
+      is_called: boolean;
+    }>`select last_value, is_called from search_changes_seq_seq`.execute(db);
+    return rows[0]?.is_called ? Number(rows[0].last_value) : 0;
+  }
+  const { rows } = await sql<{
+    seq: number;
+  }>`select seq from sqlite_sequence where name = 'search_changes'`.execute(db);
+  return Number(rows[0]?.seq ?? 0);
 }

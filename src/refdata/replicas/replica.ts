@@ -61,6 +61,22 @@ export abstract class Replica<Thread extends ReplicaThread> {
   protected abstract fill(thread: Thread): Promise<() => void>;
   /** Brings these resources (by id; some may be gone) up to date in the copy. */
   protected abstract apply(thread: Thread, ids: number[]): Promise<void>;
+  /**
+   * A copy kept from an earlier run, loaded, and the change-log position it
+   * holds every change up to; undefined to build from the database. Asked at
+   * the first build only.
+   */
+  protected async resume(
+    _onFailure: (thread: Thread, error: Error) => void,
+  ): Promise<{ thread: Thread; position: number } | undefined> {
+    return undefined;
+  }
+  /**
+   * The copy in use holds every change up to `position` (after each turn; and,
+   * `settled`, once it is built or loaded and at close): what a replica that
+   * keeps its copy for the next run (`resume`) notes.
+   */
+  protected async reached(_thread: Thread, _position: number, _settled: boolean): Promise<void> {}
   /** Each turn, before the log is read (search reads whether it is marked down). */
   protected async beforeTurn(): Promise<void> {}
   /** Each turn, after the log was read. */
@@ -99,6 +115,10 @@ export abstract class Replica<Thread extends ReplicaThread> {
     clearTimeout(this.retry);
     await this.loop.close();
     await this.building?.catch(() => undefined);
+    if (this.thread && this.follower)
+      await this.reached(this.thread, this.follower.safePosition, true).catch((error: unknown) =>
+        this.log.error({ err: error }, `${this.name}: what it holds could not be kept`),
+      );
     await this.thread?.close();
     this.thread = undefined;
   }
@@ -147,7 +167,7 @@ export abstract class Replica<Thread extends ReplicaThread> {
           const next = await follower.next(this.db);
           more = next.more;
           try {
-            await this.apply(thread, [...next.resourceIds]);
+            if (next.resourceIds.size > 0) await this.apply(thread, [...next.resourceIds]);
           } catch (error) {
             // The follower has moved past these changes: only a new copy is sure to hold them.
             if (!this.closed)
@@ -157,6 +177,7 @@ export abstract class Replica<Thread extends ReplicaThread> {
             return;
           }
         }
+        if (this.thread === thread) await this.reached(thread, follower.safePosition, false);
       }
       const now = Date.now();
       // An instance that could not read the log for longer than it is kept may have missed changes.
@@ -177,21 +198,40 @@ export abstract class Replica<Thread extends ReplicaThread> {
     /** The new copy while it is built; closed if the build does not finish. */
     let building: Thread | undefined;
     try {
-      // The log's end first: what changes while the build reads is applied after it.
-      const follower = await ChangeFollower.fromEnd(this.db);
-      const thread = this.newThread((error) => this.failed(thread, error));
-      building = thread;
-      const install = await this.fill(thread);
+      const resumed =
+        mine === 1 ? await this.resume((thread, error) => this.failed(thread, error)) : undefined;
+      let thread: Thread;
+      let follower: ChangeFollower;
+      let install: () => void = () => undefined;
+      if (resumed) {
+        thread = resumed.thread;
+        building = thread;
+        // What changed since it was kept is applied before it is read from.
+        follower = ChangeFollower.from(resumed.position);
+        for (let more = true; more && !this.closed; ) {
+          const next = await follower.next(this.db);
+          more = next.more;
+          if (next.resourceIds.size > 0) await this.apply(thread, [...next.resourceIds]);
+        }
+      } else {
+        // The log's end first: what changes while the build reads is applied after it.
+        follower = await ChangeFollower.fromEnd(this.db);
+        const made = this.newThread((error) => this.failed(made, error));
+        thread = made;
+        building = thread;
+        install = await this.fill(thread);
+      }
       if (this.closed) return;
       const previous = this.thread;
       this.thread = thread;
       this.follower = follower;
       install();
       building = undefined;
+      await this.reached(thread, follower.safePosition, true);
       await previous?.close();
       this.log.info(
-        { size: thread.size, milliseconds: Date.now() - started },
-        `${this.name}: built`,
+        { size: thread.size, milliseconds: Date.now() - started, resumed: resumed !== undefined },
+        `${this.name}: ${resumed ? 'loaded from what it kept' : 'built'}`,
       );
     } catch (error) {
       if (!this.closed) {

@@ -4,6 +4,7 @@ import type { RefdataSettings } from '../config.js';
 import type { RefdataTables } from '../db/tables.js';
 import type { FamilyRegistry } from '../families/registry.js';
 import { VIEWS, type View } from '../lifecycle/views.js';
+import { logCovers } from '../replicas/change-log.js';
 import { Replica, type ReplicaLog } from '../replicas/replica.js';
 import type { ResourceStore } from '../resources/store.js';
 import { ClientShares } from './client-shares.js';
@@ -11,7 +12,7 @@ import { viewQuads } from './dataset.js';
 import type { SparqlEngine } from './engine.js';
 import type { QueryOutcome, QueryRequest, ReadOutcome } from './engine-calls.js';
 import { busy, preempted, timedOut, unavailable } from './refusals.js';
-import { removeStaleSnapshots } from './snapshot-file.js';
+import { datasetFingerprint, SavedDataset, type SnapshotPlace } from './saved-dataset.js';
 import { type AskedQuery, StoreThread, WaitedTooLong } from './store-thread.js';
 
 /** Published resources read per query while building; the event loop is let go between batches. */
@@ -24,6 +25,10 @@ export interface Spent {
 
 /** Changed resources read back per query. */
 const APPLY_BATCH = 500;
+/** The dataset's position is written down at most this often while it changes, */
+const SAVE_MILLISECONDS = 5000;
+/** and this often while nothing changes (a start after a long stop asks how old it is). */
+const QUIET_SAVE_MILLISECONDS = 60_000;
 /** A snapshot's changes may grow to this, or to the size of its build, before a new build. */
 const SNAPSHOT_CHANGES_FLOOR_BYTES = 64 * 1024 * 1024;
 
@@ -40,6 +45,10 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
   /** Queries being evaluated or waiting for the thread. */
   private active = 0;
   private readonly shares: ClientShares;
+  /** Where the snapshot files are kept, and, when this instance owns it, kept for the next start. */
+  private saved: SavedDataset | undefined;
+  /** When the dataset's position was last written down, and which. */
+  private lastSaved = { at: 0, position: -1 };
 
   constructor(
     db: Kysely<RefdataTables>,
@@ -54,10 +63,19 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
     this.shares = new ClientShares(settings.clientConcurrent, settings.timeoutMilliseconds);
   }
 
-  /** Starts the first build and the timer; resolves when built or after the start wait. */
+  /**
+   * Loads the dataset this instance's directory kept from its last run (and the
+   * changes since), or builds it from the database; resolves when it answers,
+   * or after the start wait.
+   */
   async start(): Promise<void> {
-    await removeStaleSnapshots(this.settings.snapshotDirectory);
+    this.saved = await SavedDataset.open(this.settings.snapshotDirectory);
     return this.startWithin(this.settings.startWaitMilliseconds);
+  }
+
+  override async close(): Promise<void> {
+    await super.close();
+    await this.saved?.close();
   }
 
   /**
@@ -168,11 +186,19 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
   }
 
   protected newThread(onFailure: (error: Error) => void): StoreThread {
+    if (!this.saved) throw new Error('the SPARQL dataset was not started');
+    return this.threadAt(this.saved.newPlaces(this.heldViews), onFailure);
+  }
+
+  private threadAt(
+    places: Record<View, SnapshotPlace>,
+    onFailure: (error: Error) => void,
+  ): StoreThread {
     return new StoreThread(
       this.heldViews,
       {
         copies: this.settings.copies,
-        snapshotRoot: this.settings.snapshotDirectory,
+        places,
         waitMilliseconds: this.settings.queueWaitMilliseconds,
         onLeftOut: (view, iris) =>
           this.log.warn(
@@ -198,14 +224,111 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
       if (rows.length === 0) break;
       const quads = viewQuads(this.context, rows);
       await loading;
-      loading = thread.replace([], quads);
+      loading = thread.load(quads);
       // Its failure is taken up at the next `await loading`, not as an unhandled rejection.
       loading.catch(() => undefined);
       after = rows[rows.length - 1]?.id ?? after;
       await nextTurn();
     }
     await loading;
+    // The other copies are filled from the snapshot, one at a time, while the first answers.
+    thread.fillOthers();
     return () => undefined;
+  }
+
+  /**
+   * The dataset this instance's directory kept from its last run, loaded, if
+   * it was kept by the same code and settings from the same database and the
+   * change log still holds every change since (docs/sparql.md).
+   */
+  protected override async resume(
+    onFailure: (thread: StoreThread, error: Error) => void,
+  ): Promise<{ thread: StoreThread; position: number } | undefined> {
+    const saved = this.saved;
+    if (!saved?.owned) return undefined;
+    let thread: StoreThread | undefined;
+    try {
+      const found = await saved.resumable({
+        fingerprint: await this.fingerprint(),
+        database: await this.databaseName(),
+        views: this.heldViews,
+      });
+      if (!found || !(await logCovers(this.db, found.position, found.savedAt))) return undefined;
+      const started = Date.now();
+      const made = this.threadAt(found.places, (error) => onFailure(made, error));
+      thread = made;
+      made.keepFiles = true;
+      await made.restore();
+      this.log.info(
+        { quads: made.size, milliseconds: Date.now() - started, position: found.position },
+        'sparql dataset: loaded what it kept at its last run',
+      );
+      return { thread: made, position: found.position };
+    } catch (error) {
+      this.log.warn(
+        { err: error },
+        'sparql dataset: what it kept at its last run could not be loaded; building it anew',
+      );
+      if (thread) {
+        thread.keepFiles = false;
+        await thread.close();
+      }
+      return undefined;
+    }
+  }
+
+  /**
+   * Notes the position the dataset holds every change up to, beside its
+   * snapshot files, for the next start: at most every few seconds while it
+   * changes, once a minute while quiet, and at once when `settled` (built,
+   * loaded, or closing).
+   */
+  protected override async reached(
+    thread: StoreThread,
+    position: number,
+    settled: boolean,
+  ): Promise<void> {
+    const saved = this.saved;
+    if (!saved?.owned) return;
+    const now = Date.now();
+    const since = now - this.lastSaved.at;
+    const due =
+      settled ||
+      since >= QUIET_SAVE_MILLISECONDS ||
+      (position !== this.lastSaved.position && since >= SAVE_MILLISECONDS);
+    if (!due) return;
+    try {
+      await thread.flushed();
+      await saved.save({
+        fingerprint: await this.fingerprint(),
+        database: await this.databaseName(),
+        position,
+        views: thread.places,
+      });
+      thread.keepFiles = true;
+      this.lastSaved = { at: now, position };
+    } catch (error) {
+      this.log.warn({ err: error }, 'sparql dataset: its position could not be kept');
+    }
+  }
+
+  private fingerprinted: Promise<string> | undefined;
+  /** The code and settings that shape the dataset's triples, read once. */
+  private fingerprint(): Promise<string> {
+    this.fingerprinted ??= datasetFingerprint({
+      iriBase: this.context.iriBase,
+      views: this.heldViews,
+    });
+    return this.fingerprinted;
+  }
+
+  private async databaseName(): Promise<string> {
+    const row = await this.db
+      .selectFrom('database_identity')
+      .select('token')
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    return row?.token ?? '';
   }
 
   /**

@@ -1,4 +1,4 @@
-import { type FileHandle, mkdir, open, readdir, rm } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, rm, truncate } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 
@@ -21,8 +21,22 @@ export class SnapshotFile {
   bytes = 0;
   changeBytes = 0;
 
-  constructor(readonly path: string) {
-    this.handle = mkdir(dirname(path), { recursive: true }).then(() => open(path, 'w'));
+  /**
+   * A new file at `path`, or, with `resume`, the file there cut back to the
+   * `bytes` a saved position covers (what was appended after it is read from
+   * the change log again), appended to from there.
+   */
+  constructor(
+    readonly path: string,
+    resume?: { bytes: number; changeBytes: number },
+  ) {
+    if (resume) {
+      this.bytes = resume.bytes;
+      this.changeBytes = resume.changeBytes;
+    }
+    this.handle = resume
+      ? truncate(path, resume.bytes).then(() => open(path, 'a'))
+      : mkdir(dirname(path), { recursive: true }).then(() => open(path, 'w'));
     // A failure is taken up by the next append or `flushed`, not as an unhandled rejection.
     this.handle.catch(() => undefined);
   }
@@ -52,11 +66,11 @@ export class SnapshotFile {
     if (this.failure) throw this.failure;
   }
 
-  /** Closes and removes the file. */
-  async remove(): Promise<void> {
+  /** Closes the file, and removes it unless `keep`. */
+  async close(keep = false): Promise<void> {
     await this.last;
     await (await this.handle.catch(() => undefined))?.close();
-    await rm(this.path, { force: true });
+    if (!keep) await rm(this.path, { force: true });
   }
 }
 
@@ -85,7 +99,8 @@ export async function removeStaleSnapshots(root: string): Promise<void> {
   }
 }
 
-function isRunning(pid: number): boolean {
+/** Whether a process of this host runs. */
+export function isRunning(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

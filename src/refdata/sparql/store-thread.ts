@@ -1,11 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { siblingModule, startModuleWorker } from '../../platform/threads/module-worker.js';
 import { WorkerCalls } from '../../platform/threads/worker-calls.js';
 import { VIEWS, type View } from '../lifecycle/views.js';
 import type { QueryOutcome, QueryRequest, ReadOutcome } from './engine-calls.js';
-import { SnapshotFile, snapshotDirectory } from './snapshot-file.js';
+import type { SnapshotPlace } from './saved-dataset.js';
+import { SnapshotFile } from './snapshot-file.js';
 import type { SparqlStoreApi } from './store-worker.js';
 
 /** A call given to a copy: its answer, when the copy took it up, and how to stop it. */
@@ -45,6 +43,8 @@ class Copy {
   querying = false;
   /** Ended (stopped, spent or closed): its calls' failures are expected. */
   retired = false;
+  /** Being filled from the snapshot: changes wait in its line, and nobody waits for them. */
+  filling = false;
   /** The query it evaluates now: since when, and how to stop it for a query waiting. */
   running: { since: number; preempt: () => void } | undefined;
   private last: Promise<unknown> = Promise.resolve();
@@ -74,10 +74,16 @@ class Copy {
 
   /** Fills the copy from a snapshot file first: every call made after this waits for it. */
   restoreFrom(snapshot: SnapshotFile): Promise<void> {
-    this.ready = snapshot.flushed().then(async () => {
-      // What it leaves out was left out, and said, when the change was first made.
-      this.took(await this.calls.call('restore', snapshot.path));
-    });
+    this.filling = true;
+    this.ready = snapshot
+      .flushed()
+      .then(async () => {
+        // What it leaves out was left out, and said, when the change was first made.
+        this.took(await this.calls.call('restore', snapshot.path));
+      })
+      .finally(() => {
+        this.filling = false;
+      });
     return this.ready;
   }
 
@@ -133,15 +139,16 @@ class ViewCopies {
   private readonly laneCheck: NodeJS.Timeout;
 
   constructor(
+    readonly view: View,
     private readonly start: StartWorker,
     count: number,
     private readonly onFailure: (error: Error) => void,
-    snapshotPath: string,
+    place: SnapshotPlace,
     private readonly waitMilliseconds: number,
     /** Hears of resources whose RDF a copy could not read, and left out. */
     private readonly onLeftOut: (iris: string[]) => void,
   ) {
-    this.snapshot = new SnapshotFile(snapshotPath);
+    this.snapshot = new SnapshotFile(place.path, place.resume);
     this.copies = Array.from({ length: count }, () => new Copy(start, onFailure));
     this.longLane = Math.max(1, count - 1);
     this.laneCheck = setInterval(() => this.keepLane(), LANE_CHECK_MILLISECONDS);
@@ -169,24 +176,89 @@ class ViewCopies {
     return this.copies.find((copy) => !copy.querying || copy.quads > 0)?.quads ?? 0;
   }
 
+  /**
+   * Gives a change to the snapshot and every copy; resolves when the copies
+   * that answer queries hold it. A copy still being filled takes it after the
+   * file, in its line, and nobody waits for it: its queries wait behind it.
+   */
   async replace(iris: string[], nquads: string): Promise<void> {
     // In the snapshot first: a copy filled from it from now on holds the change.
     this.snapshot.append(iris, nquads);
+    await this.give(this.copies, iris, nquads);
+    await this.snapshot.flushed();
+  }
+
+  /**
+   * A batch of the build: to the snapshot and the first copy alone. The
+   * others are filled from the snapshot once the build is done (`fillOthers`),
+   * one after another, rather than all load every batch at once on the cores
+   * that serve requests.
+   */
+  async load(nquads: string): Promise<void> {
+    this.snapshot.append([], nquads);
+    await this.give(this.copies.slice(0, 1), [], nquads);
+  }
+
+  private async give(copies: Copy[], iris: string[], nquads: string): Promise<void> {
     const leftOut = new Set<string>();
     await Promise.all(
-      this.copies.map(async (copy) => {
-        try {
-          for (const iri of copy.took(await copy.call('replace', iris, nquads).answer))
-            leftOut.add(iri);
-        } catch {
-          // A copy that cannot take a change is replaced by one filled from the snapshot,
-          // unless it was already ended (a copy being replaced answers nothing more).
-          if (!copy.retired) this.replaceCopy(copy);
-        }
+      copies.map(async (copy) => {
+        const filling = copy.filling;
+        const taken = copy.call('replace', iris, nquads).answer.then(
+          (held) => {
+            const left = copy.took(held);
+            // A copy being filled leaves out what the first copies left out, and said.
+            if (!filling) for (const iri of left) leftOut.add(iri);
+          },
+          () => {
+            // A copy that cannot take a change is replaced by one filled from the snapshot,
+            // unless it was already ended (a copy being replaced answers nothing more).
+            if (!copy.retired) this.replaceCopy(copy);
+          },
+        );
+        if (!filling) await taken;
       }),
     );
     if (leftOut.size > 0) this.onLeftOut([...leftOut]);
-    await this.snapshot.flushed();
+  }
+
+  /** Fills the first copy from the snapshot file; the others follow it (`fillOthers`). */
+  async restoreFirst(): Promise<void> {
+    const [first] = this.copies;
+    if (!first) return;
+    first.querying = true;
+    await first.restoreFrom(this.snapshot);
+    this.release(first);
+  }
+
+  /**
+   * Fills every copy but the first from the snapshot, one after another, each
+   * busy (no query waits for it) until filled, then answering.
+   */
+  fillOthers(): void {
+    const others = this.copies.slice(1);
+    for (const copy of others) copy.querying = true;
+    void (async () => {
+      for (const copy of others) {
+        if (copy.retired) continue;
+        try {
+          await copy.restoreFrom(this.snapshot);
+          this.release(copy);
+        } catch (error) {
+          // A copy that cannot be filled from the snapshot leaves the dataset to be built anew.
+          if (!copy.retired) this.onFailure(error as Error);
+        }
+      }
+    })();
+  }
+
+  /** Where the snapshot is, and how much of it is written. */
+  get place(): { path: string; bytes: number; changeBytes: number } {
+    return {
+      path: this.snapshot.path,
+      bytes: this.snapshot.bytes,
+      changeBytes: this.snapshot.changeBytes,
+    };
   }
 
   /** Sends a call to a copy not evaluating another, and holds the copy until it answers. */
@@ -307,8 +379,8 @@ class ViewCopies {
     );
   }
 
-  /** Ends every copy, lets go the queries waiting for one, and removes the snapshot. */
-  async close(): Promise<void> {
+  /** Ends every copy, lets go the queries waiting for one, and removes the snapshot unless `keep`. */
+  async close(keep: boolean): Promise<void> {
     clearInterval(this.laneCheck);
     for (const copy of this.copies) copy.retired = true;
     const ended = new Error('the SPARQL dataset was closed');
@@ -317,14 +389,14 @@ class ViewCopies {
       waiting.reject(ended);
     }
     await Promise.all(this.copies.map((copy) => copy.terminate()));
-    await this.snapshot.remove();
+    await this.snapshot.close(keep);
   }
 }
 
 /**
  * A SPARQL dataset seen from the thread that serves requests: each view in
  * worker threads of its own (`store-worker.ts`), `copies` of it, and a
- * snapshot file of it in a directory of its own under `snapshotRoot`. Each
+ * snapshot file of it at its `places` (`saved-dataset.ts`). Each
  * thread's store lives in WebAssembly memory, at most 4 GiB: a thread per
  * view lets each view have it (docs/sparql.md), and the views answer side by
  * side. Calls to a copy are answered in the order made, so a query made
@@ -333,23 +405,24 @@ class ViewCopies {
 export class StoreThread {
   private closing = false;
   private readonly views: Partial<Record<View, ViewCopies>> = {};
-  private readonly directory: string;
+  /** The snapshot files are named by a saved dataset's manifest: they outlive the thread. */
+  keepFiles = false;
 
   /** Starts empty stores of `views`; `onFailure` hears of a thread ending other than by `close`. */
   constructor(
     views: readonly View[],
     options: {
       copies: number;
-      snapshotRoot: string;
+      places: Record<View, SnapshotPlace>;
       waitMilliseconds: number;
       /** Hears of resources a view left out, their RDF unreadable. */
       onLeftOut: (view: View, iris: string[]) => void;
     },
     onFailure: (error: Error) => void,
   ) {
-    this.directory = snapshotDirectory(options.snapshotRoot, randomUUID());
     const forView = (view: View) =>
       new ViewCopies(
+        view,
         (onEnd) => {
           const worker = startModuleWorker(siblingModule(import.meta.url, 'store-worker'), {
             name: `sparql ${view} view`,
@@ -361,7 +434,7 @@ export class StoreThread {
         (error) => {
           if (!this.closing) onFailure(error);
         },
-        join(this.directory, `${view}.nq`),
+        options.places[view],
         options.waitMilliseconds,
         (iris) => options.onLeftOut(view, iris),
       );
@@ -386,6 +459,35 @@ export class StoreThread {
       }),
       { all: 0, changes: 0 },
     );
+  }
+
+  /** Where each view's snapshot is, and how much of it is written. */
+  get places(): Partial<Record<View, { path: string; bytes: number; changeBytes: number }>> {
+    return Object.fromEntries(this.held().map((copies) => [copies.view, copies.place]));
+  }
+
+  /** Resolves when every change given so far is in the snapshot files. */
+  async flushed(): Promise<void> {
+    await Promise.all(this.held().map((copies) => copies.snapshot.flushed()));
+  }
+
+  /** A batch of the build, per view: to each view's snapshot and first copy (`fillOthers` later). */
+  async load(quads: Record<View, string>): Promise<void> {
+    await Promise.all(this.held().map((copies) => copies.load(quads[copies.view])));
+  }
+
+  /** The build is done: the other copies of each view are filled from its snapshot, in turn. */
+  fillOthers(): void {
+    for (const copies of this.held()) copies.fillOthers();
+  }
+
+  /**
+   * Fills the first copy of each view from its snapshot file (a saved
+   * dataset): resolves when each answers; the other copies follow them.
+   */
+  async restore(): Promise<void> {
+    await Promise.all(this.held().map((copies) => copies.restoreFirst()));
+    this.fillOthers();
   }
 
   /** Removes what each view holds about `iris`, then adds their triples now (if any), per view. */
@@ -426,7 +528,6 @@ export class StoreThread {
 
   async close(): Promise<void> {
     this.closing = true;
-    await Promise.all(this.held().map((view) => view.close()));
-    await rm(this.directory, { recursive: true, force: true });
+    await Promise.all(this.held().map((view) => view.close(this.keepFiles)));
   }
 }

@@ -12,6 +12,7 @@
  * spent (`trapped`): its owner ends it and fills a new copy.
  */
 import { closeSync, openSync, readSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { BlankNode, defaultGraph, type NamedNode, namedNode, type Quad, Store } from 'oxigraph';
 import { answerCalls } from '../../platform/threads/worker-calls.js';
 import {
@@ -26,6 +27,23 @@ import { classify } from './query-form.js';
 import { MAX_OPERATIONS, readQuery } from './query-reading.js';
 import { readSnapshotRecord } from './snapshot-file.js';
 import { syntaxInWords } from './syntax-words.js';
+
+/**
+ * Requests first: this thread loads and changes its store after writes (a bulk
+ * import, a build at start) and evaluates the long queries, on the cores the
+ * request thread and the search index also need. Linux gives each thread its
+ * own niceness, so this thread alone steps back when they want a core and has
+ * every idle one otherwise. (Elsewhere the call would apply to the whole
+ * process, so it is made on Linux only.)
+ */
+const NICENESS = 10;
+if (process.platform === 'linux') {
+  try {
+    setPriority(NICENESS);
+  } catch {
+    // Not allowed here (a container without it): the thread runs at its parent's priority.
+  }
+}
 
 /** This thread's store: one view of the dataset. */
 const store = new Store();
