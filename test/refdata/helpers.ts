@@ -125,7 +125,12 @@ export async function expectRefused(
 }
 
 /** Another instance of refdata on the same database, as behind a load balancer. */
-export async function anotherInstance(service: Refdata, env: Record<string, string> = {}) {
+export async function anotherInstance(
+  service: Refdata,
+  env: Record<string, string> = {},
+  /** Hears the instance's log lines (JSON); unheard otherwise. */
+  log: (line: string) => void = () => undefined,
+) {
   const config = withDatabase(
     loadProgramConfig({ LOG_LEVEL: 'info', DATA_DIR: service.config.dataDir, ...env }),
     'refdata',
@@ -135,7 +140,7 @@ export async function anotherInstance(service: Refdata, env: Record<string, stri
   const app: HttpApp = await buildService(refdataService() as ServiceDefinition, {
     platform: config,
     database,
-    logger: createLogger('refdata', 'info', { write: () => undefined }),
+    logger: createLogger('refdata', 'info', { write: log }),
   });
   await app.ready();
   return app;

@@ -1,13 +1,29 @@
 /**
  * A view's snapshot file: records read back as written, in order, a record
  * still being written read as the end, and the directories of instances that
- * were killed removed by the next on the same host.
+ * were killed removed by the next on the same host; the saved dataset that
+ * names them for the next start.
  */
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readSync, rmSync } from 'node:fs';
+import {
+  appendFileSync,
+  closeSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  statSync,
+  truncateSync,
+  writeFileSync,
+} from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SavedDataset } from '../../src/refdata/sparql/saved-dataset.js';
 import {
   readSnapshotRecord,
   removeStaleSnapshots,
@@ -97,6 +113,15 @@ describe('a snapshot file', () => {
   });
 });
 
+/** This process's threads at `niceness`, as Linux tells them. */
+function threadsAtNiceness(niceness: number): number {
+  return readdirSync('/proc/self/task').filter((task) => {
+    const stat = readFileSync(`/proc/self/task/${task}/stat`, 'utf8');
+    // Fields after the command's closing parenthesis; the 19th field (niceness) is the 17th of them.
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]) === niceness;
+  }).length;
+}
+
 describe("a view's copies", () => {
   it('load every resource they can read, leave out and name one they cannot, and refill alike', async () => {
     const { StoreThread } = await import('../../src/refdata/sparql/store-thread.js');
@@ -136,6 +161,8 @@ describe("a view's copies", () => {
     try {
       await thread.replace([], { published: nquads, working: '' });
       expect(leftOut).toEqual([['http://bad']]);
+      // Each copy's thread steps back for the request thread (Linux gives threads their own niceness).
+      if (process.platform === 'linux') expect(threadsAtNiceness(10)).toBeGreaterThanOrEqual(2);
       expect(
         (await ask('ASK { <http://a> <http://p> "Pumpe"@nb ; <http://q>/<http://r> "held" }'))
           .boolean,
@@ -170,5 +197,94 @@ describe("a view's copies", () => {
     } finally {
       await thread.close();
     }
+  });
+});
+
+describe('a saved dataset', () => {
+  const expected = { fingerprint: 'code-1', database: 'db-1', views: ['published'] as const };
+
+  async function savedWith(directory: string, nquads: string) {
+    const saved = await SavedDataset.open(directory);
+    const places = saved.newPlaces(['published']);
+    const snapshot = new SnapshotFile(places.published.path);
+    snapshot.append([], nquads);
+    await snapshot.flushed();
+    await saved.save({
+      fingerprint: expected.fingerprint,
+      database: expected.database,
+      position: 42,
+      views: { published: { path: snapshot.path, bytes: snapshot.bytes, changeBytes: 0 } },
+    });
+    await snapshot.close(true);
+    return { saved, path: snapshot.path, bytes: snapshot.bytes };
+  }
+
+  it('belongs to one running instance at a time; another keeps a private directory it removes', async () => {
+    const directory = root();
+    const owner = await SavedDataset.open(directory);
+    const other = await SavedDataset.open(directory);
+    expect([owner.owned, other.owned]).toEqual([true, false]);
+    expect(other.directory.startsWith(directory)).toBe(true);
+    expect(other.directory).not.toBe(directory);
+    expect(await other.save({ fingerprint: 'x', database: 'y', position: 1, views: {} })).toBe(
+      false,
+    );
+    await other.close();
+    expect(existsSync(other.directory)).toBe(false);
+    await owner.close();
+    // Let go: the next takes it. An owner that was killed is taken over too.
+    const next = await SavedDataset.open(directory);
+    expect(next.owned).toBe(true);
+    writeFileSync(
+      join(directory, 'owner.json'),
+      JSON.stringify({ host: hostname(), pid: 4194999 }),
+    );
+    expect((await SavedDataset.open(directory)).owned).toBe(true);
+    // Another host's owner is never taken over: nobody here can tell whether it runs.
+    writeFileSync(join(directory, 'owner.json'), JSON.stringify({ host: 'elsewhere', pid: 1 }));
+    expect((await SavedDataset.open(directory)).owned).toBe(false);
+  });
+
+  it('is resumed only by the same code and database, whole, cut back to its position', async () => {
+    const directory = root();
+    const build = '<http://a> <http://p> "x" <http://g> .\n';
+    const { saved, path, bytes } = await savedWith(directory, build);
+    await saved.close();
+    // What was appended after the position (a change the log still has) is cut away on resume.
+    appendFileSync(path, '["http://a"]\t0\n');
+    const again = await SavedDataset.open(directory);
+    const found = await again.resumable(expected);
+    expect(found?.position).toBe(42);
+    expect(found?.places.published).toEqual({ path, resume: { bytes, changeBytes: 0 } });
+    const resumed = new SnapshotFile(path, found?.places.published.resume);
+    await resumed.flushed();
+    expect(statSync(path).size).toBe(bytes);
+    expect(readAll(path)).toEqual([{ iris: [], nquads: build }]);
+    await resumed.close(true);
+    expect(await again.resumable({ ...expected, fingerprint: 'code-2' })).toBeUndefined();
+    expect(await again.resumable({ ...expected, database: 'db-2' })).toBeUndefined();
+    expect(await again.resumable({ ...expected, views: ['published', 'working'] })).toBeUndefined();
+    // A file shorter than the manifest says (cut, or lost) is not resumed.
+    truncateSync(path, bytes - 1);
+    expect(await again.resumable(expected)).toBeUndefined();
+  });
+
+  it('removes the files a new save no longer names, and at start the files nobody names', async () => {
+    const directory = root();
+    const { saved, path } = await savedWith(directory, '<http://a> <http://p> "x" <http://g> .\n');
+    const places = saved.newPlaces(['published']);
+    writeFileSync(places.published.path, '');
+    await saved.save({
+      ...expected,
+      position: 50,
+      views: { published: { path: places.published.path, bytes: 0, changeBytes: 0 } },
+    });
+    expect([existsSync(path), saved.names(places.published.path)]).toEqual([false, true]);
+    await saved.close();
+    // A build killed before it finished left a file of its own.
+    const orphan = join(directory, 'published-deadbeef.nq');
+    writeFileSync(orphan, 'half');
+    await SavedDataset.open(directory);
+    expect([existsSync(orphan), existsSync(places.published.path)]).toEqual([false, true]);
   });
 });

@@ -64,6 +64,8 @@ export class SnapshotFile {
   async flushed(): Promise<void> {
     await this.last;
     if (this.failure) throw this.failure;
+    // Opened (and, resumed, cut back) even with nothing appended.
+    await this.handle;
   }
 
   /** Closes the file, and removes it unless `keep`. */
