@@ -16,8 +16,9 @@
  *                           [--postgres-url URL] [--skip-build] [--skip-virtuoso]
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { cpus } from 'node:os';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import oxigraph from 'oxigraph';
 import { openDatabase } from '../src/platform/db/connection.js';
@@ -29,7 +30,7 @@ import { PUBLISHED_STATUSES, resourceQuads } from '../src/refdata/sparql/dataset
 import { startVirtuoso, VIRTUOSO_PATH } from '../test/refdata/virtuoso.js';
 import { classTree, seedResources } from './bulk.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
-import { residentMemoryMib } from './processes.js';
+import { peakMemoryMib, residentMemoryMib, settled } from './processes.js';
 import { measurePaths, percentiles } from './refdata-search.js';
 import { type RefdataBenchServer, startRefdataBenchServer } from './refdata-server.js';
 
@@ -91,11 +92,25 @@ async function waitForDataset(server: RefdataBenchServer, library: string, count
   }
 }
 
+/** Waits until `/sparql` first answers 200 (a start answers 503 until a copy of each view is ready). */
+async function waitForAnswer(server: RefdataBenchServer) {
+  for (;;) {
+    const response = await fetch(`${server.url}/sparql?query=${encodeURIComponent('ASK {}')}`, {
+      headers: { authorization: `Bearer ${server.token}`, accept: RESULTS_JSON },
+    });
+    await response.body?.cancel();
+    if (response.status === 200) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /** Oxigraph alone, loaded in this process with the quads the instance builds from. */
 async function engineAlone(server: RefdataBenchServer) {
   const database = openDatabase<RefdataTables>(
     loadProgramConfig(server.env).services.refdata.database,
   );
+  // Oxigraph's memory is WebAssembly memory, outside the JavaScript heap: one copy of a view.
+  const externalBefore = process.memoryUsage().external;
   const store = new oxigraph.Store();
   try {
     const context = { families: new FamilyRegistry(), iriBase: server.url };
@@ -119,7 +134,9 @@ async function engineAlone(server: RefdataBenchServer) {
   } finally {
     await database.close();
   }
-  return (text: string, accept: string, times: number) => {
+  const copyMib = (process.memoryUsage().external - externalBefore) / 1024 ** 2;
+  const quads = store.size;
+  const measure = (text: string, accept: string, times: number) => {
     const format = accept === RESULTS_JSON ? 'json' : accept;
     const options = { use_default_graph_as_union: true, results_format: format };
     store.query(text, options);
@@ -131,6 +148,7 @@ async function engineAlone(server: RefdataBenchServer) {
     }
     return percentiles(latencies);
   };
+  return { measure, copyMib, quads };
 }
 
 /**
@@ -222,17 +240,42 @@ for (const kind of databases) {
     process.stderr.write(`${kind}: seeding ${classes} classes\n`);
     await seedResources(server, classTree(library, classes));
     const empty = await residentMemoryMib(server.pid);
-    process.stderr.write(`${kind}: a fresh instance builds its dataset\n`);
+    // The seeding instance holds every class before it stops: what it keeps is whole.
+    await waitForDataset(server, library, classes);
     // Room for every client in line, and time for the last in line: the limits are
     // the tests' to check; here the engine is measured.
-    const spawned = await server.restart({
+    const limits = {
       REFDATA_SPARQL_MAX_CONCURRENT: String(clients * 2),
       // One token asks for all 16: one client, given every copy here.
       REFDATA_SPARQL_CLIENT_CONCURRENT: String(clients * 2),
       REFDATA_SPARQL_TIMEOUT_MS: '600000',
-    });
-    await waitForDataset(server, library, classes);
-    const built = performance.now();
+    };
+    // Two starts: one with nothing kept (a directory of its own, empty), which builds the
+    // dataset from the database; then one more on that directory, which loads what the
+    // first kept when it stopped.
+    const kept = mkdtempSync(join(tmpdir(), 'bench-sparql-kept-'));
+    const starts: { how: string; first: number; settled: number; peak?: number }[] = [];
+    try {
+      for (const how of ['built from the database', 'loaded from what the last run kept']) {
+        process.stderr.write(`${kind}: a fresh instance, its dataset ${how}\n`);
+        const spawned = await server.restart({ ...limits, REFDATA_SPARQL_SNAPSHOT_DIR: kept });
+        await waitForAnswer(server);
+        const first = performance.now();
+        await waitForDataset(server, library, classes);
+        // Every copy filled, and the search index built: the process at rest.
+        await settled(server.pid, 600_000);
+        const quiet = performance.now();
+        starts.push({
+          how,
+          first: (first - spawned) / 1000,
+          settled: (quiet - spawned) / 1000,
+          peak: await peakMemoryMib(server.pid),
+        });
+      }
+    } finally {
+      // The instance in use keeps its files there until it stops; the directory goes with the run.
+      process.on('exit', () => rmSync(kept, { recursive: true, force: true }));
+    }
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const memory = await residentMemoryMib(server.pid);
     const alone = await engineAlone(server);
@@ -243,8 +286,17 @@ for (const kind of databases) {
     out(`## ${classes} classes on ${kind}`);
     out('');
     out(
-      `Spawn to the whole dataset queryable: ${((built - spawned) / 1000).toFixed(1)} s. Resident memory: ${mib(empty)} before seeding, ${mib(memory)} with the dataset (and the search index). Bare route \`/-/health\` p50 ${ms(bare.p50)} ms.`,
+      `Resident memory: ${mib(empty)} before seeding, ${mib(memory)} with the dataset (and the search index). One copy of the published view (Oxigraph alone, ${alone.quads} quads): ${mib(alone.copyMib)} of WebAssembly memory. Bare route \`/-/health\` p50 ${ms(bare.p50)} ms.`,
     );
+    out('');
+    out(
+      '| start | spawn to the first 200 from `/sparql` | spawn to settled (every copy filled, the search index built) | peak resident memory |',
+    );
+    out('|---|---|---|---|');
+    for (const start of starts)
+      out(
+        `| ${start.how} | ${start.first.toFixed(1)} s | ${start.settled.toFixed(1)} s | ${mib(start.peak)} |`,
+      );
     out('');
     out(
       '| query | /sparql p50, one client | /sparql p95, one client | Oxigraph alone p50 | /sparql / alone | /sparql p95, 16 clients | requests/s, 16 clients |',
@@ -255,7 +307,7 @@ for (const kind of databases) {
       // Once unmeasured: the first asking pays for compiling the path.
       await measurePaths(server, [path(query.text)], 5, 1, headers);
       const one = await measurePaths(server, [path(query.text)], perQuery, 1, headers);
-      const engine = alone(query.text, query.accept, perQuery);
+      const engine = alone.measure(query.text, query.accept, perQuery);
       // Sixteen in line for one thread: the last may wait well past autocannon's 10 s.
       const many = await measurePaths(server, [path(query.text)], requests, clients, headers, 120);
       if (one.failures > 0 || many.failures > 0) throw new Error(`${query.name}: failures`);

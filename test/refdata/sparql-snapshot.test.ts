@@ -123,6 +123,59 @@ function threadsAtNiceness(niceness: number): number {
 }
 
 describe("a view's copies", () => {
+  it.runIf(process.platform === 'linux')(
+    'fill the first at full priority, then every copy gives way to requests',
+    async () => {
+      const { StoreThread } = await import('../../src/refdata/sparql/store-thread.js');
+      const failures: Error[] = [];
+      const thread = new StoreThread(
+        ['published'],
+        {
+          copies: 2,
+          places: {
+            published: { path: join(root(), 'published.nq') },
+            working: { path: join(root(), 'working.nq') },
+          },
+          waitMilliseconds: 10_000,
+          onLeftOut: () => undefined,
+        },
+        (error) => failures.push(error),
+      );
+      try {
+        // Linux gives each thread its own niceness: the copies' threads are this process's.
+        const before = threadsAtNiceness(10);
+        await thread.load({
+          published: '<http://a> <http://p> "x" <http://g> .\n',
+          working: '',
+        });
+        // The first copy loads the build alone, at the priority of requests.
+        expect(threadsAtNiceness(10)).toBe(before);
+        thread.fillOthers();
+        await expect.poll(() => threadsAtNiceness(10)).toBe(before + 2);
+        // The other copy, filled from the snapshot, answers as the first does.
+        const answers = await Promise.all(
+          [0, 1].map(async () => {
+            const outcome = await thread.query(
+              'published',
+              {
+                text: 'ASK { <http://a> <http://p> "x" }',
+                maxRows: 1,
+                format: 'application/sparql-results+json',
+                dataset: undefined,
+              },
+              20,
+            ).answer;
+            return outcome.ok ? JSON.parse(outcome.body).boolean : outcome.refusal;
+          }),
+        );
+        expect(answers).toEqual([true, true]);
+        expect(failures).toEqual([]);
+      } finally {
+        await thread.close();
+      }
+    },
+  );
+
   it('load every resource they can read, leave out and name one they cannot, and refill alike', async () => {
     const { StoreThread } = await import('../../src/refdata/sparql/store-thread.js');
     const { RESOURCE_MARK } = await import('../../src/refdata/sparql/engine-calls.js');
@@ -161,8 +214,6 @@ describe("a view's copies", () => {
     try {
       await thread.replace([], { published: nquads, working: '' });
       expect(leftOut).toEqual([['http://bad']]);
-      // Each copy's thread steps back for the request thread (Linux gives threads their own niceness).
-      if (process.platform === 'linux') expect(threadsAtNiceness(10)).toBeGreaterThanOrEqual(2);
       expect(
         (await ask('ASK { <http://a> <http://p> "Pumpe"@nb ; <http://q>/<http://r> "held" }'))
           .boolean,

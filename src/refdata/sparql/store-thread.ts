@@ -231,12 +231,18 @@ class ViewCopies {
     this.release(first);
   }
 
+  /** A copy gives way to requests from its next call on (the first, once it answers alone). */
+  private stepBack(copy: Copy): void {
+    copy.call('stepBack').answer.catch(() => undefined);
+  }
+
   /**
    * Fills every copy but the first from the snapshot, one after another, each
    * busy (no query waits for it) until filled, then answering.
    */
   fillOthers(): void {
     const others = this.copies.slice(1);
+    for (const copy of this.copies) this.stepBack(copy);
     for (const copy of others) copy.querying = true;
     void (async () => {
       for (const copy of others) {
@@ -367,6 +373,7 @@ class ViewCopies {
     copy.running = undefined;
     void copy.terminate();
     const fresh = new Copy(this.start, this.onFailure);
+    this.stepBack(fresh);
     // Busy until filled, so that no query waits on it while another copy is free.
     fresh.querying = true;
     this.copies = this.copies.map((candidate) => (candidate === copy ? fresh : candidate));

@@ -29,15 +29,19 @@ import { readSnapshotRecord } from './snapshot-file.js';
 import { syntaxInWords } from './syntax-words.js';
 
 /**
- * Requests first: this thread loads and changes its store after writes (a bulk
- * import, a build at start) and evaluates the long queries, on the cores the
- * request thread and the search index also need. Linux gives each thread its
- * own niceness, so this thread alone steps back when they want a core and has
- * every idle one otherwise. (Elsewhere the call would apply to the whole
- * process, so it is made on Linux only.)
+ * Requests first: a copy loads and changes its store after writes (a bulk
+ * import, the other copies' filling) and evaluates the long queries, on the
+ * cores the request thread and the search index also need. Linux gives each
+ * thread its own niceness, so this thread alone steps back when they want a
+ * core and has every idle one otherwise. A copy steps back when told
+ * (`stepBack`): the first copy of a view once it is filled (nothing answers
+ * the view before it), every other at once. (Elsewhere the call would apply
+ * to the whole process, so it is made on Linux only.)
  */
 const NICENESS = 10;
-if (process.platform === 'linux') {
+
+function stepBack(): void {
+  if (process.platform !== 'linux') return;
   try {
     setPriority(NICENESS);
   } catch {
@@ -216,6 +220,10 @@ function read(text: string, maxRows: number, namedGraphs?: string[]): ReadOutcom
 }
 
 const api = {
+  /** From now on, this thread gives way to the request thread and the search index. */
+  stepBack(): void {
+    stepBack();
+  },
   /**
    * Removes every triple about each IRI, then adds `nquads`, in one call, so
    * that no query runs between the two and sees a changed resource missing;
