@@ -201,6 +201,9 @@ describe("a view's copies", () => {
       // A tag no reader takes, as data from before the rules holds it.
       block('http://bad', '"Pumpe"@nb NO!'),
       block('http://c', '<http://o>'),
+      // An IRI with a space: refused by the checked reading, taken by the lenient one a
+      // refill uses, so the snapshot must say it was left out.
+      block('http://spaced', '<http://o p>'),
     ].join('');
     const ask = async (text: string) => {
       const outcome = await thread.query(
@@ -213,7 +216,7 @@ describe("a view's copies", () => {
     };
     try {
       await thread.replace([], { published: nquads, working: '' });
-      expect(leftOut).toEqual([['http://bad']]);
+      expect(leftOut).toEqual([['http://bad', 'http://spaced']]);
       expect(
         (await ask('ASK { <http://a> <http://p> "Pumpe"@nb ; <http://q>/<http://r> "held" }'))
           .boolean,
@@ -243,6 +246,41 @@ describe("a view's copies", () => {
           ask('SELECT ?s WHERE { ?s <http://r> "held" }'),
         ]);
         for (const answer of answers) expect(answer.results?.bindings).toHaveLength(2);
+      }
+      // A copy filled from the snapshot alone (as at the next start) leaves out what was
+      // left out, though it reads without the checks.
+      await thread.flushed();
+      const place = thread.places.published;
+      if (!place) throw new Error('no snapshot of the published view');
+      const again = new StoreThread(
+        ['published'],
+        {
+          copies: 1,
+          places: {
+            published: { path: place.path, resume: place },
+            working: { path: join(root(), 'unused.nq') },
+          },
+          waitMilliseconds: 10_000,
+          onLeftOut: () => undefined,
+        },
+        (error) => failures.push(error),
+      );
+      again.keepFiles = true;
+      try {
+        await again.restore();
+        const asked = async (text: string) => {
+          const outcome = await again.query(
+            'published',
+            { text, maxRows: 100, format: 'application/sparql-results+json', dataset: undefined },
+            20,
+          ).answer;
+          return outcome.ok ? JSON.parse(outcome.body).boolean : outcome.refusal;
+        };
+        expect(await asked('ASK { <http://spaced> ?p ?o }')).toBe(false);
+        expect(await asked('ASK { <http://bad> ?p ?o }')).toBe(false);
+        expect(await asked('ASK { <http://c> <http://p> <http://o> }')).toBe(true);
+      } finally {
+        await again.close();
       }
       expect(failures).toEqual([]);
     } finally {
