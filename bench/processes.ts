@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
@@ -116,12 +116,18 @@ async function startProcess(
 ): Promise<{ pid: number; stop(): Promise<void> }> {
   // BENCH_NODE_ARGS="--cpu-prof --cpu-prof-dir=DIR" profiles the servers under load.
   const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  // The request log is part of the cost, so it is written, but to nowhere; or, with
+  // BENCH_LOG_DIR, to a file per process there (to read what a start did, and when).
+  const logDirectory = process.env.BENCH_LOG_DIR;
+  const log = logDirectory
+    ? openSync(join(logDirectory, `${label}-${Date.now()}.log`), 'a')
+    : 'ignore';
   const child = spawn(process.execPath, [...nodeArgs, ...args], {
     cwd: directory,
     env: { PATH: process.env.PATH ?? '', ...env },
-    // The request log is part of the cost, so it is written, but to nowhere.
-    stdio: ['ignore', 'ignore', 'inherit'],
+    stdio: ['ignore', log, 'inherit'],
   });
+  if (typeof log === 'number') closeSync(log);
   try {
     await waitUntilReady(url, child, label);
   } catch (error) {

@@ -20,7 +20,7 @@ import { parseArgs } from 'node:util';
 import { buildFtsAnchor } from './fts-anchor.js';
 import { buildIndexAlone } from './index-alone.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
-import { residentMemoryMib } from './processes.js';
+import { residentMemoryMib, settled } from './processes.js';
 import {
   measureEachQuery,
   measurePaths,
@@ -82,7 +82,9 @@ for (const size of sizes) {
         clients,
         'afresh',
       );
-      // A fresh instance on the seeded database: from start to searchable is the build.
+      // Once the writing instance has taken the writes in (its followers done), a fresh
+      // instance on the seeded database: from start to searchable is the build.
+      await settled(server.pid, 600_000);
       process.stderr.write(`${kind}, ${size} resources: building at start\n`);
       const stopping = performance.now();
       const started = await server.restart({ REFDATA_SEARCH_START_WAIT_MS: '0' });

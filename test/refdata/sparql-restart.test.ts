@@ -99,8 +99,13 @@ describe.each(DATABASE_KINDS)('the SPARQL dataset across a restart, on %s', (kin
     for (const view of ['published', 'working'])
       expect(existsSync(join(directory, manifest.views[view].file))).toBe(true);
 
-    // While it is stopped, another instance writes.
+    // While it is stopped, another instance writes: a class approved, and a Draft.
     const during = await approvedClass(ontology, uniqueName('Written while stopped'));
+    const draft = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('Draft while stopped'),
+      ontology,
+      subClassOf: ['http://x.example/E'],
+    });
 
     const secondLog: string[] = [];
     const second = await anotherInstance(service, env, (line) => secondLog.push(line));
@@ -109,6 +114,19 @@ describe.each(DATABASE_KINDS)('the SPARQL dataset across a restart, on %s', (kin
       expect(await ask(second, `ASK { <${before}> ?p ?o }`)).toBe(true);
       expect(said(secondLog, 'sparql dataset: loaded what it kept at its last run')).toBe(true);
       expect(said(secondLog, 'sparql dataset: built')).toBe(false);
+      // The working view (filled after the published one, its queries waiting meanwhile)
+      // holds the Draft, for a reader who asks for it.
+      const working = await second.inject({
+        method: 'GET',
+        url: `/sparql?view=working&query=${encodeURIComponent(`ASK { <${draft.iri}> ?p ?o }`)}`,
+        headers: {
+          accept: 'application/sparql-results+json',
+          authorization: `Bearer ${await service.token(['Reader'], 'monitor')}`,
+        },
+      });
+      expect(working.statusCode, working.body).toBe(200);
+      expect(working.json().boolean).toBe(true);
+      expect(await ask(second, `ASK { <${draft.iri}> ?p ?o }`)).toBe(false);
       // The same triples as an instance that built its dataset from the database.
       const built = await anotherInstance(service, {
         REFDATA_SPARQL_SNAPSHOT_DIR: snapshotDirectory(),

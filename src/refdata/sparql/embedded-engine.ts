@@ -31,8 +31,8 @@ const SAVE_MILLISECONDS = 5000;
 const QUIET_SAVE_MILLISECONDS = 60_000;
 /** A snapshot's changes may grow to this, or to the size of its build, before a new build. */
 const SNAPSHOT_CHANGES_FLOOR_BYTES = 64 * 1024 * 1024;
-/** About what a quad takes in a build's N-Quads (160 to 190 bytes for classes measured). */
-const BUILD_BYTES_PER_QUAD = 150;
+/** About what a quad takes in a build's N-Quads (a class's run 150 to 200 bytes). */
+const BUILD_BYTES_PER_QUAD = 200;
 
 /**
  * This instance's SPARQL dataset, its published and working views: built from the database
@@ -346,9 +346,10 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
     // The snapshot keeps every change: once the changes outweigh the build they follow,
     // a new build (beside this one, which answers meanwhile) starts a snapshot afresh. A
     // dataset written by changes alone (a bulk import into an empty one) holds each
-    // resource once, as a build would: what the views hold counts as its build.
+    // resource once, as a build would: twice what a build of the views would write
+    // counts as its build too.
     const bytes = thread.snapshotBytes;
-    const build = Math.max(bytes.all - bytes.changes, thread.size * BUILD_BYTES_PER_QUAD);
+    const build = Math.max(bytes.all - bytes.changes, 2 * thread.size * BUILD_BYTES_PER_QUAD);
     if (bytes.changes > Math.max(SNAPSHOT_CHANGES_FLOOR_BYTES, build))
       this.rebuild('its snapshot holds more changes than the build they follow');
   }

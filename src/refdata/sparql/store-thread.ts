@@ -137,6 +137,7 @@ class ViewCopies {
   /** Copies long queries may hold at once while others wait: all but one (one with one copy). */
   private readonly longLane: number;
   private readonly laneCheck: NodeJS.Timeout;
+  private closed = false;
 
   constructor(
     readonly view: View,
@@ -182,6 +183,8 @@ class ViewCopies {
    * file, in its line, and nobody waits for it: its queries wait behind it.
    */
   async replace(iris: string[], nquads: string): Promise<void> {
+    // A copy let go by a new build may still be handed a change a turn had begun with.
+    if (this.closed) return;
     // In the snapshot first: a copy filled from it from now on holds the change.
     this.snapshot.append(iris, nquads);
     await this.give(this.copies, iris, nquads);
@@ -222,13 +225,19 @@ class ViewCopies {
     if (leftOut.size > 0) this.onLeftOut([...leftOut]);
   }
 
-  /** Fills the first copy from the snapshot file; the others follow it (`fillOthers`). */
-  async restoreFirst(): Promise<void> {
+  /**
+   * Fills the first copy from the snapshot file, at the priority of requests
+   * when `leading` (the view a start waits for) and stepped back otherwise;
+   * resolves when it answers. The others follow it (`fillOthers`).
+   */
+  async restoreFirst(leading: boolean): Promise<void> {
     const [first] = this.copies;
     if (!first) return;
+    if (!leading) this.stepBack(first);
     first.querying = true;
     await first.restoreFrom(this.snapshot);
     this.release(first);
+    this.fillOthers();
   }
 
   /** A copy gives way to requests from its next call on (the first, once it answers alone). */
@@ -388,6 +397,7 @@ class ViewCopies {
 
   /** Ends every copy, lets go the queries waiting for one, and removes the snapshot unless `keep`. */
   async close(keep: boolean): Promise<void> {
+    this.closed = true;
     clearInterval(this.laneCheck);
     for (const copy of this.copies) copy.retired = true;
     const ended = new Error('the SPARQL dataset was closed');
@@ -446,7 +456,11 @@ export class StoreThread {
         (iris) => options.onLeftOut(view, iris),
       );
     for (const view of views) this.views[view] = forView(view);
+    this.onFailure = onFailure;
   }
+
+  /** Hears of a copy of a view failing other than by `close` (its thread, or its filling). */
+  private readonly onFailure: (error: Error) => void;
 
   private held(): ViewCopies[] {
     return VIEWS.flatMap((view) => this.views[view] ?? []);
@@ -490,11 +504,20 @@ export class StoreThread {
 
   /**
    * Fills the first copy of each view from its snapshot file (a saved
-   * dataset): resolves when each answers; the other copies follow them.
+   * dataset): resolves when the published view's answers (the working view's
+   * when it is the only one held here), filled at the priority of requests;
+   * the other views' first copies are filled stepped back, their queries
+   * waiting in line meanwhile, and every view's other copies follow its first.
    */
   async restore(): Promise<void> {
-    await Promise.all(this.held().map((copies) => copies.restoreFirst()));
-    this.fillOthers();
+    const views = this.held();
+    const leading = views.find((copies) => copies.view === 'published') ?? views[0];
+    const others = views.filter((copies) => copies !== leading);
+    for (const copies of others)
+      copies.restoreFirst(false).catch((error: Error) => {
+        if (!this.closing) this.onFailure(error);
+      });
+    await leading?.restoreFirst(true);
   }
 
   /** Removes what each view holds about `iris`, then adds their triples now (if any), per view. */
