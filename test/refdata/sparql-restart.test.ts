@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { Parser } from 'n3';
 import { isomorphic } from 'rdf-isomorphic';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CHANGE_RETENTION_MS, logCovers } from '../../src/refdata/replicas/change-log.js';
 import { DATABASE_KINDS } from '../harness.js';
 import {
   anotherInstance,
@@ -152,6 +153,28 @@ describe.each(DATABASE_KINDS)('the SPARQL dataset across a restart, on %s', (kin
       await third.close();
     }
   }, 60_000);
+
+  it('asks the change log whether it still reaches back to a kept position', async () => {
+    await createLibrary(service);
+    const highest = Number(
+      (
+        await service.db
+          .selectFrom('search_changes')
+          .select((eb) => eb.fn.max('seq').as('seq'))
+          .executeTakeFirstOrThrow()
+      ).seq,
+    );
+    const longAgo = Date.now() - 2 * CHANGE_RETENTION_MS;
+    // Kept recently: whatever the log holds, nothing after it can have been pruned.
+    expect(await logCovers(service.db, 0, Date.now())).toBe(true);
+    // Kept long ago: the log must still hold the changes after it.
+    expect(await logCovers(service.db, highest - 1, longAgo)).toBe(true);
+    // Pruned empty (an hour with nothing written): a position at the last number ever
+    // handed out has missed nothing; one before it has.
+    await service.db.deleteFrom('search_changes').execute();
+    expect(await logCovers(service.db, highest, longAgo)).toBe(true);
+    expect(await logCovers(service.db, highest - 1, longAgo)).toBe(false);
+  });
 
   it('builds anew from files cut short, or from another database', async () => {
     const directory = snapshotDirectory();
