@@ -123,6 +123,61 @@ function threadsAtNiceness(niceness: number): number {
 }
 
 describe("a view's copies", () => {
+  it('keep count of their quads through changes without walking the store each time', async () => {
+    const { StoreThread } = await import('../../src/refdata/sparql/store-thread.js');
+    const { RESOURCE_MARK } = await import('../../src/refdata/sparql/engine-calls.js');
+    const thread = new StoreThread(
+      ['published'],
+      {
+        copies: 1,
+        places: {
+          published: { path: join(root(), 'published.nq') },
+          working: { path: join(root(), 'working.nq') },
+        },
+        waitMilliseconds: 10_000,
+        onLeftOut: () => undefined,
+      },
+      () => undefined,
+    );
+    const resource = (iri: string, labels: number) =>
+      `${RESOURCE_MARK}${iri}\n${Array.from(
+        { length: labels },
+        (_, n) => `<${iri}> <http://p> "label ${n}" <http://g> .\n`,
+      ).join(
+        '',
+      )}<${iri}> <http://q> _:${iri.slice(-1)} <http://g> .\n_:${iri.slice(-1)} <http://r> "held" <http://g> .\n`;
+    const counted = async () => {
+      const outcome = await thread.query(
+        'published',
+        {
+          text: 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }',
+          maxRows: 1,
+          format: 'application/sparql-results+json',
+          dataset: undefined,
+        },
+        20,
+      ).answer;
+      if (!outcome.ok) throw new Error(JSON.stringify(outcome.refusal));
+      return Number(JSON.parse(outcome.body).results.bindings[0].n.value);
+    };
+    try {
+      await thread.load({
+        published: resource('http://a', 3) + resource('http://b', 1),
+        working: '',
+      });
+      expect(thread.size).toBe(await counted());
+      // Replaced with fewer triples, its blank node too; another removed; one added.
+      await thread.replace(['http://a', 'http://b'], {
+        published: resource('http://a', 1) + resource('http://c', 2),
+        working: '',
+      });
+      expect(await counted()).toBe(7);
+      expect(thread.size).toBe(7);
+    } finally {
+      await thread.close();
+    }
+  });
+
   it.runIf(process.platform === 'linux')(
     'fill the first at full priority, then every copy gives way to requests',
     async () => {
