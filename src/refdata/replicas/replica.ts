@@ -28,7 +28,10 @@ export interface ReplicaLog {
  * read for so long that changes may have been pruned from it.
  *
  * A replica says how to start a thread (`newThread`), how to fill one from the
- * database (`fill`) and how to apply changed resources to it (`apply`).
+ * database (`fill`) and how to apply changed resources to it (`apply`); one
+ * that keeps its copy between runs also how to load it (`resume`, at start,
+ * the log then read from the position it holds) and where to note the
+ * position it has reached (`reached`).
  */
 export abstract class Replica<Thread extends ReplicaThread> {
   /** The copy in use; undefined until the first build is done, or while one is rebuilt. */
