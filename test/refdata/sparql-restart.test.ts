@@ -167,6 +167,9 @@ describe.each(DATABASE_KINDS)('the SPARQL dataset across a restart, on %s', (kin
     const longAgo = Date.now() - 2 * CHANGE_RETENTION_MS;
     // Kept recently: whatever the log holds, nothing after it can have been pruned.
     expect(await logCovers(service.db, 0, Date.now())).toBe(true);
+    // Kept past the last change this database ever numbered (a database restored from an
+    // older backup): never, however recent.
+    expect(await logCovers(service.db, highest + 5, Date.now())).toBe(false);
     // Kept long ago: the log must still hold the changes after it.
     expect(await logCovers(service.db, highest - 1, longAgo)).toBe(true);
     // Pruned empty (an hour with nothing written): a position at the last number ever

@@ -126,9 +126,11 @@ export async function pruneChanges(db: Kysely<RefdataTables>, now = Date.now()):
 
 /**
  * Whether the log still holds every change after `position`, for a copy kept
- * since `savedAt`: kept recently enough that nothing after it can have been
- * pruned; or the log still reaching back to it; or no change numbered after it
- * ever made (a quiet database whose log was pruned empty).
+ * since `savedAt`. Never when the database has numbered no change that far (it
+ * was restored from a backup older than the copy); otherwise when it was kept
+ * recently enough that nothing after it can have been pruned, or the log still
+ * reaches back to it, or no change numbered after it was ever made (a quiet
+ * database whose log was pruned empty).
  */
 export async function logCovers(
   db: Kysely<RefdataTables>,
@@ -136,6 +138,8 @@ export async function logCovers(
   savedAt: number,
   now = Date.now(),
 ): Promise<boolean> {
+  const issued = await highestIssued(db);
+  if (issued < position) return false;
   if (now - savedAt < CHANGE_RETENTION_MS / 2) return true;
   const first = await db
     .selectFrom('search_changes')
@@ -143,7 +147,7 @@ export async function logCovers(
     .executeTakeFirst();
   if (first?.seq !== null && first?.seq !== undefined && Number(first.seq) <= position + 1)
     return true;
-  return (await highestIssued(db)) <= position;
+  return issued <= position;
 }
 
 /** The highest sequence number the log ever handed out, pruned or not (both count up, never reuse). */
