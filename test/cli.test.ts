@@ -147,7 +147,7 @@ describe('command line, in process', () => {
     expect(result.status).toBe(0);
     const database = `SQLite ${join(dataDir, 'refdata.sqlite')}`;
     expect(result.stdout).toBe(
-      `refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements, 0005_fill_in_derived_fields, 0006_browser_sessions, 0007_search_change_log, 0008_people, 0009_sparql_store_sync, 0010_change_events_and_webhooks, 0011_name_scopes, 0012_import_jobs, 0013_releases, 0014_review, 0015_generalizations, 0016_languages, 0017_personal_access_tokens to ${database}\n`,
+      `refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements, 0005_fill_in_derived_fields, 0006_browser_sessions, 0007_search_change_log, 0008_people, 0009_sparql_store_sync, 0010_change_events_and_webhooks, 0011_name_scopes, 0012_import_jobs, 0013_releases, 0014_review, 0015_generalizations, 0016_languages, 0017_personal_access_tokens, 0018_database_identity to ${database}\n`,
     );
     expect(existsSync(join(dataDir, 'refdata.sqlite'))).toBe(true);
     const again = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
@@ -239,8 +239,22 @@ describe('command line, as a real process', () => {
       'refdata.sqlite',
       'sparql-snapshots',
     ]);
-    // The SPARQL snapshots of a cleanly stopped instance go with it.
-    expect(readdirSync(join(dataDir, 'sparql-snapshots'))).toEqual([]);
+    // A cleanly stopped instance keeps its SPARQL snapshot files for the next start, named
+    // by their manifest, and lets the directory go (no owner left).
+    const kept = readdirSync(join(dataDir, 'sparql-snapshots')).sort();
+    expect(kept).toEqual([
+      'manifest.json',
+      expect.stringMatching(/^published-[0-9a-f]{8}\.nq$/),
+      expect.stringMatching(/^working-[0-9a-f]{8}\.nq$/),
+    ]);
+    const manifest = JSON.parse(
+      readFileSync(join(dataDir, 'sparql-snapshots', 'manifest.json'), 'utf8'),
+    );
+    expect(
+      Object.values(manifest.views)
+        .map((view) => (view as { file: string }).file)
+        .sort(),
+    ).toEqual(kept.slice(1));
     // Its password was chosen for it: the first sign-in asks for one of root's own.
     const database = openDatabase<CodehostTables>({
       kind: 'sqlite',

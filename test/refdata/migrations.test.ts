@@ -93,6 +93,7 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       '0015_generalizations',
       '0016_languages',
       '0017_personal_access_tokens',
+      '0018_database_identity',
     ]);
     // Superclass links are read from the bodies already stored; labels were English.
     expect(await handle.db.selectFrom('generalizations').select('parent_iri').execute()).toEqual([
