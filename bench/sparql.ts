@@ -112,6 +112,8 @@ async function engineAlone(server: RefdataBenchServer) {
   // Oxigraph's memory is WebAssembly memory, outside the JavaScript heap: one copy of a view.
   const externalBefore = process.memoryUsage().external;
   const store = new oxigraph.Store();
+  // The engine's own loading, the anchor of a start: the reading and writing around it not counted.
+  let loadMilliseconds = 0;
   try {
     const context = { families: new FamilyRegistry(), iriBase: server.url };
     const rows = new ResourceStore(database.db, () => undefined);
@@ -125,10 +127,10 @@ async function engineAlone(server: RefdataBenchServer) {
         .limit(2000)
         .execute();
       if (batch.length === 0) break;
-      store.load(resourceQuads(context, batch), {
-        format: 'application/n-quads',
-        no_transaction: true,
-      });
+      const nquads = resourceQuads(context, batch);
+      const loading = performance.now();
+      store.load(nquads, { format: 'application/n-quads', no_transaction: true });
+      loadMilliseconds += performance.now() - loading;
       after = batch[batch.length - 1]?.id ?? after;
     }
   } finally {
@@ -148,7 +150,7 @@ async function engineAlone(server: RefdataBenchServer) {
     }
     return percentiles(latencies);
   };
-  return { measure, copyMib, quads };
+  return { measure, copyMib, quads, loadSeconds: loadMilliseconds / 1000 };
 }
 
 /**
@@ -290,12 +292,12 @@ for (const kind of databases) {
     );
     out('');
     out(
-      '| start | spawn to the first 200 from `/sparql` | spawn to settled (every copy filled, the search index built) | peak resident memory |',
+      '| start | spawn to the first 200 from `/sparql` | Oxigraph alone loading the published view (the anchor) | start / anchor | spawn to settled (every copy filled, the search index built) | peak resident memory |',
     );
-    out('|---|---|---|---|');
+    out('|---|---|---|---|---|---|');
     for (const start of starts)
       out(
-        `| ${start.how} | ${start.first.toFixed(1)} s | ${start.settled.toFixed(1)} s | ${mib(start.peak)} |`,
+        `| ${start.how} | ${start.first.toFixed(1)} s | ${alone.loadSeconds.toFixed(1)} s | ${(start.first / alone.loadSeconds).toFixed(1)} | ${start.settled.toFixed(1)} s | ${mib(start.peak)} |`,
       );
     out('');
     out(

@@ -21,9 +21,9 @@ import {
 } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SavedDataset } from '../../src/refdata/sparql/saved-dataset.js';
+import { SavedDataset, type SnapshotState } from '../../src/refdata/sparql/saved-dataset.js';
 import {
   readSnapshotRecord,
   removeStaleSnapshots,
@@ -122,23 +122,55 @@ function threadsAtNiceness(niceness: number): number {
   }).length;
 }
 
+type Copies = import('../../src/refdata/sparql/store-thread.js').StoreThread;
+
+/**
+ * The published view's copies in threads, its snapshot in a new directory,
+ * or, with `resume`, the file a copy before it wrote.
+ */
+async function publishedCopies(
+  copies: number,
+  options: {
+    onLeftOut?: (iris: string[]) => void;
+    onFailure?: (error: Error) => void;
+    resume?: SnapshotState;
+  } = {},
+): Promise<Copies> {
+  const { StoreThread } = await import('../../src/refdata/sparql/store-thread.js');
+  const { resume } = options;
+  return new StoreThread(
+    ['published'],
+    {
+      copies,
+      places: {
+        published: resume ? { path: resume.path, resume } : { path: join(root(), 'published.nq') },
+        working: { path: join(root(), 'working.nq') },
+      },
+      waitMilliseconds: 10_000,
+      onLeftOut: (_view, iris) => options.onLeftOut?.(iris),
+    },
+    options.onFailure ?? (() => undefined),
+  );
+}
+
+/** A query's SPARQL JSON results from a copy of the published view; a refusal is thrown. */
+async function answerOf(
+  thread: Copies,
+  text: string,
+): Promise<{ boolean?: boolean; results?: { bindings: Record<string, { value: string }>[] } }> {
+  const outcome = await thread.query(
+    'published',
+    { text, maxRows: 100, format: 'application/sparql-results+json', dataset: undefined },
+    20,
+  ).answer;
+  if (!outcome.ok) throw new Error(JSON.stringify(outcome.refusal));
+  return JSON.parse(outcome.body);
+}
+
 describe("a view's copies", () => {
   it('keep count of their quads through changes without walking the store each time', async () => {
-    const { StoreThread } = await import('../../src/refdata/sparql/store-thread.js');
     const { RESOURCE_MARK } = await import('../../src/refdata/sparql/engine-calls.js');
-    const thread = new StoreThread(
-      ['published'],
-      {
-        copies: 1,
-        places: {
-          published: { path: join(root(), 'published.nq') },
-          working: { path: join(root(), 'working.nq') },
-        },
-        waitMilliseconds: 10_000,
-        onLeftOut: () => undefined,
-      },
-      () => undefined,
-    );
+    const thread = await publishedCopies(1);
     const resource = (iri: string, labels: number) =>
       `${RESOURCE_MARK}${iri}\n${Array.from(
         { length: labels },
@@ -146,20 +178,11 @@ describe("a view's copies", () => {
       ).join(
         '',
       )}<${iri}> <http://q> _:${iri.slice(-1)} <http://g> .\n_:${iri.slice(-1)} <http://r> "held" <http://g> .\n`;
-    const counted = async () => {
-      const outcome = await thread.query(
-        'published',
-        {
-          text: 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }',
-          maxRows: 1,
-          format: 'application/sparql-results+json',
-          dataset: undefined,
-        },
-        20,
-      ).answer;
-      if (!outcome.ok) throw new Error(JSON.stringify(outcome.refusal));
-      return Number(JSON.parse(outcome.body).results.bindings[0].n.value);
-    };
+    const counted = async () =>
+      Number(
+        (await answerOf(thread, 'SELECT (COUNT(*) AS ?n) WHERE { GRAPH ?g { ?s ?p ?o } }')).results
+          ?.bindings[0]?.n?.value,
+      );
     try {
       await thread.load({
         published: resource('http://a', 3) + resource('http://b', 1),
@@ -181,21 +204,8 @@ describe("a view's copies", () => {
   it.runIf(process.platform === 'linux')(
     'fill the first at full priority, then every copy gives way to requests',
     async () => {
-      const { StoreThread } = await import('../../src/refdata/sparql/store-thread.js');
       const failures: Error[] = [];
-      const thread = new StoreThread(
-        ['published'],
-        {
-          copies: 2,
-          places: {
-            published: { path: join(root(), 'published.nq') },
-            working: { path: join(root(), 'working.nq') },
-          },
-          waitMilliseconds: 10_000,
-          onLeftOut: () => undefined,
-        },
-        (error) => failures.push(error),
-      );
+      const thread = await publishedCopies(2, { onFailure: (error) => failures.push(error) });
       try {
         // Linux gives each thread its own niceness: the copies' threads are this process's.
         const before = threadsAtNiceness(10);
@@ -209,19 +219,9 @@ describe("a view's copies", () => {
         await expect.poll(() => threadsAtNiceness(10)).toBe(before + 2);
         // The other copy, filled from the snapshot, answers as the first does.
         const answers = await Promise.all(
-          [0, 1].map(async () => {
-            const outcome = await thread.query(
-              'published',
-              {
-                text: 'ASK { <http://a> <http://p> "x" }',
-                maxRows: 1,
-                format: 'application/sparql-results+json',
-                dataset: undefined,
-              },
-              20,
-            ).answer;
-            return outcome.ok ? JSON.parse(outcome.body).boolean : outcome.refusal;
-          }),
+          [0, 1].map(
+            async () => (await answerOf(thread, 'ASK { <http://a> <http://p> "x" }')).boolean,
+          ),
         );
         expect(answers).toEqual([true, true]);
         expect(failures).toEqual([]);
@@ -232,23 +232,13 @@ describe("a view's copies", () => {
   );
 
   it('load every resource they can read, leave out and name one they cannot, and refill alike', async () => {
-    const { StoreThread } = await import('../../src/refdata/sparql/store-thread.js');
     const { RESOURCE_MARK } = await import('../../src/refdata/sparql/engine-calls.js');
     const leftOut: string[][] = [];
     const failures: Error[] = [];
-    const thread = new StoreThread(
-      ['published'],
-      {
-        copies: 2,
-        places: {
-          published: { path: join(root(), 'published.nq') },
-          working: { path: join(root(), 'working.nq') },
-        },
-        waitMilliseconds: 10_000,
-        onLeftOut: (_view, iris) => leftOut.push(iris),
-      },
-      (error) => failures.push(error),
-    );
+    const thread = await publishedCopies(2, {
+      onLeftOut: (iris) => leftOut.push(iris),
+      onFailure: (error) => failures.push(error),
+    });
     const block = (iri: string, object: string) =>
       `${RESOURCE_MARK}${iri}\n<${iri}> <http://p> ${object} <http://g> .\n<${iri}> <http://q> _:b <http://g> .\n_:b <http://r> "held" <http://g> .\n`;
     const nquads = [
@@ -256,19 +246,11 @@ describe("a view's copies", () => {
       // A tag no reader takes, as data from before the rules holds it.
       block('http://bad', '"Pumpe"@nb NO!'),
       block('http://c', '<http://o>'),
-      // An IRI with a space: refused by the checked reading, taken by the lenient one a
-      // refill uses, so the snapshot must say it was left out.
+      // An IRI with a space: refused by Oxigraph's checked reading (a lenient one would
+      // take it, and could then never match it to remove it).
       block('http://spaced', '<http://o p>'),
     ].join('');
-    const ask = async (text: string) => {
-      const outcome = await thread.query(
-        'published',
-        { text, maxRows: 100, format: 'application/sparql-results+json', dataset: undefined },
-        20,
-      ).answer;
-      if (!outcome.ok) throw new Error(JSON.stringify(outcome.refusal));
-      return JSON.parse(outcome.body) as { boolean?: boolean; results?: { bindings: unknown[] } };
-    };
+    const ask = (text: string) => answerOf(thread, text);
     try {
       await thread.replace([], { published: nquads, working: '' });
       expect(leftOut).toEqual([['http://bad', 'http://spaced']]);
@@ -303,34 +285,18 @@ describe("a view's copies", () => {
         for (const answer of answers) expect(answer.results?.bindings).toHaveLength(2);
       }
       // A copy filled from the snapshot alone (as at the next start) leaves out what was
-      // left out, though it reads without the checks.
+      // left out.
       await thread.flushed();
       const place = thread.places.published;
       if (!place) throw new Error('no snapshot of the published view');
-      const again = new StoreThread(
-        ['published'],
-        {
-          copies: 1,
-          places: {
-            published: { path: place.path, resume: place },
-            working: { path: join(root(), 'unused.nq') },
-          },
-          waitMilliseconds: 10_000,
-          onLeftOut: () => undefined,
-        },
-        (error) => failures.push(error),
-      );
+      const again = await publishedCopies(1, {
+        resume: place,
+        onFailure: (error) => failures.push(error),
+      });
       again.keepFiles = true;
       try {
         await again.restore();
-        const asked = async (text: string) => {
-          const outcome = await again.query(
-            'published',
-            { text, maxRows: 100, format: 'application/sparql-results+json', dataset: undefined },
-            20,
-          ).answer;
-          return outcome.ok ? JSON.parse(outcome.body).boolean : outcome.refusal;
-        };
+        const asked = async (text: string) => (await answerOf(again, text)).boolean;
         expect(await asked('ASK { <http://spaced> ?p ?o }')).toBe(false);
         expect(await asked('ASK { <http://bad> ?p ?o }')).toBe(false);
         expect(await asked('ASK { <http://c> <http://p> <http://o> }')).toBe(true);
@@ -423,7 +389,11 @@ describe('a saved dataset', () => {
       position: 50,
       views: { published: { path: places.published.path, bytes: 0, changeBytes: 0 } },
     });
-    expect([existsSync(path), saved.names(places.published.path)]).toEqual([false, true]);
+    const manifest = JSON.parse(readFileSync(join(directory, 'manifest.json'), 'utf8'));
+    expect([existsSync(path), manifest.views.published.file]).toEqual([
+      false,
+      basename(places.published.path),
+    ]);
     await saved.close();
     // A build killed before it finished left a file of its own.
     const orphan = join(directory, 'published-deadbeef.nq');

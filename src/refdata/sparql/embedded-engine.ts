@@ -49,6 +49,11 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
   private readonly shares: ClientShares;
   /** Where the snapshot files are kept, and, when this instance owns it, kept for the next start. */
   private saved: SavedDataset | undefined;
+  /**
+   * What a kept dataset must have been kept for: the code and settings that shape its
+   * triples, and the database; read once at start, when this instance keeps one.
+   */
+  private keptFor: { fingerprint: string; database: string } | undefined;
   /** When the dataset's position was last written down, and which. */
   private lastSaved = { at: 0, position: -1 };
 
@@ -72,7 +77,25 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
    */
   async start(): Promise<void> {
     this.saved = await SavedDataset.open(this.settings.snapshotDirectory);
+    if (this.saved.owned)
+      this.keptFor = {
+        fingerprint: await datasetFingerprint({
+          iriBase: this.context.iriBase,
+          views: this.heldViews,
+        }),
+        database: await this.databaseName(),
+      };
     return this.startWithin(this.settings.startWaitMilliseconds);
+  }
+
+  /** This database's name (migration 0018). */
+  private async databaseName(): Promise<string> {
+    const row = await this.db
+      .selectFrom('database_identity')
+      .select('token')
+      .where('id', '=', 1)
+      .executeTakeFirst();
+    return row?.token ?? '';
   }
 
   override async close(): Promise<void> {
@@ -247,14 +270,11 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
     onFailure: (thread: StoreThread, error: Error) => void,
   ): Promise<{ thread: StoreThread; position: number } | undefined> {
     const saved = this.saved;
-    if (!saved?.owned) return undefined;
+    const keptFor = this.keptFor;
+    if (!saved?.owned || !keptFor) return undefined;
     let thread: StoreThread | undefined;
     try {
-      const found = await saved.resumable({
-        fingerprint: await this.fingerprint(),
-        database: await this.databaseName(),
-        views: this.heldViews,
-      });
+      const found = await saved.resumable({ ...keptFor, views: this.heldViews });
       if (!found || !(await logCovers(this.db, found.position, found.savedAt))) return undefined;
       const started = Date.now();
       const made = this.threadAt(found.places, (error) => onFailure(made, error));
@@ -291,7 +311,8 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
     settled: boolean,
   ): Promise<void> {
     const saved = this.saved;
-    if (!saved?.owned) return;
+    const keptFor = this.keptFor;
+    if (!saved?.owned || !keptFor) return;
     const now = Date.now();
     const since = now - this.lastSaved.at;
     const due =
@@ -302,8 +323,7 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
     try {
       await thread.flushed();
       await saved.save({
-        fingerprint: await this.fingerprint(),
-        database: await this.databaseName(),
+        ...keptFor,
         position,
         views: thread.places,
       });
@@ -312,25 +332,6 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
     } catch (error) {
       this.log.warn({ err: error }, 'sparql dataset: its position could not be kept');
     }
-  }
-
-  private fingerprinted: Promise<string> | undefined;
-  /** The code and settings that shape the dataset's triples, read once. */
-  private fingerprint(): Promise<string> {
-    this.fingerprinted ??= datasetFingerprint({
-      iriBase: this.context.iriBase,
-      views: this.heldViews,
-    });
-    return this.fingerprinted;
-  }
-
-  private async databaseName(): Promise<string> {
-    const row = await this.db
-      .selectFrom('database_identity')
-      .select('token')
-      .where('id', '=', 1)
-      .executeTakeFirst();
-    return row?.token ?? '';
   }
 
   /**
@@ -348,9 +349,11 @@ export class EmbeddedSparql extends Replica<StoreThread> implements SparqlEngine
     // dataset written by changes alone (a bulk import into an empty one) holds each
     // resource once, as a build would: twice what a build of the views would write
     // counts as its build too.
-    const bytes = thread.snapshotBytes;
-    const build = Math.max(bytes.all - bytes.changes, 2 * thread.size * BUILD_BYTES_PER_QUAD);
-    if (bytes.changes > Math.max(SNAPSHOT_CHANGES_FLOOR_BYTES, build))
+    const places = Object.values(thread.places);
+    const all = places.reduce((sum, place) => sum + place.bytes, 0);
+    const changes = places.reduce((sum, place) => sum + place.changeBytes, 0);
+    const build = Math.max(all - changes, 2 * thread.size * BUILD_BYTES_PER_QUAD);
+    if (changes > Math.max(SNAPSHOT_CHANGES_FLOOR_BYTES, build))
       this.rebuild('its snapshot holds more changes than the build they follow');
   }
 }

@@ -32,10 +32,17 @@ export interface Manifest {
   views: Partial<Record<View, SavedView>>;
 }
 
+/** A view's snapshot file as written so far: where, its bytes, and those of changes among them. */
+export interface SnapshotState {
+  path: string;
+  bytes: number;
+  changeBytes: number;
+}
+
 /** Where a view's snapshot is: its path, and where to go on from when it is resumed. */
 export interface SnapshotPlace {
   path: string;
-  resume?: { bytes: number; changeBytes: number };
+  resume?: Omit<SnapshotState, 'path'>;
 }
 
 /**
@@ -125,16 +132,13 @@ export class SavedDataset {
    */
   async save(
     saved: Omit<Manifest, 'layout' | 'savedAt' | 'views'> & {
-      views: Partial<Record<View, { path: string; bytes: number; changeBytes: number }>>;
+      views: Partial<Record<View, SnapshotState>>;
     },
     now = Date.now(),
   ): Promise<boolean> {
     if (!this.owned) return false;
     const views: Partial<Record<View, SavedView>> = {};
-    for (const [view, place] of Object.entries(saved.views) as [
-      View,
-      SavedView & { path: string },
-    ][])
+    for (const [view, place] of Object.entries(saved.views) as [View, SnapshotState][])
       views[view] = {
         file: place.path.slice(this.directory.length + 1),
         bytes: place.bytes,
@@ -149,13 +153,6 @@ export class SavedDataset {
       if (!kept.has(view.file)) await rm(join(this.directory, view.file), { force: true });
     this.manifest = manifest;
     return true;
-  }
-
-  /** Whether the manifest names the file at `path` (which must then outlive its thread). */
-  names(path: string): boolean {
-    return Object.values(this.manifest?.views ?? {}).some(
-      (view) => join(this.directory, view.file) === path,
-    );
   }
 
   /** Lets the directory go: the owner's files stay for the next start; a private directory is removed. */

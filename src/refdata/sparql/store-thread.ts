@@ -2,7 +2,7 @@ import { siblingModule, startModuleWorker } from '../../platform/threads/module-
 import { WorkerCalls } from '../../platform/threads/worker-calls.js';
 import { VIEWS, type View } from '../lifecycle/views.js';
 import type { QueryOutcome, QueryRequest, ReadOutcome } from './engine-calls.js';
-import type { SnapshotPlace } from './saved-dataset.js';
+import type { SnapshotPlace, SnapshotState } from './saved-dataset.js';
 import { SnapshotFile } from './snapshot-file.js';
 import type { SparqlStoreApi } from './store-worker.js';
 
@@ -268,7 +268,7 @@ class ViewCopies {
   }
 
   /** Where the snapshot is, and how much of it is written. */
-  get place(): { path: string; bytes: number; changeBytes: number } {
+  get place(): SnapshotState {
     return {
       path: this.snapshot.path,
       bytes: this.snapshot.bytes,
@@ -471,19 +471,8 @@ export class StoreThread {
     return this.held().reduce((sum, view) => sum + view.quads, 0);
   }
 
-  /** Bytes of the snapshots, and of the changes among them (what a new build would fold in). */
-  get snapshotBytes(): { all: number; changes: number } {
-    return this.held().reduce(
-      (sum, view) => ({
-        all: sum.all + view.snapshot.bytes,
-        changes: sum.changes + view.snapshot.changeBytes,
-      }),
-      { all: 0, changes: 0 },
-    );
-  }
-
   /** Where each view's snapshot is, and how much of it is written. */
-  get places(): Partial<Record<View, { path: string; bytes: number; changeBytes: number }>> {
+  get places(): Partial<Record<View, SnapshotState>> {
     return Object.fromEntries(this.held().map((copies) => [copies.view, copies.place]));
   }
 
