@@ -142,9 +142,19 @@ describe('docs/getting-started.md, run as written', () => {
 
   afterAll(async () => {
     shell?.close();
-    if (server?.pid) process.kill(-server.pid, 'SIGTERM');
+    if (server?.pid && server.exitCode === null) {
+      // A clean stop writes the SPARQL snapshot for the next start: remove the data only
+      // once the server has finished writing it, or the removal races the writes.
+      const exited = new Promise((resolve) => server?.once('exit', resolve));
+      process.kill(-server.pid, 'SIGTERM');
+      const stopped = await Promise.race([
+        exited.then(() => true),
+        new Promise((resolve) => setTimeout(() => resolve(false), 30_000)),
+      ]);
+      if (!stopped) process.kill(-server.pid, 'SIGKILL');
+    }
     rmSync(root, { recursive: true, force: true });
-  });
+  }, 60_000);
 
   it('prints what the guide shows, step by step', async () => {
     const steps = guideSteps(GUIDE);
