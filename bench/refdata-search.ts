@@ -287,7 +287,7 @@ export interface SearchFigures {
  */
 export type Asking = 'afresh' | 'again';
 
-const askingHeaders = (asking: Asking): Record<string, string> =>
+export const askingHeaders = (asking: Asking): Record<string, string> =>
   asking === 'afresh' ? { 'cache-control': 'no-cache' } : {};
 
 /**

@@ -80,10 +80,52 @@ async function step(
   const beforeMib = await residentMemoryMib(server.pid);
   const reset = resetPeak(server.pid);
   const started = performance.now();
-  const note = await work();
+  const { result: note, others } = await meanwhile(server, work);
   const seconds = (performance.now() - started) / 1000;
   const peakMib = await peakMemoryMib(server.pid);
-  return { what, seconds, beforeMib, peakMib, note: reset ? note : `${note} (peak since start)` };
+  return {
+    what,
+    seconds,
+    beforeMib,
+    peakMib,
+    note: `${reset ? note : `${note} (peak since start)`}; ${others}`,
+  };
+}
+
+/**
+ * What the step costs another client: the bare route (`/-/health`) asked one
+ * request after another, 10 ms apart, while the step runs; its latencies'
+ * median, 99th percentile and longest.
+ */
+async function meanwhile<T>(
+  server: RefdataBenchServer,
+  work: () => Promise<T>,
+): Promise<{ result: T; others: string }> {
+  let done = false;
+  const latencies: number[] = [];
+  const asking = (async () => {
+    while (!done) {
+      const started = performance.now();
+      const response = await fetch(`${server.url}/-/health`);
+      await response.arrayBuffer();
+      latencies.push(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  let result: T;
+  try {
+    result = await work();
+  } finally {
+    done = true;
+    await asking;
+  }
+  const sorted = [...latencies].sort((a, b) => a - b);
+  const at = (fraction: number) =>
+    (sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * fraction))] ?? 0).toFixed(1);
+  return {
+    result,
+    others: `another client's /-/health: p50 ${at(0.5)} ms, p99 ${at(0.99)} ms, longest ${at(1)} ms (${sorted.length} asked)`,
+  };
 }
 
 async function call(server: RefdataBenchServer, path: string, init: RequestInit = {}) {

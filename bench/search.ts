@@ -22,6 +22,7 @@ import { buildIndexAlone } from './index-alone.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
 import { residentMemoryMib, settled } from './processes.js';
 import {
+  askingHeaders,
   measureEachQuery,
   measurePaths,
   measureSearch,
@@ -70,11 +71,18 @@ for (const size of sizes) {
     try {
       const emptyMib = await residentMemoryMib(server.pid);
       const libraries = await seedSearchCorpus(server, size, { languages: values.languages });
+      const written = performance.now();
       // At once, on the instance that took the writes: its followers (the search index,
-      // each SPARQL copy) take them in meanwhile, on the cores the requests need.
+      // each SPARQL copy) take them in meanwhile, on the cores the requests need. First
+      // the mix twice by one client, unmeasured, as the settled instance below is asked
+      // one query at a time before its load, so that neither load meets the search path
+      // not yet compiled; no more (one second), so that the load meets the followers.
       process.stderr.write(
         `${kind}, ${size} resources: ${clients} clients right after the write\n`,
       );
+      const mix = searchQueries(libraries).map((query) => `/search/search-index?${query}`);
+      await measurePaths(server, mix, mix.length * 2, 1, askingHeaders('afresh'));
+      const loadStarted = performance.now();
       const afterWrite = await measureSearch(
         server,
         searchQueries(libraries),
@@ -82,9 +90,11 @@ for (const size of sizes) {
         clients,
         'afresh',
       );
+      const loadEnded = performance.now();
       // Once the writing instance has taken the writes in (its followers done), a fresh
       // instance on the seeded database: from start to searchable is the build.
       await settled(server.pid, 600_000);
+      const followersDone = performance.now();
       process.stderr.write(`${kind}, ${size} resources: building at start\n`);
       const stopping = performance.now();
       const started = await server.restart({ REFDATA_SEARCH_START_WAIT_MS: '0' });
@@ -135,6 +145,11 @@ for (const size of sizes) {
           `| \`${figures.query.replace(/library=[^&]+/g, 'library=…')}\` | ${ms(figures.p50)} | ${ms(figures.p95)} | ${ms(kept?.p50)} | ${ms(own?.p50)} | ${ms(fts?.p50)} | ${ratio(fts?.p50, figures.p50)} | ${ratio(fts?.p50, kept?.p50)} | ${ratio(fts?.p50, own?.p50)} |`,
         );
       });
+      out('');
+      const seconds = (milliseconds: number) => `${(milliseconds / 1000).toFixed(1)} s`;
+      out(
+        `The load on the writing instance began ${seconds(loadStarted - written)} after the write and ran ${seconds(loadEnded - loadStarted)}; its followers were done ${seconds(followersDone - loadEnded)} after it ended (the process's CPU quiet).`,
+      );
       out('');
       for (const [how, figures] of [
         ['afresh, on the writing instance right after the write', afterWrite],

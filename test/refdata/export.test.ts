@@ -138,6 +138,25 @@ describe.each(DATABASE_KINDS)('level-3 exports (%s)', (kind) => {
 
 /** Larger than the sockets' buffers on both sides, so that holding back is visible. */
 const SEEDED_TERMS = 30_000;
+
+/** One GET on a connection of its own, closed after it (no keep-alive left open). */
+function getOnce(
+  address: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    request(address, { agent: false, headers }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on('data', (chunk: Buffer) => chunks.push(chunk));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks).toString() }),
+      );
+      response.on('error', reject);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
 const ELSEWHERE = 'https://example.org/another-library';
 
 describe.each(DATABASE_KINDS)('level-3 exports to slow and vanishing readers (%s)', (kind) => {
@@ -190,6 +209,32 @@ describe.each(DATABASE_KINDS)('level-3 exports to slow and vanishing readers (%s
     }
     return { outgoing, response, first, socket, sent };
   }
+
+  it('answers another client while it reports on the whole library', async () => {
+    // A report is one answer, not a stream: no reader's pace lets others in. On SQLite
+    // every read answers at once, and the report once held the thread for its whole
+    // length; its batches now leave a turn to others between them.
+    const token = await service.token(['Reader']);
+    let reported = false;
+    const report = getOnce(`${url}/quality?library=${encodeURIComponent(library)}&view=working`, {
+      authorization: `Bearer ${token}`,
+      accept: 'application/json',
+    }).then((answer) => {
+      reported = true;
+      return answer;
+    });
+    let answeredMeanwhile = 0;
+    while (!reported) {
+      await getOnce(`${url}/-/health`);
+      if (!reported) answeredMeanwhile += 1;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const answer = await report;
+    expect(answer.status).toBe(200);
+    expect(Array.isArray((JSON.parse(answer.body) as { findings: unknown }).findings)).toBe(true);
+    // One may be answered before the report begins; the rest came between its batches.
+    expect(answeredMeanwhile).toBeGreaterThanOrEqual(3);
+  });
 
   it('reads the library only as fast as a slow client reads the export', async () => {
     const whole = await service.call('GET', `${path()}?detailLevel=3`, {

@@ -1,6 +1,5 @@
-import { DataFactory, Parser, type Quad, Store } from 'n3';
+import { DataFactory, type Quad, Store } from 'n3';
 import SHACLValidator from 'rdf-validate-shacl';
-import { readAsset } from '../../platform/web/assets.js';
 import type { Refdata } from '../context.js';
 import type { Status } from '../db/tables.js';
 import { isLibrary } from '../families/family.js';
@@ -10,17 +9,14 @@ import { resourceGraph } from '../rdf/resource-graph.js';
 import { libraryRows } from '../releases/library-rows.js';
 import { factsOf, type ResourceRow, type RowWithFacts } from '../resources/rows.js';
 import { completeShacl } from '../shacl/assemble.js';
-import { PARENT_FIELDS, type RuleId, ruleOfIri, type Severity } from './rules.js';
+import { parseAsset, SHAPED_PREDICATES } from './rule-shapes.js';
+import { PARENT_FIELDS, type RuleId, type Severity } from './rules.js';
+import { validateShapes } from './shapes-thread.js';
 
 const { namedNode, quad } = DataFactory;
 const SH = 'http://www.w3.org/ns/shacl#';
 const RDFS_SUBCLASS = 'http://www.w3.org/2000/01/rdf-schema#subClassOf';
 const IMF = 'http://ns.imfid.org/imf#';
-
-const parse = (name: string): Quad[] =>
-  new Parser({ format: 'text/turtle' }).parse(
-    readAsset(new URL(`assets/${name}`, import.meta.url)),
-  );
 
 /**
  * The grammar's warnings where refdata follows PCA's style on purpose, as
@@ -33,19 +29,7 @@ const DELIBERATE_WARNINGS = new Set([
   'The AttributeType does not specify a imf:predicate.',
 ]);
 
-/** Read once: the rules as shapes, and the IMF authors' types grammar as published. */
-const RULE_SHAPES = new Store(parse('refdata-quality.shacl.ttl'));
-/**
- * The predicates the rules' shapes read (their paths, the types \`sh:class\`
- * reads, what targets them): the triples handed to the engine, which then
- * indexes a third of a resource's triples rather than all of them.
- */
-const SHAPED_PREDICATES = new Set([
-  ...RULE_SHAPES.getObjects(null, `${SH}path`, null).map((term) => term.value),
-  ...RULE_SHAPES.getObjects(null, `${SH}targetSubjectsOf`, null).map((term) => term.value),
-  'http://www.w3.org/1999/02/22-rdf-syntax-ns#type',
-]);
-const TYPES_GRAMMAR = new Store(parse('imf-types-grammar.shacl.ttl'));
+const TYPES_GRAMMAR = new Store(parseAsset('imf-types-grammar.shacl.ttl'));
 
 /** One thing a report finds. */
 export interface Finding {
@@ -117,28 +101,39 @@ export async function qualityReport(refdata: Refdata, scope: QualityScope): Prom
         `is ${scope.library.status}: a library is released once it is itself Approved`,
       ),
     );
-  // Made once per report (compiling the shapes is its cost), used batch after batch.
-  const validator = new SHACLValidator(RULE_SHAPES);
   /** Libraries the terms name resources of, with one term that does. */
   const namedLibraries = new Map<string, string>();
+  // The shapes run in their own thread, a batch behind: while they run over one
+  // batch, this thread reads the next and checks what is checked in code.
+  let previous: { rows: RowWithFacts[]; found: Finding[]; shapes: Promise<Finding[]> } | undefined;
+  const settle = async () => {
+    if (!previous) return;
+    const { rows, found, shapes } = previous;
+    previous = undefined;
+    const all = [...(await shapes), ...found];
+    const order = new Map(rows.map((row, index) => [row.iri, index]));
+    all.sort((a, b) => (order.get(a.resource) ?? 0) - (order.get(b.resource) ?? 0));
+    findings.push(...all);
+  };
   for await (const rows of rowsOf(refdata, scope)) {
     const byIri = new Map(rows.map((row) => [row.iri, row]));
     const facts = factsOf(rows);
     const graphs = new Map(rows.map((row) => [row.iri, resourceGraph(refdata, row, [], facts)]));
+    const shapes = shapeFindings(
+      byIri,
+      [...graphs.values()].flat().filter((item) => SHAPED_PREDICATES.has(item.predicate.value)),
+    );
+    // Not awaited until its batch is settled: a failure is then taken up there.
+    shapes.catch(() => undefined);
+    await settle();
     const found: Finding[] = [
-      ...(await shapeFindings(
-        validator,
-        byIri,
-        [...graphs.values()].flat().filter((item) => SHAPED_PREDICATES.has(item.predicate.value)),
-      )),
       ...languageFindings(byIri, graphs),
       ...(await referenceFindings(refdata, library?.iri, rows, namedLibraries)),
       ...(await grammarFindings(refdata, rows)),
     ];
-    const order = new Map(rows.map((row, index) => [row.iri, index]));
-    found.sort((a, b) => (order.get(a.resource) ?? 0) - (order.get(b.resource) ?? 0));
-    findings.push(...found);
+    previous = { rows, found, shapes };
   }
+  await settle();
   if (library) findings.push(...importFindings(library, namedLibraries));
   const errors = findings.filter((item) => item.severity === 'error').length;
   return {
@@ -167,38 +162,22 @@ function finding(
   };
 }
 
-/** The node shape a result came from: itself, or the one holding it as a property shape. */
-function ruleOfShape(shape: { termType: string; value: string }): RuleId | undefined {
-  if (shape.termType === 'NamedNode') return ruleOfIri(shape.value);
-  if (shape.termType !== 'BlankNode') return undefined;
-  const holder = RULE_SHAPES.getSubjects(
-    `${SH}property`,
-    DataFactory.blankNode(shape.value),
-    null,
-  )[0];
-  return holder ? ruleOfIri(holder.value) : undefined;
-}
-
 /** PCA's hosting rules that SHACL says, over the resources' own triples. */
 async function shapeFindings(
-  validator: SHACLValidator,
   byIri: ReadonlyMap<string, RowWithFacts>,
   quads: Quad[],
 ): Promise<Finding[]> {
-  const report = await validator.validate(new Store(quads));
   const findings: Finding[] = [];
-  for (const result of report.results) {
-    const row = byIri.get(result.focusNode?.value ?? '');
-    const rule = result.sourceShape ? ruleOfShape(result.sourceShape) : undefined;
-    if (!row || !rule) continue;
+  for (const result of await validateShapes(quads)) {
+    const row = byIri.get(result.focus);
+    if (!row) continue;
+    const { rule, component } = result;
     // A library is defined by itself, and a resource of no library (a symbol may be
     // one) has none to name.
     if (rule === 'pca-defined-by' && (isLibrary(row) || row.library_key === '')) continue;
-    const message = result.message[0]?.value ?? `breaks ${rule}`;
-    const severity = result.severity?.value === `${SH}Violation` ? 'error' : 'warning';
-    const component = result.sourceConstraintComponent?.value;
+    const message = result.message ?? `breaks ${rule}`;
     findings.push({
-      ...finding(row, rule, severity, message),
+      ...finding(row, rule, result.violation ? 'error' : 'warning', message),
       ...(component ? { component } : {}),
     });
   }

@@ -1,4 +1,5 @@
 import type { Quad } from 'n3';
+import { betweenBatches } from '../../platform/streams/between-batches.js';
 import type { Refdata } from '../context.js';
 import { statusesOf, type View } from '../lifecycle/views.js';
 import { versionQuads } from '../releases/graph.js';
@@ -64,6 +65,7 @@ async function* termBatches(
     if (rows.length === 0) return;
     yield rows;
     after = rows[rows.length - 1]?.id ?? after;
+    await betweenBatches();
   }
 }
 

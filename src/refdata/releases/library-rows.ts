@@ -1,3 +1,4 @@
+import { betweenBatches } from '../../platform/streams/between-batches.js';
 import type { Refdata } from '../context.js';
 import type { Status } from '../db/tables.js';
 import type { RowWithFacts } from '../resources/rows.js';
@@ -46,5 +47,6 @@ export async function* libraryRows(
             .execute();
     yield [...terms, ...values];
     after = terms[terms.length - 1]?.id ?? after;
+    await betweenBatches();
   }
 }

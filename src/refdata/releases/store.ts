@@ -1,6 +1,7 @@
 import { type Kysely, type Selectable, sql, type Transaction } from 'kysely';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
 import { isPostgres } from '../../platform/db/schema.js';
+import { betweenBatches } from '../../platform/streams/between-batches.js';
 import type { RefdataTables, ReleasesTable } from '../db/tables.js';
 import { DEFAULT_LANGUAGE } from '../families/common.js';
 import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
@@ -349,6 +350,7 @@ export class ReleaseStore {
       if (rows.length === 0) return;
       yield rows;
       after = rows[rows.length - 1]?.id ?? after;
+      await betweenBatches();
     }
   }
 
