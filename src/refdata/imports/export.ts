@@ -33,6 +33,14 @@ export async function exportTables(
   const byIri = new Map(rows.map((row) => [row.iri, row]));
   const bodies = new Map(rows.map((row) => [row.iri, JSON.parse(row.body) as Body]));
   const of = (family: string) => rows.filter((row) => row.family === family);
+  // Each aggregate's values, found once rather than by a pass over every row for each.
+  const valuesOf = new Map<string, ResourceRow[]>();
+  for (const row of rows) {
+    if (row.parent_iri === null) continue;
+    const values = valuesOf.get(row.parent_iri) ?? [];
+    values.push(row);
+    valuesOf.set(row.parent_iri, values);
+  }
   const code = (segment: keyof typeof SEGMENTS, iri: string) => {
     const prefix = `${refdata.iriBase}/cfihos/${SEGMENTS[segment]}/`;
     const rest = iri.startsWith(prefix) ? iri.slice(prefix.length) : '';
@@ -76,7 +84,7 @@ export async function exportTables(
     'picklist-value',
     of('picklist').flatMap((picklist) => {
       const fields = body(picklist);
-      const values = rows.filter((row) => row.parent_iri === picklist.iri);
+      const values = valuesOf.get(picklist.iri) ?? [];
       return values.map((value) => ({
         'property picklist CFIHOS unique code': code('picklist', picklist.iri),
         'property picklist name': picklist.name,
