@@ -19,7 +19,7 @@ import { parseArgs } from 'node:util';
 import { type SeedResource, seedResources } from './bulk.js';
 import type { DatabaseKind } from './codehost-server.js';
 import { commonOptions, databaseKinds, positive } from './options.js';
-import { peakMemoryMib, residentMemoryMib } from './processes.js';
+import { peakMemoryMib, residentMemoryMib, settled } from './processes.js';
 import { waitForIndex } from './refdata-search.js';
 import { type RefdataBenchServer, startRefdataBenchServer } from './refdata-server.js';
 
@@ -182,8 +182,10 @@ async function measure(kind: DatabaseKind): Promise<Step[]> {
     await approveLibrary(server);
     await seedResources(server, approvedClasses(server.refs.library, terms, 0));
     // The instance takes the seeded terms into its search index and SPARQL dataset
-    // through the change log; that is waited for, so each step is measured on its own.
+    // through the change log; that is waited for (the index, then the process quiet:
+    // the SPARQL copies), so each step is measured on its own.
     await waitForIndex(server, [server.refs.library], terms, { atLeast: true });
+    await settled(server.pid, 600_000);
     const steps: Step[] = [];
     steps.push(
       await step(server, 'level-3 export, Turtle', async () => {
@@ -200,6 +202,7 @@ async function measure(kind: DatabaseKind): Promise<Step[]> {
     steps.push(await step(server, 'release 1.0.0', () => release(server, '1.0.0')));
     await seedResources(server, approvedClasses(server.refs.library, added, terms));
     await waitForIndex(server, [server.refs.library], terms + added, { atLeast: true });
+    await settled(server.pid, 600_000);
     steps.push(await step(server, 'release 1.1.0', () => release(server, '1.1.0')));
     steps.push(
       await step(server, 'changes 1.0.0 → 1.1.0', async () => {
