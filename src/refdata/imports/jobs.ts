@@ -2,6 +2,7 @@ import { type Selectable, sql } from 'kysely';
 import { claimUnderLease, type QueueTable } from '../../platform/background/lease-claim.js';
 import { WorkLoop } from '../../platform/background/work-loop.js';
 import { ConstraintViolationError } from '../../platform/db/errors.js';
+import { betweenBatches } from '../../platform/streams/between-batches.js';
 import type { ImportJobsTable } from '../db/tables.js';
 import { DEFAULT_LANGUAGE } from '../families/common.js';
 import type { ResourceContext } from '../resources/resource-context.js';
@@ -455,7 +456,7 @@ export class ImportJobs {
         if (checked % CHECK_STEP === 0) {
           await this.progress(job, { done: checked });
           // Checking is work in this thread: requests are served between steps.
-          await breather();
+          await betweenBatches();
         }
       },
     });
@@ -479,7 +480,7 @@ export class ImportJobs {
     const change = { actor: job.owner, justification };
     const batch = job.mode === 'all-or-nothing' ? steps.length : BATCH;
     for (let start = 0; start < steps.length; start += batch) {
-      if (start > 0) await breather();
+      if (start > 0) await betweenBatches();
       const slice = steps.slice(start, start + batch);
       const last = start + slice.length >= steps.length;
       await this.refdata.store.writeMany(slice, change, async (trx) => {
@@ -522,11 +523,6 @@ export function justificationOf(id: number, files: readonly { name: string }[]):
   let listed = names.join(', ');
   if (listed.length > 1500) listed = `${listed.slice(0, 1500)}…`;
   return `Imported from ${files.length === 1 ? 'the file' : `${files.length} files`} ${listed} (import ${id})`;
-}
-
-/** Lets the event loop serve what waits (requests, timers) before the work goes on. */
-function breather(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }
 
 /**
