@@ -197,9 +197,11 @@ describe('command line, as a real process', () => {
     const service = start({ DATA_DIR: dataDir, CODEHOST_PORT: '0', REFDATA_PORT: '0' });
     const lines = await service.waitForLines(2);
 
-    // The first lines printed say where each service listens, its docs, its database.
+    // The first lines printed say where each service is reached (its public
+    // address: localhost, the name browsers take passkeys and cookies under),
+    // where it listens, its docs, its database.
     const pattern =
-      /^(codehost|refdata) listening on (http:\/\/127\.0\.0\.1:\d+), API docs at \2\/docs, database SQLite (.+)$/;
+      /^(codehost|refdata) at (http:\/\/localhost:\d+) \(listening on 127\.0\.0\.1:\d+\), API docs at \2\/docs, database SQLite (.+)$/;
     const [first, second] = [pattern.exec(lines[0] ?? ''), pattern.exec(lines[1] ?? '')];
     expect(first?.[1]).toBe('codehost');
     expect(second?.[1]).toBe('refdata');
@@ -277,10 +279,10 @@ describe('command line, as a real process', () => {
   it('starts only the service named', async () => {
     const service = start({ DATA_DIR: temporaryDataDir(), REFDATA_PORT: '0' }, ['refdata']);
     const lines = await service.waitForLines(1);
-    expect(lines[0]).toMatch(/^refdata listening on /);
+    expect(lines[0]).toMatch(/^refdata at http:\/\/localhost:\d+ \(listening on /);
     service.child.kill('SIGINT');
     expect(await service.exited).toBe(0);
-    expect(service.output().stdout).not.toContain('codehost listening');
+    expect(service.output().stdout).not.toContain('codehost at');
   });
 
   it('exits with one clear line when the configuration is bad', async () => {

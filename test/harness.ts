@@ -97,11 +97,16 @@ export async function startTestService(
   const config = withDatabase(loaded, definition.name, testDatabase.config);
 
   const chunks: string[] = [];
-  const logger = createLogger(definition.name, config.logLevel, {
-    write: (chunk: string) => {
-      chunks.push(chunk);
+  const logger = createLogger(
+    definition.name,
+    config.logLevel,
+    {
+      write: (chunk: string) => {
+        chunks.push(chunk);
+      },
     },
-  });
+    config.logFormat === 'text' ? 'text' : 'json',
+  );
   const database = openDatabase(testDatabase.config);
   let app: HttpApp;
   try {

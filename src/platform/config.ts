@@ -9,6 +9,12 @@ import { parseNetworks } from './http/outbound.js';
 export interface Config {
   host: string;
   logLevel: LogLevel;
+  /**
+   * `json`: one JSON object a line, for log collectors; `text`: one short line
+   * a record, for a person at a terminal; `auto`: text when standard output
+   * is a terminal, JSON otherwise.
+   */
+  logFormat: LogFormat;
   bodyLimitBytes: number;
   requestTimeoutMs: number;
   shutdownTimeoutMs: number;
@@ -86,6 +92,8 @@ export type DatabaseConfig =
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+export const LOG_FORMATS = ['auto', 'json', 'text'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Fastify's trustProxy: off, a hop count, or the addresses of trusted proxies. */
 export type TrustProxy = boolean | number | string[];
@@ -158,6 +166,7 @@ export function loadConfig(
   return deepFreeze({
     host,
     logLevel: oneOf(read, 'LOG_LEVEL', 'info', LOG_LEVELS),
+    logFormat: oneOf(read, 'LOG_FORMAT', 'auto', LOG_FORMATS),
     bodyLimitBytes: integer(read, 'HTTP_BODY_LIMIT', 1024 * 1024, 1024, 100 * 1024 * 1024),
     requestTimeoutMs: integer(read, 'HTTP_REQUEST_TIMEOUT_MS', 30_000, 1000, 3_600_000),
     shutdownTimeoutMs: integer(read, 'SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),

@@ -19,7 +19,15 @@ export interface RunningService {
   /** The service's section of the configuration it started with. */
   config: ServiceConfig;
   app: HttpApp;
+  /** Where it listens, as a URL (a wildcard address shown as `localhost`). */
   url: string;
+  /**
+   * Where people and clients reach it: its public address, which is also what
+   * its pages, redirects and tokens name. The default public address is the
+   * listening port at `localhost`, since browsers take passkeys and keep one
+   * cookie jar only under a name, never at `127.0.0.1`.
+   */
+  address: string;
   /** What the service's first-start initialization wants the operator to know. */
   notice?: string;
 }
@@ -69,8 +77,9 @@ export async function startServices(
 export function announceServices(running: readonly RunningService[], stdout: Writable): void {
   for (const service of running) {
     const database = describeDatabase(service.config.database);
+    const listening = service.url.replace(/^http:\/\//, '');
     stdout.write(
-      `${service.name} listening on ${service.url}, API docs at ${service.url}${DOCS_PATH}, database ${database}\n`,
+      `${service.name} at ${service.address} (listening on ${listening}), API docs at ${service.address}${DOCS_PATH}, database ${database}\n`,
     );
   }
   for (const service of running) {
@@ -83,7 +92,12 @@ async function startService(
   config: Config,
 ): Promise<RunningService> {
   const serviceConfig = serviceSection(config, definition.name);
-  const logger = createLogger(definition.name, config.logLevel);
+  const logger = createLogger(
+    definition.name,
+    config.logLevel,
+    undefined,
+    config.logFormat === 'auto' ? (process.stdout.isTTY ? 'text' : 'json') : config.logFormat,
+  );
   const database = openDatabase(serviceConfig.database);
   let app: HttpApp | undefined;
   let notice: string | undefined;
@@ -115,6 +129,7 @@ async function startService(
     config: serviceConfig,
     app,
     url: displayUrl(app.server.address() as AddressInfo),
+    address: publicAddress(serviceConfig, app.server.address() as AddressInfo),
     ...(notice ? { notice } : {}),
   };
 }
@@ -130,6 +145,16 @@ export class StartError extends Error {
           : String(cause);
     super(`${service} could not start: ${reason}`, { cause });
   }
+}
+
+/**
+ * The address to print for people: the public URL, unless it is the default
+ * one made before a free port (`0`) was picked, which names another port.
+ */
+function publicAddress(config: ServiceConfig, listening: AddressInfo): string {
+  const publicUrl = new URL(config.publicUrl);
+  const atDefault = publicUrl.hostname === 'localhost' && config.port === 0;
+  return atDefault ? `http://localhost:${listening.port}` : config.publicUrl;
 }
 
 function displayUrl(address: AddressInfo): string {

@@ -11,6 +11,7 @@ describe('loadConfig', () => {
     const config = loadProgramConfig({}, '/srv/app');
     expect(config.host).toBe('127.0.0.1');
     expect(config.logLevel).toBe('info');
+    expect(config.logFormat).toBe('auto');
     expect(config.bodyLimitBytes).toBe(1_048_576);
     expect(config.requestTimeoutMs).toBe(30_000);
     expect(config.shutdownTimeoutMs).toBe(10_000);
@@ -93,6 +94,7 @@ describe('loadConfig', () => {
     ['CODEHOST_PORT', '-1', /whole number/],
     ['CODEHOST_PORT', '80.5', /whole number/],
     ['LOG_LEVEL', 'loud', /one of fatal, error, warn, info, debug, trace, silent/],
+    ['LOG_FORMAT', 'pretty', /one of auto, json, text/],
     ['HTTP_BODY_LIMIT', '10', /from 1024 to 104857600/],
     ['HTTP_REQUEST_TIMEOUT_MS', 'soon', /whole number/],
     ['SHUTDOWN_TIMEOUT_MS', '1e3', /whole number/],

@@ -51,53 +51,58 @@ const SECRETS = {
   basic: Buffer.from('app-id:basic-secret-7e6d5c4b00').toString('base64'),
 };
 
+/** An ordinary request, a 404, a 400, a 500 and a handler that logs everything, all carrying credentials. */
+async function sendCredentialRequests(service: TestService): Promise<void> {
+  const credentialHeaders = {
+    authorization: `Bearer ${SECRETS.bearer}`,
+    'private-token': SECRETS.privateTokenHeader,
+    cookie: `_session=${SECRETS.cookie}`,
+  };
+  const query = `access_token=${SECRETS.accessTokenQuery}&private_token=${SECRETS.privateTokenQuery}&code=${SECRETS.code}`;
+  const formBody = `grant_type=password&username=root&password=${SECRETS.password}&client_secret=${SECRETS.clientSecret}&refresh_token=${SECRETS.refreshToken}`;
+  const requests = [
+    // An ordinary request, a 404, a 400, a 500 and a handler that logs everything.
+    { url: `/-/health?${query}`, headers: credentialHeaders },
+    {
+      url: `/unknown?${query}`,
+      headers: { ...credentialHeaders, authorization: `Basic ${SECRETS.basic}` },
+    },
+    {
+      method: 'POST' as const,
+      url: `/test/echo?${query}`,
+      headers: { ...credentialHeaders, 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        password: SECRETS.password,
+        client_secret: SECRETS.clientSecret,
+      }),
+    },
+    { url: `/test/boom?${query}`, headers: credentialHeaders },
+    {
+      method: 'POST' as const,
+      url: `/test/log-everything?${query}`,
+      headers: { ...credentialHeaders, 'content-type': 'application/x-www-form-urlencoded' },
+      payload: formBody,
+    },
+    {
+      method: 'POST' as const,
+      url: '/test/log-everything',
+      headers: { ...credentialHeaders, 'content-type': 'application/json' },
+      payload: JSON.stringify({
+        password: SECRETS.password,
+        token: SECRETS.refreshToken,
+        nested: { client_secret: SECRETS.clientSecret, access_token: SECRETS.accessTokenQuery },
+      }),
+    },
+  ];
+  for (const request of requests) await service.app.inject(request);
+}
+
 describe.each(SERVICES_UNDER_TEST)('$definition.name logs', ({ definition }) => {
   let service: TestService;
 
   beforeAll(async () => {
     service = await startTestService(definition, 'sqlite', { extend: addFixtureRoutes });
-    const credentialHeaders = {
-      authorization: `Bearer ${SECRETS.bearer}`,
-      'private-token': SECRETS.privateTokenHeader,
-      cookie: `_session=${SECRETS.cookie}`,
-    };
-    const query = `access_token=${SECRETS.accessTokenQuery}&private_token=${SECRETS.privateTokenQuery}&code=${SECRETS.code}`;
-    const formBody = `grant_type=password&username=root&password=${SECRETS.password}&client_secret=${SECRETS.clientSecret}&refresh_token=${SECRETS.refreshToken}`;
-    const requests = [
-      // An ordinary request, a 404, a 400, a 500 and a handler that logs everything.
-      { url: `/-/health?${query}`, headers: credentialHeaders },
-      {
-        url: `/unknown?${query}`,
-        headers: { ...credentialHeaders, authorization: `Basic ${SECRETS.basic}` },
-      },
-      {
-        method: 'POST' as const,
-        url: `/test/echo?${query}`,
-        headers: { ...credentialHeaders, 'content-type': 'application/json' },
-        payload: JSON.stringify({
-          password: SECRETS.password,
-          client_secret: SECRETS.clientSecret,
-        }),
-      },
-      { url: `/test/boom?${query}`, headers: credentialHeaders },
-      {
-        method: 'POST' as const,
-        url: `/test/log-everything?${query}`,
-        headers: { ...credentialHeaders, 'content-type': 'application/x-www-form-urlencoded' },
-        payload: formBody,
-      },
-      {
-        method: 'POST' as const,
-        url: '/test/log-everything',
-        headers: { ...credentialHeaders, 'content-type': 'application/json' },
-        payload: JSON.stringify({
-          password: SECRETS.password,
-          token: SECRETS.refreshToken,
-          nested: { client_secret: SECRETS.clientSecret, access_token: SECRETS.accessTokenQuery },
-        }),
-      },
-    ];
-    for (const request of requests) await service.app.inject(request);
+    await sendCredentialRequests(service);
   });
   afterAll(async () => service?.close());
 
@@ -150,3 +155,46 @@ describe.each(SERVICES_UNDER_TEST)('$definition.name logs', ({ definition }) => 
     }
   });
 });
+
+describe.each(SERVICES_UNDER_TEST)(
+  '$definition.name logs as text (LOG_FORMAT=text)',
+  ({ definition }) => {
+    let service: TestService;
+
+    beforeAll(async () => {
+      service = await startTestService(definition, 'sqlite', {
+        extend: addFixtureRoutes,
+        env: { LOG_FORMAT: 'text' },
+      });
+      await sendCredentialRequests(service);
+    });
+    afterAll(async () => service?.close());
+
+    it('writes one short line per request: time, level, service, method, path, status and time taken', () => {
+      const lines = service.logText().split('\n').filter(Boolean);
+      const requests = lines.filter((line) => / \d{3} [\d.]+ ms/.test(line));
+      expect(requests).toHaveLength(6);
+      const name = definition.name;
+      expect(requests[0]).toMatch(
+        new RegExp(
+          `^\\[\\d{2}:\\d{2}:\\d{2}\\] INFO: ${name} GET /-/health\\?access_token=\\[REDACTED\\]&private_token=\\[REDACTED\\]&code=\\[REDACTED\\] 200 [\\d.]+ ms$`,
+        ),
+      );
+      expect(requests[1]).toMatch(new RegExp(`INFO: ${name} GET /unknown\\?\\S+ 404 [\\d.]+ ms$`));
+      expect(requests[3]).toMatch(/INFO: \S+ GET \/test\/boom\?\S+ 500 [\d.]+ ms$/);
+      // Its failure is a line of its own naming the trace id its error body carries.
+      expect(lines.filter((line) => line.includes('ERROR:'))).toEqual([
+        expect.stringMatching(new RegExp(`ERROR: ${name} request failed \\(trace \\S+\\)`)),
+      ]);
+      // Nothing is a JSON line: the person reads words, and no field is left out by accident.
+      expect(lines.filter((line) => line.startsWith('{'))).toEqual([]);
+    });
+
+    it('contains none of the credentials anywhere', () => {
+      const text = service.logText();
+      for (const [kind, secret] of Object.entries(SECRETS)) {
+        expect(text, `${kind} leaked into the log`).not.toContain(secret);
+      }
+    });
+  },
+);

@@ -30,8 +30,8 @@ export async function startRefdataProcess(
     output += chunk.toString();
   });
   for (let waited = 0; waited < 30_000; waited += 50) {
-    const url = /refdata listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
-    if (url) return { url, child, output: () => output };
+    const listening = /refdata at \S+ \(listening on (127\.0\.0\.1:\d+)\)/.exec(output)?.[1];
+    if (listening) return { url: `http://${listening}`, child, output: () => output };
     if (child.exitCode !== null) break;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

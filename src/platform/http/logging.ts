@@ -1,6 +1,7 @@
 import type { DestinationStream, LoggerOptions } from 'pino';
 import pino from 'pino';
-import { type LogLevel, redactUrlPassword } from '../config.js';
+import { prettyFactory } from 'pino-pretty';
+import { type LogFormat, type LogLevel, redactUrlPassword } from '../config.js';
 
 /**
  * Query parameters that carry credentials. Their values are replaced in every
@@ -110,9 +111,51 @@ export function createLogger(
   service: string,
   level: LogLevel,
   destination?: DestinationStream,
+  format: Exclude<LogFormat, 'auto'> = 'json',
 ): pino.Logger {
+  if (format === 'text') return pino(loggerOptions(service, level), textLines(destination));
   return pino(
     loggerOptions(service, level),
     destination ?? pino.destination({ dest: process.stdout.fd ?? 1, sync: true }),
   );
+}
+
+/** A log record as pino writes it, as far as the text lines read it. */
+interface LogRecord {
+  service?: string;
+  traceId?: string;
+  req?: { method?: string; url?: string };
+  res?: { statusCode?: number };
+  responseTimeMs?: number;
+  [key: string]: unknown;
+}
+
+/**
+ * One short line a record for a person at a terminal: the time, the level, the
+ * service and the message; a request as its method, path, status and time
+ * (the address, user agent and trace id are in the JSON lines, where tools read
+ * them). Whatever else a record holds follows on the same line.
+ */
+export function textLine(record: LogRecord, messageKey: string): string {
+  const service = record.service ?? '';
+  if (record.req && record.res && !record.err) {
+    return `${service} ${record.req.method ?? ''} ${record.req.url ?? ''} ${record.res.statusCode ?? ''} ${record.responseTimeMs ?? ''} ms`;
+  }
+  // A request's own records (its failure among them) name its trace id, which
+  // an error body shows the person who met it.
+  const trace = record.traceId ? ` (trace ${record.traceId})` : '';
+  return `${service} ${String(record[messageKey] ?? '')}${trace}`;
+}
+
+function textLines(destination: DestinationStream | undefined): DestinationStream {
+  const prettify = prettyFactory({
+    colorize: destination === undefined && process.stdout.isTTY === true,
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss',
+    ignore: 'pid,hostname,service,traceId,req,res,responseTimeMs',
+    messageFormat: (record, messageKey) => textLine(record as LogRecord, messageKey),
+  });
+  const out = destination ?? pino.destination({ dest: process.stdout.fd ?? 1, sync: true });
+  // pino hands each record over as its JSON line; it is redacted already.
+  return { write: (line: string) => out.write(prettify(line)) };
 }

@@ -71,7 +71,7 @@ export const refdataLoginCommand: Command = {
   summary: "Sign in at refdata's identity provider and print a token for its API.",
   details:
     'Shows an address and a code to approve in a browser, then prints the access token on standard output (messages go to standard error), so that TOKEN=$(npm run -s cli -- refdata-login --server=...) works in a shell. The registered client and the refresh token are kept in --token-file (default $XDG_CONFIG_HOME/refdata/tokens.json, else ~/.config/refdata/tokens.json; readable by you only); the next run refreshes the token without asking, unless --new.',
-  example: '--server=http://127.0.0.1:8081',
+  example: '--server=http://localhost:8081',
   async run(args, { stdout, stderr }) {
     const unknown = args.find((arg) => !/^--(server|token-file)=./.test(arg) && arg !== '--new');
     if (unknown !== undefined) throw new UsageError(`Unknown argument ${unknown}.`);
