@@ -146,6 +146,12 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
       types: ['number'],
       range: dimension.iri,
     });
+    const serialNumber = await create(service, '/general/property', {
+      name: uniqueName('Serial number'),
+      ontology,
+      types: ['freeText'],
+      range: 'http://www.w3.org/2001/XMLSchema#string',
+    });
     const pump = await create(service, '/cfihos/entity', {
       name: uniqueName('Pump'),
       ontology,
@@ -160,14 +166,17 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
       entityType: 'equipment',
       superEntity: pump.iri,
       isAbstract: false,
-      propertyReferences: [{ propertyUri: sealKind.iri, minCardinality: 0, maxCardinality: 2 }],
+      propertyReferences: [
+        { propertyUri: sealKind.iri, minCardinality: 0, maxCardinality: 2 },
+        { propertyUri: serialNumber.iri, minCardinality: 0, maxCardinality: 1 },
+      ],
     });
     const reader = new Browser(service);
     await reader.signInWithToken(await service.token(['Reader'], 'olga'));
     const page = (await reader.get(pathOf(centrifugal.iri))).body;
     const table = /<table id="class-properties"[\s\S]*?<\/table>/.exec(page)?.[0] ?? '';
     const rows = table.split('<tr>').slice(2);
-    expect(rows).toHaveLength(2);
+    expect(rows).toHaveLength(3);
     // Its own first, named and linked, with the picklist's values a click away.
     expect(rows[0]).toContain(`href="${pathOf(sealKind.iri)}">${sealKind.name}</a>`);
     expect(rows[0]).toContain('<td data-label="Value">Picklist</td>');
@@ -178,14 +187,19 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
     expect(rows[0]).toContain('Gland packing</a>');
     expect(rows[0]).toContain('<td data-label="How many">0..2</td>');
     expect(rows[0]).toContain('<td data-label="From">This class</td>');
+    // A datatype by its short name, as the property's own page names it.
+    expect(rows[1]).toContain('<td data-label="Value">Text</td>');
+    expect(rows[1]).toMatch(
+      /<td data-label="Dimension or picklist"><code class="iri"[^>]*>xsd:string<\/code><\/td>/,
+    );
     // Then the inherited one, with the superclass it comes from.
-    expect(rows[1]).toContain(`href="${pathOf(designPressure.iri)}">${designPressure.name}</a>`);
-    expect(rows[1]).toContain('<td data-label="Value">Number</td>');
-    expect(rows[1]).toContain(`href="${pathOf(dimension.iri)}">${dimension.name}</a>`);
-    expect(rows[1]).toContain(
+    expect(rows[2]).toContain(`href="${pathOf(designPressure.iri)}">${designPressure.name}</a>`);
+    expect(rows[2]).toContain('<td data-label="Value">Number</td>');
+    expect(rows[2]).toContain(`href="${pathOf(dimension.iri)}">${dimension.name}</a>`);
+    expect(rows[2]).toContain(
       `<td data-label="From"><a href="${pathOf(pump.iri)}">${pump.name}</a></td>`,
     );
-    expect(page).toContain('1 of its own, 1 inherited from its superclasses.');
+    expect(page).toContain('2 of its own, 1 inherited from its superclasses.');
     // The details read as words: Yes/No, the entity type; no raw restriction outside the RDF view.
     const details = /<dl id="details"[\s\S]*?<\/dl>/.exec(page)?.[0] ?? '';
     expect(details).toContain('<dd data-field="isAbstract">No</dd>');

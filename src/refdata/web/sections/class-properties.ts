@@ -3,6 +3,7 @@ import { scrollRegion } from '../../../platform/web/scroll-region.js';
 import type { Status } from '../../db/tables.js';
 import { generalizationsIn, PAGE_READING, REFERS_TO } from '../../families/common.js';
 import type { Family } from '../../families/family.js';
+import { compactIri } from '../../rdf/html.js';
 import type { ResourceRow } from '../../resources/rows.js';
 import type { FieldSchema } from '../authoring/form-model.js';
 import { pageHref, statusLabel } from '../links.js';
@@ -153,7 +154,8 @@ export const classProperties: PageSection = {
     const rangeCell = (range: string | undefined) => {
       if (!range) return html``;
       const stored = ranges.get(range);
-      if (!stored) return html`<code class="iri">${range}</code>`;
+      // A datatype (xsd:string) is named as the property's own page names it.
+      if (!stored) return html`<code class="iri" title="${range}">${compactIri(range)}</code>`;
       const listedValues = valuesOf.get(stored.iri);
       if (stored.family !== 'picklist' || !listedValues || listedValues.length === 0)
         return link(pages, stored);
