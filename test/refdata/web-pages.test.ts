@@ -219,6 +219,40 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
       expect(any).not.toMatch(/\bn3-\d+\b|_:b?\d+|\bdf_\d+_\d+\b/);
   });
 
+  it('follows the chosen language in the breadcrumbs, each step by its label there or else its own name', async () => {
+    const pumpName = uniqueName('Pump');
+    const pump = await create(service, '/rdl/terms/subclass', {
+      name: pumpName,
+      ontology: approved,
+      subClassOf: ['https://example.org/Equipment'],
+      translations: [{ language: 'de', name: 'Pumpe' }],
+    });
+    await approve(service, pump.iri);
+    const name = uniqueName('Centrifugal pump');
+    const child = await create(service, '/rdl/terms/subclass', {
+      name,
+      ontology: approved,
+      subClassOf: [pump.iri],
+      translations: [{ language: 'de', name: 'Kreiselpumpe' }],
+    });
+    await approve(service, child.iri);
+    const trail = async (query: string) => {
+      const page = await service.app.inject({
+        url: `${pathOf(child.iri)}${query}`,
+        headers: { accept: HTML },
+      });
+      return /<nav aria-label="Hierarchy"[\s\S]*?<\/nav>/.exec(page.body)?.[0] ?? '';
+    };
+    const german = await trail('?lang=de');
+    expect(german).toContain(`href="${pathOf(pump.iri)}"><span lang="de">Pumpe</span></a>`);
+    expect(german).toContain('<li aria-current="page"><span lang="de">Kreiselpumpe</span></li>');
+    // No step keeps its English name where it has a German one.
+    expect(german).not.toContain(pumpName);
+    const english = await trail('?lang=en');
+    expect(english).toContain(`href="${pathOf(pump.iri)}">${pumpName}</a>`);
+    expect(english).toContain(`<li aria-current="page">${name}</li>`);
+  });
+
   it('shows a class in the language the browser asks for, with a chooser and every language listed', async () => {
     const name = uniqueName('Centrifugal pump');
     const created = await create(service, '/rdl/terms/subclass', {

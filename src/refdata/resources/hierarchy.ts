@@ -119,7 +119,15 @@ async function level(
 
 /** A step of a trail: a stored class, or a superclass outside this service (by IRI). */
 export type TrailStep =
-  | { iri: string; name: string; status: Status; stored: true }
+  | {
+      iri: string;
+      name: string;
+      status: Status;
+      stored: true;
+      /** Its body and own language, for its labels in other languages. */
+      body: Record<string, unknown>;
+      language: string;
+    }
   | { iri: string; stored: false };
 
 /**
@@ -136,16 +144,13 @@ export async function trailOf(
   const find = async (iri: string): Promise<{ step: TrailStep; parents: string[] }> => {
     const row = await db
       .selectFrom('resources')
-      .select(['iri', 'name', 'status', 'body'])
+      .select(['iri', 'name', 'status', 'body', 'language'])
       .where('iri', '=', iri)
       .$if(statuses !== undefined, (select) => select.where('status', 'in', statuses ?? []))
       .executeTakeFirst();
     if (!row) return { step: { iri, stored: false }, parents: [] };
-    const { body: stored, ...named } = row;
-    return {
-      step: { ...named, stored: true },
-      parents: generalizationsIn(JSON.parse(stored) as Record<string, unknown>),
-    };
+    const body = JSON.parse(row.body) as Record<string, unknown>;
+    return { step: { ...row, body, stored: true }, parents: generalizationsIn(body) };
   };
   const [first, ...rest] = generalizationsIn(body);
   const others = await Promise.all(rest.map(async (iri) => (await find(iri)).step));

@@ -75,6 +75,22 @@ export function chosenLabels(
   return (best && named.find((entry) => sameLanguage(entry.language, best))) || own;
 }
 
+/**
+ * A resource's name in `language` when it has one there (its own name, or a
+ * translation's), else its own name; with the language the name is in.
+ */
+export function nameIn(
+  resource: { name: string; body: LabelledBody; language: string },
+  language: string | undefined,
+): { name: string; language: string } {
+  const own = { name: resource.name, language: resource.language || DEFAULT_LANGUAGE };
+  if (language === undefined) return own;
+  const found = labelsOf(resource.body, own.language).find(
+    (labels) => labels.name !== '' && sameLanguage(labels.language, language),
+  );
+  return found ? { name: found.name, language: found.language } : own;
+}
+
 const displayNames = new Intl.DisplayNames(['en'], { type: 'language', fallback: 'code' });
 
 /** A language as people read it: "Norwegian Bokmål (nb)". */

@@ -104,6 +104,7 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       body: body as Record<string, unknown>,
       query,
       visible: visibleStatuses(pages.viewerOf(request) !== undefined),
+      language: shownLabels.language,
     };
     const changeRequest = await changeRequestNotice(pages, row);
     // A Deprecated resource says so first, and what to use instead.

@@ -25,6 +25,8 @@ export interface SectionContext {
   query: PageQuery;
   /** Which statuses the viewer may see (undefined: all, they are signed in). */
   visible: readonly Status[] | undefined;
+  /** The language the page shows its resource's labels in (chosen or negotiated). */
+  language: string;
 }
 
 /**
