@@ -276,6 +276,49 @@ describe('the in-memory search index', () => {
     expect(ask(index, '').languages.get('en')).toBe(3);
   });
 
+  it('counts languages among what the reader may see and the words match, the language filter aside', () => {
+    const index = indexOf([
+      { id: 1, label: 'Pump one', languages: ['en', 'de'], status: 'Approved' },
+      { id: 2, label: 'Pump two', languages: ['en', 'nb'], status: 'Draft' },
+      { id: 3, label: 'Valve', languages: ['en'], status: 'Approved' },
+      { id: 4, label: 'Valve two', languages: ['nb'], status: 'Draft' },
+    ]);
+    const visitor = { filters: { status: new Set(['Approved']) } };
+    // Without words: every document the reader may see (a visitor: no Drafts).
+    expect(ask(index, '', visitor).languages).toEqual(
+      new Map([
+        ['en', 2],
+        ['de', 1],
+      ]),
+    );
+    expect(ask(index, '').languages).toEqual(
+      new Map([
+        ['en', 3],
+        ['de', 1],
+        ['nb', 2],
+      ]),
+    );
+    // With words: only what they match.
+    expect(ask(index, 'valve', visitor).languages).toEqual(new Map([['en', 1]]));
+    expect(ask(index, 'pump').languages).toEqual(
+      new Map([
+        ['en', 2],
+        ['de', 1],
+        ['nb', 1],
+      ]),
+    );
+    // A language ticked still shows what the others would add.
+    const ticked = ask(index, 'pump', { languages: new Set(['de']) });
+    expect(ticked.total).toBe(1);
+    expect(ticked.languages.get('nb')).toBe(1);
+    expect(ask(index, '', { ...visitor, languages: new Set(['de']) }).languages.get('en')).toBe(2);
+    // Words nobody matches count nothing.
+    expect(ask(index, 'compressor').languages.size).toBe(0);
+    // A removed document leaves the counts of its combination.
+    index.remove(1);
+    expect(ask(index, '', visitor).languages).toEqual(new Map([['en', 1]]));
+  });
+
   it('lists everything the filters let through by name when there are no words', () => {
     const index = indexOf([
       { id: 1, label: 'b', family: 'symbol' },

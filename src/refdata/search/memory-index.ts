@@ -153,12 +153,12 @@ export class MemoryIndex {
     const slot = this.slots.add(document.id, document.name, leadingCode(document.name));
     this.ensureCapacity(this.slots.count);
     this.hits.put(slot, document.shown, document.types);
-    this.languages.set(slot, document.languages);
     this.combinationOf[slot] = this.facets.add({
       family: document.family,
       library: document.library ?? '',
       status: document.status,
     });
+    this.languages.set(slot, document.languages, this.combinationOf[slot] as number);
     this.changesSinceFreeze += 1;
     const counts = new Map<string, number>();
     FIELDS.forEach((field, f) => {
@@ -265,6 +265,9 @@ export class MemoryIndex {
         ? this.languages.filter(query.languages)
         : undefined;
     const page = new TopRanked(query.limit + 1);
+    // The languages of what the reader may see among the matches, the
+    // language filter aside (so that ticking one shows what another would add).
+    const languageTally = this.languages.tally();
     // The hot loop: every match passes here, so it reads typed arrays held in
     // locals and compares numbers before it ever compares a name.
     const combinationOf = this.combinationOf;
@@ -302,6 +305,8 @@ export class MemoryIndex {
       // Every live document matches: the counts per combination are kept on
       // every write. The page comes from the front of the name order, stopping
       // once it is full, then from the slots added since it was sorted.
+      for (let combination = 0; combination < allowed.length; combination += 1)
+        if (allowed[combination] === 1) languageTally.addCombination(combination);
       if (inLanguage === undefined) matches.set(this.facets.live);
       else
         for (let slot = 0; slot < this.slots.count; slot += 1)
@@ -345,6 +350,7 @@ export class MemoryIndex {
         const combination = combinationOf[slot] as number;
         matches[combination] = (matches[combination] as number) + 1;
         if (allowed[combination] !== 1) return;
+        languageTally.add(slot);
         let tier = 2;
         if (slot < sortedFrom) {
           const mark = tierMarks[slot] as number;
@@ -365,6 +371,7 @@ export class MemoryIndex {
           ? onMatch
           : (slot, score) => {
               if (inLanguage(slot)) onMatch(slot, score);
+              else if (allowed[combinationOf[slot] as number] === 1) languageTally.add(slot);
             },
       );
       this.order.unmark(marked);
@@ -377,7 +384,7 @@ export class MemoryIndex {
       hits,
       total,
       facets,
-      languages: this.languages.counts(),
+      languages: languageTally.counts(),
       next: more ? hits[hits.length - 1] : undefined,
       generation: this.statistics.generation,
     };

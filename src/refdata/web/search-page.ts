@@ -56,8 +56,8 @@ const LANGUAGES_OFFERED = 30;
 
 /**
  * The languages resources have labels in, to keep to those with a label in
- * the ones ticked; shown once there is more than one. Each says how many
- * resources have labels in it, in the whole service.
+ * the ones ticked; shown once there is more than one. Each says how many of
+ * the resources the search finds, and the reader may see, have labels in it.
  */
 function languageChoice(chosen: readonly string[], counts: ReadonlyMap<string, number>): Markup {
   const ticked = new Set(chosen.map((tag) => tag.toLowerCase()));
