@@ -147,7 +147,7 @@ describe('command line, in process', () => {
     expect(result.status).toBe(0);
     const database = `SQLite ${join(dataDir, 'refdata.sqlite')}`;
     expect(result.stdout).toBe(
-      `refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements, 0005_fill_in_derived_fields, 0006_browser_sessions, 0007_search_change_log, 0008_people, 0009_sparql_store_sync, 0010_change_events_and_webhooks, 0011_name_scopes, 0012_import_jobs, 0013_releases, 0014_review, 0015_generalizations, 0016_languages, 0017_personal_access_tokens, 0018_database_identity to ${database}\n`,
+      `refdata: applied 0001_resources, 0002_library_terms_index, 0003_search_index, 0004_removed_history_and_replacements, 0005_fill_in_derived_fields, 0006_browser_sessions, 0007_search_change_log, 0008_people, 0009_sparql_store_sync, 0010_change_events_and_webhooks, 0011_name_scopes, 0012_import_jobs, 0013_releases, 0014_review, 0015_generalizations, 0016_languages, 0017_personal_access_tokens, 0018_database_identity, 0019_release_members_by_resource to ${database}\n`,
     );
     expect(existsSync(join(dataDir, 'refdata.sqlite'))).toBe(true);
     const again = await run(['migrate', 'refdata'], { DATA_DIR: dataDir });
@@ -182,7 +182,7 @@ describe('command line, as a real process', () => {
     const output = () => ({ stdout, stderr });
     const waitForLines = async (count: number) => {
       for (let waited = 0; waited < 15_000; waited += 50) {
-        if (stdout.split('\n').filter((line) => line.includes(' listening on ')).length >= count) {
+        if (stdout.split('\n').filter((line) => line.includes(' (listening on ')).length >= count) {
           return stdout.split('\n');
         }
         await new Promise((resolve) => setTimeout(resolve, 50));

@@ -94,6 +94,7 @@ describe.each(DATABASE_KINDS)('refdata migrations on %s', (kind) => {
       '0016_languages',
       '0017_personal_access_tokens',
       '0018_database_identity',
+      '0019_release_members_by_resource',
     ]);
     // Superclass links are read from the bodies already stored; labels were English.
     expect(await handle.db.selectFrom('generalizations').select('parent_iri').execute()).toEqual([

@@ -443,6 +443,64 @@ print(json.dumps({
     }
   });
 
+  it('says where each published resource stands with the releases, and offers a release once something is published', async () => {
+    const own = await createLibrary(service, { name: uniqueName('Standing library') });
+    await approve(service, own);
+    const reviewer = new Browser(service);
+    await reviewer.signInWithToken(await service.token(['Reviewer'], 'rita'));
+    const libraryPage = async () => (await reviewer.get(pathOf(own))).body;
+    const status = (body: string) =>
+      /<span id="status"[^>]*>[^<]*<\/span>(?:<span id="release-standing">[\s\S]*?<\/span>)?/
+        .exec(body)?.[0]
+        .replace(/<[^>]+>/g, '');
+    // Only Drafts: nothing to release, and the way there said instead.
+    const valve = await create(service, '/rdl/terms/subclass', {
+      name: 'Standing valve',
+      ontology: own,
+      subClassOf: ['http://x.example/Equipment'],
+    });
+    const empty = await libraryPage();
+    expect(empty).not.toContain('Release it…');
+    expect(empty).toContain('id="nothing-to-release"');
+    expect(status((await reviewer.get(pathOf(valve.iri))).body)).toBe('Draft');
+    // Approved: not yet released, on its page, the library's and the home page.
+    await approve(service, valve.iri);
+    expect(await libraryPage()).toContain('Release it…');
+    expect(status((await reviewer.get(pathOf(valve.iri))).body)).toBe('Approved, not yet released');
+    expect(status(await libraryPage())).toBe('Approved, not yet released');
+    const card = async () =>
+      new RegExp(`<li><a href="${pathOf(own)}">[\\s\\S]*?</li>`).exec(
+        (await reviewer.get('/')).body,
+      )?.[0] ?? '';
+    expect(await card()).toContain('not yet released');
+    // Released: in the release, linked.
+    const made = await service.call('POST', `/releases?library=${encodeURIComponent(own)}`, {
+      roles: ['Reviewer'] as never,
+      body: { version: '1.0.0', notes: 'First' },
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const released = (await reviewer.get(pathOf(valve.iri))).body;
+    expect(status(released)).toBe('Approved, in release 1.0.0');
+    expect(released).toContain(`in <a href="${pathOf(`${own}/releases/1.0.0`)}">release 1.0.0</a>`);
+    expect(await card()).toContain(
+      `latest release <a href="${pathOf(`${own}/releases/1.0.0`)}">1.0.0</a>`,
+    );
+    // Replaced after the release: deprecated since, which the release does not say.
+    const replacement = await create(service, '/rdl/terms/subclass', {
+      name: 'Standing valve, better',
+      ontology: own,
+      subClassOf: ['http://x.example/Equipment'],
+      replaces: valve.iri,
+    });
+    await approve(service, replacement.iri);
+    expect(status((await reviewer.get(pathOf(valve.iri))).body)).toBe(
+      'Deprecated, changed since release 1.0.0',
+    );
+    expect(status((await reviewer.get(pathOf(replacement.iri))).body)).toBe(
+      'Approved, not yet released',
+    );
+  });
+
   it('takes a release from the form, and says on the form what is wrong', async () => {
     const browser = new Browser(service);
     await browser.signInWithToken(await service.token(['Reviewer'], 'rita'));

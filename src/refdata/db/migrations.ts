@@ -838,4 +838,14 @@ export const refdataMigrations: MigrationSet = {
       await db.insertInto('database_identity').values({ id: 1, token: randomUUID() }).execute();
     },
   },
+  '0019_release_members_by_resource': {
+    async up(db: MigrationDb) {
+      // A resource's page says which release holds it: members looked up by resource.
+      await db.schema
+        .createIndex('release_members_resource')
+        .on('release_members')
+        .column('resource_id')
+        .execute();
+    },
+  },
 };

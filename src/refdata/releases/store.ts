@@ -93,6 +93,45 @@ export class ReleaseStore {
       .executeTakeFirst();
   }
 
+  /**
+   * The latest release holding this resource, and the version of the resource
+   * it holds (older than the resource's own when it changed since).
+   */
+  async latestHolding(
+    resourceId: number,
+  ): Promise<{ iri: string; version: string; memberVersion: number } | undefined> {
+    const row = await this.db
+      .selectFrom('release_members as member')
+      .innerJoin('releases as release', 'release.id', 'member.release_id')
+      .innerJoin('revisions as revision', 'revision.id', 'member.revision_id')
+      .select(['release.iri', 'release.version', 'revision.version as member_version'])
+      .where('member.resource_id', '=', resourceId)
+      .orderBy('release.sequence', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    return row
+      ? { iri: row.iri, version: row.version, memberVersion: Number(row.member_version) }
+      : undefined;
+  }
+
+  /** Each released library's latest release, by library IRI. */
+  async latestOfEach(): Promise<Map<string, { iri: string; version: string }>> {
+    const rows = await this.db
+      .selectFrom('releases as release')
+      .select(['release.library_iri', 'release.iri', 'release.version'])
+      .where(({ eb, selectFrom }) =>
+        eb(
+          'release.sequence',
+          '=',
+          selectFrom('releases as other')
+            .select(({ fn }) => fn.max('other.sequence').as('latest'))
+            .whereRef('other.library_iri', '=', 'release.library_iri'),
+        ),
+      )
+      .execute();
+    return new Map(rows.map((row) => [row.library_iri, { iri: row.iri, version: row.version }]));
+  }
+
   /** The release made just before this one, if any. */
   previous(release: ReleaseRow): Promise<ReleaseRow | undefined> {
     return this.db

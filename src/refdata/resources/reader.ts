@@ -249,6 +249,18 @@ export class ResourceReader {
       .executeTakeFirst();
   }
 
+  /** How many resources (the library aside) one library holds in `statuses`. */
+  async countInLibrary(libraryIri: string, statuses: readonly Status[]): Promise<number> {
+    const row = await this.db
+      .selectFrom('resources')
+      .select(sql<number>`count(*)`.as('n'))
+      .where('library_key', '=', libraryIri)
+      .where('family', '!=', LIBRARY_FAMILY)
+      .where('status', 'in', statuses)
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  }
+
   /** How many resources (libraries aside) each library holds in each status, of `statuses` when given. */
   async countsByLibraryAndStatus(
     statuses?: readonly Status[],

@@ -1,6 +1,8 @@
 import type { HttpApp } from '../../platform/http/server.js';
-import { html, timeTag } from '../../platform/web/html.js';
+import { html, type Markup, timeTag } from '../../platform/web/html.js';
 import type { RevisionsTable, Status } from '../db/tables.js';
+import { PUBLISHED_STATUSES } from '../lifecycle/views.js';
+import { releasePath } from '../releases/versions.js';
 
 type RevisionAction = RevisionsTable['action'];
 
@@ -23,6 +25,17 @@ export const ACTION_WORDS: Record<RevisionAction, string> = {
 /** Changes listed on the home page. */
 const RECENT = 10;
 
+/** A library's latest release after its status, or that a published one is not released yet. */
+function libraryStanding(
+  refdata: Pages['refdata'],
+  library: { status: Status },
+  latest: { iri: string; version: string } | undefined,
+): Markup {
+  if (latest)
+    return html`, latest release <a href="${releasePath(refdata, latest.iri)}">${latest.version}</a>`;
+  return PUBLISHED_STATUSES.includes(library.status) ? html`, not yet released` : html``;
+}
+
 /**
  * `/`: what this service holds: each library with how many terms it has in
  * each status, the search box (in the header, and here as the page's first
@@ -34,6 +47,7 @@ export function registerHomePage(app: HttpApp, pages: Pages): void {
     const statuses = visibleStatuses(pages.viewerOf(request) !== undefined);
     const libraries = await refdata.store.libraries(statuses);
     const counts = await refdata.store.countsByLibraryAndStatus(statuses);
+    const releases = await refdata.releases.latestOfEach();
     const byLibrary = new Map<string, { status: Status; n: number }[]>();
     for (const row of counts) {
       const list = byLibrary.get(row.library_key) ?? [];
@@ -66,7 +80,7 @@ ${
         const terms = byLibrary.get(library.iri) ?? [];
         const total = terms.reduce((sum, entry) => sum + entry.n, 0);
         const description = (JSON.parse(library.body) as { description?: string }).description;
-        return html`<li><a href="${pageHref(refdata, library.iri) ?? library.iri}"><strong>${library.name}</strong></a> <span class="status status-${library.status}">${statusLabel(library.status)}</span>
+        return html`<li><a href="${pageHref(refdata, library.iri) ?? library.iri}"><strong>${library.name}</strong></a> <span class="status status-${library.status}">${statusLabel(library.status)}</span>${libraryStanding(refdata, library, releases.get(library.iri))}
 <p class="iri">${library.iri}</p>
 ${description ? html`<p>${description}</p>` : html``}
 <p>${total} ${total === 1 ? 'term' : 'terms'}${

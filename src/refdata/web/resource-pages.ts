@@ -21,6 +21,7 @@ import { historyList } from './history.js';
 import { chosenLabels, labelsOf, labelsSection, languageName } from './languages.js';
 import { pageHref, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
+import { releaseStanding } from './release-standing.js';
 import { changeRequestNotice } from './review/change-request.js';
 import { discussionSection } from './review/discussion.js';
 import { SECTIONS } from './sections/registry.js';
@@ -107,6 +108,7 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
       language: shownLabels.language,
     };
     const changeRequest = await changeRequestNotice(pages, row);
+    const standing = await releaseStanding(pages, row);
     // A Deprecated resource says so first, and what to use instead.
     const replacement =
       row.status === 'Deprecated' && row.replaced_by
@@ -142,7 +144,7 @@ export function registerResourcePages(app: HttpApp, pages: Pages): void {
         notice: doneNotice(query.done),
         scripts: [TREE_SCRIPT_PATH],
       },
-      html`${top}<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span> <span class="hint">${pages.refdata.families.labelOf(row.family)}</span></p>
+      html`${top}<p><span id="status" class="status status-${row.status}">${statusLabel(row.status)}</span>${standing} <span class="hint">${pages.refdata.families.labelOf(row.family)}</span></p>
 <p>IRI: ${copyable('iri', row.iri, { className: 'iri', label: 'Copy IRI' })}</p>
 ${
   rejection

@@ -1,5 +1,6 @@
 import { html, type Markup, timeTag } from '../../../platform/web/html.js';
 import { LIBRARY_FAMILY } from '../../families/family.js';
+import { PUBLISHED_STATUSES } from '../../lifecycle/views.js';
 import { releasePath } from '../../releases/versions.js';
 import { viewerMayRelease } from '../release-pages.js';
 import { ofFamilies, type PageSection, type SectionContext } from './section.js';
@@ -21,9 +22,17 @@ export const libraryReleases: PageSection = {
     const releases = await refdata.releases.list(row.iri);
     const now = Date.now();
     const quality = `/quality?${new URLSearchParams({ library: row.iri })}`;
-    const action = viewerMayRelease(pages, request, row)
-      ? html` <a class="button" href="/releases/new?${new URLSearchParams({ library: row.iri }).toString()}">Release it…</a>`
-      : html``;
+    // A release holds what is published: offered once something is, and
+    // otherwise the way there said.
+    const mayRelease = viewerMayRelease(pages, request, row);
+    const published = mayRelease
+      ? await refdata.store.countInLibrary(row.iri, PUBLISHED_STATUSES)
+      : 0;
+    const action = !mayRelease
+      ? html``
+      : published > 0
+        ? html` <a class="button" href="/releases/new?${new URLSearchParams({ library: row.iri }).toString()}">Release it…</a>`
+        : html` <span class="hint" id="nothing-to-release">Nothing here is Approved yet, so there is nothing to release: a release holds the library's Approved and Deprecated resources. Have its Drafts reviewed first (<a href="/authoring/mine">your Drafts</a>, each with Submit for review).</span>`;
     return html`<h2 id="releases">Releases</h2>
 ${
   releases.length === 0
