@@ -19,6 +19,7 @@ import {
   startListeningRefdata,
   uniqueName,
 } from './helpers.js';
+import { Browser } from './page-client.js';
 import { withCanonicalDateTimes } from './rdf-readers.js';
 
 const LDES = 'https://w3id.org/ldes#';
@@ -142,6 +143,57 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
     expect(hidden.statusCode).toBe(404);
   });
 
+  it('answers a browser with a page that explains the feed and lists the latest changes in words', async () => {
+    const library = await createLibrary(service, { name: uniqueName('Feed page library') });
+    await approve(service, library);
+    const published = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('Published pump'),
+      ontology: library,
+      subClassOf: ['http://x.example/Equipment'],
+    });
+    await approve(service, published.iri);
+    const draft = await create(service, '/rdl/terms/subclass', {
+      name: uniqueName('Draft pump'),
+      ontology: library,
+      subClassOf: ['http://x.example/Equipment'],
+    });
+    const visitor = new Browser(service);
+    const page = await visitor.get(`/changes?${new URLSearchParams({ library })}`);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('Linked Data Event Stream');
+    expect(page.body).toMatch(/<h1[^>]*>Changes to Feed page library/);
+    const latest = /<ul id="latest-changes">[\s\S]*?<\/ul>/.exec(page.body)?.[0] ?? '';
+    expect(latest).toMatch(
+      new RegExp(
+        `>${published.name}</a> <span class="hint">reference-data class</span> approved <time`,
+      ),
+    );
+    // A visitor sees the published versions only: no Draft, not even its name.
+    expect(page.body).not.toContain(draft.name);
+    // A program asking for RDF at the same address gets the stream.
+    const rdf = await service.call('GET', `/changes?${new URLSearchParams({ library })}`, {
+      roles: [],
+      headers: TURTLE,
+    });
+    expect(rdf.headers['content-type']).toMatch(/^text\/turtle/);
+    expect(members(parse(rdf.body)).map((member) => member.resource)).toContain(published.iri);
+    // A reader signed in sees the Draft's creation too.
+    const reader = new Browser(service);
+    await reader.signInWithToken(await service.token(['Reader'], 'rhea'));
+    const signedIn = (await reader.get(`/changes?${new URLSearchParams({ library })}`)).body;
+    expect(signedIn).toContain(
+      `>${draft.name}</a> <span class="hint">reference-data class</span> created`,
+    );
+    // Bad input gets a page saying what is wrong.
+    expect((await visitor.get('/changes?colour=red')).statusCode).toBe(400);
+    const unknown = await visitor.get(
+      `/changes?${new URLSearchParams({ library: `${library}-none` })}`,
+    );
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.headers['content-type']).toMatch(/^text\/html/);
+  });
+
   it('answers bad parameters with a problem and unknown formats with 406', async () => {
     const cases: [string, number][] = [
       ['/changes?since=yesterday', 400],
@@ -166,13 +218,19 @@ describe.each(DATABASE_KINDS)('the change feed on %s', (kind) => {
       headers: { accept: 'image/png' },
     });
     expect(html.statusCode).toBe(406);
-    // A browser (which takes anything at a lower weight) following the library page's link gets JSON-LD.
+    // A browser (which takes anything at a lower weight) following the library page's link
+    // gets the page that explains the feed; a program with a token, the feed itself.
     const browser = await service.call('GET', '/changes', {
       roles: [],
       headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
     });
     expect(browser.statusCode).toBe(200);
-    expect(browser.headers['content-type']).toMatch(/^application\/ld\+json/);
+    expect(browser.headers['content-type']).toMatch(/^text\/html/);
+    const program = await service.call('GET', '/changes', {
+      roles: ['Reader'],
+      headers: { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+    });
+    expect(program.headers['content-type']).toMatch(/^application\/ld\+json/);
     // A Draft library is not there for visitors.
     const draft = await createLibrary(service);
     const hidden = await service.call(

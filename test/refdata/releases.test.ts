@@ -183,6 +183,22 @@ describe.each(DATABASE_KINDS)('library releases (%s)', (kind) => {
       expect(createHash('sha256').update(bytes).digest('hex')).toBe(value);
       expect(objectsOf(quads, distribution, `${DCAT}byteSize`)).toEqual([String(bytes.length)]);
     }
+    // A browser is given a page that says what DCAT is for, lists the
+    // distributions and links the description in each RDF format.
+    const browser = new Browser(service);
+    const page = await browser.get(path);
+    expect(page.statusCode).toBe(200);
+    expect(page.headers['content-type']).toMatch(/^text\/html/);
+    expect(page.body).toContain('Data Catalog Vocabulary');
+    expect(page.body.match(/<td data-label="SHA-256">/g)).toHaveLength(4);
+    for (const format of ['ttl', 'jsonld', 'rdf', 'nt']) {
+      expect(page.body).toContain(`href="${path}?format=${format}" download`);
+      const saved = await browser.get(`${path}?format=${format}`);
+      expect(saved.statusCode, format).toBe(200);
+      expect(saved.headers['content-type']).not.toMatch(/^text\/html/);
+    }
+    expect((await browser.get(`${path}?format=ttl`)).body).toBe(answer.body);
+    expect((await browser.get(`${path}?format=docx`)).statusCode).toBe(400);
   });
 
   // CI installs python3-rdflib (.ci/run); a machine without it says so here rather than pass.

@@ -134,6 +134,22 @@ export async function readEvents(
   return rows.map(feedEvent);
 }
 
+/** The latest `limit` events of the filter, the newest first: what a person reads of the feed. */
+export async function readLatestEvents(
+  db: Kysely<RefdataTables>,
+  filter: FeedFilter,
+  limit: number,
+): Promise<FeedEvent[]> {
+  const rows = await selectEvents(db)
+    .$if(filter.library !== undefined, (q) => q.where('e.library_key', '=', filter.library ?? ''))
+    .$if(filter.publishedOnly, (q) => q.where('e.status', 'in', PUBLISHED_STATUSES))
+    .orderBy('e.at', 'desc')
+    .orderBy('e.id', 'desc')
+    .limit(limit)
+    .execute();
+  return rows.map(feedEvent);
+}
+
 function feedEvent(
   row: Awaited<ReturnType<ReturnType<typeof selectEvents>['execute']>>[number],
 ): FeedEvent {

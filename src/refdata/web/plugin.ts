@@ -13,6 +13,7 @@ import { registerReviewPages } from './authoring/review-pages.js';
 import { AUTHORING_SCRIPT, AUTHORING_SCRIPT_PATH } from './authoring/script.js';
 import { registerSubmitPages } from './authoring/submit-pages.js';
 import { registerBackchannelLogout } from './backchannel-logout.js';
+import { registerChangeFeedPage } from './change-feed-page.js';
 import { registerHierarchyRoutes } from './hierarchy/routes.js';
 import { registerHomePage } from './home-page.js';
 import { registerImportPages } from './import-pages.js';
@@ -49,6 +50,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerWebhookPages,
   registerImportPages,
   registerReleasePages,
+  registerChangeFeedPage,
   registerQualityPages,
   registerPackagePages,
   registerDiscussionPages,

@@ -10,6 +10,7 @@ import { SUBMIT_ROLES } from '../auth/roles.js';
 import { isLibrary } from '../families/family.js';
 import { problem } from '../problem-codes.js';
 import { type QualityReport, qualityReport } from '../quality/report.js';
+import { RDF_FORMATS, RDF_MEDIA_TYPES } from '../rdf/serialize.js';
 import { type ChangeSummary, differences, summarize } from '../releases/differences.js';
 import { releaseJson } from '../releases/json.js';
 import {
@@ -73,6 +74,25 @@ function bytes(count: number): string {
   if (count < 1024) return `${count} bytes`;
   if (count < 1024 * 1024) return `${(count / 1024).toFixed(1)} KiB`;
   return `${(count / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+/** A release's files: each linked to download, its format, size and checksum. */
+function filesTable(
+  files: readonly {
+    url: string;
+    name: string;
+    mediaType: string;
+    byteSize: number;
+    sha256: string;
+  }[],
+  caption: string,
+): Markup {
+  return html`<div class="table-scroll"><table class="stack"><caption class="visually-hidden">${caption}</caption>
+<thead><tr class="head"><th scope="col">File</th><th scope="col">Format</th><th scope="col">Size</th><th scope="col">SHA-256</th></tr></thead>
+<tbody>${files.map(
+    (file) =>
+      html`<tr><td data-label="File"><a href="${new URL(file.url).pathname}?format=${file.name.slice(file.name.lastIndexOf('.') + 1)}" download>${file.name}</a></td><td data-label="Format">${FORMAT_LABELS[file.mediaType] ?? file.mediaType}</td><td data-label="Size">${bytes(file.byteSize)}</td><td data-label="SHA-256"><code class="checksum">${file.sha256}</code></td></tr>`,
+  )}</tbody></table></div>`;
 }
 
 /** A resource named on a page: its name, linked where it is ours. */
@@ -191,11 +211,55 @@ export function registerReleasePages(app: HttpApp, pages: Pages): void {
   app.get(
     '/ontology/:library/releases/:version/dcat',
     { schema: { params: RELEASE_PARAMS, querystring: DOWNLOAD_QUERY }, ...PAGE_CONSTRAINT },
-    (request, reply) => {
-      // A browser is given the Turtle, to save or read.
-      return sendDcat(refdata, request, reply, request.params, 'text/turtle');
+    async (request, reply) => {
+      const { format } = request.query;
+      if (format === undefined)
+        return dcatPage(request, reply, await releaseAt(refdata, request.params));
+      // A link of the page names the format to save.
+      const mediaType = RDF_MEDIA_TYPES.find((type) => RDF_FORMATS[type].shortName === format);
+      if (!mediaType)
+        throw new HttpError(
+          problem(
+            400,
+            'validation',
+            `format must be one of ${RDF_MEDIA_TYPES.map((type) => RDF_FORMATS[type].shortName).join(', ')}.`,
+          ),
+        );
+      return sendDcat(refdata, request, reply, request.params, mediaType);
     },
   );
+
+  /**
+   * A release's DCAT description as people read it: what DCAT is for, the
+   * dataset and its distributions, and the description itself in each RDF
+   * format for the catalogues that harvest it.
+   */
+  const dcatPage = async (request: FastifyRequest, reply: FastifyReply, release: ReleaseRow) => {
+    const [json, library] = await Promise.all([
+      releaseJson(refdata, release, true),
+      refdata.store.findByIri(release.library_iri),
+    ]);
+    const libraryName = library?.name ?? release.library_iri;
+    const path = new URL(json.links.dcat).pathname;
+    return pages.answer(
+      request,
+      reply,
+      200,
+      { title: `DCAT description of ${libraryName} ${release.version}`, wide: true },
+      html`<p>DCAT, the W3C's Data Catalog Vocabulary, describes <a href="${releasePath(refdata, release.iri)}">release ${release.version} of ${libraryName}</a> as a dataset, so that data catalogues (CKAN, data.europa.eu and any other DCAT harvester) can list it: its title, version and date, and each file as a distribution with its media type, size and SHA-256 checksum. People download the files from the release's page; catalogues read this description.</p>
+<h2>The dataset</h2>
+<dl class="details"><dt>Title</dt><dd>${libraryName} ${release.version}</dd><dt>Identifier</dt><dd>${copyable('iri', release.iri, { className: 'iri', label: 'Copy IRI' })}</dd><dt>Issued</dt><dd>${json.releasedAt.slice(0, 10)}</dd><dt>Resources</dt><dd>${String(release.resource_count)}</dd></dl>
+<h2 id="distributions">Distributions</h2>
+${filesTable(json.files, "The release's distributions")}
+<h2 id="for-machines">The description for machines</h2>
+<p>The same description, as RDF: ${RDF_MEDIA_TYPES.filter(
+        (type) => FORMAT_LABELS[type] !== undefined,
+      ).map(
+        (type, index) =>
+          html`${index > 0 ? ', ' : ''}<a href="${path}?format=${RDF_FORMATS[type].shortName}" download>${FORMAT_LABELS[type]}</a>`,
+      )}. A program that asks this address for an RDF media type (<code>Accept: text/turtle</code>) is given it directly.</p>`,
+    );
+  };
 
   app.get(
     '/ontology/:library/releases/:version',
@@ -244,13 +308,8 @@ export function registerReleasePages(app: HttpApp, pages: Pages): void {
 <p class="notes">${release.notes}</p>
 <h2 id="files">Files</h2>
 <p>Each file is the same bytes for as long as the release lives; its SHA-256 checks it.</p>
-<div class="table-scroll"><table class="stack"><caption class="visually-hidden">The release's files</caption>
-<thead><tr class="head"><th scope="col">File</th><th scope="col">Format</th><th scope="col">Size</th><th scope="col">SHA-256</th></tr></thead>
-<tbody>${json.files.map(
-        (file) =>
-          html`<tr><td data-label="File"><a href="${new URL(file.url).pathname}?format=${file.name.slice(file.name.lastIndexOf('.') + 1)}" download>${file.name}</a></td><td data-label="Format">${FORMAT_LABELS[file.mediaType] ?? file.mediaType}</td><td data-label="Size">${bytes(file.byteSize)}</td><td data-label="SHA-256"><code class="checksum">${file.sha256}</code></td></tr>`,
-      )}</tbody></table></div>
-<p><a href="${new URL(json.links.dcat).pathname}?format=ttl">Its DCAT description (Turtle)</a></p>
+${filesTable(json.files, "The release's files")}
+<p><a href="${new URL(json.links.dcat).pathname}">Its DCAT description</a>, for data catalogues</p>
 <h2 id="changes">${previous ? html`Changes from ${previous.version}` : html`Changes`}</h2>
 ${
   previous && changes
