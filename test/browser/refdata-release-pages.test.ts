@@ -183,6 +183,47 @@ describe.skipIf(!browserAvailable)(
       await context.close();
     }, 120_000);
 
+    it('says where a class stands with the releases, and explains the DCAT description and the change feed as pages', async () => {
+      for (const width of [1280, 375]) {
+        // bypassCSP only so the accessibility engine can be injected.
+        const context = await browser.newContext({
+          bypassCSP: true,
+          viewport: { width, height: 900 },
+        });
+        const page = await context.newPage();
+        const fits = async () =>
+          expect(
+            await page.evaluate<number>('document.documentElement.scrollWidth'),
+          ).toBeLessThanOrEqual(width);
+        // Pump was replaced after 1.0.0, in 1.1.0 as Deprecated.
+        await page.goto(`${service.url}${new URL(pump).pathname}`);
+        expect(await page.textContent('#release-standing')).toMatch(/^ in release 1\.1\.\d$/);
+        expect(await accessibilityViolations(page)).toEqual([]);
+        await fits();
+        await page.screenshot({ path: `${OUTPUT}/refdata-class-standing-${width}.png` });
+        // The release's DCAT, followed from its page, is a page with each format to save.
+        await page.goto(`${service.url}${new URL(library).pathname}/releases/1.0.0`);
+        await Promise.all([
+          page.waitForLoadState(),
+          page.click('a:has-text("Its DCAT description")'),
+        ]);
+        expect(await page.textContent('h1')).toBe('DCAT description of Plant equipment 1.0.0');
+        expect(await page.locator('#for-machines + p a').count()).toBe(4);
+        expect(await accessibilityViolations(page)).toEqual([]);
+        await fits();
+        await page.screenshot({ path: `${OUTPUT}/refdata-dcat-${width}.png`, fullPage: true });
+        // The library's change feed link leads to a page that explains it.
+        await page.goto(`${service.url}${new URL(library).pathname}`);
+        await Promise.all([page.waitForLoadState(), page.click('a[href^="/changes?library="]')]);
+        expect(await page.textContent('h1')).toBe('Changes to Plant equipment');
+        expect(await page.locator('#latest-changes li').count()).toBeGreaterThan(2);
+        expect(await accessibilityViolations(page)).toEqual([]);
+        await fits();
+        await page.screenshot({ path: `${OUTPUT}/refdata-changes-${width}.png`, fullPage: true });
+        await context.close();
+      }
+    });
+
     it('shows a visitor the releases, but neither the report (it names Drafts) nor the way to release', async () => {
       const context = await browser.newContext({ bypassCSP: true });
       const page = await context.newPage();

@@ -482,8 +482,8 @@ print(json.dumps({
     // Approved: not yet released, on its page, the library's and the home page.
     await approve(service, valve.iri);
     expect(await libraryPage()).toContain('Release it…');
-    expect(status((await reviewer.get(pathOf(valve.iri))).body)).toBe('Approved, not yet released');
-    expect(status(await libraryPage())).toBe('Approved, not yet released');
+    expect(status((await reviewer.get(pathOf(valve.iri))).body)).toBe('Approved not yet released');
+    expect(status(await libraryPage())).toBe('Approved not yet released');
     const card = async () =>
       new RegExp(`<li><a href="${pathOf(own)}">[\\s\\S]*?</li>`).exec(
         (await reviewer.get('/')).body,
@@ -496,8 +496,10 @@ print(json.dumps({
     });
     expect(made.statusCode, made.body).toBe(201);
     const released = (await reviewer.get(pathOf(valve.iri))).body;
-    expect(status(released)).toBe('Approved, in release 1.0.0');
-    expect(released).toContain(`in <a href="${pathOf(`${own}/releases/1.0.0`)}">release 1.0.0</a>`);
+    expect(status(released)).toBe('Approved in release 1.0.0');
+    expect(released).toContain(
+      ` in <a href="${pathOf(`${own}/releases/1.0.0`)}">release 1.0.0</a>`,
+    );
     expect(await card()).toContain(
       `latest release <a href="${pathOf(`${own}/releases/1.0.0`)}">1.0.0</a>`,
     );
@@ -510,10 +512,10 @@ print(json.dumps({
     });
     await approve(service, replacement.iri);
     expect(status((await reviewer.get(pathOf(valve.iri))).body)).toBe(
-      'Deprecated, changed since release 1.0.0',
+      'Deprecated changed since release 1.0.0',
     );
     expect(status((await reviewer.get(pathOf(replacement.iri))).body)).toBe(
-      'Approved, not yet released',
+      'Approved not yet released',
     );
   });
 

@@ -85,7 +85,7 @@ ${
 }
 <h2 id="for-programs">Following it from a program</h2>
 <p>Ask this address for RDF: JSON-LD, Turtle, N-Triples, RDF/XML, TriG or N-Quads, by the <code>Accept</code> header.</p>
-<pre><code>curl -H 'Accept: text/turtle' '${feed}'</code></pre>
+<pre class="command"><code>curl -H 'Accept: text/turtle' '${feed}'</code></pre>
 <p>Each page links the next by <code>tree:relation</code>; a page that will not change again is marked <code>ldes:immutable</code> and may be kept. <code>since</code> and <code>until</code> (date and time) keep to a window${library === undefined ? html`, and <code>library</code> to one library's changes (its page links its own feed)` : html``}. Webhooks post the same changes as they happen.</p>`,
       );
     },

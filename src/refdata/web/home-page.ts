@@ -32,8 +32,8 @@ function libraryStanding(
   latest: { iri: string; version: string } | undefined,
 ): Markup {
   if (latest)
-    return html`, latest release <a href="${releasePath(refdata, latest.iri)}">${latest.version}</a>`;
-  return PUBLISHED_STATUSES.includes(library.status) ? html`, not yet released` : html``;
+    return html` latest release <a href="${releasePath(refdata, latest.iri)}">${latest.version}</a>`;
+  return PUBLISHED_STATUSES.includes(library.status) ? html` not yet released` : html``;
 }
 
 /**

@@ -18,9 +18,9 @@ export async function releaseStanding(
 ): Promise<Markup> {
   if (!PUBLISHED.has(row.status)) return html``;
   const holding = await pages.refdata.releases.latestHolding(row.id);
-  if (!holding) return html`<span id="release-standing">, not yet released</span>`;
+  if (!holding) return html`<span id="release-standing"> not yet released</span>`;
   const link = html`<a href="${releasePath(pages.refdata, holding.iri)}">release ${holding.version}</a>`;
   return holding.memberVersion === row.version
-    ? html`<span id="release-standing">, in ${link}</span>`
-    : html`<span id="release-standing">, changed since ${link}</span>`;
+    ? html`<span id="release-standing"> in ${link}</span>`
+    : html`<span id="release-standing"> changed since ${link}</span>`;
 }
