@@ -186,6 +186,20 @@ describe.each(DATABASE_KINDS)('authoring pages (%s)', (kind) => {
     });
   });
 
+  it('never labels a field optional that another makes required, and names the superclass alike on every family', async () => {
+    const property = (await creator.get('/authoring/new/property')).body;
+    const range = /<label for="f-range">[\s\S]*?<\/label>/.exec(property)?.[0] ?? '';
+    expect(range).toContain(
+      '(required for a number (its dimension) or controlled text (its picklist))',
+    );
+    expect(range).not.toContain('(optional)');
+    for (const family of ['cfihos-entity', 'picklist']) {
+      const form = (await creator.get(`/authoring/new/${family}`)).body;
+      expect(form, family).toMatch(/<label for="f-(superEntity|subClassOf)">Superclass/);
+      expect(form, family).not.toMatch(/Super entity|Kind of/);
+    }
+  });
+
   it('refuses a form with the API rules beside each field, keeping what was typed', async () => {
     const ontology = await createLibrary(service);
     const page = await creator.get(`/authoring/new/class?ontology=${encodeURIComponent(ontology)}`);

@@ -26,7 +26,12 @@ export const cfihosEntity = defineFamily({
       ...ONTOLOGY_FIELD,
       entityType: Type.Union([Type.Literal('equipment'), Type.Literal('tag')]),
       superEntity: Type.Optional(
-        IRI('The more general equipment or tag class', { families: ['cfihos-entity'] }),
+        IRI(
+          'The more general equipment or tag class',
+          { families: ['cfihos-entity'] },
+          // One idea, one name on every family's form (a class's are its superclasses).
+          'Superclass',
+        ),
       ),
       propertyReferences: Type.Array(
         Type.Object(

@@ -31,9 +31,17 @@ export const REFERS_TO = 'x-refers-to';
 export const PAGE_READING = 'x-page';
 export type PageReading = 'properties' | 'structure';
 
-const Iri = (description: string, refersTo?: RefersTo, title?: string) =>
+/**
+ * The schema keyword for an optional field another field makes required, in
+ * words a form puts after its label ("required for a number or controlled
+ * text"), where "(optional)" would be wrong; the family's rules enforce it.
+ */
+export const REQUIRED_WHEN = 'x-required-when';
+
+const Iri = (description: string, refersTo?: RefersTo, title?: string, requiredWhen?: string) =>
   Type.String({
     ...(title ? { title } : {}),
+    ...(requiredWhen ? { [REQUIRED_WHEN]: requiredWhen } : {}),
     minLength: 1,
     maxLength: 2048,
     format: 'link-iri',

@@ -14,7 +14,7 @@ export const picklist = defineFamily({
       subClassOf: IRI(
         'What the picklist is a kind of',
         { families: ['class', 'cfihos-entity'], external: true, noun: 'class' },
-        'Kind of',
+        'Superclass',
       ),
       picklistValues: ownedValues('value of this picklist'),
     },

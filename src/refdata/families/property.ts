@@ -18,10 +18,12 @@ export const property = defineFamily({
     {
       ...ONTOLOGY_FIELD,
       range: Type.Optional(
-        IRI('A dimension (number), a picklist (controlled text), or xsd:string / xsd:boolean', {
-          families: ['dimension', 'picklist'],
-          external: true,
-        }),
+        IRI(
+          'A dimension (number), a picklist (controlled text), or xsd:string / xsd:boolean',
+          { families: ['dimension', 'picklist'], external: true },
+          undefined,
+          'for a number (its dimension) or controlled text (its picklist)',
+        ),
       ),
       types: Type.Array(Type.Union(VALUE_KINDS.map((kind) => Type.Literal(kind))), {
         minItems: 1,

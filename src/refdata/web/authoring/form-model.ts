@@ -30,6 +30,8 @@ export interface FieldSchema {
   'x-form'?: 'hidden' | 'drawing';
   /** A section of the resource's page of its own shows it (families/common.ts). */
   'x-page'?: PageReading;
+  /** When another field makes this optional one required, in words (families/common.ts). */
+  'x-required-when'?: string;
 }
 
 /**

@@ -140,8 +140,20 @@ function errorsOf(
   };
 }
 
+/**
+ * What a label says of whether the field must be filled: nothing when it
+ * must, "(optional)" when it need not, and when another field decides, which.
+ */
+function requirementNote(place: FieldPlace): Markup {
+  if (!place.optional) return html``;
+  const when = place.schema['x-required-when'];
+  return when
+    ? html` <span class="optional">(required ${when})</span>`
+    : html` <span class="optional">(optional)</span>`;
+}
+
 function labelMarkup(place: FieldPlace, id: string): Markup {
-  return html`<label for="${id}">${place.label}${place.optional ? html` <span class="optional">(optional)</span>` : html``}</label>`;
+  return html`<label for="${id}">${place.label}${requirementNote(place)}</label>`;
 }
 
 function scalarField(place: FieldPlace, state: FormState): Markup {
@@ -306,7 +318,7 @@ function listField(place: FieldPlace, state: FormState): Markup {
   const error = errorsOf(state, place, id);
   const full = rows.length >= (place.schema.maxItems ?? 1000);
   const locked = state.locked.get(place.pointer);
-  return html`<fieldset class="list" id="${id}"${describedBy(hint.id, error.id)}><legend>${place.label}${place.optional ? html` <span class="optional">(optional)</span>` : html``}</legend>
+  return html`<fieldset class="list" id="${id}"${describedBy(hint.id, error.id)}><legend>${place.label}${requirementNote(place)}</legend>
 ${hint.markup}${error.markup}${
   rows.length === 0 ? html`<p class="empty">None yet.</p>` : html``
 }<ol class="rows">${rows.map((row, index) => {
@@ -345,7 +357,7 @@ function groupField(place: FieldPlace, state: FormState): Markup {
       ? place.draft
       : {};
   const required = new Set(place.schema.required ?? []);
-  return html`<fieldset class="group" id="${id}"${describedBy(hint.id, error.id)}><legend>${place.label}${place.optional ? html` <span class="optional">(optional)</span>` : html``}</legend>
+  return html`<fieldset class="group" id="${id}"${describedBy(hint.id, error.id)}><legend>${place.label}${requirementNote(place)}</legend>
 ${hint.markup}${error.markup}${Object.entries(place.schema.properties ?? {}).map(([name, schema]) =>
   field(
     {
