@@ -27,7 +27,7 @@ const { values } = parseArgs({ options: { ...commonOptions } });
 const databases = databaseKinds(values.databases);
 if (!values['skip-build']) execFileSync('npm', ['run', '-s', 'build'], { stdio: 'inherit' });
 
-const CFIHOS = join(import.meta.dirname, '../test/fixtures/cfihos');
+const CFIHOS = join(import.meta.dirname, '../datasets/cfihos-v2.0-core');
 const files = readdirSync(CFIHOS)
   .filter((name) => name.endsWith('.csv'))
   .map((name) => ({ name, bytes: readFileSync(join(CFIHOS, name)) }));

@@ -19,7 +19,7 @@ import {
 } from './chromium.js';
 
 const OUTPUT = '.test-output';
-const CFIHOS = join(import.meta.dirname, '../fixtures/cfihos');
+const CFIHOS = join(import.meta.dirname, '../../datasets/cfihos-v2.0-core');
 
 describe.skipIf(!browserAvailable)(
   `refdata's import pages${browserAvailable ? '' : ` (skipped: ${browserSkipReason})`}`,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CsvReadError, readCsv } from '../../src/refdata/imports/csv-table.js';
 
-const CFIHOS = join(import.meta.dirname, '../fixtures/cfihos');
+const CFIHOS = join(import.meta.dirname, '../../datasets/cfihos-v2.0-core');
 
 /** The records of each file, as the data's README counts them (blank ones included). */
 const COUNTS: Record<string, number> = {

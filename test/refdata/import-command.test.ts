@@ -17,7 +17,7 @@ import { loadOrCreateSigningKey } from '../../src/refdata/auth/signing-key.js';
 import { mintToken } from '../../src/refdata/auth/tokens.js';
 import { refdataMigrations } from '../../src/refdata/db/migrations.js';
 
-const CFIHOS = join(import.meta.dirname, '../fixtures/cfihos');
+const CFIHOS = join(import.meta.dirname, '../../datasets/cfihos-v2.0-core');
 
 function captured() {
   const stream = new PassThrough();

@@ -18,8 +18,9 @@ import {
   storedCounts,
 } from './helpers.js';
 import { finished, multipart, startImport } from './import-client.js';
+import { Browser } from './page-client.js';
 
-const CFIHOS = join(import.meta.dirname, '../fixtures/cfihos');
+const CFIHOS = join(import.meta.dirname, '../../datasets/cfihos-v2.0-core');
 const CFIHOS_FILES = readdirSync(CFIHOS).filter((name) => name.endsWith('.csv'));
 
 function cfihosFiles() {
@@ -168,6 +169,55 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
     });
     expect(visitor.statusCode).toBe(401);
   }, 300_000);
+
+  describe('a first run', () => {
+    const empty = refdataForTests(kind);
+
+    it('offers an instance with no library CFIHOS v2.0 Core, and imports it with one button', async () => {
+      // A visitor is told what it is and to sign in as a Creator.
+      const visitor = (await new Browser(empty).get('/')).body;
+      expect(visitor).toContain('Start from CFIHOS v2.0 Core');
+      expect(visitor).toContain('creativecommons.org/licenses/by/4.0');
+      expect(visitor).not.toContain('action="/start/cfihos"');
+      // A Reader may not start it.
+      const reader = new Browser(empty);
+      await reader.signInWithToken(await empty.token(['Reader'], 'rhea'));
+      expect((await reader.get('/')).body).not.toContain('action="/start/cfihos"');
+      expect((await reader.post('/start/cfihos', {})).statusCode).toBe(403);
+      expect(await storedCounts(empty)).toEqual({ resources: 0, revisions: 0 });
+      // A Creator presses the button: the library, and its import under way.
+      const creator = new Browser(empty);
+      await creator.signInWithToken(await empty.token(['Creator'], 'cleo'));
+      const home = (await creator.get('/')).body;
+      expect(home).toContain('action="/start/cfihos"');
+      expect(home).toMatch(/832 equipment classes, 875 tag classes, 1,388 properties/);
+      const started = await creator.post('/start/cfihos', {});
+      expect(started.statusCode).toBe(303);
+      const id = /^\/account\/imports\/(\d+)$/.exec(String(started.headers.location))?.[1];
+      expect(id).toBeDefined();
+      const job = await finished(empty, `http://x/imports/${id}`, 'cleo');
+      expect(job.error).toBeNull();
+      expect(job.counts).toEqual({ created: 8109, updated: 0, unchanged: 0, refused: 12 });
+      // The library names its source and licence; the home page now lists it.
+      const library = await empty.db
+        .selectFrom('resources')
+        .select(['iri', 'name', 'body'])
+        .where('family', '=', 'library')
+        .executeTakeFirstOrThrow();
+      expect(new URL(library.iri).pathname).toBe('/ontology/cfihos-v2-0-core');
+      expect(library.name).toBe('CFIHOS v2.0 Core');
+      expect(JSON.parse(library.body).description).toContain('CC BY 4.0');
+      const after = (await creator.get('/')).body;
+      expect(after).not.toContain('id="first-run"');
+      expect(after).toContain('CFIHOS v2.0 Core');
+      // Pressed again (a reload, a second tab): the library made first, nothing more.
+      const before = await storedCounts(empty);
+      const again = await creator.post('/start/cfihos', {});
+      expect(again.statusCode).toBe(303);
+      expect(again.headers.location).toBe('/ontology/cfihos-v2-0-core');
+      expect(await storedCounts(empty)).toEqual(before);
+    }, 300_000);
+  });
 
   describe('checking first', () => {
     const fresh = refdataForTests(kind);

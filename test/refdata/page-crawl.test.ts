@@ -24,7 +24,7 @@ import { finished, startImport } from './import-client.js';
 import { Browser } from './page-client.js';
 
 const IMF = 'http://ns.imfid.org/imf#';
-const CFIHOS = join(import.meta.dirname, '../fixtures/cfihos');
+const CFIHOS = join(import.meta.dirname, '../../datasets/cfihos-v2.0-core');
 /** Enough to reach every page of the small set and a good part of CFIHOS's, in half a minute. */
 const MAX_PAGES = 2500;
 /** What blank nodes are called by the libraries that make them (n3, jsonld, rdf-ext, Turtle). */

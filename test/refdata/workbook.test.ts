@@ -14,7 +14,7 @@ import {
   writeWorkbook,
 } from '../../src/refdata/imports/workbook.js';
 
-const CFIHOS = join(import.meta.dirname, '../fixtures/cfihos');
+const CFIHOS = join(import.meta.dirname, '../../datasets/cfihos-v2.0-core');
 
 async function refusal(run: () => Promise<unknown>): Promise<WorkbookReadError> {
   try {

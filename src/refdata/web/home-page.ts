@@ -7,6 +7,7 @@ import { releasePath } from '../releases/versions.js';
 type RevisionAction = RevisionsTable['action'];
 
 import { partValue } from '../../platform/http/request-parts.js';
+import { firstRunSection } from './first-run.js';
 import { pageHref, statusLabel, visibleStatuses } from './links.js';
 import type { Pages } from './pages.js';
 
@@ -55,6 +56,11 @@ export function registerHomePage(app: HttpApp, pages: Pages): void {
       byLibrary.set(row.library_key, list);
     }
     const recent = await refdata.store.recentRevisions(RECENT, statuses);
+    // An instance with nothing yet offers a first library to build on.
+    const firstRun =
+      libraries.length === 0 && (await refdata.store.libraries(undefined)).length === 0
+        ? await firstRunSection(pages, request, reply)
+        : html`<p>No libraries yet.</p>`;
     const now = Date.now();
     const done = partValue(request.query, 'done');
     return pages.answer(
@@ -75,7 +81,7 @@ export function registerHomePage(app: HttpApp, pages: Pages): void {
 <h2>Libraries (${libraries.length})</h2>
 ${
   libraries.length === 0
-    ? html`<p>No libraries yet.</p>`
+    ? firstRun
     : html`<ul id="libraries" class="cards">${libraries.map((library) => {
         const terms = byLibrary.get(library.iri) ?? [];
         const total = terms.reduce((sum, entry) => sum + entry.n, 0);

@@ -14,6 +14,7 @@ import { AUTHORING_SCRIPT, AUTHORING_SCRIPT_PATH } from './authoring/script.js';
 import { registerSubmitPages } from './authoring/submit-pages.js';
 import { registerBackchannelLogout } from './backchannel-logout.js';
 import { registerChangeFeedPage } from './change-feed-page.js';
+import { registerFirstRun } from './first-run.js';
 import { registerHierarchyRoutes } from './hierarchy/routes.js';
 import { registerHomePage } from './home-page.js';
 import { registerImportPages } from './import-pages.js';
@@ -51,6 +52,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerImportPages,
   registerReleasePages,
   registerChangeFeedPage,
+  registerFirstRun,
   registerQualityPages,
   registerPackagePages,
   registerDiscussionPages,
