@@ -216,6 +216,69 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
       expect(again.statusCode).toBe(303);
       expect(again.headers.location).toBe('/ontology/cfihos-v2-0-core');
       expect(await storedCounts(empty)).toEqual(before);
+
+      // The import's page says what comes next: every Draft submitted as one package
+      // (the library and 5,082 resources; a picklist's values go with it).
+      const jobPage = (await creator.get(`/account/imports/${id}`)).body;
+      expect(jobPage).toContain('Submit your 5,083 Drafts here for review');
+      const submitted = await creator.post('/review/submit-library', { library: library.iri });
+      expect(submitted.statusCode).toBe(303);
+      const packagePath = String(submitted.headers.location);
+      expect(packagePath).toMatch(/^\/review\/packages\/\d+$/);
+      expect((await creator.get('/ontology/cfihos-v2-0-core')).body).not.toContain(
+        'id="submit-library"',
+      );
+
+      // A Reviewer finds it as one item of the queue, named by what it holds.
+      const reviewer = new Browser(empty);
+      await reviewer.signInWithToken(await empty.token(['Reviewer'], 'rita'));
+      const queue = (await reviewer.get('/review')).body;
+      expect(queue).toContain('5,083 waiting in one item');
+      expect(queue).toMatch(
+        /CFIHOS v2\.0 Core: 1,680 CFIHOS equipment or tag classes, 1,472 units of measure, 1,384 properties, 367 picklists, 179 unit-of-measure dimensions, 1 library/,
+      );
+      // The package, family by family, with counts and a sample of each.
+      const overview = (await reviewer.get(packagePath)).body;
+      const families =
+        /<table class="stack" id="families">[\s\S]*?<\/table>/.exec(overview)?.[0] ?? '';
+      expect(families).toMatch(
+        /CFIHOS equipment or tag class<\/a><\/th><td data-label="How many">1,680<\/td><td data-label="Waiting">1,680<\/td>/,
+      );
+      expect(families.match(/all 1,384…/g)).toHaveLength(1);
+      expect(overview).toContain('id="package-quality"');
+      // One family's list, a page at a time.
+      const properties = (await reviewer.get(`${packagePath}?family=property&page=2`)).body;
+      expect(properties).toContain('property: 201 to 400 of 1,384');
+      expect(properties.match(/<tr><th scope="row">/g)).toHaveLength(200);
+      expect((await reviewer.get(`${packagePath}?family=property&page=0`)).statusCode).toBe(400);
+      // One decision approves them all.
+      const items = /name="_items" value="([^"]+)"/.exec(overview)?.[1] ?? '';
+      const approved = await reviewer.post(packagePath, {
+        _items: items,
+        decision: 'approve',
+        text: 'CFIHOS v2.0 Core as IOGP publishes it',
+      });
+      expect(approved.statusCode, approved.body.slice(0, 500)).toBe(303);
+      const statuses = await empty.db
+        .selectFrom('resources')
+        .select(['status'])
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .groupBy('status')
+        .execute();
+      expect(statuses.map((row) => [row.status, Number(row.n)])).toEqual([['Approved', 8110]]);
+      // Published: the library can be released.
+      expect((await reviewer.get('/ontology/cfihos-v2-0-core')).body).toContain('Release it…');
+      const released = await empty.call(
+        'POST',
+        `/releases?${new URLSearchParams({ library: library.iri })}`,
+        {
+          roles: ['Reviewer'],
+          subject: 'rita',
+          body: { version: '2.0.0', notes: 'CFIHOS v2.0 Core' },
+        },
+      );
+      expect(released.statusCode, released.body.slice(0, 800)).toBe(201);
+      expect(released.json().resources).toBe(8110);
     }, 300_000);
   });
 

@@ -249,14 +249,27 @@ export class ResourceReader {
       .executeTakeFirst();
   }
 
-  /** How many resources (the library aside) one library holds in `statuses`. */
-  async countInLibrary(libraryIri: string, statuses: readonly Status[]): Promise<number> {
+  /**
+   * How many resources (the library aside) one library holds in `statuses`;
+   * only those `createdBy` made, and none of `exceptFamilies`, when given.
+   */
+  async countInLibrary(
+    libraryIri: string,
+    statuses: readonly Status[],
+    only: { createdBy?: string; exceptFamilies?: readonly string[] } = {},
+  ): Promise<number> {
     const row = await this.db
       .selectFrom('resources')
       .select(sql<number>`count(*)`.as('n'))
       .where('library_key', '=', libraryIri)
       .where('family', '!=', LIBRARY_FAMILY)
       .where('status', 'in', statuses)
+      .$if(only.createdBy !== undefined, (query) =>
+        query.where('created_by', '=', only.createdBy ?? ''),
+      )
+      .$if((only.exceptFamilies ?? []).length > 0, (query) =>
+        query.where('family', 'not in', only.exceptFamilies ?? []),
+      )
       .executeTakeFirst();
     return Number(row?.n ?? 0);
   }

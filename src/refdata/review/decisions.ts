@@ -48,6 +48,77 @@ function namesOf(rows: readonly ResourceRow[]): string {
   return rows.length === 1 ? first.name : `${first.name} and ${rows.length - 1} more`;
 }
 
+/** How many of each family, the most first: "832 CFIHOS equipment or tag classes, 367 picklists". */
+export function countsByFamily(
+  refdata: Pick<Refdata, 'families'>,
+  rows: readonly Pick<ResourceRow, 'family'>[],
+): string {
+  const counts = new Map<string, number>();
+  for (const row of rows) counts.set(row.family, (counts.get(row.family) ?? 0) + 1);
+  return familyCounts(refdata, counts);
+}
+
+/** Counts by family in words, the most first. */
+export function familyCounts(
+  refdata: Pick<Refdata, 'families'>,
+  counts: ReadonlyMap<string, number>,
+): string {
+  return [...counts]
+    .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+    .map(
+      ([family, count]) => `${count.toLocaleString('en')} ${familyWords(refdata, family, count)}`,
+    )
+    .join(', ');
+}
+
+/** A family's label for a count of its resources: "library", "3 libraries". */
+function familyWords(refdata: Pick<Refdata, 'families'>, family: string, count: number): string {
+  const label = refdata.families.labelOf(family);
+  if (count === 1) return label;
+  // "unit of measure": its first word takes the plural.
+  const of = /^(\S+)( of .*)$/.exec(label);
+  if (of) return `${plural(of[1] as string)}${of[2]}`;
+  return plural(label);
+}
+
+function plural(label: string): string {
+  if (/[^aeiou]y$/.test(label)) return `${label.slice(0, -1)}ies`;
+  if (/(s|sh|ch|x)$/.test(label)) return `${label}es`;
+  return `${label}s`;
+}
+
+/** Packages this large are told of by their counts, not a line per resource. */
+const LISTED_IN_MAIL = 20;
+
+/**
+ * A package's name when its submitter gives none: one resource by its name,
+ * a few by the first and how many more, many by what they are.
+ */
+function packageNameOf(refdata: Refdata, rows: readonly ResourceRow[]): string {
+  return rows.length <= 3
+    ? namesOf(rows)
+    : `${namesOf(rows.slice(0, 1))}: ${countsByFamily(refdata, rows)}`;
+}
+
+/**
+ * A library's Drafts that `subject` may submit as one package: the library
+ * itself when it is one of them, then its resources by id; an aggregate's
+ * values are left out, as they move with it.
+ */
+export async function submittableDraftsIn(
+  refdata: Refdata,
+  library: ResourceRow,
+  subject: string,
+): Promise<ResourceRow[]> {
+  const contents = await refdata.store.libraryContents(library.iri);
+  return [library, ...contents].filter(
+    (row) =>
+      row.status === 'Draft' &&
+      row.created_by === subject &&
+      refdata.families.byKey(row.family)?.parentIri === undefined,
+  );
+}
+
 /**
  * Submits the author's Drafts together, `first` with `others` it depends on,
  * as one package: a new one, or the package they were in before changes were
@@ -87,7 +158,9 @@ export async function submitTogether(
   const existing = rows.map((row) => before.get(row.id)).find((id) => id !== undefined);
   const body = JSON.parse(first.body) as { packageName?: unknown };
   const named =
-    name ?? (typeof body.packageName === 'string' ? body.packageName : undefined) ?? namesOf(rows);
+    name ??
+    (typeof body.packageName === 'string' ? body.packageName : undefined) ??
+    packageNameOf(refdata, rows);
   const reviewers = await refdata.notifications.holding('Reviewer');
   let packageId = existing ?? 0;
   let mailed = 0;
@@ -104,7 +177,11 @@ export async function submitTogether(
       iri: first.iri,
       packageId,
       title: `Submitted for review: ${rows.length > 1 ? named : first.name}`,
-      text: `${namesOf(rows)} ${rows.length > 1 ? 'were' : 'was'} submitted for review${existing === undefined ? '' : ' again'}:\n${rows.map((row) => `- ${row.name} (${refdata.families.labelOf(row.family)})`).join('\n')}`,
+      text: `${namesOf(rows)} ${rows.length > 1 ? 'were' : 'was'} submitted for review${existing === undefined ? '' : ' again'}:\n${
+        rows.length <= LISTED_IN_MAIL
+          ? rows.map((row) => `- ${row.name} (${refdata.families.labelOf(row.family)})`).join('\n')
+          : countsByFamily(refdata, rows)
+      }`,
       link: packageLink(refdata, packageId),
     });
   });
@@ -144,8 +221,8 @@ async function tellAuthors(
       actor,
       iri: first.iri,
       packageId: packages.get(first.id),
-      title: `${DECISION_WORDS[decision]}: ${namesOf(theirs)}`,
-      text: `${DECISION_WORDS[decision]}: ${theirs.map((row) => row.name).join(', ')}.\n\n${decision === 'request-changes' ? 'What to change' : 'Why'}: ${text}`,
+      title: `${DECISION_WORDS[decision]}: ${theirs.length <= LISTED_IN_MAIL ? namesOf(theirs) : countsByFamily(refdata, theirs)}`,
+      text: `${DECISION_WORDS[decision]}: ${theirs.length <= LISTED_IN_MAIL ? theirs.map((row) => row.name).join(', ') : countsByFamily(refdata, theirs)}.\n\n${decision === 'request-changes' ? 'What to change' : 'Why'}: ${text}`,
       link: pageLink(refdata, first.iri),
     };
     mailed += await refdata.notifications.tell(trx, [author], notice);

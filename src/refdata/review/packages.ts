@@ -137,6 +137,53 @@ export class PackageStore {
   }
 
   /**
+   * What waits in each of these packages, family by family (values of other
+   * resources, `valueFamilies`, left out: they move with their owner), and
+   * the first of it: what the queue shows of a package.
+   */
+  async waitingByFamily(
+    ids: readonly number[],
+    valueFamilies: readonly string[],
+  ): Promise<Map<number, { families: Map<string, number>; first: { iri: string; name: string } }>> {
+    const waiting = new Map<
+      number,
+      { families: Map<string, number>; first: { iri: string; name: string } }
+    >();
+    if (ids.length === 0) return waiting;
+    const counted = await this.db
+      .selectFrom('package_items as i')
+      .innerJoin('resources as r', 'r.id', 'i.resource_id')
+      .select(['i.package_id', 'r.family'])
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.min('r.id').as('first_id')])
+      .where('i.package_id', 'in', ids)
+      .where('r.status', '=', 'Submitted')
+      .$if(valueFamilies.length > 0, (select) => select.where('r.family', 'not in', valueFamilies))
+      .groupBy(['i.package_id', 'r.family'])
+      .execute();
+    const firstIds = new Map<number, number>();
+    for (const row of counted) {
+      const families = waiting.get(row.package_id)?.families ?? new Map<string, number>();
+      families.set(row.family, Number(row.n));
+      waiting.set(row.package_id, { families, first: { iri: '', name: '' } });
+      const first = Number(row.first_id);
+      if (first < (firstIds.get(row.package_id) ?? Number.POSITIVE_INFINITY))
+        firstIds.set(row.package_id, first);
+    }
+    const firsts = await this.db
+      .selectFrom('resources')
+      .select(['id', 'iri', 'name'])
+      .where('id', 'in', [...firstIds.values()])
+      .execute();
+    const byId = new Map(firsts.map((row) => [row.id, row]));
+    for (const [packageId, firstId] of firstIds) {
+      const entry = waiting.get(packageId);
+      const row = byId.get(firstId);
+      if (entry && row) entry.first = { iri: row.iri, name: row.name };
+    }
+    return waiting;
+  }
+
+  /**
    * Puts resources that have no package yet into `existing`, or into a new
    * package named `name`, within the transaction submitting them.
    */

@@ -5,6 +5,7 @@ import { principalOf } from '../auth/authenticate.js';
 import { READ_ROLES, REVIEW_ROLES, SUBMIT_ROLES, WRITE_ROLES } from '../auth/roles.js';
 import type { Refdata } from '../context.js';
 import { answer, problems, StatusSchema } from '../described-responses.js';
+import { isLibrary } from '../families/family.js';
 import { CHANGE_REQUEST, DECISION } from '../lifecycle/routes.js';
 import { problem } from '../problem-codes.js';
 import { IRI_QUERY, notFound, representation } from '../resources/lookup.js';
@@ -12,7 +13,7 @@ import { etagOf, type ResourceRow } from '../resources/rows.js';
 import { requiredText } from '../resources/text.js';
 import { PACKAGE_PLACE } from './authorship.js';
 import { copyRejected } from './copies.js';
-import { type Decision, decide, submitTogether } from './decisions.js';
+import { type Decision, decide, submitTogether, submittableDraftsIn } from './decisions.js';
 import { draftsBehind, type Named, namedBy } from './dependencies.js';
 import { PACKAGE_STATES, type PackageRow, stateOf } from './packages.js';
 
@@ -137,13 +138,23 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
     schema: {
       summary: 'Submit Drafts together as one package, reviewed as one',
       tags: ['review'],
+      description:
+        "Either `resources`, the Drafts listed, or `library`, every Draft of the caller's in that library (an import's, say; a picklist's values go with it), as one package reviewed as one.",
       body: Type.Object(
         {
-          resources: Type.Array(LINK_IRI, {
-            minItems: 1,
-            maxItems: MOST_IN_PACKAGE,
-            description: 'The Drafts, the one the package is about first',
-          }),
+          resources: Type.Optional(
+            Type.Array(LINK_IRI, {
+              minItems: 1,
+              maxItems: MOST_IN_PACKAGE,
+              description: 'The Drafts, the one the package is about first',
+            }),
+          ),
+          library: Type.Optional(
+            Type.String({
+              ...LINK_IRI,
+              description: "Instead of resources: every Draft of the caller's in this library",
+            }),
+          ),
           name: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
         },
         { additionalProperties: false },
@@ -163,12 +174,19 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
     },
     config: { access: { roles: SUBMIT_ROLES } },
     handler: async (request, reply) => {
-      const iris = [...new Set(request.body.resources)];
-      const found = await refdata.store.findMany(iris);
-      const byIri = new Map(found.map((row) => [row.iri, row]));
-      const missing = iris.find((iri) => !byIri.has(iri));
-      if (missing !== undefined) throw notFound(missing);
-      const rows = iris.map((iri) => byIri.get(iri) as ResourceRow);
+      const { resources, library } = request.body;
+      if ((resources === undefined) === (library === undefined))
+        throw new HttpError(
+          problem(400, 'validation', 'Give either resources (the Drafts) or library, not both.', {
+            errors: [
+              { in: 'body', field: '/resources', detail: 'or /library is required, not both' },
+            ],
+          }),
+        );
+      const rows =
+        library === undefined
+          ? await listedRows(resources ?? [])
+          : await draftsOfIn(library, principalOf(request).subject);
       const name =
         request.body.name === undefined ? undefined : requiredText(request.body.name, '/name');
       const { packageId, created } = await submitTogether(
@@ -186,6 +204,28 @@ export function registerReviewRoutes(app: HttpApp, refdata: Refdata): void {
         .send(packageJson(made, await refdata.packages.items(packageId), true));
     },
   });
+
+  /** The resources a submission lists, in its order; 404 for one that does not exist. */
+  const listedRows = async (listed: readonly string[]): Promise<ResourceRow[]> => {
+    const iris = [...new Set(listed)];
+    const found = await refdata.store.findMany(iris);
+    const byIri = new Map(found.map((row) => [row.iri, row]));
+    const missing = iris.find((iri) => !byIri.has(iri));
+    if (missing !== undefined) throw notFound(missing);
+    return iris.map((iri) => byIri.get(iri) as ResourceRow);
+  };
+
+  /** A library's Drafts by `subject`, the library first if it is one; values go with their picklists. */
+  const draftsOfIn = async (libraryIri: string, subject: string): Promise<ResourceRow[]> => {
+    const library = await refdata.store.findByIri(libraryIri);
+    if (!library || !isLibrary(library)) throw notFound(libraryIri);
+    const rows = await submittableDraftsIn(refdata, library, subject);
+    if (rows.length === 0)
+      throw new HttpError(
+        problem(409, 'wrong-state', `You have no Drafts in ${library.name} to submit.`),
+      );
+    return rows;
+  };
 
   app.get('/packages', {
     schema: {

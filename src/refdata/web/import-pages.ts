@@ -16,6 +16,7 @@ import { readTables, settingsOf } from '../imports/upload-rules.js';
 import { problem } from '../problem-codes.js';
 import { pageHref } from './links.js';
 import type { Pages } from './pages.js';
+import { libraryDraftsOffer } from './review/library-submission.js';
 import type { Viewer } from './session.js';
 
 /** Who may see these pages (the API's rule for the same resources). */
@@ -337,6 +338,11 @@ ${
                   : 'Nothing needed writing.',
           } as Notice)
         : undefined;
+    // Written Drafts wait for review: the next step, offered where the import ends.
+    const reviewOffer =
+      !running && job.written === 1 && library
+        ? html`<h2 id="next-step">Next: review</h2><p>What the import made are Drafts. Once a Reviewer approves them they are published, and the library can be released.</p>${await libraryDraftsOffer(pages, request, library)}`
+        : html``;
     return pages.answer(
       request,
       reply,
@@ -362,7 +368,8 @@ ${
               (key) =>
                 html`<tr><th scope="row">${OUTCOME_WORDS[key]}</th><td>${counts[key].toLocaleString('en')}</td></tr>`,
             )}</tbody></table>
-<p><a href="${BASE}/${String(job.id)}/report.csv" download>Download the report (CSV, every line)</a></p>`
+<p><a href="${BASE}/${String(job.id)}/report.csv" download>Download the report (CSV, every line)</a></p>
+${reviewOffer}`
           : html``
       }${
         job.dry_run === 1 && job.state === 'done'

@@ -26,6 +26,7 @@ import { registerReleasePages } from './release-pages.js';
 import { registerResourcePages } from './resource-pages.js';
 import { registerDiscussionPages } from './review/discussion.js';
 import { registerInboxPages } from './review/inbox-pages.js';
+import { registerLibrarySubmission } from './review/library-submission.js';
 import { registerPackagePages } from './review/package-pages.js';
 import { registerSearchPage } from './search-page.js';
 import { refdataSessions } from './session.js';
@@ -53,6 +54,7 @@ const PAGE_MODULES: readonly ((web: HttpApp, pages: Pages) => void)[] = [
   registerReleasePages,
   registerChangeFeedPage,
   registerFirstRun,
+  registerLibrarySubmission,
   registerQualityPages,
   registerPackagePages,
   registerDiscussionPages,

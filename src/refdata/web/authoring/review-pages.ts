@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../../platform/http/problem.js';
 import type { HttpApp } from '../../../platform/http/server.js';
-import { html, timeTag } from '../../../platform/web/html.js';
+import { html, type Markup, timeTag } from '../../../platform/web/html.js';
 import { csrfField } from '../../../platform/web/layout.js';
 import { REVIEW_ROLES } from '../../auth/roles.js';
 import { checkMovesAlone } from '../../lifecycle/steps.js';
@@ -12,7 +12,7 @@ import { changesBetween } from '../../resources/field-changes.js';
 import { IRI_QUERY, notFound } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/rows.js';
 import { ownWork } from '../../review/authorship.js';
-import { decide } from '../../review/decisions.js';
+import { decide, familyCounts } from '../../review/decisions.js';
 import { historyList } from '../history.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { Pages } from '../pages.js';
@@ -60,7 +60,13 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
       const query = request.query;
       const library = query.library || undefined;
       const family = query.family || undefined;
-      const [waiting, libraries] = await Promise.all([
+      const valueFamilies = refdata.families.all
+        .filter((entry) => entry.parentIri !== undefined)
+        .map((entry) => entry.key);
+      // Packages are one queue item each, whatever they hold; a resource
+      // submitted outside any package is one of its own.
+      const [packages, alone, libraries] = await Promise.all([
+        refdata.packages.list({ state: 'waiting', library }, QUEUE_LENGTH),
         refdata.store
           .selectListed()
           .where('r.status', '=', 'Submitted')
@@ -68,30 +74,66 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
             select.where('r.library_key', '=', library as string),
           )
           .$if(family !== undefined, (select) => select.where('r.family', '=', family as string))
+          .$if(valueFamilies.length > 0, (select) =>
+            select.where('r.family', 'not in', valueFamilies),
+          )
           .leftJoin('package_items as item', 'item.resource_id', 'r.id')
-          .leftJoin('packages as package', 'package.id', 'item.package_id')
-          .select(['package.id as package_id', 'package.name as package_name'])
+          .where('item.package_id', 'is', null)
           .orderBy('r.updated_at')
           .orderBy('r.id')
           .limit(QUEUE_LENGTH)
           .execute(),
         refdata.store.libraries(),
       ]);
+      const waitingIn = await refdata.packages.waitingByFamily(
+        packages.map((entry) => entry.id),
+        valueFamilies,
+      );
       const now = Date.now();
-      const people = await pages.people.lookUp(waiting.map((entry) => entry.updated_by));
-      // A package is one queue item, where its first waiting resource would be.
-      const queue: { first: (typeof waiting)[number]; count: number }[] = [];
-      const byPackage = new Map<number, { first: (typeof waiting)[number]; count: number }>();
-      for (const entry of waiting) {
-        const known = entry.package_id === null ? undefined : byPackage.get(entry.package_id);
-        if (known) {
-          known.count += 1;
-          continue;
-        }
-        const item = { first: entry, count: 1 };
-        queue.push(item);
-        if (entry.package_id !== null) byPackage.set(entry.package_id, item);
-      }
+      const people = await pages.people.lookUp([
+        ...packages.map((entry) => entry.submitted_by),
+        ...alone.map((entry) => entry.updated_by),
+      ]);
+      type QueueItem = {
+        at: number;
+        by: string;
+        library: string | null;
+        count: number;
+        name: Markup;
+        families: Markup;
+      };
+      const queue: QueueItem[] = [
+        ...packages.flatMap((entry): QueueItem[] => {
+          const waiting = waitingIn.get(entry.id);
+          if (!waiting || (family !== undefined && !waiting.families.has(family))) return [];
+          const count = [...waiting.families.values()].reduce((sum, n) => sum + n, 0);
+          const one = count === 1 && entry.name === waiting.first.name;
+          return [
+            {
+              at: Number(entry.submitted_at),
+              by: entry.submitted_by,
+              library: entry.library,
+              count,
+              name: one
+                ? html`<a href="/review/resource?iri=${encodeURIComponent(waiting.first.iri)}">${waiting.first.name}</a>`
+                : html`<a href="/review/packages/${String(entry.id)}">${entry.name}</a> <span class="hint">package, ${count === 1 ? 'one waiting' : `${count.toLocaleString('en')} waiting`}</span>`,
+              // What it holds, by family: a package is not the family of its first item.
+              families: html`${familyCounts(refdata, waiting.families)}`,
+            },
+          ];
+        }),
+        ...alone.map(
+          (entry): QueueItem => ({
+            at: Number(entry.updated_at),
+            by: entry.updated_by,
+            library: entry.library,
+            count: 1,
+            name: html`<a href="/review/resource?iri=${encodeURIComponent(entry.iri)}">${entry.name}</a>`,
+            families: html`${refdata.families.labelOf(entry.family)}`,
+          }),
+        ),
+      ].sort((a, b) => a.at - b.at);
+      const waitingCount = queue.reduce((sum, item) => sum + item.count, 0);
       const option = (value: string, label: string, chosen: string | undefined) =>
         html`<option value="${value}"${value === (chosen ?? '') ? html` selected` : html``}>${label}</option>`;
       return pages.answer(
@@ -104,16 +146,12 @@ export function registerReviewPages(app: HttpApp, pages: Pages): void {
 <div><label for="queue-family">Family</label><select id="queue-family" name="family">${option('', 'Every family', family)}${refdata.families.all.map((entry) => option(entry.key, entry.label, family))}</select></div>
 <p><button type="submit">Show</button></p>
 </form>
-<p id="queue-count">${waiting.length === 0 ? 'Nothing waits for review.' : `${waiting.length} waiting in ${queue.length === 1 ? 'one item' : `${queue.length} items`}, oldest first.`}</p>
+<p id="queue-count">${waitingCount === 0 ? 'Nothing waits for review.' : `${waitingCount.toLocaleString('en')} waiting in ${queue.length === 1 ? 'one item' : `${queue.length} items`}, oldest first.`}</p>
 ${
   queue.length > 0
-    ? html`<table class="stack" id="queue"><thead><tr class="head"><th scope="col">Package or resource</th><th scope="col">Family</th><th scope="col">Library</th><th scope="col">Submitted</th></tr></thead><tbody>${queue.map(
-        ({ first: entry, count }) =>
-          html`<tr><th scope="row">${
-            entry.package_id !== null && (count > 1 || entry.package_name !== entry.name)
-              ? html`<a href="/review/packages/${String(entry.package_id)}">${entry.package_name ?? ''}</a> <span class="hint">package, ${count === 1 ? 'one waiting' : `${count} waiting`}</span>`
-              : html`<a href="/review/resource?iri=${encodeURIComponent(entry.iri)}">${entry.name}</a>`
-          }</th><td data-label="Family">${refdata.families.labelOf(entry.family)}</td><td data-label="Library">${entry.library ?? ''}</td><td data-label="Submitted">by ${people.label(entry.updated_by)} ${timeTag(Number(entry.updated_at), now)}</td></tr>`,
+    ? html`<table class="stack" id="queue"><thead><tr class="head"><th scope="col">Package or resource</th><th scope="col">What it holds</th><th scope="col">Library</th><th scope="col">Submitted</th></tr></thead><tbody>${queue.map(
+        (item) =>
+          html`<tr><th scope="row">${item.name}</th><td data-label="What it holds">${item.families}</td><td data-label="Library">${item.library ?? ''}</td><td data-label="Submitted">by ${people.label(item.by)} ${timeTag(item.at, now)}</td></tr>`,
       )}</tbody></table>`
     : html``
 }`,

@@ -1,8 +1,9 @@
+import { createHash } from 'node:crypto';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../../platform/http/problem.js';
 import type { HttpApp } from '../../../platform/http/server.js';
-import { html, timeTag } from '../../../platform/web/html.js';
+import { html, type Markup, timeTag } from '../../../platform/web/html.js';
 import { csrfField } from '../../../platform/web/layout.js';
 import { READ_ROLES, REVIEW_ROLES } from '../../auth/roles.js';
 import { problem } from '../../problem-codes.js';
@@ -20,8 +21,16 @@ const ID_PARAMS = Type.Object(
   { id: Type.Integer({ minimum: 1, maximum: 2 ** 31 - 1 }) },
   { additionalProperties: false },
 );
+/** A package holding more than this is shown family by family, each with a sample. */
+const LISTED_WHOLE = 50;
+/** Of each family, the overview shows this many; its own list pages by `PAGE_SIZE`. */
+const SAMPLE = 5;
+const PAGE_SIZE = 200;
+
 const DONE = Type.Object(
   {
+    family: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    page: Type.Optional(Type.Integer({ minimum: 1, maximum: 100_000 })),
     done: Type.Optional(
       Type.Union([
         Type.Literal('approve'),
@@ -43,6 +52,16 @@ const STATE_WORDS = {
   'changes-requested': 'Changes requested: waiting for its author',
   decided: 'Decided',
 } as const;
+
+/**
+ * What the page showed waiting, each item at its version, as a fingerprint
+ * the form carries back: a decision is taken on exactly that, however many.
+ */
+function itemsFingerprint(items: readonly ResourceRow[]): string {
+  return createHash('sha256')
+    .update(items.map((item) => `${item.id}:${item.version}`).join(','))
+    .digest('base64url');
+}
 
 /** A decision the package page can take: what is waiting, not values (they move with their picklist). */
 function waitingIn(pages: Pages, items: readonly ResourceRow[]): ResourceRow[] {
@@ -87,18 +106,15 @@ export function registerPackagePages(app: HttpApp, pages: Pages): void {
     const session = await pages.ensureSession(request, reply);
     const now = Date.now();
     const discussion = await discussionSection(pages, request, reply, { package: found });
+    const shown = items.filter((item) => !refdata.families.byKey(item.family)?.parentIri);
     return pages.answer(
       request,
       reply,
       status,
       { title: `Package: ${found.name}`, wide: true, notice: outcome?.notice },
       html`<p><span class="status" id="package-state">${STATE_WORDS[stateOf(counts)]}</span> <span class="hint">submitted by ${people.label(found.submitted_by)} ${timeTag(Number(found.submitted_at), now)}</span></p>
-<table class="stack" id="items"><caption>What it holds</caption><thead><tr class="head"><th scope="col">Resource</th><th scope="col">Family</th><th scope="col">Author</th><th scope="col">Status</th></tr></thead><tbody>${items
-        .filter((item) => !refdata.families.byKey(item.family)?.parentIri)
-        .map(
-          (item) =>
-            html`<tr><th scope="row"><a href="${pageHref(refdata, item.iri) ?? '/'}">${item.name}</a>${item.status === 'Submitted' && reviewer ? html` <a class="hint" href="/review/resource?iri=${encodeURIComponent(item.iri)}">Review it alone…</a>` : html``}</th><td data-label="Family">${refdata.families.labelOf(item.family)}</td><td data-label="Author">${people.label(item.created_by)}</td><td data-label="Status"><span class="status status-${item.status}">${statusLabel(item.status)}</span></td></tr>`,
-        )}</tbody></table>
+${holdings(shown, reviewer, people, request.query as { family?: string; page?: number }, found)}
+<p id="package-quality">What the quality report finds: <a href="/quality?${new URLSearchParams({ library: found.library_key, view: 'working' }).toString()}">the library's report, Drafts and submitted resources included</a>.</p>
 ${
   missing.length > 0
     ? html`<h2>What it names that is not approved</h2><p class="hint">An approval waits for these: approve them first, or have their author submit them into this package.</p><ul id="missing">${missing.map(
@@ -116,7 +132,7 @@ ${
     : html``
 }
 <form method="post" action="/review/packages/${String(found.id)}" novalidate>${csrfField(session.data.csrf)}
-<input type="hidden" name="_items" value="${waiting.map((item) => `${item.id}:${item.version}`).join(',')}">
+<input type="hidden" name="_items" value="${itemsFingerprint(waiting)}">
 <label for="decision-text">Justification, or what to change</label>
 <textarea id="decision-text" name="text" rows="3" maxlength="2000" aria-describedby="decision-hint">${outcome?.text ?? ''}</textarea>
 <p class="hint" id="decision-hint">Required; each author and the history see it.</p>
@@ -130,6 +146,69 @@ ${
 }
 ${discussion}`,
     );
+  };
+
+  const itemRow = (
+    item: ResourceRow,
+    reviewer: boolean,
+    people: Awaited<ReturnType<Pages['people']['lookUp']>>,
+  ) =>
+    html`<tr><th scope="row"><a href="${pageHref(refdata, item.iri) ?? '/'}">${item.name}</a>${item.status === 'Submitted' && reviewer ? html` <a class="hint" href="/review/resource?iri=${encodeURIComponent(item.iri)}">Review it alone…</a>` : html``}</th><td data-label="Family">${refdata.families.labelOf(item.family)}</td><td data-label="Author">${people.label(item.created_by)}</td><td data-label="Status"><span class="status status-${item.status}">${statusLabel(item.status)}</span></td></tr>`;
+
+  const itemsTable = (
+    items: readonly ResourceRow[],
+    caption: string,
+    reviewer: boolean,
+    people: Awaited<ReturnType<Pages['people']['lookUp']>>,
+  ) =>
+    html`<table class="stack" id="items"><caption>${caption}</caption><thead><tr class="head"><th scope="col">Resource</th><th scope="col">Family</th><th scope="col">Author</th><th scope="col">Status</th></tr></thead><tbody>${items.map((item) => itemRow(item, reviewer, people))}</tbody></table>`;
+
+  /**
+   * What a package holds: every item when it is small; else each family with
+   * how many, how many wait, and a sample, so that thousands of imported
+   * Drafts are read as what they are; one family's list a page at a time.
+   */
+  const holdings = (
+    items: readonly ResourceRow[],
+    reviewer: boolean,
+    people: Awaited<ReturnType<Pages['people']['lookUp']>>,
+    query: { family?: string; page?: number },
+    found: PackageRow,
+  ): Markup => {
+    const base = `/review/packages/${String(found.id)}`;
+    if (query.family !== undefined) {
+      const ofFamily = items.filter((item) => item.family === query.family);
+      const page = query.page ?? 1;
+      const pageItems = ofFamily.slice((page - 1) * PAGE_SIZE, page * PAGE_SIZE);
+      const label = refdata.families.labelOf(query.family);
+      return html`<p><a href="${base}">Back to the whole package</a></p>
+${itemsTable(pageItems, `${label}: ${ofFamily.length === 0 ? 'none in this package' : `${(page - 1) * PAGE_SIZE + 1} to ${(page - 1) * PAGE_SIZE + pageItems.length} of ${ofFamily.length.toLocaleString('en')}`}`, reviewer, people)}
+${
+  page * PAGE_SIZE < ofFamily.length
+    ? html`<p><a href="${base}?${new URLSearchParams({ family: query.family, page: String(page + 1) }).toString()}">The next ${Math.min(PAGE_SIZE, ofFamily.length - page * PAGE_SIZE)}</a></p>`
+    : html``
+}`;
+    }
+    if (items.length <= LISTED_WHOLE) return itemsTable(items, 'What it holds', reviewer, people);
+    const families = new Map<string, ResourceRow[]>();
+    for (const item of items) {
+      const ofFamily = families.get(item.family) ?? [];
+      ofFamily.push(item);
+      families.set(item.family, ofFamily);
+    }
+    return html`<table class="stack" id="families"><caption>What it holds: ${items.length.toLocaleString('en')} resources, by family</caption><thead><tr class="head"><th scope="col">Family</th><th scope="col">How many</th><th scope="col">Waiting</th><th scope="col">For example</th></tr></thead><tbody>${[
+      ...families,
+    ]
+      .sort((a, b) => b[1].length - a[1].length)
+      .map(([family, ofFamily]) => {
+        const label = refdata.families.labelOf(family);
+        return html`<tr><th scope="row"><a href="${base}?${new URLSearchParams({ family }).toString()}">${label}</a></th><td data-label="How many">${ofFamily.length.toLocaleString('en')}</td><td data-label="Waiting">${ofFamily.filter((item) => item.status === 'Submitted').length.toLocaleString('en')}</td><td data-label="For example">${ofFamily
+          .slice(0, SAMPLE)
+          .map(
+            (item, index) =>
+              html`${index > 0 ? ', ' : ''}<a href="${pageHref(refdata, item.iri) ?? '/'}">${item.name}</a>`,
+          )}${ofFamily.length > SAMPLE ? html`, <a href="${base}?${new URLSearchParams({ family }).toString()}">all ${ofFamily.length.toLocaleString('en')}…</a>` : html``}</td></tr>`;
+      })}</tbody></table>`;
   };
 
   const existing = async (id: number) => {
@@ -187,7 +266,7 @@ ${discussion}`,
       const waiting = waitingIn(pages, await refdata.packages.items(found.id));
       // What the page showed is what is decided: anything changed since is looked at again.
       const shown = fields.get('_items') ?? '';
-      if (waiting.map((item) => `${item.id}:${item.version}`).join(',') !== shown) {
+      if (itemsFingerprint(waiting) !== shown) {
         return packagePage(request, reply, found, 409, {
           notice: {
             kind: 'error',

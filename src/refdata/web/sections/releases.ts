@@ -3,6 +3,7 @@ import { LIBRARY_FAMILY } from '../../families/family.js';
 import { PUBLISHED_STATUSES } from '../../lifecycle/views.js';
 import { releasePath } from '../../releases/versions.js';
 import { viewerMayRelease } from '../release-pages.js';
+import { libraryDraftsOffer } from '../review/library-submission.js';
 import { ofFamilies, type PageSection, type SectionContext } from './section.js';
 
 /** The first line of release notes, for a list. */
@@ -32,7 +33,7 @@ export const libraryReleases: PageSection = {
       ? html``
       : published > 0
         ? html` <a class="button" href="/releases/new?${new URLSearchParams({ library: row.iri }).toString()}">Release it…</a>`
-        : html` <span class="hint" id="nothing-to-release">Nothing here is Approved yet, so there is nothing to release: a release holds the library's Approved and Deprecated resources. Have its Drafts reviewed first (<a href="/authoring/mine">your Drafts</a>, each with Submit for review).</span>`;
+        : html` <span class="hint" id="nothing-to-release">Nothing here is Approved yet, so there is nothing to release: a release holds the library's Approved and Deprecated resources. Have its Drafts reviewed first.</span>`;
     return html`<h2 id="releases">Releases</h2>
 ${
   releases.length === 0
@@ -43,6 +44,7 @@ ${
           html`<li><a href="${releasePath(refdata, release.iri)}">${release.version}</a>, ${timeTag(Number(release.released_at), now)}: ${firstLine(release.notes)}</li>`,
       )}</ul>`
 }
-${pages.viewerOf(request) ? html`<p><a href="${quality}">Quality report</a>${action}</p>` : html``}`;
+${pages.viewerOf(request) ? html`<p><a href="${quality}">Quality report</a>${action}</p>` : html``}
+${await libraryDraftsOffer(pages, request, row)}`;
   },
 };
