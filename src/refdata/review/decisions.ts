@@ -92,12 +92,13 @@ const LISTED_IN_MAIL = 20;
 
 /**
  * A package's name when its submitter gives none: one resource by its name,
- * a few by the first and how many more, many by what they are.
+ * a few by the first and how many more; many by the first and how many
+ * resources (the queue and the package's page say of which families).
  */
-function packageNameOf(refdata: Refdata, rows: readonly ResourceRow[]): string {
+function packageNameOf(rows: readonly ResourceRow[]): string {
   return rows.length <= 3
     ? namesOf(rows)
-    : `${namesOf(rows.slice(0, 1))}: ${countsByFamily(refdata, rows)}`;
+    : `${namesOf(rows.slice(0, 1))}: ${rows.length.toLocaleString('en')} resources`;
 }
 
 /**
@@ -160,7 +161,7 @@ export async function submitTogether(
   const named =
     name ??
     (typeof body.packageName === 'string' ? body.packageName : undefined) ??
-    packageNameOf(refdata, rows);
+    packageNameOf(rows);
   const reviewers = await refdata.notifications.holding('Reviewer');
   let packageId = existing ?? 0;
   let mailed = 0;
