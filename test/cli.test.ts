@@ -227,9 +227,9 @@ describe('command line, as a real process', () => {
       `administrator account "root"; its initial password is in ${passwordFile}`,
     );
     expect(statSync(passwordFile).mode & 0o777).toBe(0o600);
-    // How to call refdata at all, and where the walk-through is.
+    // How to call refdata at all, where the walk-through is, and where an empty instance starts.
     expect(stdout).toContain(
-      'refdata API token: npm run cli -- refdata-token-mint <you> --roles=Creator,Reviewer. A first walk through both services: docs/getting-started.md.',
+      'refdata API token: npm run cli -- refdata-token-mint <you> --roles=Creator,Reviewer. A first walk through both services: docs/getting-started.md. No library yet: http://localhost:8081 offers a Creator the CFIHOS v2.0 Core library to start from.',
     );
     expect(readFileSync(passwordFile, 'utf8')).toMatch(/^[A-Za-z0-9_-]{32}\n$/);
     // A cleanly closed SQLite database folds its write-ahead log back and removes it.

@@ -1,3 +1,4 @@
+import type { Kysely } from 'kysely';
 import type { ServiceDefinition } from '../platform/service.js';
 import { registerAccessCheck } from './auth/authenticate.js';
 import { authCommands } from './auth/commands.js';
@@ -13,6 +14,7 @@ import { createRefdata } from './context.js';
 import { refdataMigrations } from './db/migrations.js';
 import type { RefdataTables } from './db/tables.js';
 import { problems } from './described-responses.js';
+import { LIBRARY_FAMILY } from './families/family.js';
 import { FamilyRegistry } from './families/registry.js';
 import { importCommands } from './imports/commands.js';
 import { registerImportRoutes } from './imports/routes.js';
@@ -81,7 +83,7 @@ export function refdataService(
     errorRenderer: (config) => pageOrProblemRenderer(problemDetailsRenderer(config.publicUrl)),
     bodyText: REFDATA_TEXT_POLICY,
     adminCommands: [...authCommands, ...searchCommands, ...sparqlCommands, ...importCommands],
-    async initialize({ settings }) {
+    async initialize({ settings, database, config }) {
       // The first thing a new user needs: how to call the API at all.
       const tokens = settings.tokens.jwksUrl
         ? `refdata accepts access tokens issued by ${settings.tokens.issuer}.`
@@ -90,7 +92,17 @@ export function refdataService(
       const mail = settings.review.mail.smtpUrl
         ? ''
         : ` Notification mail is written to ${settings.review.mail.folder} (set REFDATA_SMTP_URL to send it).`;
-      return `${tokens} A first walk through both services: docs/getting-started.md.${mail}`;
+      // An instance with no library says where to start (its home page offers CFIHOS).
+      const library = await (database.db as Kysely<RefdataTables>)
+        .selectFrom('resources')
+        .select('id')
+        .where('family', '=', LIBRARY_FAMILY)
+        .limit(1)
+        .executeTakeFirst();
+      const start = library
+        ? ''
+        : ` No library yet: ${config.publicUrl} offers a Creator the CFIHOS v2.0 Core library to start from.`;
+      return `${tokens} A first walk through both services: docs/getting-started.md.${start}${mail}`;
     },
     async registerRoutes(app, { database, config, settings, platform }) {
       // Without an identity provider, refdata signs its own tokens and publishes the key.

@@ -429,6 +429,19 @@ describe.skipIf(!browserAvailable)(
       await page.waitForSelector('#error-summary');
       expect(await pageWidth(page)).toBeLessThanOrEqual(375);
       await audit(page, 'refused-375');
+      // A library refused for a rule quoting an address: the message wraps, nothing scrolls sideways.
+      await page.goto(`${url}/authoring/new/library`);
+      await page.fill('#f-name', uniqueName('Narrow pumps'));
+      await page.fill('#f-description', 'Pumps');
+      await page.fill('#f-cfihosPrefix', 'PMP');
+      await page.fill('#f-changeJustification', 'Trying a prefix');
+      await page.click('button.primary');
+      await page.waitForSelector('#error-summary');
+      expect(await page.textContent('#error-summary')).toContain(
+        'Upper ontologies must include the CFIHOS RDL v2.0 library',
+      );
+      expect(await pageWidth(page)).toBeLessThanOrEqual(375);
+      await audit(page, 'library-refused-375');
       await context.close();
       expect(violations).toEqual([]);
       expect(problems).toEqual([]);

@@ -26,7 +26,8 @@ describe.each(DATABASE_KINDS)('a family added by its module alone (%s)', (kind) 
     expect(refused.json().errors).toEqual([
       expect.objectContaining({
         pointer: '#/replaces',
-        detail: 'is required for a deprecated term',
+        // The field in words, from the family's schema; the pointer for programs.
+        detail: 'Replaces is required for a deprecated term',
       }),
     ]);
     const unknownField = await service.call('POST', '/test/glossary-terms', {
@@ -107,7 +108,7 @@ describe.each(DATABASE_KINDS)('an aggregate family added by its modules alone (%
     expect(wrongTerm.json().errors).toEqual([
       expect.objectContaining({
         pointer: '#/glossaryTerm',
-        detail: 'must be the IRI of a glossary term, not of a library',
+        detail: 'Glossary term must be the IRI of a glossary term, not of a library',
       }),
     ]);
     const twice = await service.call('POST', '/test/checklists', {
@@ -117,7 +118,7 @@ describe.each(DATABASE_KINDS)('an aggregate family added by its modules alone (%
     expect(twice.json().errors).toEqual([
       expect.objectContaining({
         pointer: '#/items/1/name',
-        detail: 'is used by another value of this checklist',
+        detail: 'Items › 2 › Name is used by another value of this checklist',
       }),
     ]);
 
@@ -145,7 +146,7 @@ describe.each(DATABASE_KINDS)('an aggregate family added by its modules alone (%
     expect(stolen.statusCode).toBe(400);
     expect(stolen.json().errors[0]).toMatchObject({
       pointer: '#/items/0/id',
-      detail: 'must be the IRI of a value of this checklist',
+      detail: 'Items › 1 › ID must be the IRI of a value of this checklist',
     });
 
     // Keep one (renamed), drop one, add one: the dropped item is gone (410).

@@ -47,7 +47,7 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
     expect(properties).toHaveLength(4);
     for (const entry of properties) {
       expect(entry.source).toBe('cfihos-core-property-v2.0.csv');
-      expect(entry.messages).toEqual(['/range is required for a number: the UoM dimension']);
+      expect(entry.messages).toEqual(['Range is required for a number: the UoM dimension']);
       expect(entry.column).toBe(6);
     }
     // The tag-class rows that name them are left out of their classes, which are imported.
@@ -56,7 +56,7 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
     );
     expect(rows).toHaveLength(8);
     expect(rows[0].messages[0]).toMatch(
-      /^\/propertyReferences\/\d+\/propertyUri must be the IRI of an existing property$/,
+      /^Property references › \d+ › Property URI must be the IRI of an existing property$/,
     );
     const report = await service.call('GET', `${new URL(job.links.report).pathname}`);
     expect(report.headers['content-type']).toMatch(/^text\/csv/);
@@ -741,7 +741,7 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
       expect(why.length).toEqual([
         2,
         6,
-        '/range must be the IRI of an existing unit-of-measure dimension',
+        'Range must be the IRI of an existing unit-of-measure dimension',
       ]);
       const after = await storedCounts(service);
       expect(after.resources).toBe(before.resources + 1);

@@ -112,7 +112,7 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
       expect(moved.json().errors).toEqual([
         {
           pointer: '#/path',
-          detail: `cannot change after create (it is part of the IRI); it is "${path}"`,
+          detail: `Path cannot change after create (it is part of the IRI); it is "${path}"`,
         },
       ]);
       // Leaving the path out keeps it; renaming is fine.
@@ -177,7 +177,7 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
       expect(loop.json().errors).toEqual([
         {
           pointer: '#/subClassOf/1',
-          detail: `would make a cycle of generalizations: ${a.iri} → ${c.iri} → ${b.iri} → ${a.iri}`,
+          detail: `Superclasses › 2 would make a cycle of generalizations: ${a.iri} → ${c.iri} → ${b.iri} → ${a.iri}`,
         },
       ]);
     });
@@ -228,7 +228,10 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
         });
         expect(response.statusCode, field).toBe(400);
         expect(response.json().errors).toEqual([
-          { pointer: `#/${field}`, detail: 'must not be empty or only white space' },
+          {
+            pointer: `#/${field}`,
+            detail: `${{ name: 'Name', description: 'Description', changeJustification: 'Why this change' }[field]} must not be empty or only white space`,
+          },
         ]);
       }
       const name = uniqueName('Trimmed');
@@ -367,7 +370,7 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
       expect(early.json().errors).toEqual([
         {
           pointer: '#/replaces',
-          detail: 'must be an Approved unit-of-measure dimension; it is Draft',
+          detail: 'Replaces must be an Approved unit-of-measure dimension; it is Draft',
         },
       ]);
 
@@ -483,7 +486,8 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
       expect(itself.json().errors).toEqual([
         {
           pointer: '#/dimensionRef',
-          detail: 'must be the IRI of a unit-of-measure dimension, not of a unit of measure',
+          detail:
+            'Dimension ref must be the IRI of a unit-of-measure dimension, not of a unit of measure',
         },
       ]);
       expect((await read('/cfihos/unitofmeasure', unit.iri)).dimensionRef).toBe(dimension.iri);
@@ -499,7 +503,10 @@ describe.each(DATABASE_KINDS)('refdata lifecycle rules on %s', (kind) => {
       });
       expect(kindOfLibrary.statusCode).toBe(400);
       expect(kindOfLibrary.json().errors).toEqual([
-        { pointer: '#/subClassOf', detail: 'must be the IRI of a class, not of a library' },
+        {
+          pointer: '#/subClassOf',
+          detail: 'Superclass must be the IRI of a class, not of a library',
+        },
       ]);
     });
   });

@@ -80,7 +80,7 @@ export const library = defineFamily({
       errors.push(
         fieldError(
           '/upperOntologies',
-          `must include the CFIHOS RDL v2.0 library (${CFIHOS_RDL_V2_IRI}) when cfihosPrefix is set`,
+          `must include the CFIHOS RDL v2.0 library (${CFIHOS_RDL_V2_IRI}) when a CFIHOS prefix is set`,
         ),
       );
     }

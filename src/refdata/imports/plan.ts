@@ -1,6 +1,7 @@
 import type { TObject } from '@sinclair/typebox';
 import type { FieldError } from '../../platform/http/problem.js';
 import type { Family, ReferencedResource, RuleContext } from '../families/family.js';
+import { inWords } from '../families/field-words.js';
 import { ruleErrors } from '../families/rules.js';
 import { ruleContext } from '../resources/lookup.js';
 import type { ResourceContext } from '../resources/resource-context.js';
@@ -324,7 +325,7 @@ class Planner {
       const { body, errors, unchanged } = await this.check(family, item, parts, context, stored);
       const whole = errors.filter((error) => !partOf(error, parts));
       if (errors.length > 0 && whole.length === 0) {
-        for (const [part, messages] of this.partErrors(errors, parts)) {
+        for (const [part, messages] of this.partErrors(family, errors, parts)) {
           // A row naming a refused resource says where that one was refused.
           const named = part.names === undefined ? undefined : this.refusedNew.get(part.names);
           const why = named
@@ -340,7 +341,7 @@ class Planner {
         for (const part of parts) if (part.iri !== undefined) this.planned.delete(part.iri);
         this.refuse(
           item,
-          errors.map((error) => `${error.field} ${error.detail}`),
+          errors.map((error) => inWords(family.schema, error)),
           item.columns[topField(errors[0])],
           parts,
         );
@@ -463,6 +464,7 @@ class Planner {
 
   /** Errors that point into a part's entry, by part. */
   private partErrors(
+    family: Family<TObject>,
     errors: readonly FieldError[],
     parts: readonly ImportPart[],
   ): Map<ImportPart, string[]> {
@@ -471,7 +473,7 @@ class Planner {
       const part = partOf(error, parts);
       if (!part) continue;
       const messages = found.get(part) ?? [];
-      messages.push(`${error.field} ${error.detail}`);
+      messages.push(inWords(family.schema, error));
       found.set(part, messages);
     }
     return found;

@@ -1,8 +1,9 @@
 import type { Static, TObject } from '@sinclair/typebox';
 import { checkBodyText } from '../../platform/http/body-parsers.js';
-import { type FieldError, HttpError, validationProblem } from '../../platform/http/problem.js';
+import { type FieldError, HttpError, type Problem } from '../../platform/http/problem.js';
 import { bodyErrors } from '../../platform/http/validate.js';
 import type { Family, RuleContext } from '../families/family.js';
+import { inWords } from '../families/field-words.js';
 import { ownedValuesOf, ruleErrors } from '../families/rules.js';
 import { problem } from '../problem-codes.js';
 import type { NewResource, OwnedChanges, ResourceContent, ResourceRow } from './rows.js';
@@ -115,6 +116,20 @@ export async function checkWrite<S extends TObject>(
 }
 
 /** The problem the API answers a refusal with. */
+/**
+ * A write refused for what its fields say: the problem (each error in words,
+ * with its pointer), and the errors as the pipeline gave them, which a form
+ * puts beside its fields under their own labels.
+ */
+export class RefusedFields extends HttpError {
+  constructor(
+    problem: Problem,
+    readonly fields: readonly FieldError[],
+  ) {
+    super(problem);
+  }
+}
+
 export function refusalProblem(family: Family<TObject>, refusal: WriteRefusal): HttpError {
   if (refusal.kind === 'resource') {
     return new HttpError(
@@ -126,17 +141,23 @@ export function refusalProblem(family: Family<TObject>, refusal: WriteRefusal): 
       ),
     );
   }
-  if (refusal.code === 'validation') return new HttpError(validationProblem(refusal.errors));
-  return new HttpError(
-    problem(
-      400,
-      'domain-rule',
-      refusal.errors.map((error) => `${error.field} ${error.detail}`).join('; '),
-      {
-        title: `The ${family.label} breaks a rule`,
-        errors: refusal.errors.map((error) => ({ ...error, in: 'body' as const })),
-      },
-    ),
+  // Each message names its field as the form does; the pointer stays for programs.
+  const worded = refusal.errors.map((error) => ({
+    ...error,
+    detail: inWords(family.schema, error),
+  }));
+  const detail = worded.map((error) => error.detail).join('; ');
+  if (refusal.code === 'validation')
+    return new RefusedFields(
+      problem(400, 'validation', detail, { title: 'Invalid request', errors: worded }),
+      refusal.errors,
+    );
+  return new RefusedFields(
+    problem(400, 'domain-rule', detail, {
+      title: `The ${family.label} breaks a rule`,
+      errors: worded.map((error) => ({ ...error, in: 'body' as const })),
+    }),
+    refusal.errors,
   );
 }
 

@@ -1,17 +1,14 @@
 import { html, type Markup } from '../../../platform/web/html.js';
+import { fieldWords } from '../../families/field-words.js';
 import type { Change } from '../../resources/field-changes.js';
 
-/** "/relatedTerms/0/relationType" as "relatedTerms 1 › relationType". */
-export function pointerWords(pointer: string): string {
-  return pointer
-    .split('/')
-    .slice(1)
-    .map((step) =>
-      /^\d+$/.test(step)
-        ? String(Number(step) + 1)
-        : step.replaceAll('~1', '/').replaceAll('~0', '~'),
-    )
-    .join(' › ');
+/** "/relatedTerms/0/relationType" as "Related terms › 1 › Relation type". */
+export function pointerWords(
+  pointer: string,
+  schema: Parameters<typeof fieldWords>[0] = {},
+): string {
+  // Without the family's schema, each field's name in words; with it, its title.
+  return fieldWords(schema, pointer);
 }
 
 /** A table of changes, with headings naming the two sides. */

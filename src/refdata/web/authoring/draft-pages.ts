@@ -6,11 +6,13 @@ import { html, type Markup } from '../../../platform/web/html.js';
 import { csrfField, type Notice } from '../../../platform/web/layout.js';
 import { WRITE_ROLES } from '../../auth/roles.js';
 import type { Family } from '../../families/family.js';
+import { fieldWords, humanize } from '../../families/field-words.js';
 import { problem } from '../../problem-codes.js';
 import { checkDraft, createDraft, updateDraft } from '../../resources/authoring.js';
 import { changesBetween } from '../../resources/field-changes.js';
 import { IRI_QUERY, notFound, readRow } from '../../resources/lookup.js';
 import type { ResourceRow } from '../../resources/rows.js';
+import { RefusedFields } from '../../resources/write-pipeline.js';
 import { checkAuthor } from '../../review/authorship.js';
 import { copiedBody, rejectionOf } from '../../review/copies.js';
 import { pageHref } from '../links.js';
@@ -31,7 +33,7 @@ import {
   referencesIn,
   schemaAt,
 } from './form-model.js';
-import { type FormState, fieldId, formFields, humanize, placeErrors } from './form-view.js';
+import { type FormState, fieldId, formFields, placeErrors } from './form-view.js';
 import { type OpenPick, pickedResources, resourceNames, settleReferences } from './references.js';
 import { AUTHORING_SCRIPT_PATH } from './script.js';
 
@@ -71,17 +73,7 @@ interface FormPage {
 
 /** The label of the field at a pointer, for the summary of a refused form. */
 function pointerLabel(schema: FieldSchema, pointer: string): string {
-  const words: string[] = [];
-  const steps = pointer.split('/').slice(1);
-  for (const [index, step] of steps.entries()) {
-    const here = schemaAt(schema, `/${steps.slice(0, index + 1).join('/')}`);
-    if (/^\d+$/.test(step)) {
-      words.push(String(Number(step) + 1));
-      continue;
-    }
-    words.push(here?.title ?? humanize(step));
-  }
-  return words.join(' › ') || 'The form';
+  return fieldWords(schema, pointer) || 'The form';
 }
 
 /**
@@ -153,6 +145,8 @@ ${formFields(schema, page.draft, state)}
   /** A refused write's field errors, or undefined when the refusal is not about fields. */
   const refusedFields = (error: unknown): FieldError[] | undefined => {
     if (!(error instanceof HttpError)) return undefined;
+    // The pipeline's own errors: the form names each field by its label.
+    if (error instanceof RefusedFields) return [...error.fields];
     const { status, code, errors, detail } = error.problem;
     if (status === 400 && errors) return errors;
     if (status === 409 && code === 'duplicate')

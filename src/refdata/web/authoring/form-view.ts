@@ -1,5 +1,6 @@
 import { html, type Markup, trusted } from '../../../platform/web/html.js';
 import { REFERS_TO, type RefersTo } from '../../families/common.js';
+import { humanize } from '../../families/field-words.js';
 import { pointerTo } from '../../resources/field-changes.js';
 import { renderSymbolBody } from '../../symbols/render.js';
 import { svgOfPathData } from '../../symbols/svg.js';
@@ -56,27 +57,6 @@ function orderedFields(schema: FieldSchema): [string, FieldSchema][] {
     .map((entry, index) => ({ entry, index }))
     .sort((a, b) => rank(a.entry[0]) - rank(b.entry[0]) || a.index - b.index)
     .map(({ entry }) => entry);
-}
-
-const WORDS: Readonly<Record<string, string>> = {
-  iri: 'IRI',
-  uri: 'URI',
-  uom: 'unit of measure',
-  dc: '',
-  imf: 'IMF',
-  cfihos: 'CFIHOS',
-  id: 'ID',
-};
-
-/** "relatedTerms" as people say it: "Related terms". */
-export function humanize(name: string): string {
-  const words = name
-    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
-    .split(/[\s_-]+/)
-    .map((word) => WORDS[word.toLowerCase()] ?? word.toLowerCase())
-    .filter(Boolean)
-    .join(' ');
-  return words.charAt(0).toUpperCase() + words.slice(1);
 }
 
 function labelOf(schema: FieldSchema, name: string): string {

@@ -72,6 +72,13 @@ export function registerSubmitPages(app: HttpApp, pages: Pages): void {
       ...drafts.map((named) => [named.row.iri, named.row.name] as const),
       ...behind.others.map((named) => [named.row.iri, named.row.name] as const),
     ]);
+    // A field is named as the form of the resource naming it labels it.
+    const familyOf = new Map([
+      [row.iri, row.family],
+      ...drafts.map((named) => [named.row.iri, named.row.family] as const),
+      ...behind.others.map((named) => [named.row.iri, named.row.family] as const),
+    ]);
+    const schemaOf = (iri: string) => refdata.families.byKey(familyOf.get(iri) ?? '')?.schema ?? {};
     const session = await pages.ensureSession(request, reply);
     const withFacts = await refdata.store.findWithFacts(row.iri);
     const report = await qualityReport(refdata, {
@@ -95,7 +102,7 @@ ${
   drafts.length > 0
     ? html`<fieldset class="group"><legend>Drafts it depends on</legend><p class="hint">These are not submitted yet. Submit them with it as one package: a reviewer cannot approve it before them, and can approve them all at once.</p>${drafts.map(
         (dependency, index) =>
-          html`<div><input type="checkbox" id="also-${String(index)}" name="also" value="${dependency.row.iri}" checked> <label class="inline" for="also-${String(index)}">Also submit ${dependency.row.name}</label> <span class="hint">${refdata.families.labelOf(dependency.row.family)}, named in ${pointerWords(dependency.pointer)}${dependency.by === row.iri ? '' : ` of ${namer.get(dependency.by) ?? dependency.by}`}</span></div>`,
+          html`<div><input type="checkbox" id="also-${String(index)}" name="also" value="${dependency.row.iri}" checked> <label class="inline" for="also-${String(index)}">Also submit ${dependency.row.name}</label> <span class="hint">${refdata.families.labelOf(dependency.row.family)}, named in ${pointerWords(dependency.pointer, schemaOf(dependency.by))}${dependency.by === row.iri ? '' : ` of ${namer.get(dependency.by) ?? dependency.by}`}</span></div>`,
       )}
 <label for="package-name">Package name</label>
 <input type="text" id="package-name" name="packageName" maxlength="200" aria-describedby="package-name-hint">

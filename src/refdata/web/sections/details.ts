@@ -1,11 +1,11 @@
 import { html, type Markup } from '../../../platform/web/html.js';
 import { scrollRegion } from '../../../platform/web/scroll-region.js';
 import { isAbsoluteIri, PAGE_READING, REFERS_TO } from '../../families/common.js';
+import { humanize } from '../../families/field-words.js';
 import { compactIri } from '../../rdf/html.js';
 import type { ResourceRow } from '../../resources/rows.js';
 import type { FieldSchema } from '../authoring/form-model.js';
 import { choicesOf, kindOf } from '../authoring/form-model.js';
-import { humanize } from '../authoring/form-view.js';
 import { makesTrees } from '../hierarchy/tree.js';
 import { pageHref, statusLabel } from '../links.js';
 import type { PageSection, SectionContext } from './section.js';
