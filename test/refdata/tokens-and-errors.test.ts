@@ -183,7 +183,7 @@ describe.each(DATABASE_KINDS)('refdata tokens and errors on %s', (kind) => {
       expect(response.statusCode).toBe(400);
       const errors = response.json().errors as { pointer: string; detail: string }[];
       expect(errors.filter((error) => error.pointer === '#/direction')).toEqual([
-        { pointer: '#/direction', detail: 'must be one of "input", "output"' },
+        { pointer: '#/direction', detail: 'Direction must be one of "input", "output"' },
       ]);
     });
 

@@ -1,5 +1,5 @@
 import type { Static, TObject } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from '../../platform/http/problem.js';
 import type { HttpApp } from '../../platform/http/server.js';
 import { principalOf } from '../auth/authenticate.js';
@@ -35,9 +35,13 @@ function registerFamilyRoutes<S extends TObject>(
       },
     },
     config: { access: { roles: WRITE_ROLES } },
+    // The write pipeline checks the body against the same schema, and says what is
+    // wrong in the family's words (Fastify's check would answer bare pointers).
+    attachValidation: true,
     handler: async (request, reply) => {
-      // The body passed `family.schema` on its way in; for a schema generic in S the
-      // type provider's inferred type cannot be shown to be Static<S>, so it is said.
+      refuseAllButBody(request);
+      // The body is checked against `family.schema` by the pipeline (above); for a
+      // schema generic in S its type cannot be shown to be Static<S>, so it is said.
       const body = request.body as Static<S>;
       const row = await createDraft(refdata, family, body, principalOf(request).subject);
       return reply
@@ -64,7 +68,10 @@ function registerFamilyRoutes<S extends TObject>(
       },
     },
     config: { access: { roles: WRITE_ROLES } },
+    // As for a create: the pipeline checks the body and words what is wrong.
+    attachValidation: true,
     handler: async (request, reply: FastifyReply) => {
+      refuseAllButBody(request);
       const { iri } = request.query;
       const row = await readRow(refdata, family, iri);
       // A resource that is no Draft, or another's, is refused before its version is compared.
@@ -108,6 +115,15 @@ function registerFamilyRoutes<S extends TObject>(
 }
 
 /** POST, PUT and GET for every family in the registry. */
+/**
+ * A request whose query or headers failed their schema is answered as ever;
+ * one whose body did goes on to the write pipeline, which words it.
+ */
+function refuseAllButBody(request: FastifyRequest): void {
+  const error = request.validationError as (Error & { validationContext?: string }) | undefined;
+  if (error && error.validationContext !== 'body') throw error;
+}
+
 export function registerResourceRoutes(app: HttpApp, refdata: Refdata): void {
   for (const family of refdata.families.all) registerFamilyRoutes(app, refdata, family);
 
