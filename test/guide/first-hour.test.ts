@@ -123,6 +123,11 @@ describe.skipIf(!browserAvailable)(
         await page.fill('#password_confirmation', chosen);
         await press(page, 'button:has-text("Save password")');
       }
+      // The first time, codehost asks whether refdata may use the account (as GitLab does).
+      if (new URL(page.url()).pathname === '/oauth/authorize') {
+        expect(await page.textContent('main')).toContain(`You will be sent back to ${at.refdata}`);
+        await press(page, 'button:has-text("Authorize")');
+      }
       // Back at refdata, at the address it was opened at, signed in.
       await page.waitForURL((url) => url.origin === at.refdata && url.pathname !== '/sign-in');
       expect(await page.locator('button:has-text("Sign out")').count()).toBe(1);

@@ -248,7 +248,7 @@ export function registerReleasePages(app: HttpApp, pages: Pages): void {
       { title: `DCAT description of ${libraryName} ${release.version}`, wide: true },
       html`<p>DCAT, the W3C's Data Catalog Vocabulary, describes <a href="${releasePath(refdata, release.iri)}">release ${release.version} of ${libraryName}</a> as a dataset, so that data catalogues (CKAN, data.europa.eu and any other DCAT harvester) can list it: its title, version and date, and each file as a distribution with its media type, size and SHA-256 checksum. People download the files from the release's page; catalogues read this description.</p>
 <h2>The dataset</h2>
-<dl class="details"><dt>Title</dt><dd>${libraryName} ${release.version}</dd><dt>Identifier</dt><dd>${copyable('iri', release.iri, { className: 'iri', label: 'Copy IRI' })}</dd><dt>Issued</dt><dd>${json.releasedAt.slice(0, 10)}</dd><dt>Resources</dt><dd>${String(release.resource_count)}</dd></dl>
+<dl class="details"><dt>Title</dt><dd>${libraryName} ${release.version}</dd><dt>Identifier</dt><dd>${copyable('iri', release.iri, { className: 'iri', label: 'Copy IRI' })}</dd><dt>Issued</dt><dd>${json.releasedAt.slice(0, 10)}</dd><dt>Resources</dt><dd>${Number(release.resource_count).toLocaleString('en')}</dd></dl>
 <h2 id="distributions">Distributions</h2>
 ${filesTable(json.files, "The release's distributions")}
 <h2 id="for-machines">The description for machines</h2>
@@ -303,7 +303,7 @@ ${filesTable(json.files, "The release's distributions")}
         latest?.id === release.id ? html` <span class="hint">the latest</span>` : html``
       } of ${libraryHref ? html`<a href="${libraryHref}#releases">${libraryName}</a>` : html`${libraryName}`}</p>
 <p>IRI: ${copyable('iri', release.iri, { className: 'iri', label: 'Copy IRI' })}</p>
-<p>Released ${timeTag(Number(release.released_at), now)} by ${people.label(release.released_by)}: ${String(release.resource_count)} resources (the library, its published terms and their values).</p>
+<p>Released ${timeTag(Number(release.released_at), now)} by ${people.label(release.released_by)}: ${Number(release.resource_count).toLocaleString('en')} resources (the library, its published terms and their values).</p>
 <h2>Notes</h2>
 <p class="notes">${release.notes}</p>
 <h2 id="files">Files</h2>
