@@ -219,6 +219,23 @@ describe.each(DATABASE_KINDS)('refdata web pages on %s', (kind) => {
       expect(any).not.toMatch(/\bn3-\d+\b|_:b?\d+|\bdf_\d+_\d+\b/);
   });
 
+  it('tells apart top classes of one name in the class hierarchy by what scopes their names', async () => {
+    const ontology = await createLibrary(service, { name: uniqueName('Namesakes library') });
+    for (const entityType of ['equipment', 'tag'])
+      await create(service, '/cfihos/entity', {
+        name: 'class',
+        ontology,
+        entityType,
+        propertyReferences: [],
+      });
+    const reader = new Browser(service);
+    await reader.signInWithToken(await service.token(['Reader'], 'olga'));
+    const page = (await reader.get(pathOf(ontology))).body;
+    const tree = /<ul class="tree" id="hierarchy">[\s\S]*?<\/ul>/.exec(page)?.[0] ?? '';
+    expect(tree).toMatch(/>class<\/a> <span class="hint">\(equipment\)<\/span>/);
+    expect(tree).toMatch(/>class<\/a> <span class="hint">\(tag\)<\/span>/);
+  });
+
   it('follows the chosen language in the breadcrumbs, each step by its label there or else its own name', async () => {
     const pumpName = uniqueName('Pump');
     const pump = await create(service, '/rdl/terms/subclass', {

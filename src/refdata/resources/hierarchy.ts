@@ -8,6 +8,8 @@ export interface TreeNode {
   name: string;
   status: Status;
   family: string;
+  /** What its name is unique within besides its library and family (a CFIHOS class's `equipment` or `tag`). */
+  scope: string;
   /** Its subclasses the viewer may see. */
   subclasses: number;
 }
@@ -29,13 +31,23 @@ function subclassCount(db: Db, statuses: readonly Status[] | undefined) {
     .$if(statuses !== undefined, (select) => select.where('sub.status', 'in', statuses ?? []));
 }
 
-function nodes(rows: { iri: string; name: string; status: Status; family: string; n: unknown }[]) {
+function nodes(
+  rows: {
+    iri: string;
+    name: string;
+    status: Status;
+    family: string;
+    name_scope: string;
+    n: unknown;
+  }[],
+) {
   return rows.map(
     (row): TreeNode => ({
       iri: row.iri,
       name: row.name,
       status: row.status,
       family: row.family,
+      scope: row.name_scope,
       subclasses: Number(row.n),
     }),
   );
@@ -101,7 +113,7 @@ async function level(
 ): Promise<{ nodes: TreeNode[]; total: number }> {
   const [rows, total] = await Promise.all([
     base
-      .select(['r.iri', 'r.name', 'r.status', 'r.family'])
+      .select(['r.iri', 'r.name', 'r.status', 'r.family', 'r.name_scope'])
       .select(subclassCount(db, statuses).as('n'))
       .orderBy('r.name_normalized')
       .orderBy('r.id')
@@ -111,7 +123,14 @@ async function level(
   ]);
   return {
     nodes: nodes(
-      rows as { iri: string; name: string; status: Status; family: string; n: unknown }[],
+      rows as {
+        iri: string;
+        name: string;
+        status: Status;
+        family: string;
+        name_scope: string;
+        n: unknown;
+      }[],
     ),
     total: Number((total as { n?: unknown } | undefined)?.n ?? 0),
   };

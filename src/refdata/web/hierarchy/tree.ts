@@ -29,9 +29,14 @@ export function makesTrees(family: Family): boolean {
  * opens to them. The script fetches the level when it is opened; without
  * script, the opened `<details>` links to the class's page, which lists them.
  */
-export function treeNode(pages: Pages, node: TreeNode): Markup {
+export function treeNode(pages: Pages, node: TreeNode, namesakes = false): Markup {
   const href = pageHref(pages.refdata, node.iri) ?? node.iri;
-  const link = html`<a href="${href}">${node.name}</a>${
+  // Two classes of one name side by side (CFIHOS's equipment and tag roots are both
+  // "class") say what tells them apart.
+  const which = namesakes
+    ? html` <span class="hint">(${node.scope || pages.refdata.families.labelOf(node.family)})</span>`
+    : html``;
+  const link = html`<a href="${href}">${node.name}</a>${which}${
     node.status === 'Approved'
       ? html``
       : html` <span class="status status-${node.status}">${statusLabel(node.status)}</span>`
@@ -50,7 +55,9 @@ export function treeLevel(
   id?: string,
 ): Markup {
   const more = level.total - level.nodes.length;
-  return html`<ul class="tree"${id ? html` id="${id}"` : html``}>${level.nodes.map((node) => treeNode(pages, node))}${
+  const named = new Map<string, number>();
+  for (const node of level.nodes) named.set(node.name, (named.get(node.name) ?? 0) + 1);
+  return html`<ul class="tree"${id ? html` id="${id}"` : html``}>${level.nodes.map((node) => treeNode(pages, node, (named.get(node.name) ?? 0) > 1))}${
     more > 0
       ? html`<li class="hint">and ${more} more: search this library to find them</li>`
       : html``
