@@ -31,8 +31,7 @@ export const library = defineFamily({
         Type.String({
           pattern: '^[A-Z][A-Z0-9]{0,15}$',
           title: 'CFIHOS prefix',
-          description:
-            'Capital letters and digits, starting with a letter, at most 16 (such as PMP); for a library built on the CFIHOS RDL v2.0',
+          description: `Capital letters and digits, starting with a letter, at most 16 (such as PMP); for a library built on the CFIHOS RDL v2.0, which its upper ontologies then list (${CFIHOS_RDL_V2_IRI})`,
         }),
       ),
       defaultLanguage: Type.Optional(
