@@ -24,6 +24,7 @@ import {
   policyViolations,
 } from '../browser/chromium.js';
 import { freePort } from '../codehost/helpers.js';
+import { stopProgram } from './program.js';
 
 const OUTPUT = '.test-output';
 const PROGRAM = ['--import', 'tsx', 'src/main.ts'];
@@ -92,15 +93,7 @@ describe.skipIf(!browserAvailable)(
 
     afterAll(async () => {
       await browser?.close();
-      if (server?.pid && server.exitCode === null) {
-        const exited = new Promise((resolve) => server?.once('exit', resolve));
-        process.kill(-server.pid, 'SIGTERM');
-        const stopped = await Promise.race([
-          exited.then(() => true),
-          new Promise((resolve) => setTimeout(() => resolve(false), 30_000)),
-        ]);
-        if (!stopped) process.kill(-server.pid, 'SIGKILL');
-      }
+      await stopProgram(server);
       rmSync(root, { recursive: true, force: true });
     }, 60_000);
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../codehost/helpers.js';
 import { guideSteps, matchOutput, onlyShownHeaders, withLearnedValues } from './guide.js';
+import { stopProgram } from './program.js';
 
 /**
  * docs/getting-started.md, run as a new user would: `npm start` on a fresh
@@ -142,17 +143,7 @@ describe('docs/getting-started.md, run as written', () => {
 
   afterAll(async () => {
     shell?.close();
-    if (server?.pid && server.exitCode === null) {
-      // A clean stop writes the SPARQL snapshot for the next start: remove the data only
-      // once the server has finished writing it, or the removal races the writes.
-      const exited = new Promise((resolve) => server?.once('exit', resolve));
-      process.kill(-server.pid, 'SIGTERM');
-      const stopped = await Promise.race([
-        exited.then(() => true),
-        new Promise((resolve) => setTimeout(() => resolve(false), 30_000)),
-      ]);
-      if (!stopped) process.kill(-server.pid, 'SIGKILL');
-    }
+    await stopProgram(server);
     rmSync(root, { recursive: true, force: true });
   }, 60_000);
 
