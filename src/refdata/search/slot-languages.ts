@@ -118,7 +118,8 @@ export class SlotLanguages {
     addCombination(combination: number): void;
     counts(): Map<string, number>;
   } {
-    const tallied: number[] = [];
+    // One counter per language seen, typed: the hot loop adds to it by index.
+    const tallied = new Int32Array(this.codes.values.length);
     const masks = this.masks;
     const hasRare = this.rare.size > 0;
     return {
@@ -129,18 +130,20 @@ export class SlotLanguages {
         while (mask !== 0) {
           const lowest = mask & -mask;
           const code = 31 - Math.clz32(lowest);
-          tallied[code] = (tallied[code] ?? 0) + 1;
+          tallied[code] = (tallied[code] as number) + 1;
           mask ^= lowest;
         }
         if (hasRare)
-          for (const code of this.rare.get(slot) ?? []) tallied[code] = (tallied[code] ?? 0) + 1;
+          for (const code of this.rare.get(slot) ?? [])
+            tallied[code] = (tallied[code] as number) + 1;
       },
       addCombination: (combination) => {
-        (this.liveIn.get(combination) ?? []).forEach((count, code) => {
-          tallied[code] = (tallied[code] ?? 0) + count;
-        });
+        const within = this.liveIn.get(combination);
+        if (!within) return;
+        for (let code = 0; code < within.length; code += 1)
+          tallied[code] = (tallied[code] as number) + (within[code] ?? 0);
       },
-      counts: () => this.named(tallied),
+      counts: () => this.named(Array.from(tallied)),
     };
   }
 
