@@ -55,6 +55,7 @@ function ask(index: MemoryIndex, q: string, options: Partial<IndexQuery> = {}) {
     words: queryWords(q),
     phrase: foldedName(q),
     filters: {},
+    countLanguages: true,
     limit: 20,
     after: undefined,
     ...options,
@@ -317,6 +318,8 @@ describe('the in-memory search index', () => {
     // A removed document leaves the counts of its combination.
     index.remove(1);
     expect(ask(index, '', visitor).languages).toEqual(new Map([['en', 1]]));
+    // Not asked for (the API shows none), nothing is counted.
+    expect(ask(index, 'valve', { countLanguages: false }).languages.size).toBe(0);
   });
 
   it('lists everything the filters let through by name when there are no words', () => {

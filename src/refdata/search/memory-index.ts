@@ -88,6 +88,8 @@ export interface IndexQuery {
   filters: Filters;
   /** Only documents with a label in one of these (lower-case BCP 47 tags); none: any. */
   languages?: ReadonlySet<string>;
+  /** Count the languages of what the reader may see among the matches (`IndexAnswer.languages`). */
+  countLanguages?: boolean;
   limit: number;
   after: RankKey | undefined;
 }
@@ -98,7 +100,7 @@ export interface IndexAnswer {
   total: number;
   /** For each dimension, the matches of the words and of the other dimensions' filters, by value. */
   facets: Record<Dimension, Map<string, number>>;
-  /** How many documents have labels in each language (the whole index, for a chooser). */
+  /** With `countLanguages`, how many of the matches the filters allow have labels in each language. */
   languages: Map<string, number>;
   /** Set when there is a page after this one. */
   next: RankKey | undefined;
@@ -267,7 +269,7 @@ export class MemoryIndex {
     const page = new TopRanked(query.limit + 1);
     // The languages of what the reader may see among the matches, the
     // language filter aside (so that ticking one shows what another would add).
-    const languageTally = this.languages.tally();
+    const languageTally = query.countLanguages ? this.languages.tally() : undefined;
     // The hot loop: every match passes here, so it reads typed arrays held in
     // locals and compares numbers before it ever compares a name.
     const combinationOf = this.combinationOf;
@@ -305,8 +307,9 @@ export class MemoryIndex {
       // Every live document matches: the counts per combination are kept on
       // every write. The page comes from the front of the name order, stopping
       // once it is full, then from the slots added since it was sorted.
-      for (let combination = 0; combination < allowed.length; combination += 1)
-        if (allowed[combination] === 1) languageTally.addCombination(combination);
+      if (languageTally)
+        for (let combination = 0; combination < allowed.length; combination += 1)
+          if (allowed[combination] === 1) languageTally.addCombination(combination);
       if (inLanguage === undefined) matches.set(this.facets.live);
       else
         for (let slot = 0; slot < this.slots.count; slot += 1)
@@ -350,7 +353,7 @@ export class MemoryIndex {
         const combination = combinationOf[slot] as number;
         matches[combination] = (matches[combination] as number) + 1;
         if (allowed[combination] !== 1) return;
-        languageTally.add(slot);
+        languageTally?.add(slot);
         let tier = 2;
         if (slot < sortedFrom) {
           const mark = tierMarks[slot] as number;
@@ -371,7 +374,8 @@ export class MemoryIndex {
           ? onMatch
           : (slot, score) => {
               if (inLanguage(slot)) onMatch(slot, score);
-              else if (allowed[combinationOf[slot] as number] === 1) languageTally.add(slot);
+              else if (languageTally && allowed[combinationOf[slot] as number] === 1)
+                languageTally.add(slot);
             },
       );
       this.order.unmark(marked);
@@ -384,7 +388,7 @@ export class MemoryIndex {
       hits,
       total,
       facets,
-      languages: languageTally.counts(),
+      languages: languageTally ? languageTally.counts() : new Map(),
       next: more ? hits[hits.length - 1] : undefined,
       generation: this.statistics.generation,
     };

@@ -8,6 +8,11 @@ export interface SearchRequest {
   statuses: readonly Status[];
   /** Only resources with a label in one of these languages (BCP 47); none: any. */
   languages?: readonly string[];
+  /**
+   * Whether to count the matches' languages (the search page's chooser): a
+   * tally for every match, which the API, which shows none, does not pay for.
+   */
+  countLanguages?: boolean;
   limit: number;
   after: Cursor | undefined;
 }

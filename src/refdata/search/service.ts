@@ -138,6 +138,7 @@ export class SearchService extends Replica<IndexThread> {
       ...((request.languages ?? []).length > 0
         ? { languages: new Set(request.languages?.map((tag) => tag.toLowerCase())) }
         : {}),
+      ...(request.countLanguages ? { countLanguages: true } : {}),
       limit: request.limit,
       after: request.after,
     });
@@ -279,6 +280,7 @@ function answerKey(request: SearchRequest, words: readonly string[], phrase: str
     sorted(request.libraries),
     sorted(request.statuses),
     sorted((request.languages ?? []).map((tag) => tag.toLowerCase())),
+    request.countLanguages === true,
     request.limit,
     after ? [after.tier, after.score, after.name, after.id, after.generation] : null,
   ]);

@@ -123,7 +123,7 @@ export function registerSearchPage(app: HttpApp, pages: Pages): void {
         languages: query.language ?? [],
       };
       const [result, libraries] = await Promise.all([
-        refdata.search.search({ ...filters, limit: PAGE_SIZE, after }),
+        refdata.search.search({ ...filters, countLanguages: true, limit: PAGE_SIZE, after }),
         refdata.store.libraries(visible),
       ]);
       const libraryNames = new Map(libraries.map((library) => [library.iri, library.name]));
