@@ -66,7 +66,7 @@ export function registerFirstRun(app: HttpApp, pages: Pages): void {
         path: CFIHOS_CORE.path,
         description: CFIHOS_CORE.attribution,
         changeJustification: 'The first library of this instance, from the files shipped with it.',
-      } as never,
+      },
       viewer.subject,
     );
     try {
