@@ -107,7 +107,7 @@ describe.skipIf(!browserAvailable)(
       });
       expect(await page.textContent('[role="status"], .notice')).toContain('nothing was written');
       expect(await page.textContent('main')).toContain(
-        '/range is required for a number: the UoM dimension',
+        'Range is required for a number: the UoM dimension',
       );
       expect(await page.textContent('main')).toContain('27 blank rows left out');
       expect(await accessibilityViolations(page)).toEqual([]);
