@@ -94,7 +94,8 @@ describe.skipIf(!browserAvailable)(
     afterAll(async () => {
       await browser?.close();
       await stopProgram(server);
-      rmSync(root, { recursive: true, force: true });
+      // Retried while the program's last writes (the SPARQL snapshot) still land in it.
+      rmSync(root, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
     }, 60_000);
 
     async function press(page: Page, selector: string) {

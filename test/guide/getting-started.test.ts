@@ -144,7 +144,9 @@ describe('docs/getting-started.md, run as written', () => {
   afterAll(async () => {
     shell?.close();
     await stopProgram(server);
-    rmSync(root, { recursive: true, force: true });
+    // npm may exit before the program it ran has closed its last files: retried while the
+    // directory is still being written.
+    rmSync(root, { recursive: true, force: true, maxRetries: 50, retryDelay: 100 });
   }, 60_000);
 
   it('prints what the guide shows, step by step', async () => {
