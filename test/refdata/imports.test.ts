@@ -228,6 +228,22 @@ describe.each(DATABASE_KINDS)('imports on %s', (kind) => {
       expect((await creator.get('/ontology/cfihos-v2-0-core')).body).not.toContain(
         'id="submit-library"',
       );
+      // Asked again, or badly, the form says what is wrong in a page and submits nothing.
+      const afterSubmit = await storedCounts(empty);
+      for (const [fields, status] of [
+        [{ library: library.iri }, 409],
+        [{}, 404],
+        [{ library: 'not an iri' }, 404],
+        [{ library: `${library.iri}/${'a'.repeat(3000)}` }, 404],
+      ] as const) {
+        const again = await creator.post('/review/submit-library', fields);
+        expect(again.statusCode, JSON.stringify(fields).slice(0, 60)).toBe(status);
+        expect(again.headers['content-type']).toMatch(/^text\/html/);
+      }
+      expect(
+        (await reader.post('/review/submit-library', { library: library.iri })).statusCode,
+      ).toBe(403);
+      expect(await storedCounts(empty)).toEqual(afterSubmit);
 
       // A Reviewer finds it as one item of the queue, named by what it holds.
       const reviewer = new Browser(empty);

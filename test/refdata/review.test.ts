@@ -66,6 +66,46 @@ describe.each(DATABASE_KINDS)('the review process (%s)', (kind) => {
   const service = refdataForTests(kind);
 
   describe('packages', () => {
+    it("submits a library's Drafts as one package, and refuses bad asks storing nothing", async () => {
+      const library = await createLibrary(service, { name: uniqueName('Whole library') });
+      const pump = await create(service, '/rdl/terms/subclass', {
+        name: uniqueName('Pump'),
+        ontology: library,
+        subClassOf: ['http://x.example/Equipment'],
+      });
+      const before = await storedCounts(service);
+      const refusals: [unknown, number][] = [
+        [{}, 400],
+        [{ library, resources: [pump.iri] }, 400],
+        [{ library: 42 }, 400],
+        [{ library: `https://x.example/${'a'.repeat(3000)}` }, 400],
+        [{ library, colour: 'red' }, 400],
+        [{ library: `${library}-none` }, 404],
+        [{ library: pump.iri }, 404],
+      ];
+      for (const [body, status] of refusals) {
+        const refused = await service.call('POST', '/packages', { body });
+        expect(refused.statusCode, JSON.stringify(body).slice(0, 80)).toBe(status);
+        expect(refused.headers['content-type']).toMatch(/^application\/problem\+json/);
+      }
+      // Another Creator has no Drafts there: nothing to submit.
+      const other = await service.call('POST', '/packages', { subject: 'bob', body: { library } });
+      expect(other.statusCode).toBe(409);
+      expect(other.json().detail).toMatch(/You have no Drafts in/);
+      expect(await storedCounts(service)).toEqual(before);
+      // Its author's: the library and the class, one package.
+      const made = await service.call('POST', '/packages', { body: { library } });
+      expect(made.statusCode, made.body).toBe(201);
+      expect(
+        made
+          .json()
+          .items.map((item: { iri: string }) => item.iri)
+          .sort(),
+      ).toEqual([library, pump.iri].sort());
+      // Submitted now: nothing left to submit.
+      expect((await service.call('POST', '/packages', { body: { library } })).statusCode).toBe(409);
+    });
+
     it('offers every Draft behind a resource, transitively, and names what it names', async () => {
       const { library, picklist, property, equipment } = await chain(service);
       const answer = await service.call('GET', `/dependencies?${iriQuery(equipment)}`, {
