@@ -268,6 +268,14 @@ describe.skipIf(!browserAvailable)(
       await release(page, '1.1.1', 'A patch.');
       expect(new URL(page.url()).pathname).toBe(`${new URL(library).pathname}/releases/1.1.1`);
       expect(await page.textContent('#changes + p')).toBe('Nothing changed.');
+      // Its DCAT page and the library's change feed, under the same enforced policy.
+      await Promise.all([
+        page.waitForLoadState(),
+        page.click('a:has-text("Its DCAT description")'),
+      ]);
+      expect(await page.locator('#distributions + .table-scroll tbody tr').count()).toBe(4);
+      await page.goto(`${service.url}/changes?${new URLSearchParams({ library })}`);
+      expect(await page.locator('#latest-changes li').count()).toBeGreaterThan(2);
       expect(violations).toEqual([]);
       expect(
         await page.evaluate<number>('document.documentElement.scrollWidth'),
